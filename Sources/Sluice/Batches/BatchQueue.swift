@@ -1,0 +1,48 @@
+/// The batches of one reader: the one being filled, the filled ones waiting for the consumer, and spares.
+///
+/// One tokenizer call may complete several batches (a large slice of small records), so completed batches wait
+/// here until the consumer takes them; batches the consumer is done with come back as spares, so the reader
+/// allocates only as many as it ever had in flight.
+final class BatchQueue {
+    let fields: [FieldSpec]
+    let capacity: Int
+    private(set) var current: ColumnarBatch
+    private var ready: [ColumnarBatch] = []
+    private var readyStart = 0
+    private var spares: [ColumnarBatch] = []
+
+    init(fields: [FieldSpec], capacity: Int) {
+        self.fields = fields
+        self.capacity = capacity
+        current = ColumnarBatch(fields: fields, capacity: capacity)
+    }
+
+    /// Moves the batch being filled (with `count` records) to the ready list if it holds anything, and starts a
+    /// fresh one.
+    func completeCurrent(count: Int) {
+        guard count > 0 || !current.rejections.isEmpty else { return }
+        current.count = count
+        ready.append(current)
+        current = spares.popLast() ?? ColumnarBatch(fields: fields, capacity: capacity)
+    }
+
+    var hasReady: Bool { readyStart < ready.count }
+
+    /// The oldest completed batch, if any.
+    func takeReady() -> ColumnarBatch? {
+        guard readyStart < ready.count else { return nil }
+        let batch = ready[readyStart]
+        readyStart += 1
+        if readyStart == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            readyStart = 0
+        }
+        return batch
+    }
+
+    /// Takes back a batch the consumer is done with.
+    func recycle(_ batch: ColumnarBatch) {
+        batch.reset()
+        spares.append(batch)
+    }
+}

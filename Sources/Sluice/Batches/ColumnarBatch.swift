@@ -1,0 +1,122 @@
+/// A fixed-capacity batch of mapped records, stored by column.
+///
+/// Readers reuse batches: the one a reader returns stays valid until the reader is asked for the next one, and is
+/// then refilled in place. Copy out what you keep. Its buffers grow to the working size of the data during the
+/// first batches and are not reallocated after that.
+public final class ColumnarBatch {
+    /// The fields, in column order.
+    public let fields: [FieldSpec]
+    /// The most records the batch holds.
+    public let capacity: Int
+    /// The number of records in the batch.
+    public internal(set) var count = 0
+    /// Records rejected while this batch was being filled, in input order (with ``RejectionPolicy/collect``).
+    public internal(set) var rejections: [Rejection] = []
+
+    let columns: UnsafeMutablePointer<ColumnStorage>
+    let ordinals: UnsafeMutablePointer<Int>
+    let lines: UnsafeMutablePointer<Int>
+    let byteOffsets: UnsafeMutablePointer<Int>
+
+    init(fields: [FieldSpec], capacity: Int) {
+        self.fields = fields
+        self.capacity = capacity
+        columns = .allocate(capacity: max(fields.count, 1))
+        for (index, field) in fields.enumerated() {
+            (columns + index).initialize(to: ColumnStorage(type: field.type, capacity: capacity))
+        }
+        ordinals = .allocate(capacity: capacity)
+        lines = .allocate(capacity: capacity)
+        byteOffsets = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        for index in 0..<fields.count { columns[index].deallocate() }
+        columns.deinitialize(count: fields.count)
+        columns.deallocate()
+        ordinals.deallocate()
+        lines.deallocate()
+        byteOffsets.deallocate()
+    }
+
+    /// Empties the batch for reuse, keeping every buffer.
+    func reset() {
+        for index in 0..<fields.count { columns[index].reset() }
+        count = 0
+        rejections.removeAll(keepingCapacity: true)
+    }
+
+    var isFull: Bool { count == capacity }
+
+    /// The location of the record in `row`.
+    public func location(ofRow row: Int) -> RecordLocation {
+        precondition(row >= 0 && row < count, "row \(row) is outside the batch's \(count) records")
+        return RecordLocation(ordinal: ordinals[row], line: lines[row], byteOffset: byteOffsets[row])
+    }
+
+    /// The column at `index` in ``fields`` order.
+    public func column(_ index: Int) -> Column {
+        precondition(index >= 0 && index < fields.count, "column \(index) is outside the batch's \(fields.count) columns")
+        return Column(batch: self, index: index)
+    }
+
+    /// The column of the field called `name`, if there is one.
+    public func column(named name: String) -> Column? {
+        fields.firstIndex { $0.name == name }.map { Column(batch: self, index: $0) }
+    }
+
+    /// A read-only view of one column of a batch. Each accessor returns `nil` for a null row and traps for a
+    /// row outside the batch or a type the column does not hold (programming errors, not input errors).
+    public struct Column {
+        let batch: ColumnarBatch
+        /// The column's position in the batch's fields.
+        public let index: Int
+
+        /// The column's field.
+        public var field: FieldSpec { batch.fields[index] }
+
+        private func storage(_ row: Int, _ types: FieldType...) -> ColumnStorage {
+            precondition(row >= 0 && row < batch.count, "row \(row) is outside the batch's \(batch.count) records")
+            let storage = batch.columns[index]
+            precondition(types.contains(storage.type), "column '\(field.name)' holds \(storage.type), not \(types)")
+            return storage
+        }
+
+        /// Whether the value in `row` is null.
+        public func isNull(_ row: Int) -> Bool {
+            !storage(row, field.type).isValid(row)
+        }
+
+        /// The value of an `int64` column.
+        public func int64(_ row: Int) -> Int64? {
+            let storage = storage(row, .int64)
+            return storage.isValid(row) ? storage.values.assumingMemoryBound(to: Int64.self)[row] : nil
+        }
+
+        /// The value of a `double` column.
+        public func double(_ row: Int) -> Double? {
+            let storage = storage(row, .double)
+            return storage.isValid(row) ? storage.values.assumingMemoryBound(to: Double.self)[row] : nil
+        }
+
+        /// The value of a `bool` column.
+        public func bool(_ row: Int) -> Bool? {
+            let storage = storage(row, .bool)
+            return storage.isValid(row) ? storage.values.assumingMemoryBound(to: UInt8.self)[row] != 0 : nil
+        }
+
+        /// The value of a `string` or `json` column.
+        public func string(_ row: Int) -> String? {
+            withUTF8(row) { $0.map { String(decoding: $0, as: UTF8.self) } }
+        }
+
+        /// Calls `body` with the UTF-8 bytes of a `string` or `json` value (`nil` for null), without copying.
+        /// The buffer is valid only inside `body`.
+        public func withUTF8<Result>(_ row: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result) rethrows -> Result {
+            let storage = storage(row, .string, .json)
+            guard storage.isValid(row) else { return try body(nil) }
+            let start = storage.offsets[row]
+            return try body(UnsafeBufferPointer(start: storage.bytes + start, count: storage.offsets[row + 1] - start))
+        }
+    }
+}

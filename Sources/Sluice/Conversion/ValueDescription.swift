@@ -1,0 +1,69 @@
+/// Renders the JSON value a rejection found, for its message: `string "abc"`, `number 1e400`, `an object`.
+enum ValueDescription {
+    static let maximumShownBytes = 64
+
+    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        "string " + quoted(bytes)
+    }
+
+    static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        "number " + String(decoding: bytes.prefix(maximumShownBytes), as: UTF8.self)
+            + (bytes.count > maximumShownBytes ? "…" : "")
+    }
+
+    static func bool(_ value: Bool) -> String { value ? "true" : "false" }
+
+    static let null = "null"
+    static let object = "an object"
+    static let array = "an array"
+
+    /// The text as a JSON string literal, shortened to its first bytes when long.
+    static func quoted(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var prefix = Array(bytes.prefix(maximumShownBytes))
+        // Do not cut a UTF-8 sequence in half.
+        while let last = prefix.last, bytes.count > prefix.count, last & 0xC0 == 0x80 || last >= 0xC0 { prefix.removeLast() }
+        var encoded: [UInt8] = []
+        prefix.withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &encoded) }
+        if bytes.count > prefix.count { encoded.insert(contentsOf: Array("…".utf8), at: encoded.count - 1) }
+        return String(decoding: encoded, as: UTF8.self)
+    }
+}
+
+/// Writing JSON text.
+enum JSONText {
+    /// Appends `bytes` as a JSON string literal: quotes, and escapes for `"`, `\` and control characters.
+    static func appendStringLiteral(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        appendStringLiteral(bytes) { output.append($0) }
+    }
+
+    /// The same, one byte at a time into any sink (a column's byte buffer, an output buffer).
+    @inline(__always)
+    static func appendStringLiteral(_ bytes: UnsafeBufferPointer<UInt8>, _ append: (UInt8) -> Void) {
+        append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                append(0x5C)
+                append(byte)
+            case 0x0A:
+                append(0x5C)
+                append(UInt8(ascii: "n"))
+            case 0x0D:
+                append(0x5C)
+                append(UInt8(ascii: "r"))
+            case 0x09:
+                append(0x5C)
+                append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                for escaped in [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]] {
+                    append(escaped)
+                }
+            default:
+                append(byte)
+            }
+        }
+        append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}

@@ -1,0 +1,77 @@
+/// A record that was read but not mapped, with everything needed to find and fix it.
+///
+/// Mapping is all-or-nothing per record: a rejection lists every failure found in the record, not only the
+/// first, and carries the record's raw bytes so that nothing read is lost.
+public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Where the record starts.
+    public var location: RecordLocation
+    /// Every reason the record was rejected, in the order they were found.
+    public var failures: [Failure]
+    /// The record's bytes as they appear in the input (for a syntax error, up to where the input became unusable;
+    /// for an oversized record, its first bytes only, see ``isRawTextTruncated``).
+    public var rawText: [UInt8]
+    /// Whether ``rawText`` holds only the beginning of the record.
+    public var isRawTextTruncated: Bool
+
+    public init(location: RecordLocation, failures: [Failure], rawText: [UInt8], isRawTextTruncated: Bool = false) {
+        self.location = location
+        self.failures = failures
+        self.rawText = rawText
+        self.isRawTextTruncated = isRawTextTruncated
+    }
+
+    /// One line: the location, then each failure, separated by `; `.
+    public var description: String {
+        "\(location): " + failures.map(\.description).joined(separator: "; ")
+    }
+
+    /// Why one part of a record could not be mapped.
+    public struct Failure: Sendable, Hashable, CustomStringConvertible {
+        /// The key path of the value, rendered from the record's root: `$`, `$.user.stats.views`, `$.tags[2]`.
+        public var keyPath: String
+        /// What went wrong.
+        public var kind: Kind
+        /// What the mapping expected there, e.g. `int64` or `an object`.
+        public var expected: String
+        /// What the input held instead, e.g. `string "abc"` or `number 1e400`.
+        public var found: String
+        /// For failures tied to one point in the input (syntax errors), its absolute byte offset.
+        public var byteOffset: Int?
+
+        public init(keyPath: String, kind: Kind, expected: String, found: String, byteOffset: Int? = nil) {
+            self.keyPath = keyPath
+            self.kind = kind
+            self.expected = expected
+            self.found = found
+            self.byteOffset = byteOffset
+        }
+
+        public var description: String {
+            var text = "\(keyPath): expected \(expected), found \(found)"
+            if let byteOffset { text += " at byte \(byteOffset)" }
+            return text
+        }
+    }
+
+    /// The categories of failure, so that callers can branch without parsing messages.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The JSON value has another type than the field accepts (a string for an int64, an array for an object).
+        case typeMismatch
+        /// A number that does not fit the field's type (an int64 beyond its range, a fraction for an int64).
+        case outOfRange
+        /// A required field whose key is absent.
+        case missing
+        /// A required field holding JSON `null`.
+        case null
+        /// The record is not well-formed JSON.
+        case malformedJSON
+        /// The input ended (or an NDJSON line ended) inside the record.
+        case truncated
+        /// An NDJSON line holding more than one JSON value.
+        case extraValue
+        /// Nesting deeper than the reader's depth limit.
+        case nestingTooDeep
+        /// A record larger than the reader's maximum record size.
+        case recordTooLarge
+    }
+}

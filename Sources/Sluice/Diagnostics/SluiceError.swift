@@ -1,0 +1,48 @@
+/// Errors that stop a run, as opposed to ``Rejection``s, which are reported per record while a run goes on.
+public enum SluiceError: Error, Sendable, CustomStringConvertible {
+    /// A mapping that does not compile; every problem is listed, each naming its field.
+    case invalidMapping([MappingProblem])
+    /// The reader's rejection policy is ``RejectionPolicy/stop`` and this record was rejected.
+    case rejected(Rejection)
+    /// Malformed input that leaves no safe place to resume (inside a top-level array or a stream of concatenated
+    /// values). Every record before it has been delivered; this one is also reported as rejected.
+    case malformedInput(source: String, Rejection)
+    /// Reading the input failed.
+    case io(source: String, byteOffset: Int, message: String)
+    /// The reader was configured with values it cannot work with.
+    case invalidOptions(String)
+
+    public var description: String {
+        switch self {
+        case .invalidMapping(let problems):
+            return "invalid mapping (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n"
+                + problems.map { "  - \($0)" }.joined(separator: "\n")
+        case .rejected(let rejection):
+            return "rejected \(rejection)"
+        case .malformedInput(let source, let rejection):
+            return "\(source): input ends in malformed JSON, \(rejection)"
+        case .io(let source, let byteOffset, let message):
+            return "\(source): read error at byte \(byteOffset): \(message)"
+        case .invalidOptions(let message):
+            return "invalid options: \(message)"
+        }
+    }
+}
+
+/// One problem found while validating a mapping.
+public struct MappingProblem: Sendable, Hashable, CustomStringConvertible {
+    /// The field the problem belongs to, or `nil` for problems of the mapping as a whole.
+    public var field: String?
+    /// What is wrong, in words.
+    public var message: String
+
+    public init(field: String?, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String {
+        if let field { return "field '\(field)': \(message)" }
+        return message
+    }
+}

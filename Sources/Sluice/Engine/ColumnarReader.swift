@@ -1,0 +1,36 @@
+/// Reads an input's records into columnar batches, following a ``MappingSchema``.
+///
+/// ```swift
+/// let schema = try MappingSchema(contentsOfFile: "tweets.mapping.yaml")
+/// let reader = try ColumnarReader(input: .file("tweets.ndjson"), schema: schema)
+/// while let batch = try reader.next() {
+///     let ids = batch.column(named: "id")
+///     for row in 0..<batch.count { print(ids?.int64(row) ?? 0) }
+/// }
+/// ```
+///
+/// A reader is single-threaded; batches are reused (a batch stays valid until the next call to ``next()``).
+public final class ColumnarReader {
+    private let engine: MappingEngine
+
+    /// Opens `input` and looks at its first bytes (to skip a byte order mark and detect the shape).
+    /// - Throws: ``SluiceError/io(source:byteOffset:message:)`` when the input cannot be opened or read,
+    ///   ``SluiceError/invalidOptions(_:)`` for unusable options.
+    public init(input: Input, schema: MappingSchema, options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
+        engine = try MappingEngine(plan: schema.plan, source: try input.open(), options: options)
+    }
+
+    /// The next batch of mapped records (with the rejections found while filling it), or `nil` at the end.
+    /// - Throws: ``SluiceError/rejected(_:)`` under ``RejectionPolicy/stop``; ``SluiceError/malformedInput(source:_:)``
+    ///   when malformed JSON leaves no place to resume; ``SluiceError/io(source:byteOffset:message:)``. Records before
+    ///   the problem are delivered first.
+    public func next() throws(SluiceError) -> ColumnarBatch? {
+        try engine.nextBatch()
+    }
+
+    /// Counts so far; final once ``next()`` has returned `nil` or thrown.
+    public var statistics: ReadStatistics { engine.statistics }
+
+    /// The shape the input is read as.
+    public var shape: InputShape { engine.shape }
+}

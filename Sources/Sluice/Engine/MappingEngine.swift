@@ -1,0 +1,305 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One run of a compiled plan over one input: reads, frames, tokenizes and maps, one batch at a time.
+///
+/// NDJSON is framed by line first (a bad line then spoils only itself) and each line goes to yajl whole. The
+/// other shapes stream through one yajl handle slice by slice, and the state machine finds the record
+/// boundaries. Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
+/// rejections can copy them.
+final class MappingEngine {
+    let plan: CompiledPlan
+    let options: ReaderOptions
+    let shape: InputShape
+    private var source: any ByteSource
+    private let input: InputBuffer
+    private let batches: BatchQueue
+    private let machine: UnsafeMutablePointer<RecordStateMachine>
+    private let tokenizer: YajlTokenizer
+    private var lentBatch: ColumnarBatch?
+    private var hasEnded = false
+    private var pendingError: SluiceError?
+
+    // NDJSON framing
+    private var lineStart = 0
+    private var scanFrom = 0
+    private var lineNumber = 1
+    private var isDiscardingOversizedLine = false
+    // Streams: the next byte to hand to yajl
+    private var feedFrom = 0
+
+    init(plan: CompiledPlan, source: any ByteSource, options: ReaderOptions) throws(SluiceError) {
+        self.plan = plan
+        self.options = try options.validated()
+        self.source = source
+        input = InputBuffer(capacity: max(options.readBufferSize, 64 << 10))
+
+        // Peek at the first bytes: a byte order mark to skip, and the shape when it is to be detected.
+        let peekSize = 64 << 10
+        while input.count < peekSize && !input.isAtEnd {
+            try input.fill(from: &self.source, readSize: min(options.readBufferSize, peekSize - input.count))
+        }
+        var start = 0
+        if input.count >= 3 && input.storage[0] == 0xEF && input.storage[1] == 0xBB && input.storage[2] == 0xBF { start = 3 }
+        if options.shape == .automatic {
+            shape = ShapeDetector.detect(UnsafeBufferPointer(start: input.storage + start, count: input.count - start))
+        } else {
+            shape = options.shape
+        }
+        lineStart = start
+        scanFrom = start
+        feedFrom = start
+
+        batches = BatchQueue(fields: plan.fields, capacity: options.batchCapacity)
+        machine = .allocate(capacity: 1)
+        machine.initialize(to: RecordStateMachine(
+            plan: plan, batches: batches, outerLevels: shape == .array ? 1 : 0,
+            defersFinish: shape == .ndjson || shape == .document, maximumDepth: options.maximumDepth,
+            stopsAtFirstRejection: options.rejectionPolicy == .stop
+        ))
+        machine.pointee.boundary = start
+        tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated)
+    }
+
+    deinit {
+        machine.pointee.deallocate()
+        machine.deinitialize(count: 1)
+        machine.deallocate()
+    }
+
+    var statistics: ReadStatistics {
+        ReadStatistics(
+            recordsRead: machine.pointee.ordinal, recordsMapped: machine.pointee.mappedCount,
+            recordsRejected: machine.pointee.rejectedCount, bytesRead: input.bytesRead, shape: shape
+        )
+    }
+
+    /// The next batch, `nil` at the end of the input. The batch returned before is recycled by this call.
+    func nextBatch() throws(SluiceError) -> ColumnarBatch? {
+        if let lentBatch {
+            batches.recycle(lentBatch)
+            self.lentBatch = nil
+        }
+        while true {
+            if let batch = batches.takeReady() {
+                lentBatch = batch
+                return batch
+            }
+            if hasEnded {
+                if let pendingError {
+                    self.pendingError = nil
+                    throw pendingError
+                }
+                return nil
+            }
+            do {
+                if shape == .ndjson { try stepLines() } else { try stepStream() }
+            } catch {
+                end(with: error)
+            }
+        }
+    }
+
+    /// Delivers what was mapped, then `error` (if any) on the following call.
+    private func end(with error: SluiceError?) {
+        machine.pointee.flush()
+        pendingError = error
+        hasEnded = true
+    }
+
+    private func pointMachineAtBuffer() {
+        machine.pointee.buffer = UnsafePointer(input.storage)
+        machine.pointee.bufferOffset = input.baseOffset
+    }
+
+    // MARK: - NDJSON
+
+    private func stepLines() throws(SluiceError) {
+        while !hasEnded && !batches.hasReady {
+            let available = input.endOffset - scanFrom
+            if available > 0, let found = memchr(input.pointer(at: scanFrom), 0x0A, available) {
+                let lineFeed = scanFrom + (UnsafeRawPointer(found) - UnsafeRawPointer(input.pointer(at: scanFrom)))
+                if isDiscardingOversizedLine {
+                    isDiscardingOversizedLine = false
+                } else {
+                    mapLine(from: lineStart, to: lineFeed + 1, endsWithLineFeed: true)
+                }
+                lineNumber += 1
+                lineStart = lineFeed + 1
+                scanFrom = lineStart
+                continue
+            }
+            scanFrom = input.endOffset
+            if input.isAtEnd {
+                if lineStart < input.endOffset && !isDiscardingOversizedLine {
+                    mapLine(from: lineStart, to: input.endOffset, endsWithLineFeed: false)
+                }
+                lineStart = input.endOffset
+                if !hasEnded { end(with: nil) }
+                return
+            }
+            if isDiscardingOversizedLine {
+                input.discard(before: input.endOffset)
+                lineStart = input.endOffset
+            } else if input.endOffset - lineStart > options.maximumRecordSize {
+                rejectOversizedLine()
+                input.discard(before: input.endOffset)
+                lineStart = input.endOffset
+            } else {
+                input.discard(before: lineStart)
+            }
+            try input.fill(from: &source, readSize: options.readBufferSize)
+        }
+    }
+
+    private static let lineFeed: [UInt8] = [0x0A]
+
+    private func mapLine(from start: Int, to end: Int, endsWithLineFeed: Bool) {
+        var first = start
+        while first < end, ShapeDetector.isWhitespace(input.pointer(at: first).pointee) { first += 1 }
+        guard first < end else { return }  // a blank line
+        var last = end
+        while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
+
+        pointMachineAtBuffer()
+        machine.pointee.knownRecordStart = first
+        machine.pointee.knownRecordLine = lineNumber
+        var status = tokenizer.parse(input.pointer(at: start), count: end - start, at: start)
+        if status == .ok && !endsWithLineFeed {
+            // A line feed ends a number or literal that the input's last line leaves open.
+            status = Self.lineFeed.withUnsafeBufferPointer { newline in
+                newline.baseAddress.map { tokenizer.parse($0, count: 1, at: end) } ?? .ok
+            }
+        }
+        var keepGoing = true
+        switch status {
+        case .ok:
+            if machine.pointee.inRecord {
+                keepGoing = machine.pointee.rejectRecordInProgress(
+                    Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the line", byteOffset: last),
+                    end: last)
+                tokenizer.reset()
+            } else {
+                keepGoing = machine.pointee.finishDeferredRecord()
+            }
+        case .cancelled:
+            if machine.pointee.stoppingRejection == nil {
+                keepGoing = machine.pointee.rejectRecordInProgress(nil, end: last)
+            }
+            tokenizer.reset()
+        case .malformed(let message, let offset):
+            keepGoing = machine.pointee.rejectRecordInProgress(syntaxFailure(message, at: offset, within: first..<last), end: last)
+            tokenizer.reset()
+        }
+        machine.pointee.knownRecordStart = nil
+        if !keepGoing || machine.pointee.stoppingRejection != nil { stopByPolicy() }
+    }
+
+    private func rejectOversizedLine() {
+        var first = lineStart
+        while first < input.endOffset, ShapeDetector.isWhitespace(input.pointer(at: first).pointee) { first += 1 }
+        pointMachineAtBuffer()
+        machine.pointee.knownRecordStart = first
+        machine.pointee.knownRecordLine = lineNumber
+        let shown = min(input.endOffset - first, 1024)
+        let keepGoing = machine.pointee.rejectRecordInProgress(
+            Rejection.Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(options.maximumRecordSize) bytes", found: "a longer line", byteOffset: first),
+            end: first + shown, rawTextIsTruncated: true)
+        machine.pointee.knownRecordStart = nil
+        isDiscardingOversizedLine = true
+        if !keepGoing { stopByPolicy() }
+    }
+
+    private func stopByPolicy() {
+        guard let rejection = machine.pointee.stoppingRejection else { return }
+        end(with: .rejected(rejection))
+    }
+
+    // MARK: - Streams (array, concatenated, document)
+
+    private func stepStream() throws(SluiceError) {
+        while !hasEnded && !batches.hasReady {
+            if feedFrom == input.endOffset {
+                if input.isAtEnd {
+                    finishStream()
+                    return
+                }
+                let keepFrom = machine.pointee.boundary
+                if input.endOffset - keepFrom > options.maximumRecordSize {
+                    failStream(Rejection.Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(options.maximumRecordSize) bytes", found: "a longer record", byteOffset: input.endOffset), end: input.endOffset)
+                    return
+                }
+                input.discard(before: keepFrom)
+                try input.fill(from: &source, readSize: options.readBufferSize)
+                continue
+            }
+            pointMachineAtBuffer()
+            let count = input.endOffset - feedFrom
+            let status = tokenizer.parse(input.pointer(at: feedFrom), count: count, at: feedFrom)
+            feedFrom = input.endOffset
+            handleStreamStatus(status)
+        }
+    }
+
+    private func finishStream() {
+        pointMachineAtBuffer()
+        let status = tokenizer.finish()
+        handleStreamStatus(status)
+        guard !hasEnded else { return }
+        if machine.pointee.inRecord || machine.pointee.isOuterOpen {
+            failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the input", found: "the end of the input", byteOffset: input.endOffset), end: input.endOffset)
+            return
+        }
+        if shape == .document {
+            if machine.pointee.hasDeferredRecord {
+                if !machine.pointee.finishDeferredRecord() { stopByPolicy() }
+            } else if machine.pointee.ordinal == 0 {
+                failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
+                return
+            }
+        }
+        if !hasEnded { end(with: nil) }
+    }
+
+    private func handleStreamStatus(_ status: YajlTokenizer.Status) {
+        switch status {
+        case .ok:
+            return
+        case .cancelled:
+            if machine.pointee.stoppingRejection != nil {
+                stopByPolicy()
+            } else {
+                failStream(nil, end: min(machine.pointee.lastTokenEnd, input.endOffset))
+            }
+        case .malformed(let message, let offset):
+            let recordStart = machine.pointee.isBetweenRecords ? max(offset - 1, input.baseOffset) : machine.pointee.boundary
+            failStream(syntaxFailure(message, at: offset, within: recordStart..<input.endOffset), end: min(offset, input.endOffset))
+        }
+    }
+
+    /// Rejects the record in progress and ends the run: a stream cannot be resynchronised.
+    private func failStream(_ failure: Rejection.Failure?, end recordEnd: Int) {
+        pointMachineAtBuffer()
+        _ = machine.pointee.rejectRecordInProgress(failure, end: recordEnd)
+        let rejection = machine.pointee.stoppingRejection ?? machine.pointee.batches.current.rejections.last
+        if let rejection {
+            end(with: .malformedInput(source: source.name, rejection))
+        } else {
+            end(with: nil)
+        }
+    }
+
+    /// yajl's message, with the bytes around the offset (which is just past the offending byte) to show where.
+    private func syntaxFailure(_ message: String, at offset: Int, within record: Range<Int>) -> Rejection.Failure {
+        let from = max(offset - 16, max(record.lowerBound, input.baseOffset))
+        let to = min(offset + 8, min(record.upperBound, input.endOffset))
+        var found = message.hasSuffix(".") ? String(message.dropLast()) : message
+        if to > from {
+            found += " near " + ValueDescription.quoted(UnsafeBufferPointer(start: input.pointer(at: from), count: to - from))
+        }
+        return Rejection.Failure(keyPath: "$", kind: .malformedJSON, expected: "well-formed JSON", found: found, byteOffset: offset)
+    }
+}

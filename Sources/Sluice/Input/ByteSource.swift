@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+#if canImport(Glibc)
+private let systemRead = Glibc.read
+#else
+private let systemRead = Darwin.read
+#endif
+
+/// Where input bytes come from. Readers pull fixed-size pieces; no source is ever read whole.
+protocol ByteSource {
+    /// How the source is named in errors: a path, `<stdin>`, `<memory>`.
+    var name: String { get }
+    /// The total size when known up front (a regular file, bytes in memory).
+    var size: Int? { get }
+    /// Reads up to `buffer.count` bytes; returns 0 only at the end of the input.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int
+}
+
+/// A file, or any file descriptor (standard input, a pipe), read with `read(2)`.
+final class FileSource: ByteSource {
+    let name: String
+    let size: Int?
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    private var offset = 0
+
+    /// Opens the file at `path`.
+    init(path: String) throws(SluiceError) {
+        name = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .io(source: path, byteOffset: 0, message: "cannot open: " + String(cString: strerror(errno)))
+        }
+        ownsDescriptor = true
+        var status = stat()
+        if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw .io(source: path, byteOffset: 0, message: "cannot read: it is a directory")
+        }
+        size = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil
+    }
+
+    /// Reads from an open descriptor the caller keeps ownership of (standard input is descriptor 0).
+    init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+        ownsDescriptor = false
+        size = nil
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let count = systemRead(descriptor, base, buffer.count)
+            if count >= 0 {
+                offset += count
+                return count
+            }
+            if errno == EINTR { continue }
+            throw .io(source: name, byteOffset: offset, message: String(cString: strerror(errno)))
+        }
+    }
+}
+
+/// Bytes already in memory.
+struct MemorySource: ByteSource {
+    let name: String
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(bytes: [UInt8], name: String = "<memory>") {
+        self.bytes = bytes
+        self.name = name
+    }
+
+    var size: Int? { bytes.count }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
+        let count = min(buffer.count, bytes.count - position)
+        guard count > 0, let base = buffer.baseAddress else { return 0 }
+        bytes.withUnsafeBytes { source in
+            guard let sourceBase = source.baseAddress else { return }
+            base.copyMemory(from: sourceBase + position, byteCount: count)
+        }
+        position += count
+        return count
+    }
+}

@@ -1,0 +1,17 @@
+/// An input to read records from.
+public enum Input: Sendable, Hashable {
+    /// A file, by path.
+    case file(String)
+    /// The process's standard input (a pipe, a redirected file).
+    case standardInput
+    /// Bytes already in memory; `name` is how errors refer to them.
+    case bytes([UInt8], name: String = "<memory>")
+
+    func open() throws(SluiceError) -> any ByteSource {
+        switch self {
+        case .file(let path): return try FileSource(path: path)
+        case .standardInput: return FileSource(descriptor: 0, name: "<stdin>")
+        case .bytes(let bytes, let name): return MemorySource(bytes: bytes, name: name)
+        }
+    }
+}

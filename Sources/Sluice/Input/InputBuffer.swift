@@ -1,0 +1,57 @@
+/// The bytes a reader holds: everything from the start of the earliest record still needed to the end of what
+/// has been read. It grows only when one record is larger than what it holds, up to the maximum record size.
+final class InputBuffer {
+    private(set) var storage: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+    /// Valid bytes in `storage`.
+    private(set) var count = 0
+    /// The absolute input offset of `storage[0]`.
+    private(set) var baseOffset = 0
+    /// Whether the source has reported its end.
+    private(set) var isAtEnd = false
+    /// Total bytes read from the source.
+    private(set) var bytesRead = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// The absolute offset just past the last byte read.
+    var endOffset: Int { baseOffset + count }
+
+    /// A pointer to the byte at absolute `offset`, which must be held.
+    @inline(__always) func pointer(at offset: Int) -> UnsafeMutablePointer<UInt8> { storage + (offset - baseOffset) }
+
+    /// Drops the bytes before absolute `offset`, moving the rest to the front.
+    func discard(before offset: Int) {
+        let dropped = min(max(offset - baseOffset, 0), count)
+        guard dropped > 0 else { return }
+        let kept = count - dropped
+        if kept > 0 { storage.update(from: storage + dropped, count: kept) }
+        count = kept
+        baseOffset += dropped
+    }
+
+    /// Reads once from `source`, up to `readSize` bytes, growing the buffer if it is full. Returns the number of
+    /// bytes read, 0 at the end of the input.
+    @discardableResult
+    func fill(from source: inout any ByteSource, readSize: Int) throws(SluiceError) -> Int {
+        if count + readSize > capacity {
+            var newCapacity = capacity * 2
+            while newCapacity < count + readSize { newCapacity *= 2 }
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            grown.initialize(from: storage, count: count)
+            storage.deallocate()
+            storage = grown
+            capacity = newCapacity
+        }
+        let read = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + count, count: readSize))
+        if read == 0 { isAtEnd = true }
+        count += read
+        bytesRead += read
+        return read
+    }
+}

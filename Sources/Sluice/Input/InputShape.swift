@@ -1,0 +1,77 @@
+/// How records are laid out in the input.
+public enum InputShape: String, Sendable, Hashable, CaseIterable {
+    /// Look at the first bytes and decide (see `docs/mapping.md`, "Input shapes").
+    case automatic
+    /// One JSON value per line. Blank lines, CRLF line ends and a last line without a line feed are fine; a bad
+    /// line is rejected and reading goes on at the next line.
+    case ndjson
+    /// One top-level JSON array whose elements are the records.
+    case array
+    /// JSON values one after another, separated by optional whitespace (`{"a":1}{"a":2}`, pretty-printed dumps).
+    case concatenated
+    /// The whole input is one record.
+    case document
+}
+
+/// Decides the shape of an input from its first bytes.
+enum ShapeDetector {
+    /// - Parameters:
+    /// - Parameter bytes: The first bytes of the input, after any byte order mark.
+    static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> InputShape {
+        var position = 0
+        skipWhitespace(bytes, &position)
+        guard position < bytes.count else { return .ndjson }
+        let opener = bytes[position]
+        guard opener == UInt8(ascii: "{") || opener == UInt8(ascii: "[") else { return .ndjson }
+
+        // Find where the first value ends, tracking strings and escapes; note line feeds inside it.
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var spansLines = false
+        var end: Int?
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { end = position }
+            case 0x0A: spansLines = true
+            default: break
+            }
+            if end != nil { break }
+        }
+        guard let end else {
+            // The first value is longer than what was looked at.
+            if opener == UInt8(ascii: "[") { return .array }
+            return spansLines ? .concatenated : .ndjson
+        }
+        var next = end
+        var lineFeedBetween = false
+        while next < bytes.count, isWhitespace(bytes[next]) {
+            if bytes[next] == 0x0A { lineFeedBetween = true }
+            next += 1
+        }
+        if next == bytes.count {
+            // Nothing follows within view: a lone array holds the records; a lone object is one record.
+            if opener == UInt8(ascii: "[") { return .array }
+            return spansLines ? .concatenated : .ndjson
+        }
+        return !spansLines && lineFeedBetween ? .ndjson : .concatenated
+    }
+
+    @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, _ position: inout Int) {
+        while position < bytes.count, isWhitespace(bytes[position]) { position += 1 }
+    }
+}

@@ -1,0 +1,554 @@
+import CYajl
+
+/// Walks the event stream of one input against a ``CompiledPlan`` and writes each record into the current batch.
+///
+/// It receives yajl's events (or scripted events in tests), keeps a stack of ``Frame``s for the containers the plan
+/// looks into, skips everything else by counting depth, converts mapped values straight into column storage, and
+/// at the end of each record either commits the row or rolls it back and reports a ``Rejection``.
+///
+/// Each event method returns `false` to ask the tokenizer to stop (a fatal problem, or the rejection policy says
+/// stop); the reason is kept in ``stopReason``.
+struct RecordStateMachine {
+    // MARK: Plan, cached as raw pointers (the plan outlives the machine).
+    let plan: CompiledPlan
+    private let nodes: UnsafeMutablePointer<PlanNode>
+    private let keyEntries: UnsafeMutablePointer<KeyEntry>
+    private let targets: UnsafeMutablePointer<Int32>
+    private let columnTypes: UnsafeMutablePointer<FieldType>
+    private let columnIsOptional: UnsafeMutablePointer<Bool>
+    private let columnCount: Int
+    private let requiredColumns: [Int]
+    private let columnPaths: [String]
+
+    /// Stands in for a null pointer yajl may pass with an empty key or string.
+    let emptyBytes: UnsafePointer<UInt8>
+
+    // MARK: Output
+    let batches: BatchQueue
+    private var columns: UnsafeMutablePointer<ColumnStorage>
+    private var row = 0
+    /// Per column, the serial of the last record that gave it a value (or null, or a failed value).
+    private let stamps: UnsafeMutablePointer<UInt32>
+    private var serial: UInt32 = 1
+
+    // MARK: Position in the input
+    private let frames: UnsafeMutablePointer<Frame>
+    private var frameCount = 0
+    /// Open containers being skipped; 0 when not skipping.
+    private var skipDepth = 0
+    /// While skipping a subtree that a json field captures: its node and first byte.
+    private var skipCaptureNode: Int32 = -1
+    private var skipCaptureStart = 0
+    /// Containers around the records: 0 when top-level values are records, 1 when elements of a top-level array are.
+    let outerLevels: Int
+    private var outerOpen = false
+    private(set) var outerClosed = false
+    let maximumDepth: Int
+    /// Predicted next key entry after each entry (`predictedAfter`) and first entry of each node (`predictedFirst`).
+    private let predictedAfter: UnsafeMutablePointer<Int32>
+    private let predictedFirst: UnsafeMutablePointer<Int32>
+
+    // MARK: The record being read
+    private(set) var inRecord = false
+    private var failures: [Rejection.Failure] = []
+    /// When set, a finished record waits for ``finishDeferredRecord()`` (NDJSON: the rest of the line must be
+    /// clean; a document: the rest of the input must be).
+    let defersFinish: Bool
+    private(set) var hasDeferredRecord = false
+    private var deferredEnd = 0
+
+    // MARK: Where bytes are: set by the driver before each slice it feeds.
+    /// The bytes retained by the driver, and the absolute offset of `buffer[0]`.
+    var buffer: UnsafePointer<UInt8>?
+    var bufferOffset = 0
+    /// The yajl handle parsing the current slice, and the slice's absolute offset; a scripted test leaves the
+    /// handle `nil` and sets ``scriptedOffset`` instead.
+    var handle: yajl_handle?
+    var sliceOffset = 0
+    var scriptedOffset = 0
+    /// NDJSON: the start and line of the record on the current line, known from framing.
+    var knownRecordStart: Int?
+    var knownRecordLine = 1
+    /// Streams: records start at the first byte after `boundary` that is not whitespace or a comma; lines are
+    /// counted up to `lineCountedTo`.
+    var boundary = 0
+    private var lineCountedTo = 0
+    private var line = 1
+
+    // MARK: Counters and the outcome
+    private(set) var ordinal = 0
+    private(set) var mappedCount = 0
+    private(set) var rejectedCount = 0
+    let stopsAtFirstRejection: Bool
+    /// The rejection that made the machine stop under ``RejectionPolicy/stop``.
+    private(set) var stoppingRejection: Rejection?
+    /// Set when the machine asked yajl to stop because the record in progress cannot be read on (too deep, a
+    /// second value on an NDJSON line, no top-level array): the driver rejects it and resynchronises or ends.
+    private(set) var needsResync = false
+
+    init(plan: CompiledPlan, batches: BatchQueue, outerLevels: Int, defersFinish: Bool, maximumDepth: Int, stopsAtFirstRejection: Bool) {
+        self.plan = plan
+        nodes = plan.nodes
+        keyEntries = plan.keyEntries
+        targets = plan.targets
+        columnTypes = plan.columnTypes
+        columnIsOptional = plan.columnIsOptional
+        columnCount = plan.fields.count
+        requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional }
+        columnPaths = plan.fields.map { (try? KeyPath(parsing: $0.path))?.description ?? $0.path }
+        let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        empty.initialize(to: 0)
+        emptyBytes = UnsafePointer(empty)
+        self.batches = batches
+        columns = batches.current.columns
+        stamps = .allocate(capacity: max(columnCount, 1))
+        stamps.initialize(repeating: 0, count: max(columnCount, 1))
+        frames = .allocate(capacity: plan.maxDepth + 1)
+        let entryCount = plan.keyEntryCount
+        predictedAfter = .allocate(capacity: max(entryCount, 1))
+        predictedAfter.initialize(repeating: -1, count: max(entryCount, 1))
+        predictedFirst = .allocate(capacity: plan.nodeCount)
+        predictedFirst.initialize(repeating: -1, count: plan.nodeCount)
+        self.outerLevels = outerLevels
+        self.defersFinish = defersFinish
+        self.maximumDepth = maximumDepth
+        self.stopsAtFirstRejection = stopsAtFirstRejection
+    }
+
+    /// Frees the machine's own tables; call once, when its engine is done.
+    func deallocate() {
+        emptyBytes.deallocate()
+        stamps.deallocate()
+        frames.deallocate()
+        predictedAfter.deallocate()
+        predictedFirst.deallocate()
+    }
+
+    /// Absolute offset just past the token being delivered.
+    @inline(__always)
+    private func offsetAfterToken() -> Int {
+        guard let handle else { return scriptedOffset }
+        return sliceOffset + Int(yajl_get_bytes_consumed(handle))
+    }
+
+    // MARK: - Events
+
+    mutating func startMap() -> Bool {
+        if skipDepth > 0 { return enterSkipped() }
+        return startContainer(isArray: false)
+    }
+
+    mutating func startArray() -> Bool {
+        if skipDepth > 0 { return enterSkipped() }
+        return startContainer(isArray: true)
+    }
+
+    mutating func endMap() -> Bool { endContainer() }
+    mutating func endArray() -> Bool { endContainer() }
+
+    mutating func key(_ key: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        if skipDepth > 0 { return true }
+        let frame = frames + (frameCount - 1)
+        let node = nodes[Int(frame.pointee.node)]
+        // Records usually repeat their key order: try the entry that followed the previous match last time.
+        let last = frame.pointee.lastEntry
+        let predicted = last >= 0 ? predictedAfter[Int(last)] : predictedFirst[Int(frame.pointee.node)]
+        if predicted >= 0 && plan.entry(predicted, matches: key, length) {
+            frame.pointee.lastEntry = predicted
+            frame.pointee.pendingChild = keyEntries[Int(predicted)].node
+            return true
+        }
+        let entry = plan.lookupFull(node: node, key: key, length)
+        if entry >= 0 {
+            if last >= 0 { predictedAfter[Int(last)] = entry } else { predictedFirst[Int(frame.pointee.node)] = entry }
+            frame.pointee.lastEntry = entry
+            frame.pointee.pendingChild = keyEntries[Int(entry)].node
+        } else {
+            frame.pointee.pendingChild = -1
+        }
+        return true
+    }
+
+    mutating func string(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        if skipDepth > 0 { return true }
+        return scalar(.string, bytes, length, false)
+    }
+
+    mutating func number(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        if skipDepth > 0 { return true }
+        return scalar(.number, bytes, length, false)
+    }
+
+    mutating func bool(_ value: Bool) -> Bool {
+        if skipDepth > 0 { return true }
+        return scalar(.bool, nil, 0, value)
+    }
+
+    mutating func null() -> Bool {
+        if skipDepth > 0 { return true }
+        return scalar(.null, nil, 0, false)
+    }
+
+    // MARK: - Values
+
+    enum ScalarKind { case string, number, bool, null }
+
+    /// ``nodeForValue(isArrayStart:)`` results besides a node: no field reads the value (-1), the event opened the
+    /// top-level array, or the machine must stop.
+    private static let unmapped: Int32 = -1
+    private static let consumedByOuter: Int32 = -2
+    private static let mustStop: Int32 = -3
+
+    /// The trie node of the value that starts now, or one of the markers above.
+    @inline(__always)
+    private mutating func nodeForValue(isArrayStart: Bool) -> Int32 {
+        if frameCount > 0 {
+            let frame = frames + (frameCount - 1)
+            if frame.pointee.isArray {
+                let index = frame.pointee.nextIndex
+                frame.pointee.nextIndex = index + 1
+                return plan.lookupIndex(node: nodes[Int(frame.pointee.node)], index: index)
+            }
+            let child = frame.pointee.pendingChild
+            frame.pointee.pendingChild = -1
+            return child
+        }
+        return beginRecordOrOuter(isArrayStart: isArrayStart)
+    }
+
+    /// Outside a record: either open the top-level array, or start a record at the plan's root.
+    @inline(never)
+    private mutating func beginRecordOrOuter(isArrayStart: Bool) -> Int32 {
+        if outerLevels > 0 && !outerOpen {
+            if isArrayStart && !outerClosed {
+                outerOpen = true
+                return Self.consumedByOuter
+            }
+            inRecord = true
+            return fatal(.typeMismatch, expected: "a top-level array of records", found: isArrayStart ? "a second array" : "a value that is not an array")
+        }
+        if hasDeferredRecord {
+            return fatal(.extraValue, expected: "one JSON value per line", found: "another value after it")
+        }
+        inRecord = true
+        serial &+= 1
+        return 0
+    }
+
+    private mutating func scalar(_ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) -> Bool {
+        let node = nodeForValue(isArrayStart: false)
+        if node >= 0 {
+            writeScalar(node: node, kind, bytes, length, boolValue)
+        } else if node == Self.mustStop {
+            return false
+        }
+        if frameCount == 0 { return endRecord(end: offsetAfterToken()) }
+        return true
+    }
+
+    @inline(__always)
+    private mutating func writeScalar(node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        let node = nodes[Int(nodeID)]
+        if node.hasChildren && kind != .null {
+            fail(node: nodeID, .typeMismatch, expected: node.expectsArray ? "an object or array" : "an object", kind, bytes, length, boolValue)
+        }
+        var target = Int(node.targetStart)
+        let end = target + Int(node.targetCount)
+        while target < end {
+            let column = Int(targets[target])
+            target += 1
+            stamps[column] = serial
+            let storage = columns + column
+            if kind == .null {
+                storage.pointee.setNull(row: row)
+                if !columnIsOptional[column] {
+                    fail(node: nodeID, .null, expected: columnTypes[column].description, kind, bytes, length, boolValue)
+                }
+                continue
+            }
+            switch columnTypes[column] {
+            case .string:
+                guard let bytes, kind == .string || kind == .number else {
+                    fail(node: nodeID, .typeMismatch, expected: "string", kind, bytes, length, boolValue)
+                    continue
+                }
+                storage.pointee.beginText(row: row)
+                storage.pointee.appendText(bytes, count: length)
+                storage.pointee.endText(row: row)
+            case .int64:
+                guard let bytes, kind == .number else {
+                    fail(node: nodeID, .typeMismatch, expected: "int64", kind, bytes, length, boolValue)
+                    continue
+                }
+                switch NumberConversion.int64(bytes, length) {
+                case .value(let value): storage.pointee.write(value, row: row)
+                case .fractional: fail(node: nodeID, .outOfRange, expected: "int64 (an integer)", kind, bytes, length, boolValue)
+                case .outOfRange: fail(node: nodeID, .outOfRange, expected: "int64 (within ±9223372036854775807)", kind, bytes, length, boolValue)
+                }
+            case .double:
+                guard let bytes, kind == .number else {
+                    fail(node: nodeID, .typeMismatch, expected: "double", kind, bytes, length, boolValue)
+                    continue
+                }
+                if let value = NumberConversion.double(bytes, length) {
+                    storage.pointee.write(value, row: row)
+                } else {
+                    fail(node: nodeID, .outOfRange, expected: "double (finite)", kind, bytes, length, boolValue)
+                }
+            case .bool:
+                guard kind == .bool else {
+                    fail(node: nodeID, .typeMismatch, expected: "bool", kind, bytes, length, boolValue)
+                    continue
+                }
+                storage.pointee.write(boolValue, row: row)
+            case .json:
+                storage.pointee.beginText(row: row)
+                switch kind {
+                case .string:
+                    JSONText.appendStringLiteral(UnsafeBufferPointer(start: bytes, count: length)) { storage.pointee.appendText(byte: $0) }
+                case .number:
+                    if let bytes { storage.pointee.appendText(bytes, count: length) }
+                case .bool, .null:
+                    for byte in (boolValue ? "true" : "false").utf8 { storage.pointee.appendText(byte: byte) }
+                }
+                storage.pointee.endText(row: row)
+            }
+        }
+    }
+
+    @inline(__always)
+    private mutating func startContainer(isArray: Bool) -> Bool {
+        let nodeID = nodeForValue(isArrayStart: isArray)
+        if nodeID == Self.consumedByOuter { return true }
+        if nodeID == Self.mustStop { return false }
+        if frameCount + outerLevels + 1 > maximumDepth { return tooDeep() }
+        if nodeID < 0 { return beginSkip(captureNode: -1) }
+        let node = nodes[Int(nodeID)]
+        let fitsShape = isArray ? node.expectsArray : node.expectsObject
+        if !fitsShape || node.hasScalarTargets {
+            reportContainerMismatches(node: nodeID, isArray: isArray, fitsShape: fitsShape)
+        }
+        if !fitsShape { return beginSkip(captureNode: node.capturesJSON ? nodeID : -1) }
+        var frame = Frame(node: nodeID, isArray: isArray)
+        if node.capturesJSON { frame.captureStart = offsetAfterToken() - 1 }
+        frames[frameCount] = frame
+        frameCount += 1
+        return true
+    }
+
+    /// Fields that cannot take this container: scalar fields on the node, and fields beneath it when the
+    /// container is of the other kind (an array where an object was expected).
+    @inline(never)
+    private mutating func reportContainerMismatches(node nodeID: Int32, isArray: Bool, fitsShape: Bool) {
+        let node = nodes[Int(nodeID)]
+        let found = isArray ? ValueDescription.array : ValueDescription.object
+        for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
+            let column = Int(targets[target])
+            stamps[Int(column)] = serial
+            if columnTypes[column] != .json {
+                failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: columnTypes[column].description, found: found))
+            }
+        }
+        if !fitsShape && node.hasChildren {
+            failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: "an object", found: found))
+        }
+    }
+
+    private mutating func beginSkip(captureNode: Int32) -> Bool {
+        skipDepth = 1
+        skipCaptureNode = captureNode
+        if captureNode >= 0 { skipCaptureStart = offsetAfterToken() - 1 }
+        return true
+    }
+
+    private mutating func enterSkipped() -> Bool {
+        skipDepth += 1
+        if frameCount + skipDepth + outerLevels > maximumDepth { return tooDeep() }
+        return true
+    }
+
+    @inline(__always)
+    private mutating func endContainer() -> Bool {
+        if skipDepth > 0 {
+            skipDepth -= 1
+            if skipDepth > 0 { return true }
+            if skipCaptureNode >= 0 {
+                capture(node: skipCaptureNode, from: skipCaptureStart, to: offsetAfterToken())
+                skipCaptureNode = -1
+            }
+            if frameCount == 0 { return endRecord(end: offsetAfterToken()) }
+            return true
+        }
+        if frameCount == 0 {
+            // The closing bracket of the top-level array.
+            outerOpen = false
+            outerClosed = true
+            return true
+        }
+        frameCount -= 1
+        let frame = frames[frameCount]
+        if frame.captureStart >= 0 { capture(node: frame.node, from: frame.captureStart, to: offsetAfterToken()) }
+        if frameCount == 0 { return endRecord(end: offsetAfterToken()) }
+        return true
+    }
+
+    /// Writes the input text of `[start, end)` into the node's json columns.
+    private mutating func capture(node nodeID: Int32, from start: Int, to end: Int) {
+        let node = nodes[Int(nodeID)]
+        guard let buffer else { return }
+        for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
+            let column = Int(targets[target])
+            guard columnTypes[column] == .json else { continue }
+            stamps[column] = serial
+            columns[column].beginText(row: row)
+            columns[column].appendText(buffer + (start - bufferOffset), count: end - start)
+            columns[column].endText(row: row)
+        }
+    }
+
+    // MARK: - Records
+
+    private mutating func endRecord(end: Int) -> Bool {
+        inRecord = false
+        if defersFinish {
+            hasDeferredRecord = true
+            deferredEnd = end
+            return true
+        }
+        return finishRecord(end: end)
+    }
+
+    /// Completes the record held back by ``defersFinish``, now that what follows it is known to be clean.
+    mutating func finishDeferredRecord() -> Bool {
+        guard hasDeferredRecord else { return true }
+        hasDeferredRecord = false
+        return finishRecord(end: deferredEnd)
+    }
+
+    private mutating func finishRecord(end: Int) -> Bool {
+        let location = locateRecord(end: end)
+        for column in requiredColumns where stamps[column] != serial {
+            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: columnTypes[column].description, found: "no value"))
+        }
+        if failures.isEmpty {
+            commit(location)
+            return true
+        }
+        return reject(location: location, end: end, failures: failures)
+    }
+
+    private mutating func commit(_ location: RecordLocation) {
+        for column in 0..<columnCount where stamps[column] != serial { columns[column].setNull(row: row) }
+        let batch = batches.current
+        batch.ordinals[row] = location.ordinal
+        batch.lines[row] = location.line
+        batch.byteOffsets[row] = location.byteOffset
+        mappedCount += 1
+        row += 1
+        if row == batch.capacity {
+            batches.completeCurrent(count: row)
+            columns = batches.current.columns
+            row = 0
+        }
+    }
+
+    private mutating func locateRecord(end: Int) -> RecordLocation {
+        ordinal += 1
+        if let start = knownRecordStart {
+            return RecordLocation(ordinal: ordinal, line: knownRecordLine, byteOffset: start)
+        }
+        var start = boundary
+        if let buffer {
+            while start < end {
+                let byte = buffer[start - bufferOffset]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == UInt8(ascii: ",") else { break }
+                start += 1
+            }
+            if start > lineCountedTo {
+                line += NewlineCounter.count(in: UnsafeBufferPointer(start: buffer + (lineCountedTo - bufferOffset), count: start - lineCountedTo))
+                lineCountedTo = start
+            }
+        }
+        boundary = end
+        return RecordLocation(ordinal: ordinal, line: line, byteOffset: start)
+    }
+
+    @inline(never)
+    private mutating func reject(location: RecordLocation, end: Int, failures recorded: [Rejection.Failure], truncatedText: Bool = false) -> Bool {
+        for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
+        var raw: [UInt8] = []
+        if let buffer, end > location.byteOffset, location.byteOffset >= bufferOffset {
+            raw = Array(UnsafeBufferPointer(start: buffer + (location.byteOffset - bufferOffset), count: end - location.byteOffset))
+        }
+        let rejection = Rejection(location: location, failures: recorded, rawText: raw, isRawTextTruncated: truncatedText)
+        failures.removeAll()
+        rejectedCount += 1
+        batches.current.rejections.append(rejection)
+        if stopsAtFirstRejection {
+            stoppingRejection = rejection
+            return false
+        }
+        return true
+    }
+
+    // MARK: - Failures
+
+    @inline(never)
+    private mutating func fail(node: Int32, _ kind: Rejection.Kind, expected: String, _ found: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        let description: String
+        switch found {
+        case .string: description = ValueDescription.string(UnsafeBufferPointer(start: bytes, count: length))
+        case .number: description = ValueDescription.number(UnsafeBufferPointer(start: bytes, count: length))
+        case .bool: description = ValueDescription.bool(boolValue)
+        case .null: description = ValueDescription.null
+        }
+        failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(node)], kind: kind, expected: expected, found: description))
+    }
+
+    @inline(never)
+    private mutating func tooDeep() -> Bool {
+        fatal(.nestingTooDeep, expected: "at most \(maximumDepth) levels of nesting", found: "deeper nesting") >= 0
+    }
+
+    /// Notes a problem that the record cannot be read past, and asks the tokenizer to stop; the driver then
+    /// rejects the record with ``rejectRecordInProgress(_:end:)``.
+    @inline(never)
+    private mutating func fatal(_ kind: Rejection.Kind, expected: String, found: String) -> Int32 {
+        failures.append(Rejection.Failure(keyPath: "$", kind: kind, expected: expected, found: found, byteOffset: offsetAfterToken()))
+        needsResync = true
+        return Self.mustStop
+    }
+
+    /// Rejects the record in progress (or, between records, the bytes where one should have been) for a problem
+    /// the tokenizer could not go on from, adding `failure` to what the record already collected. `end` is where
+    /// the record's text ends. Returns `false` when the rejection policy says stop.
+    mutating func rejectRecordInProgress(_ failure: Rejection.Failure?, end: Int, rawTextIsTruncated: Bool = false) -> Bool {
+        if let failure { failures.append(failure) }
+        let location = locateRecord(end: end)
+        let keepGoing = reject(location: location, end: end, failures: failures, truncatedText: rawTextIsTruncated)
+        frameCount = 0
+        skipDepth = 0
+        skipCaptureNode = -1
+        inRecord = false
+        hasDeferredRecord = false
+        needsResync = false
+        serial &+= 1
+        return keepGoing
+    }
+
+    /// The absolute offset just past the last token yajl delivered (for errors raised outside callbacks).
+    var lastTokenEnd: Int { offsetAfterToken() }
+
+    /// Whether no record is in progress or waiting to be finished.
+    var isBetweenRecords: Bool { !inRecord && !hasDeferredRecord }
+
+    /// Hands the partly filled batch to the queue (end of input, or a stop).
+    mutating func flush() {
+        batches.completeCurrent(count: row)
+        columns = batches.current.columns
+        row = 0
+    }
+
+    /// Whether the top-level array (for `outerLevels == 1`) is still open.
+    var isOuterOpen: Bool { outerOpen }
+}

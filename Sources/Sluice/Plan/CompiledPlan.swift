@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A mapping compiled into a key-path trie, ready for the state machine.
+///
+/// Every table lives in one manually allocated block so that the hot path reads plain memory: no array bounds
+/// checks, no reference counting, no exclusivity checks. The plan is immutable after ``PlanCompiler`` builds it,
+/// which is what makes sharing it between threads safe.
+final class CompiledPlan: @unchecked Sendable {
+    /// The fields, in column order.
+    let fields: [FieldSpec]
+    /// One per trie node; node 0 is the record's root.
+    let nodes: UnsafeMutablePointer<PlanNode>
+    /// Children reached through an object key.
+    let keyEntries: UnsafeMutablePointer<KeyEntry>
+    /// Per-node open-addressing hash tables of indexes into `keyEntries`, -1 for an empty slot.
+    let keySlots: UnsafeMutablePointer<Int32>
+    /// The key bytes of all `keyEntries`, back to back.
+    let keyBytes: UnsafeMutablePointer<UInt8>
+    /// Children reached through an array index.
+    let indexEntries: UnsafeMutablePointer<IndexEntry>
+    /// Columns written by each node, back to back (`PlanNode.targetStart`).
+    let targets: UnsafeMutablePointer<Int32>
+    /// Per column: its type, whether it is optional.
+    let columnTypes: UnsafeMutablePointer<FieldType>
+    let columnIsOptional: UnsafeMutablePointer<Bool>
+    /// Per node: the key path as rejections print it. Read only when a record fails.
+    let displayPaths: [String]
+    let nodeCount: Int
+    let keyEntryCount: Int
+    /// The deepest container nesting the plan looks into (the root is depth 1).
+    let maxDepth: Int
+
+    init(
+        fields: [FieldSpec], nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32], keyBytes: [UInt8],
+        indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
+    ) {
+        self.fields = fields
+        self.nodeCount = nodes.count
+        self.keyEntryCount = keyEntries.count
+        self.nodes = .allocateCopy(of: nodes)
+        self.keyEntries = .allocateCopy(of: keyEntries)
+        self.keySlots = .allocateCopy(of: keySlots)
+        self.keyBytes = .allocateCopy(of: keyBytes)
+        self.indexEntries = .allocateCopy(of: indexEntries)
+        self.targets = .allocateCopy(of: targets)
+        self.columnTypes = .allocateCopy(of: fields.map(\.type))
+        self.columnIsOptional = .allocateCopy(of: fields.map(\.isOptional))
+        self.displayPaths = displayPaths
+        self.maxDepth = maxDepth
+    }
+
+    deinit {
+        nodes.deallocate()
+        keyEntries.deallocate()
+        keySlots.deallocate()
+        keyBytes.deallocate()
+        indexEntries.deallocate()
+        targets.deallocate()
+        columnTypes.deallocate()
+        columnIsOptional.deallocate()
+    }
+
+    /// The hash both the compiler and the lookup use: length and three sampled bytes, so that hashing costs the
+    /// same for any key length.
+    @inline(__always)
+    static func keyHash(_ key: UnsafePointer<UInt8>?, _ length: Int) -> UInt64 {
+        var hash = UInt64(truncatingIfNeeded: length) &* 0x9E37_79B9_7F4A_7C15
+        if let key, length > 0 {
+            hash ^= UInt64(key[0]) &* 0xC2B2_AE3D_27D4_EB4F
+            hash ^= UInt64(key[length - 1]) &* 0x1656_67B1_9E37_79F9
+            hash ^= UInt64(key[length >> 1]) &* 0x85EB_CA77_C2B2_AE63
+        }
+        return hash ^ (hash >> 29)
+    }
+
+    static func keyHash(_ key: [UInt8]) -> UInt64 {
+        key.withUnsafeBufferPointer { keyHash($0.baseAddress, $0.count) }
+    }
+
+    /// Whether the key bytes equal those of `entry`.
+    @inline(__always)
+    func entry(_ entry: Int32, matches key: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        let candidate = keyEntries[Int(entry)]
+        guard Int(candidate.keyLength) == length else { return false }
+        return memcmp(keyBytes + Int(candidate.keyStart), key, length) == 0
+    }
+
+    /// The key child of `node` named by the key bytes, through the node's hash table; -1 if none.
+    @inline(__always)
+    func lookupFull(node: PlanNode, key: UnsafePointer<UInt8>, _ length: Int) -> Int32 {
+        if node.keyEntryCount == 0 { return -1 }
+        let mask = Int(node.slotMask)
+        var slot = Int(truncatingIfNeeded: CompiledPlan.keyHash(key, length)) & mask
+        while true {
+            let entry = keySlots[Int(node.slotStart) + slot]
+            if entry < 0 { return -1 }
+            if self.entry(entry, matches: key, length) { return entry }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The index child of `node` for array element `index`; -1 if none.
+    @inline(__always)
+    func lookupIndex(node: PlanNode, index: Int) -> Int32 {
+        var position = Int(node.indexEntryStart)
+        let end = position + Int(node.indexEntryCount)
+        while position < end {
+            let entry = indexEntries[position]
+            if entry.index == index { return entry.node }
+            position += 1
+        }
+        return -1
+    }
+}
+
+/// One trie node: a place in the record that some field reads, or that lies on the way to one.
+struct PlanNode {
+    var keyEntryStart: Int32 = 0
+    var keyEntryCount: Int32 = 0
+    var slotStart: Int32 = 0
+    var slotMask: Int32 = 0
+    var indexEntryStart: Int32 = 0
+    var indexEntryCount: Int32 = 0
+    var targetStart: Int32 = 0
+    var targetCount: Int32 = 0
+    /// Whether a `json` column reads this node: its value's text must be captured, even while skipping it.
+    var capturesJSON = false
+    /// Whether a column other than json reads this node (it then takes scalars only).
+    var hasScalarTargets = false
+
+    var expectsObject: Bool { keyEntryCount > 0 }
+    var expectsArray: Bool { indexEntryCount > 0 }
+    var hasChildren: Bool { keyEntryCount > 0 || indexEntryCount > 0 }
+}
+
+struct KeyEntry {
+    var keyStart: Int32
+    var keyLength: Int32
+    var node: Int32
+}
+
+struct IndexEntry {
+    var index: Int
+    var node: Int32
+}
+
+extension UnsafeMutablePointer {
+    /// A new allocation holding a copy of `elements` (at least one element's room, so it is never empty).
+    static func allocateCopy(of elements: [Pointee]) -> UnsafeMutablePointer<Pointee> {
+        let pointer = UnsafeMutablePointer<Pointee>.allocate(capacity: Swift.max(elements.count, 1))
+        elements.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { pointer.initialize(from: base, count: source.count) }
+        }
+        return pointer
+    }
+}

@@ -1,0 +1,155 @@
+/// Validates a list of fields as a whole and compiles it into a ``CompiledPlan``.
+///
+/// Validation reports every problem at once, each naming its field, so that a mapping file is fixed in one
+/// round trip rather than one error at a time.
+enum PlanCompiler {
+    static func compile(_ fields: [FieldSpec]) throws(SluiceError) -> CompiledPlan {
+        var problems: [MappingProblem] = []
+        if fields.isEmpty { problems.append(MappingProblem(field: nil, message: "a mapping needs at least one field")) }
+
+        var seenNames: Set<String> = []
+        var parsedPaths: [KeyPath?] = []
+        for field in fields {
+            if field.name.isEmpty { problems.append(MappingProblem(field: field.name, message: "the name is empty")) }
+            if !seenNames.insert(field.name).inserted {
+                problems.append(MappingProblem(field: field.name, message: "the name is used by more than one field"))
+            }
+            do {
+                parsedPaths.append(try KeyPath(parsing: field.path))
+            } catch {
+                problems.append(MappingProblem(field: field.name, message: error.message))
+                parsedPaths.append(nil)
+            }
+        }
+
+        let root = TrieBuilderNode(displayPath: "$", depth: 1)
+        for (column, path) in parsedPaths.enumerated() {
+            guard let path else { continue }
+            root.insert(path.segments[...], column: column)
+        }
+        root.checkScalarTargetsAreLeaves(fields: fields, problems: &problems)
+
+        guard problems.isEmpty else { throw .invalidMapping(problems) }
+        return root.flatten(fields: fields)
+    }
+}
+
+/// The trie while it is being built: plain objects, flattened into tables once complete.
+private final class TrieBuilderNode {
+    let displayPath: String
+    let depth: Int
+    var keyChildren: [(key: [UInt8], node: TrieBuilderNode)] = []
+    var indexChildren: [(index: Int, node: TrieBuilderNode)] = []
+    var targets: [Int] = []
+
+    init(displayPath: String, depth: Int) {
+        self.displayPath = displayPath
+        self.depth = depth
+    }
+
+    /// Adds `column` at the end of `segments`. A numeric segment goes down both branches: the input decides at
+    /// run time whether the value there is an array or an object.
+    func insert(_ segments: ArraySlice<KeyPath.Segment>, column: Int) {
+        guard let segment = segments.first else {
+            targets.append(column)
+            return
+        }
+        let rest = segments.dropFirst()
+        keyChild(segment.key).insert(rest, column: column)
+        if let index = segment.index { indexChild(index).insert(rest, column: column) }
+    }
+
+    private func keyChild(_ key: [UInt8]) -> TrieBuilderNode {
+        if let existing = keyChildren.first(where: { $0.key == key }) { return existing.node }
+        let name = KeyPath.escaped(key: String(decoding: key, as: UTF8.self))
+        let child = TrieBuilderNode(displayPath: displayPath + "." + name, depth: depth + 1)
+        keyChildren.append((key, child))
+        return child
+    }
+
+    private func indexChild(_ index: Int) -> TrieBuilderNode {
+        if let existing = indexChildren.first(where: { $0.index == index }) { return existing.node }
+        let child = TrieBuilderNode(displayPath: displayPath + "[\(index)]", depth: depth + 1)
+        indexChildren.append((index, child))
+        return child
+    }
+
+    /// A string, number or Boolean field can never be read at a node that other fields look inside: the value
+    /// there has to be an object or array for them, and a scalar for it. Only `json` may share such a node.
+    func checkScalarTargetsAreLeaves(fields: [FieldSpec], problems: inout [MappingProblem]) {
+        if !keyChildren.isEmpty || !indexChildren.isEmpty {
+            for column in targets where fields[column].type != .json {
+                let beneath = Set(descendantTargets()).sorted().map { "'\(fields[$0].name)'" }
+                problems.append(MappingProblem(
+                    field: fields[column].name,
+                    message: "reads \(displayPath) as \(fields[column].type), but \(beneath.joined(separator: ", ")) "
+                        + "read\(beneath.count == 1 ? "s" : "") inside it; only a json field can share a node with fields beneath it"
+                ))
+            }
+        }
+        for child in keyChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, problems: &problems) }
+        for child in indexChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, problems: &problems) }
+    }
+
+    private func descendantTargets() -> [Int] {
+        keyChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
+            + indexChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
+    }
+
+    func flatten(fields: [FieldSpec]) -> CompiledPlan {
+        var order: [TrieBuilderNode] = []
+        var queue: [TrieBuilderNode] = [self]
+        while !queue.isEmpty {
+            let node = queue.removeFirst()
+            order.append(node)
+            queue.append(contentsOf: node.keyChildren.map(\.node))
+            queue.append(contentsOf: node.indexChildren.map(\.node))
+        }
+        let ids = Dictionary(uniqueKeysWithValues: order.enumerated().map { (ObjectIdentifier($1), Int32($0)) })
+
+        var nodes: [PlanNode] = []
+        var keyEntries: [KeyEntry] = []
+        var keySlots: [Int32] = []
+        var keyBytes: [UInt8] = []
+        var indexEntries: [IndexEntry] = []
+        var targets: [Int32] = []
+        for builder in order {
+            var node = PlanNode()
+            node.keyEntryStart = Int32(keyEntries.count)
+            node.keyEntryCount = Int32(builder.keyChildren.count)
+            for (key, child) in builder.keyChildren {
+                keyEntries.append(KeyEntry(keyStart: Int32(keyBytes.count), keyLength: Int32(key.count), node: ids[ObjectIdentifier(child)] ?? -1))
+                keyBytes.append(contentsOf: key)
+            }
+            if !builder.keyChildren.isEmpty {
+                var size = 4
+                while size < builder.keyChildren.count * 2 { size *= 2 }
+                node.slotStart = Int32(keySlots.count)
+                node.slotMask = Int32(size - 1)
+                var table = [Int32](repeating: -1, count: size)
+                for (offset, child) in builder.keyChildren.enumerated() {
+                    var slot = Int(truncatingIfNeeded: CompiledPlan.keyHash(child.key)) & (size - 1)
+                    while table[slot] >= 0 { slot = (slot + 1) & (size - 1) }
+                    table[slot] = node.keyEntryStart + Int32(offset)
+                }
+                keySlots.append(contentsOf: table)
+            }
+            node.indexEntryStart = Int32(indexEntries.count)
+            node.indexEntryCount = Int32(builder.indexChildren.count)
+            for (index, child) in builder.indexChildren.sorted(by: { $0.index < $1.index }) {
+                indexEntries.append(IndexEntry(index: index, node: ids[ObjectIdentifier(child)] ?? -1))
+            }
+            node.targetStart = Int32(targets.count)
+            node.targetCount = Int32(builder.targets.count)
+            targets.append(contentsOf: builder.targets.map { Int32($0) })
+            node.capturesJSON = builder.targets.contains { fields[$0].type == .json }
+            node.hasScalarTargets = builder.targets.contains { fields[$0].type != .json }
+            nodes.append(node)
+        }
+        return CompiledPlan(
+            fields: fields, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
+            indexEntries: indexEntries, targets: targets, displayPaths: order.map(\.displayPath),
+            maxDepth: order.map(\.depth).max() ?? 1
+        )
+    }
+}

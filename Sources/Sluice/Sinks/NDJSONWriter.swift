@@ -1,0 +1,49 @@
+/// Writes mapped records as NDJSON: one object per record, fields in schema order, null for null values.
+public struct NDJSONWriter {
+    private let output: FileOutput
+    private let names: [[UInt8]]
+
+    /// A writer of records with `fields` to `output`.
+    public init(fields: [FieldSpec], output: FileOutput) {
+        self.output = output
+        names = fields.map { field in
+            var encoded: [UInt8] = []
+            Array(field.name.utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &encoded) }
+            encoded.append(UInt8(ascii: ":"))
+            return encoded
+        }
+    }
+
+    /// Writes every record of `batch`.
+    public func write(_ batch: ColumnarBatch) throws(SluiceError) {
+        for row in 0..<batch.count {
+            output.write(byte: UInt8(ascii: "{"))
+            for index in 0..<names.count {
+                if index > 0 { output.write(byte: UInt8(ascii: ",")) }
+                try names[index].withUnsafeBufferPointer { (name) throws(SluiceError) in try output.write(name) }
+                try writeValue(batch.columns[index], row: row)
+            }
+            try output.write("}\n")
+        }
+    }
+
+    private func writeValue(_ column: ColumnStorage, row: Int) throws(SluiceError) {
+        guard column.isValid(row) else { return try output.write("null") }
+        switch column.type {
+        case .int64:
+            try output.write(String(column.values.assumingMemoryBound(to: Int64.self)[row]))
+        case .double:
+            try output.write(String(column.values.assumingMemoryBound(to: Double.self)[row]))
+        case .bool:
+            try output.write(column.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false")
+        case .string:
+            let start = column.offsets[row]
+            JSONText.appendStringLiteral(UnsafeBufferPointer(start: column.bytes + start, count: column.offsets[row + 1] - start)) {
+                output.write(byte: $0)
+            }
+        case .json:
+            let start = column.offsets[row]
+            try output.write(UnsafeBufferPointer(start: column.bytes + start, count: column.offsets[row + 1] - start))
+        }
+    }
+}

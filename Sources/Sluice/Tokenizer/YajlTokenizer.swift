@@ -1,0 +1,130 @@
+import CYajl
+
+/// Drives libyajl's callback parser over slices of input and forwards its events to a ``RecordStateMachine``.
+///
+/// yajl's pointers (keys, strings, number text) are valid only during a callback; the machine copies what it
+/// keeps. Errors are sticky in yajl and a cancelled handle cannot go on, so the driver asks for a fresh handle
+/// (``reset()``) whenever it resynchronises.
+final class YajlTokenizer {
+    enum Status: Equatable {
+        case ok
+        /// A callback asked to stop; the machine knows why.
+        case cancelled
+        /// The input is not well-formed JSON: yajl's message, and the absolute offset where it stopped.
+        case malformed(message: String, offset: Int)
+    }
+
+    private let machine: UnsafeMutablePointer<RecordStateMachine>
+    private let callbacks: UnsafeMutablePointer<yajl_callbacks>
+    private let allowsMultipleValues: Bool
+    private var handle: yajl_handle?
+    private var sliceOffset = 0
+
+    /// - Parameters:
+    ///   - machine: The state machine that receives the events; it must outlive the tokenizer.
+    ///   - allowsMultipleValues: Whether the input is a stream of top-level values (NDJSON, concatenated) rather
+    ///     than one value (a top-level array, a document).
+    init(machine: UnsafeMutablePointer<RecordStateMachine>, allowsMultipleValues: Bool) {
+        self.machine = machine
+        self.allowsMultipleValues = allowsMultipleValues
+        callbacks = .allocate(capacity: 1)
+        callbacks.initialize(to: YajlTokenizer.makeCallbacks())
+        reset()
+    }
+
+    deinit {
+        if let handle { yajl_free(handle) }
+        callbacks.deallocate()
+    }
+
+    /// Replaces the handle with a fresh one, forgetting any partial token or nesting.
+    func reset() {
+        if let handle { yajl_free(handle) }
+        let fresh = yajl_alloc(callbacks, nil, UnsafeMutableRawPointer(machine))
+        if let fresh, allowsMultipleValues {
+            _ = cyajl_config_flag(fresh, yajl_allow_multiple_values, 1)
+        }
+        handle = fresh
+        machine.pointee.handle = fresh
+    }
+
+    /// Feeds one slice whose first byte sits at absolute offset `offset`.
+    func parse(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int) -> Status {
+        guard let handle else { return .malformed(message: "the JSON parser could not be allocated", offset: offset) }
+        sliceOffset = offset
+        machine.pointee.sliceOffset = offset
+        return status(yajl_parse(handle, bytes, count))
+    }
+
+    /// Tells yajl the input has ended, so that a final number is delivered and a truncated value reported.
+    func finish() -> Status {
+        guard let handle else { return .ok }
+        return status(yajl_complete_parse(handle))
+    }
+
+    private func status(_ status: yajl_status) -> Status {
+        switch status {
+        case yajl_status_ok: return .ok
+        case yajl_status_client_canceled: return .cancelled
+        default:
+            guard let handle else { return .ok }
+            let consumed = Int(yajl_get_bytes_consumed(handle))
+            var message = "malformed JSON"
+            if let text = yajl_get_error(handle, 0, nil, 0) {
+                message = String(cString: text).trimmingWhitespace()
+                yajl_free_error(handle, text)
+            }
+            return .malformed(message: message, offset: sliceOffset + consumed)
+        }
+    }
+
+    private static func makeCallbacks() -> yajl_callbacks {
+        var callbacks = yajl_callbacks()
+        callbacks.yajl_null = { context in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 0 }
+            return machine.pointee.null() ? 1 : 0
+        }
+        callbacks.yajl_boolean = { context, value in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 0 }
+            return machine.pointee.bool(value != 0) ? 1 : 0
+        }
+        callbacks.yajl_number = { context, text, length in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self), let text else { return 0 }
+            return machine.pointee.number(UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), length) ? 1 : 0
+        }
+        callbacks.yajl_string = { context, text, length in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 0 }
+            return machine.pointee.string(text ?? machine.pointee.emptyBytes, length) ? 1 : 0
+        }
+        callbacks.yajl_start_map = { context in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 0 }
+            return machine.pointee.startMap() ? 1 : 0
+        }
+        callbacks.yajl_map_key = { context, key, length in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 0 }
+            return machine.pointee.key(key ?? machine.pointee.emptyBytes, length) ? 1 : 0
+        }
+        callbacks.yajl_end_map = { context in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 0 }
+            return machine.pointee.endMap() ? 1 : 0
+        }
+        callbacks.yajl_start_array = { context in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 0 }
+            return machine.pointee.startArray() ? 1 : 0
+        }
+        callbacks.yajl_end_array = { context in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 0 }
+            return machine.pointee.endArray() ? 1 : 0
+        }
+        return callbacks
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Sluice
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sluice map`: read inputs through a mapping file and write the mapped records as NDJSON.
+struct MapCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "map",
+        abstract: "Map JSON records through a mapping file and write them as NDJSON on standard output.",
+        discussion: """
+            Rejected records are reported on standard error (one line each) and, with --rejects, written to a file \
+            as NDJSON with their location, every failure and their raw text. Exit status: 0 when every record was \
+            read (rejected ones reported), 1 when the run stopped on an error.
+            """
+    )
+
+    @Option(name: [.short, .long], help: "The mapping file (YAML or JSON; see docs/mapping.md).")
+    var mapping: String
+
+    @Option(help: "Input shape: automatic, ndjson, array, concatenated or document.")
+    var format: InputShape = .automatic
+
+    @Option(name: .customLong("on-reject"), help: "stop: end at the first rejected record; collect: report it and go on.")
+    var onReject: RejectionPolicy = .collect
+
+    @Option(help: "Also write rejected records to this file as NDJSON.")
+    var rejects: String?
+
+    @Option(help: "Records per batch.")
+    var batchSize = 4096
+
+    @Option(help: "Bytes per read.")
+    var readSize = 1 << 20
+
+    @Flag(help: "Do not print the summary line on standard error.")
+    var quiet = false
+
+    @Argument(help: "Input files; none or '-' reads standard input.")
+    var inputs: [String] = []
+
+    func run() throws {
+        let schema = try MappingSchema(contentsOfFile: mapping)
+        let output = FileOutput.standardOutput()
+        let writer = NDJSONWriter(fields: schema.fields, output: output)
+        let rejectOutput = try rejects.map { path throws(SluiceError) in try FileOutput(path: path) }
+        var options = ReaderOptions()
+        options.shape = format
+        options.rejectionPolicy = onReject
+        options.batchCapacity = batchSize
+        options.readBufferSize = readSize
+
+        var totals = ReadStatistics()
+        var failure: SluiceError?
+        for name in inputs.isEmpty ? ["-"] : inputs {
+            let input: Input = name == "-" ? .standardInput : .file(name)
+            do {
+                let reader = try ColumnarReader(input: input, schema: schema, options: options)
+                defer {
+                    let statistics = reader.statistics
+                    totals.recordsRead += statistics.recordsRead
+                    totals.recordsMapped += statistics.recordsMapped
+                    totals.recordsRejected += statistics.recordsRejected
+                    totals.bytesRead += statistics.bytesRead
+                }
+                while let batch = try reader.next() {
+                    try writer.write(batch)
+                    for rejection in batch.rejections {
+                        Diagnostics.printError("\(name): rejected \(rejection)")
+                        if let rejectOutput { try RejectionWriter.write(rejection, source: name, to: rejectOutput) }
+                    }
+                }
+            } catch {
+                if case .malformedInput(_, let rejection) = error, let rejectOutput {
+                    try RejectionWriter.write(rejection, source: name, to: rejectOutput)
+                }
+                failure = error
+                break
+            }
+        }
+        try output.flush()
+        try rejectOutput?.flush()
+        if !quiet {
+            Diagnostics.printError("sluice: \(totals.recordsRead) records read, \(totals.recordsMapped) mapped, \(totals.recordsRejected) rejected, \(totals.bytesRead) bytes")
+        }
+        if let failure {
+            Diagnostics.printError("sluice: error: \(failure)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+extension InputShape: ExpressibleByArgument {}
+extension RejectionPolicy: ExpressibleByArgument {}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `sluice`: map JSON dumps into typed records.
+struct SluiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sluice",
+        abstract: "Map large JSON dumps into typed records, streaming, in bounded memory.",
+        subcommands: [MapCommand.self],
+        defaultSubcommand: MapCommand.self
+    )
+}
