@@ -1,0 +1,106 @@
+/// One property of a typed model and the key path its value is read from.
+///
+/// ```swift
+/// Field("user_stats.views", \.views)          // Int64 or Int: required
+/// Field("user.name", \.userName)               // String?: optional (missing or null gives nil)
+/// Field(json: "entities", \.entitiesJSON)      // the value's JSON text
+/// ```
+///
+/// The property's type picks the conversion: `String`, `Int64`, `Int`, `Double`, `Bool`, each optional or not.
+/// A misspelled property does not compile.
+public struct Field<Model>: Sendable {
+    let path: String
+    let type: FieldType
+    let isOptional: Bool
+    let name: String
+    let assign: @Sendable (inout Model, ColumnStorage, Int) -> Void
+
+    private init<Value>(_ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool, read: @escaping @Sendable (ColumnStorage, Int) -> Value) {
+        self.path = path
+        self.type = type
+        self.isOptional = isOptional
+        name = "\(keyPath)"
+        assign = { model, storage, row in model[keyPath: keyPath] = read(storage, row) }
+    }
+
+    /// A required text property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, String> & Sendable) {
+        self.init(path, keyPath, type: .string, isOptional: false) { $0.text($1) ?? "" }
+    }
+
+    /// An optional text property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, String?> & Sendable) {
+        self.init(path, keyPath, type: .string, isOptional: true) { $0.text($1) }
+    }
+
+    /// A required 64-bit integer property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Int64> & Sendable) {
+        self.init(path, keyPath, type: .int64, isOptional: false) { $0.int64($1) ?? 0 }
+    }
+
+    /// An optional 64-bit integer property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Int64?> & Sendable) {
+        self.init(path, keyPath, type: .int64, isOptional: true) { $0.int64($1) }
+    }
+
+    /// A required `Int` property (64 bits on the platforms Sluice supports).
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Int> & Sendable) {
+        self.init(path, keyPath, type: .int64, isOptional: false) { Int(truncatingIfNeeded: $0.int64($1) ?? 0) }
+    }
+
+    /// An optional `Int` property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Int?> & Sendable) {
+        self.init(path, keyPath, type: .int64, isOptional: true) { $0.int64($1).map { Int(truncatingIfNeeded: $0) } }
+    }
+
+    /// A required floating-point property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Double> & Sendable) {
+        self.init(path, keyPath, type: .double, isOptional: false) { $0.double($1) ?? 0 }
+    }
+
+    /// An optional floating-point property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Double?> & Sendable) {
+        self.init(path, keyPath, type: .double, isOptional: true) { $0.double($1) }
+    }
+
+    /// A required Boolean property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Bool> & Sendable) {
+        self.init(path, keyPath, type: .bool, isOptional: false) { $0.bool($1) ?? false }
+    }
+
+    /// An optional Boolean property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Bool?> & Sendable) {
+        self.init(path, keyPath, type: .bool, isOptional: true) { $0.bool($1) }
+    }
+
+    /// A required property holding the value's JSON text.
+    public init(json path: String, _ keyPath: WritableKeyPath<Model, String> & Sendable) {
+        self.init(path, keyPath, type: .json, isOptional: false) { $0.text($1) ?? "" }
+    }
+
+    /// An optional property holding the value's JSON text (nil for missing or null).
+    public init(json path: String, _ keyPath: WritableKeyPath<Model, String?> & Sendable) {
+        self.init(path, keyPath, type: .json, isOptional: true) { $0.text($1) }
+    }
+}
+
+extension ColumnStorage {
+    // Readers for committed rows; a required field's row is always valid, so the fallbacks above never apply.
+    func text(_ row: Int) -> String? {
+        guard isValid(row) else { return nil }
+        let start = offsets[row]
+        return String(decoding: UnsafeBufferPointer(start: bytes + start, count: offsets[row + 1] - start), as: UTF8.self)
+    }
+
+    func int64(_ row: Int) -> Int64? {
+        isValid(row) ? values.assumingMemoryBound(to: Int64.self)[row] : nil
+    }
+
+    func double(_ row: Int) -> Double? {
+        isValid(row) ? values.assumingMemoryBound(to: Double.self)[row] : nil
+    }
+
+    func bool(_ row: Int) -> Bool? {
+        isValid(row) ? values.assumingMemoryBound(to: UInt8.self)[row] != 0 : nil
+    }
+}

@@ -1,0 +1,68 @@
+/// A batch of models read by a ``TypedReader``.
+public struct ModelBatch<Model> {
+    /// The mapped records, in input order.
+    public var models: ContiguousArray<Model>
+    /// Where each model's record starts, parallel to ``models``.
+    public var locations: ContiguousArray<RecordLocation>
+    /// Records rejected while this batch was read (with ``RejectionPolicy/collect``).
+    public var rejections: [Rejection]
+}
+
+/// Reads an input's records as values of a Swift model, following a ``Mapping``.
+///
+/// ```swift
+/// let reader = try TypedReader(input: .file("tweets.ndjson"), mapping: mapping)
+/// while let batch = try reader.next() {
+///     for tweet in batch.models { ... }
+/// }
+/// ```
+///
+/// The arrays of a batch are reused for the next one when the caller has let go of them.
+public final class TypedReader<Model> {
+    private let engine: MappingEngine
+    private let mapping: Mapping<Model>
+    private var models = ContiguousArray<Model>()
+    private var locations = ContiguousArray<RecordLocation>()
+    private var nextModelPosition = 0
+
+    /// Opens `input` for reading with `mapping`.
+    public init(input: Input, mapping: Mapping<Model>, options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
+        self.mapping = mapping
+        engine = try MappingEngine(plan: mapping.plan, source: try input.open(), options: options)
+        models.reserveCapacity(options.batchCapacity)
+        locations.reserveCapacity(options.batchCapacity)
+    }
+
+    /// The next batch of models, or `nil` at the end.
+    /// - Throws: As ``ColumnarReader/next()``.
+    public func next() throws(SluiceError) -> ModelBatch<Model>? {
+        guard let batch = try fill() else { return nil }
+        return ModelBatch(models: models, locations: locations, rejections: batch.rejections)
+    }
+
+    /// The next model, or `nil` at the end. Rejections are not returned here: use ``next()`` with
+    /// ``RejectionPolicy/collect``, or the default ``RejectionPolicy/stop``, which throws them.
+    public func nextModel() throws(SluiceError) -> Model? {
+        while nextModelPosition == models.count {
+            guard try fill() != nil else { return nil }
+            nextModelPosition = 0
+        }
+        defer { nextModelPosition += 1 }
+        return models[nextModelPosition]
+    }
+
+    /// Maps the engine's next batch into `models` and `locations`, reusing their storage.
+    private func fill() throws(SluiceError) -> ColumnarBatch? {
+        models.removeAll(keepingCapacity: true)
+        locations.removeAll(keepingCapacity: true)
+        guard let batch = try engine.nextBatch() else { return nil }
+        for row in 0..<batch.count {
+            models.append(mapping.model(from: batch, row: row))
+            locations.append(batch.location(ofRow: row))
+        }
+        return batch
+    }
+
+    /// Counts so far.
+    public var statistics: ReadStatistics { engine.statistics }
+}
