@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
+        .library(name: "SluiceFixtures", targets: ["SluiceFixtures"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -23,13 +24,24 @@ let package = Package(
             name: "Sluice",
             dependencies: ["CYajl", .product(name: "Yams", package: "Yams")]
         ),
+        .target(
+            name: "SluiceFixtures",
+            dependencies: ["Sluice"]
+        ),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: ["Sluice", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Benchmarks/ holds benchmark programs; they are targets here (not a separate package) so that they build
+        // from any checkout directory name, and nothing in the library depends on them.
+        .executableTarget(
+            name: "EngineThroughput",
+            dependencies: ["Sluice", "SluiceFixtures"],
+            path: "Benchmarks/EngineThroughput"
+        ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice"]
+            dependencies: ["Sluice", "SluiceFixtures"]
         ),
     ]
 )

@@ -1,0 +1,117 @@
+// Single-thread throughput of the engine next to its ceiling, in one run, interleaved:
+//   - yajl with every callback empty and numbers as raw text (the ceiling for this design),
+//   - Sluice columnar (the dynamic schema), 
+//   - Sluice typed (models via WritableKeyPath),
+// each over the same generated file with the reference mapping (ReferenceMapping).
+//
+// Usage: EngineThroughput [--megabytes N] [--repetitions N] [--file PATH] [--keep]
+import Foundation
+import Sluice
+import SluiceFixtures
+
+struct Options {
+    var megabytes = 200
+    var repetitions = 5
+    var file: String?
+    var keep = false
+
+    init(arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--megabytes": megabytes = iterator.next().flatMap(Int.init) ?? megabytes
+            case "--repetitions": repetitions = iterator.next().flatMap(Int.init) ?? repetitions
+            case "--file": file = iterator.next()
+            case "--keep": keep = true
+            default:
+                FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
+                exit(2)
+            }
+        }
+    }
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func run() throws {
+    let options = Options(arguments: CommandLine.arguments)
+    let path = options.file ?? NSTemporaryDirectory() + "sluice-throughput-\(options.megabytes)MB.ndjson"
+    var records = 0
+    if !FileManager.default.fileExists(atPath: path) {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileWriteUnknown) }
+        var generator = TweetGenerator(seed: 42)
+        var pending = ""
+        records = try generator.writeNDJSON(bytes: options.megabytes << 20) { line in
+            pending += line
+            if pending.utf8.count > 1 << 20 {
+                try handle.write(contentsOf: Data(pending.utf8))
+                pending = ""
+            }
+        }
+        try handle.write(contentsOf: Data(pending.utf8))
+        try handle.close()
+    }
+    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    let schema = try MappingSchema(fields: ReferenceMapping.fields)
+    let mapping = try ReferenceMapping.typed()
+
+    var timings: [String: [Double]] = [:]
+    var checksums: [String: Int64] = [:]
+    for _ in 0..<options.repetitions {
+        timings["yajl empty callbacks", default: []].append(try seconds {
+            _ = try TokenizerBaseline.tokenize(.file(path))
+        })
+        timings["Sluice columnar", default: []].append(try seconds {
+            let reader = try ColumnarReader(input: .file(path), schema: schema, options: ReaderOptions(shape: .ndjson))
+            var sum: Int64 = 0
+            while let batch = try reader.next() {
+                let followers = batch.column(5 + 1)
+                for row in 0..<batch.count { sum &+= followers.int64(row) ?? 0 }
+            }
+            records = reader.statistics.recordsMapped
+            checksums["Sluice columnar"] = sum
+        })
+        timings["Sluice typed", default: []].append(try seconds {
+            let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
+            var sum: Int64 = 0
+            while let batch = try reader.next() {
+                for tweet in batch.models { sum &+= tweet.followers }
+            }
+            checksums["Sluice typed"] = sum
+        })
+    }
+    guard checksums["Sluice columnar"] == checksums["Sluice typed"] else {
+        throw NSError(domain: "EngineThroughput", code: 1, userInfo: [NSLocalizedDescriptionKey: "checksums differ: \(checksums)"])
+    }
+    let megabytes = Double(size) / 1e6
+    let ceiling = median(timings["yajl empty callbacks"] ?? [1])
+    print("input: \(path), \(size) bytes, \(records) records, \(String(format: "%.0f", Double(size) / Double(max(records, 1)))) bytes/record")
+    print("repetitions: \(options.repetitions), interleaved; median (min–max)")
+    print("")
+    print("| contender | MB/s | records/s | vs yajl ceiling |")
+    print("| --- | ---: | ---: | ---: |")
+    for name in ["yajl empty callbacks", "Sluice columnar", "Sluice typed"] {
+        let values = timings[name] ?? []
+        let time = median(values)
+        let spread = "\(String(format: "%.0f", megabytes / (values.max() ?? time)))–\(String(format: "%.0f", megabytes / (values.min() ?? time)))"
+        print("| \(name) | \(String(format: "%.0f", megabytes / time)) (\(spread)) | \(String(format: "%.0f", Double(records) / time)) | \(String(format: "%.0f", ceiling / time * 100)) % |")
+    }
+    if !options.keep && options.file == nil { try? FileManager.default.removeItem(atPath: path) }
+}
+
+do {
+    try run()
+} catch {
+    FileHandle.standardError.write(Data("EngineThroughput: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,69 @@
+import Sluice
+
+/// The mapping benchmarks and tests run over ``TweetGenerator`` output: sixteen fields of every basic type, from
+/// the top level, nested objects and array elements.
+public enum ReferenceMapping {
+    /// The dynamic (columnar) form.
+    public static let fields: [FieldSpec] = [
+        FieldSpec(name: "id", type: .int64),
+        FieldSpec(name: "id_str", type: .string),
+        FieldSpec(name: "created_at", type: .string),
+        FieldSpec(name: "text", type: .string),
+        FieldSpec(name: "user_id", path: "user.id", type: .int64),
+        FieldSpec(name: "screen_name", path: "user.screen_name", type: .string),
+        FieldSpec(name: "followers", path: "user.followers_count", type: .int64),
+        FieldSpec(name: "verified", path: "user.verified", type: .bool),
+        FieldSpec(name: "location", path: "user.location", type: .string, isOptional: true),
+        FieldSpec(name: "retweets", path: "retweet_count", type: .int64),
+        FieldSpec(name: "favorites", path: "favorite_count", type: .int64),
+        FieldSpec(name: "favorited", type: .bool),
+        FieldSpec(name: "lang", type: .string),
+        FieldSpec(name: "score", type: .double),
+        FieldSpec(name: "longitude", path: "coordinates.coordinates.0", type: .double, isOptional: true),
+        FieldSpec(name: "first_hashtag", path: "entities.hashtags.0.text", type: .string, isOptional: true),
+    ]
+
+    /// The same mapping as a Swift model.
+    public struct Tweet: Sendable, Equatable {
+        public var id: Int64 = 0
+        public var idString = ""
+        public var createdAt = ""
+        public var text = ""
+        public var userID: Int64 = 0
+        public var screenName = ""
+        public var followers: Int64 = 0
+        public var isVerified = false
+        public var location: String?
+        public var retweets: Int64 = 0
+        public var favorites: Int64 = 0
+        public var isFavorited = false
+        public var language = ""
+        public var score = 0.0
+        public var longitude: Double?
+        public var firstHashtag: String?
+
+        public init() {}
+    }
+
+    /// The typed form.
+    public static func typed() throws(SluiceError) -> Mapping<Tweet> {
+        try Mapping(Tweet.init) {
+            Field("id", \.id)
+            Field("id_str", \.idString)
+            Field("created_at", \.createdAt)
+            Field("text", \.text)
+            Field("user.id", \.userID)
+            Field("user.screen_name", \.screenName)
+            Field("user.followers_count", \.followers)
+            Field("user.verified", \.isVerified)
+            Field("user.location", \.location)
+            Field("retweet_count", \.retweets)
+            Field("favorite_count", \.favorites)
+            Field("favorited", \.isFavorited)
+            Field("lang", \.language)
+            Field("score", \.score)
+            Field("coordinates.coordinates.0", \.longitude)
+            Field("entities.hashtags.0.text", \.firstHashtag)
+        }
+    }
+}
