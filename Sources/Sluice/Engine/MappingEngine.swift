@@ -293,7 +293,11 @@ final class MappingEngine {
     }
 
     /// yajl's message, with the bytes around the offset (which is just past the offending byte) to show where.
+    /// Input that ends inside a value is a truncated record rather than a syntax error.
     private func syntaxFailure(_ message: String, at offset: Int, within record: Range<Int>) -> Rejection.Failure {
+        if message.contains("premature EOF") {
+            return Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the input", byteOffset: offset)
+        }
         let from = max(offset - 16, max(record.lowerBound, input.baseOffset))
         let to = min(offset + 8, min(record.upperBound, input.endOffset))
         var found = message.hasSuffix(".") ? String(message.dropLast()) : message

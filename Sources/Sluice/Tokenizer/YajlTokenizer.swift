@@ -1,4 +1,9 @@
 import CYajl
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Drives libyajl's callback parser over slices of input and forwards its events to a ``RecordStateMachine``.
 ///
@@ -19,6 +24,8 @@ final class YajlTokenizer {
     private let allowsMultipleValues: Bool
     private var handle: yajl_handle?
     private var sliceOffset = 0
+    /// The absolute offset just past the last byte fed.
+    private var fedEnd = 0
 
     /// - Parameters:
     ///   - machine: The state machine that receives the events; it must outlive the tokenizer.
@@ -52,14 +59,35 @@ final class YajlTokenizer {
     func parse(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int) -> Status {
         guard let handle else { return .malformed(message: "the JSON parser could not be allocated", offset: offset) }
         sliceOffset = offset
+        fedEnd = offset + count
         machine.pointee.sliceOffset = offset
+        // yajl takes form feed and vertical tab for whitespace; JSON does not. Inside a string yajl rejects
+        // them anyway, so the first one in a slice ends the input wherever it is.
+        let stop = min(Self.firstIndex(of: 0x0C, in: bytes, count), Self.firstIndex(of: 0x0B, in: bytes, count))
+        if stop < count {
+            let before = stop > 0 ? status(yajl_parse(handle, bytes, stop)) : .ok
+            guard before == .ok else { return before }
+            let name = bytes[stop] == 0x0C ? "form feed" : "vertical tab"
+            return .malformed(message: "lexical error: \(name) (a control character that is not JSON whitespace)", offset: offset + stop + 1)
+        }
         return status(yajl_parse(handle, bytes, count))
+    }
+
+    private static func firstIndex(of byte: UInt8, in bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
+        guard let found = memchr(bytes, Int32(byte), count) else { return count }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(bytes)
     }
 
     /// Tells yajl the input has ended, so that a final number is delivered and a truncated value reported.
     func finish() -> Status {
         guard let handle else { return .ok }
-        return status(yajl_complete_parse(handle))
+        switch status(yajl_complete_parse(handle)) {
+        case .malformed(let message, _):
+            // yajl's byte count refers to the last slice; the problem is the end of the input.
+            return .malformed(message: message, offset: fedEnd)
+        case let other:
+            return other
+        }
     }
 
     private func status(_ status: yajl_status) -> Status {

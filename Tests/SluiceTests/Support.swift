@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import Sluice
+
+/// The repository root, found from this file's path (fixtures live outside any target).
+let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let fixturesDirectory = repositoryRoot.appendingPathComponent("Fixtures")
+let conformanceDirectory = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance/JSONTestSuite")
+
+/// Everything a run produced, rendered as text so that runs can be compared whole and read in a failure.
+struct RunTranscript: Equatable, CustomStringConvertible {
+    var rows: [String] = []
+    var rejections: [String] = []
+    var rawTexts: [String] = []
+    var error: String?
+    var statistics = ReadStatistics()
+
+    var description: String {
+        (rows + rejections.map { "rejected " + $0 } + (error.map { ["error: " + $0] } ?? [])).joined(separator: "\n")
+    }
+}
+
+/// Renders one row: `#ordinal@line:offset name=value …`, with null as `null` and text quoted.
+func render(_ batch: ColumnarBatch, row: Int) -> String {
+    let location = batch.location(ofRow: row)
+    var parts = ["#\(location.ordinal)@\(location.line):\(location.byteOffset)"]
+    for index in batch.fields.indices {
+        let column = batch.column(index)
+        let value: String
+        if column.isNull(row) {
+            value = "null"
+        } else {
+            switch column.field.type {
+            case .int64: value = String(column.int64(row) ?? 0)
+            case .double: value = String(column.double(row) ?? 0)
+            case .bool: value = String(column.bool(row) ?? false)
+            case .string: value = "\"" + (column.string(row) ?? "") + "\""
+            case .json: value = column.string(row) ?? ""
+            }
+        }
+        parts.append("\(column.field.name)=\(value)")
+    }
+    return parts.joined(separator: " ")
+}
+
+/// Maps `text` with `fields` and returns everything that came out.
+func transcript(of text: String, fields: [FieldSpec], options: ReaderOptions = ReaderOptions(rejectionPolicy: .collect)) throws -> RunTranscript {
+    try transcript(of: .bytes(Array(text.utf8)), fields: fields, options: options)
+}
+
+func transcript(of input: Input, fields: [FieldSpec], options: ReaderOptions = ReaderOptions(rejectionPolicy: .collect)) throws -> RunTranscript {
+    let reader = try ColumnarReader(input: input, schema: try MappingSchema(fields: fields), options: options)
+    var result = RunTranscript()
+    do {
+        while let batch = try reader.next() {
+            #expect(batch.count <= options.batchCapacity)
+            for row in 0..<batch.count { result.rows.append(render(batch, row: row)) }
+            result.rejections += batch.rejections.map(\.description)
+            result.rawTexts += batch.rejections.map { String(decoding: $0.rawText, as: UTF8.self) }
+        }
+    } catch {
+        result.error = error.description
+    }
+    result.statistics = reader.statistics
+    #expect(result.statistics.recordsRead == result.statistics.recordsMapped + result.statistics.recordsRejected)
+    #expect(result.statistics.recordsMapped == result.rows.count)
+    #expect(result.statistics.recordsRejected == result.rejections.count)
+    return result
+}
+
+func field(_ name: String, _ type: FieldType, path: String? = nil, optional: Bool = false) -> FieldSpec {
+    FieldSpec(name: name, path: path, type: type, isOptional: optional)
+}
+
+/// Compares `actual` with the committed file under Fixtures/; `SLUICE_UPDATE_GOLDEN=1` rewrites it instead.
+func assertGolden(_ actual: String, file: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let url = fixturesDirectory.appendingPathComponent(file)
+    if ProcessInfo.processInfo.environment["SLUICE_UPDATE_GOLDEN"] == "1" {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try actual.write(to: url, atomically: true, encoding: .utf8)
+        return
+    }
+    let expected = try String(contentsOf: url, encoding: .utf8)
+    if expected != actual {
+        let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        let firstDifference = Array(zip(expectedLines, actualLines)).firstIndex { $0 != $1 } ?? min(expectedLines.count, actualLines.count)
+        Issue.record(
+            "\(file) differs at line \(firstDifference + 1):\n  expected: \(firstDifference < expectedLines.count ? String(expectedLines[firstDifference]) : "<end>")\n  actual:   \(firstDifference < actualLines.count ? String(actualLines[firstDifference]) : "<end>")",
+            sourceLocation: sourceLocation)
+    }
+}
