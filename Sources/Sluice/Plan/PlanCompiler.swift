@@ -27,7 +27,8 @@ enum PlanCompiler {
             guard let path else { continue }
             root.insert(path.segments[...], column: column)
         }
-        root.checkScalarTargetsAreLeaves(fields: fields, problems: &problems)
+        var reported: Set<Int> = []
+        root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
 
         guard problems.isEmpty else { throw .invalidMapping(problems) }
         return root.flatten(fields: fields)
@@ -76,9 +77,10 @@ private final class TrieBuilderNode {
 
     /// A string, number or Boolean field can never be read at a node that other fields look inside: the value
     /// there has to be an object or array for them, and a scalar for it. Only `json` may share such a node.
-    func checkScalarTargetsAreLeaves(fields: [FieldSpec], problems: inout [MappingProblem]) {
+    func checkScalarTargetsAreLeaves(fields: [FieldSpec], reported: inout Set<Int>, problems: inout [MappingProblem]) {
         if !keyChildren.isEmpty || !indexChildren.isEmpty {
-            for column in targets where fields[column].type != .json {
+            // A numeric segment puts a field on two nodes (key and index branch): report it once.
+            for column in targets where fields[column].type != .json && reported.insert(column).inserted {
                 let beneath = Set(descendantTargets()).sorted().map { "'\(fields[$0].name)'" }
                 problems.append(MappingProblem(
                     field: fields[column].name,
@@ -87,8 +89,8 @@ private final class TrieBuilderNode {
                 ))
             }
         }
-        for child in keyChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, problems: &problems) }
-        for child in indexChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, problems: &problems) }
+        for child in keyChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems) }
+        for child in indexChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems) }
     }
 
     private func descendantTargets() -> [Int] {

@@ -1,0 +1,55 @@
+import Testing
+@testable import Sluice
+
+@Suite struct KeyPathTests {
+    private func keys(_ text: String) throws -> [String] {
+        try KeyPath(parsing: text).segments.map { String(decoding: $0.key, as: UTF8.self) }
+    }
+
+    @Test func splitsOnDots() throws {
+        #expect(try keys("user.stats.views") == ["user", "stats", "views"])
+        #expect(try keys("id") == ["id"])
+    }
+
+    @Test func dollarIsTheWholeRecordAndMayPrefixAPath() throws {
+        #expect(try KeyPath(parsing: "$").segments.isEmpty)
+        #expect(try keys("$.user.name") == ["user", "name"])
+    }
+
+    @Test func escapedDotStaysInTheKey() throws {
+        #expect(try keys("a\\.b.c") == ["a.b", "c"])
+        #expect(try keys("back\\\\slash") == ["back\\slash"])
+    }
+
+    @Test func decimalSegmentsAreAlsoArrayIndexes() throws {
+        let path = try KeyPath(parsing: "user_avatars.0.image_url")
+        #expect(path.segments.map(\.index) == [nil, 0, nil])
+        #expect(try KeyPath(parsing: "a.12").segments[1].index == 12)
+        // Leading zeros, signs and escaped digits are keys only.
+        #expect(try KeyPath(parsing: "a.01").segments[1].index == nil)
+        #expect(try KeyPath(parsing: "a.-1").segments[1].index == nil)
+        #expect(try KeyPath(parsing: "a.\\\\1").segments[1].index == nil)
+    }
+
+    @Test func unicodeKeysAreMatchedByTheirBytes() throws {
+        #expect(try KeyPath(parsing: "名前.é").segments.map(\.key) == [Array("名前".utf8), Array("é".utf8)])
+    }
+
+    @Test(arguments: [
+        ("", "the key path is empty (use $ for the whole record)"),
+        ("a..b", "key path 'a..b' has an empty segment"),
+        ("a.", "key path 'a.' has an empty segment"),
+        (".a", "key path '.a' has an empty segment"),
+        ("a\\b", "key path 'a\\b' has a '\\' that is not followed by '.' or '\\'"),
+        ("a\\", "key path 'a\\' has a '\\' that is not followed by '.' or '\\'"),
+    ])
+    func rejectsMalformedPaths(_ text: String, _ message: String) {
+        #expect(throws: KeyPathSyntaxError(message: message)) { try KeyPath(parsing: text) }
+    }
+
+    @Test func rendersAsRejectionsPrintIt() throws {
+        #expect(try KeyPath(parsing: "user.stats.views").description == "$.user.stats.views")
+        #expect(try KeyPath(parsing: "a\\.b").description == "$.a\\.b")
+        #expect(try KeyPath(parsing: "$").description == "$")
+    }
+}

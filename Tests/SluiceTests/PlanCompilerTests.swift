@@ -1,0 +1,67 @@
+import Testing
+@testable import Sluice
+
+@Suite struct PlanCompilerTests {
+    private func problems(_ fields: [FieldSpec]) -> [String] {
+        do {
+            _ = try MappingSchema(fields: fields)
+            return []
+        } catch {
+            guard case .invalidMapping(let problems) = error else { return ["unexpected \(error)"] }
+            return problems.map(\.description)
+        }
+    }
+
+    @Test func reportsEveryProblemAtOnceEachNamingItsField() {
+        #expect(problems([
+            field("id", .int64),
+            field("id", .string),
+            field("bad", .string, path: "a..b"),
+            field("", .bool, path: "flag"),
+            field("user", .string),
+            field("user_name", .string, path: "user.name"),
+        ]) == [
+            "field 'id': the name is used by more than one field",
+            "field 'bad': key path 'a..b' has an empty segment",
+            "field '': the name is empty",
+            "field 'user': reads $.user as string, but 'user_name' reads inside it; only a json field can share a node with fields beneath it",
+        ])
+    }
+
+    @Test func anEmptyMappingIsAProblem() {
+        #expect(problems([]) == ["a mapping needs at least one field"])
+    }
+
+    @Test func jsonMayShareANodeWithFieldsBeneathIt() {
+        #expect(problems([field("ceo", .json, path: "company_ceo"), field("ceo_name", .string, path: "company_ceo.name")]).isEmpty)
+    }
+
+    @Test func scalarAtANumericSegmentConflictIsReportedOnce() {
+        #expect(problems([field("first", .string, path: "tags.0"), field("first_name", .string, path: "tags.0.name")]) == [
+            "field 'first': reads $.tags.0 as string, but 'first_name' reads inside it; only a json field can share a node with fields beneath it",
+        ])
+    }
+
+    @Test func buildsOneNodePerPathStepAndBothBranchesForIndexes() throws {
+        let plan = try PlanCompiler.compile([
+            field("a", .int64, path: "user.id"), field("b", .string, path: "user.name"), field("c", .string, path: "media.0.url"),
+        ])
+        // $, user, media, user.id, user.name, media.0 (key), media[0] (index), and url under each.
+        #expect(plan.nodeCount == 9)
+        #expect(plan.displayPaths.sorted() == ["$", "$.media", "$.media.0", "$.media.0.url", "$.media[0]", "$.media[0].url", "$.user", "$.user.id", "$.user.name"])
+        #expect(plan.maxDepth == 4)
+    }
+
+    @Test func looksUpEveryKeyThroughTheHashTable() throws {
+        let names = (0..<200).map { "key_\($0)_" + String(repeating: "x", count: $0 % 7) }
+        let plan = try PlanCompiler.compile(names.map { field($0, .int64) })
+        let root = plan.nodes[0]
+        for name in names {
+            let entry = Array(name.utf8).withUnsafeBufferPointer { plan.lookupFull(node: root, key: $0.baseAddress!, $0.count) }
+            #expect(entry >= 0)
+            #expect(plan.displayPaths[Int(plan.keyEntries[Int(entry)].node)] == "$." + name)
+        }
+        let missing = Array("key_5".utf8).withUnsafeBufferPointer { plan.lookupFull(node: root, key: $0.baseAddress!, $0.count) }
+        #expect(missing == -1)
+    }
+}
