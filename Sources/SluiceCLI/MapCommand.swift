@@ -72,9 +72,7 @@ struct MapCommand: ParsableCommand {
                     }
                 }
             } catch {
-                if case .malformedInput(_, let rejection) = error, let rejectOutput {
-                    try RejectionWriter.write(rejection, source: name, to: rejectOutput)
-                }
+                // A rejection that ends the stream was delivered in the last batch, and written above.
                 failure = error
                 break
             }

@@ -4,9 +4,10 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible {
     case invalidMapping([MappingProblem])
     /// The reader's rejection policy is ``RejectionPolicy/stop`` and this record was rejected.
     case rejected(Rejection)
-    /// Malformed input that leaves no safe place to resume (inside a top-level array or a stream of concatenated
-    /// values). Every record before it has been delivered; this one is also reported as rejected.
-    case malformedInput(source: String, Rejection)
+    /// A rejected record that leaves no safe place to resume: malformed JSON, or a record over the size limit,
+    /// inside a top-level array, a document or a stream of concatenated values. Every record before it has been
+    /// delivered, and this one was reported in the last batch's rejections.
+    case streamEnded(source: String, Rejection)
     /// Reading the input failed.
     case io(source: String, byteOffset: Int, message: String)
     /// The reader was configured with values it cannot work with.
@@ -19,8 +20,8 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible {
                 + problems.map { "  - \($0)" }.joined(separator: "\n")
         case .rejected(let rejection):
             return "rejected \(rejection)"
-        case .malformedInput(let source, let rejection):
-            return "\(source): input ends in malformed JSON, \(rejection)"
+        case .streamEnded(let source, let rejection):
+            return "\(source): cannot read past rejected \(rejection)"
         case .io(let source, let byteOffset, let message):
             return "\(source): read error at byte \(byteOffset): \(message)"
         case .invalidOptions(let message):

@@ -21,8 +21,8 @@ public final class ColumnarReader {
     }
 
     /// The next batch of mapped records (with the rejections found while filling it), or `nil` at the end.
-    /// - Throws: ``SluiceError/rejected(_:)`` under ``RejectionPolicy/stop``; ``SluiceError/malformedInput(source:_:)``
-    ///   when malformed JSON leaves no place to resume; ``SluiceError/io(source:byteOffset:message:)``. Records before
+    /// - Throws: ``SluiceError/rejected(_:)`` under ``RejectionPolicy/stop``; ``SluiceError/streamEnded(source:_:)``
+    ///   when a rejected record leaves no place to resume; ``SluiceError/io(source:byteOffset:message:)``. Records before
     ///   the problem are delivered first.
     public func next() throws(SluiceError) -> ColumnarBatch? {
         try engine.nextBatch()

@@ -58,6 +58,7 @@ final class MappingEngine {
         machine.initialize(to: RecordStateMachine(
             plan: plan, batches: batches, outerLevels: shape == .array ? 1 : 0,
             defersFinish: shape == .ndjson || shape == .document, maximumDepth: options.maximumDepth,
+            maximumRecordSize: options.maximumRecordSize,
             stopsAtFirstRejection: options.rejectionPolicy == .stop
         ))
         machine.pointee.boundary = start
@@ -113,6 +114,7 @@ final class MappingEngine {
     private func pointMachineAtBuffer() {
         machine.pointee.buffer = UnsafePointer(input.storage)
         machine.pointee.bufferOffset = input.baseOffset
+        machine.pointee.bufferCount = input.count
     }
 
     // MARK: - NDJSON
@@ -144,8 +146,8 @@ final class MappingEngine {
             if isDiscardingOversizedLine {
                 input.discard(before: input.endOffset)
                 lineStart = input.endOffset
-            } else if input.endOffset - lineStart > options.maximumRecordSize {
-                rejectOversizedLine()
+            } else if input.endOffset - firstNonWhitespace(from: lineStart) > options.maximumRecordSize {
+                rejectOversizedLine(first: firstNonWhitespace(from: lineStart))
                 input.discard(before: input.endOffset)
                 lineStart = input.endOffset
             } else {
@@ -157,10 +159,22 @@ final class MappingEngine {
 
     private static let lineFeed: [UInt8] = [0x0A]
 
-    private func mapLine(from start: Int, to end: Int, endsWithLineFeed: Bool) {
+    private func firstNonWhitespace(from start: Int) -> Int {
         var first = start
-        while first < end, ShapeDetector.isWhitespace(input.pointer(at: first).pointee) { first += 1 }
+        while first < input.endOffset, ShapeDetector.isWhitespace(input.pointer(at: first).pointee) { first += 1 }
+        return first
+    }
+
+    private func mapLine(from start: Int, to end: Int, endsWithLineFeed: Bool) {
+        let first = min(firstNonWhitespace(from: start), end)
         guard first < end else { return }  // a blank line
+        // The size limit counts from the first byte to the line feed, so that it is the same whether the line
+        // was seen whole or noticed too long while reading.
+        if (endsWithLineFeed ? end - 1 : end) - first > options.maximumRecordSize {
+            rejectOversizedLine(first: first)
+            isDiscardingOversizedLine = false
+            return
+        }
         var last = end
         while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
 
@@ -198,9 +212,7 @@ final class MappingEngine {
         if !keepGoing || machine.pointee.stoppingRejection != nil { stopByPolicy() }
     }
 
-    private func rejectOversizedLine() {
-        var first = lineStart
-        while first < input.endOffset, ShapeDetector.isWhitespace(input.pointer(at: first).pointee) { first += 1 }
+    private func rejectOversizedLine(first: Int) {
         pointMachineAtBuffer()
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
@@ -227,12 +239,13 @@ final class MappingEngine {
                     finishStream()
                     return
                 }
-                let keepFrom = machine.pointee.boundary
-                if input.endOffset - keepFrom > options.maximumRecordSize {
-                    failStream(Rejection.Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(options.maximumRecordSize) bytes", found: "a longer record", byteOffset: input.endOffset), end: input.endOffset)
+                pointMachineAtBuffer()
+                if input.endOffset - machine.pointee.recordInProgressStart > options.maximumRecordSize {
+                    machine.pointee.rejectOversizedRecordInProgress(end: input.endOffset)
+                    endWithMachineRejection()
                     return
                 }
-                input.discard(before: keepFrom)
+                input.discard(before: machine.pointee.boundary)
                 try input.fill(from: &source, readSize: options.readBufferSize)
                 continue
             }
@@ -271,6 +284,8 @@ final class MappingEngine {
         case .cancelled:
             if machine.pointee.stoppingRejection != nil {
                 stopByPolicy()
+            } else if machine.pointee.endingRejection != nil {
+                endWithMachineRejection()
             } else {
                 failStream(nil, end: min(machine.pointee.lastTokenEnd, input.endOffset))
             }
@@ -280,13 +295,18 @@ final class MappingEngine {
         }
     }
 
+    private func endWithMachineRejection() {
+        guard let rejection = machine.pointee.endingRejection else { return }
+        end(with: .streamEnded(source: source.name, rejection))
+    }
+
     /// Rejects the record in progress and ends the run: a stream cannot be resynchronised.
     private func failStream(_ failure: Rejection.Failure?, end recordEnd: Int) {
         pointMachineAtBuffer()
         _ = machine.pointee.rejectRecordInProgress(failure, end: recordEnd)
         let rejection = machine.pointee.stoppingRejection ?? machine.pointee.batches.current.rejections.last
         if let rejection {
-            end(with: .malformedInput(source: source.name, rejection))
+            end(with: .streamEnded(source: source.name, rejection))
         } else {
             end(with: nil)
         }

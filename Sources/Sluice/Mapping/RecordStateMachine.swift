@@ -44,6 +44,7 @@ struct RecordStateMachine {
     private var outerOpen = false
     private(set) var outerClosed = false
     let maximumDepth: Int
+    let maximumRecordSize: Int
     /// Predicted next key entry after each entry (`predictedAfter`) and first entry of each node (`predictedFirst`).
     private let predictedAfter: UnsafeMutablePointer<Int32>
     private let predictedFirst: UnsafeMutablePointer<Int32>
@@ -61,6 +62,7 @@ struct RecordStateMachine {
     /// The bytes retained by the driver, and the absolute offset of `buffer[0]`.
     var buffer: UnsafePointer<UInt8>?
     var bufferOffset = 0
+    var bufferCount = 0
     /// The yajl handle parsing the current slice, and the slice's absolute offset; a scripted test leaves the
     /// handle `nil` and sets ``scriptedOffset`` instead.
     var handle: yajl_handle?
@@ -82,11 +84,17 @@ struct RecordStateMachine {
     let stopsAtFirstRejection: Bool
     /// The rejection that made the machine stop under ``RejectionPolicy/stop``.
     private(set) var stoppingRejection: Rejection?
+    /// A rejection the machine made itself that the input cannot be read past (a record over the size limit in a
+    /// stream); the driver ends the run with it.
+    private(set) var endingRejection: Rejection?
     /// Set when the machine asked yajl to stop because the record in progress cannot be read on (too deep, a
     /// second value on an NDJSON line, no top-level array): the driver rejects it and resynchronises or ends.
     private(set) var needsResync = false
 
-    init(plan: CompiledPlan, batches: BatchQueue, outerLevels: Int, defersFinish: Bool, maximumDepth: Int, stopsAtFirstRejection: Bool) {
+    init(
+        plan: CompiledPlan, batches: BatchQueue, outerLevels: Int, defersFinish: Bool, maximumDepth: Int,
+        maximumRecordSize: Int = .max, stopsAtFirstRejection: Bool
+    ) {
         self.plan = plan
         nodes = plan.nodes
         keyEntries = plan.keyEntries
@@ -112,6 +120,7 @@ struct RecordStateMachine {
         self.outerLevels = outerLevels
         self.defersFinish = defersFinish
         self.maximumDepth = maximumDepth
+        self.maximumRecordSize = maximumRecordSize
         self.stopsAtFirstRejection = stopsAtFirstRejection
     }
 
@@ -222,6 +231,7 @@ struct RecordStateMachine {
         if outerLevels > 0 && !outerOpen {
             if isArrayStart && !outerClosed {
                 outerOpen = true
+                boundary = offsetAfterToken()
                 return Self.consumedByOuter
             }
             inRecord = true
@@ -427,6 +437,9 @@ struct RecordStateMachine {
 
     private mutating func finishRecord(end: Int) -> Bool {
         let location = locateRecord(end: end)
+        if knownRecordStart == nil && end - location.byteOffset > maximumRecordSize {
+            return rejectOversized(location: location)
+        }
         for column in requiredColumns where stamps[column] != serial {
             failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: columnTypes[column].description, found: "no value"))
         }
@@ -489,6 +502,39 @@ struct RecordStateMachine {
             return false
         }
         return true
+    }
+
+    /// A record over the size limit in a stream: the same rejection whether the limit was noticed while reading
+    /// (``rejectOversizedRecordInProgress(end:)``) or once the record was whole, so output does not depend on
+    /// buffer sizes. Its other failures are dropped: the record was never meant to be read.
+    @inline(never)
+    private mutating func rejectOversized(location: RecordLocation) -> Bool {
+        failures = [Rejection.Failure(
+            keyPath: "$", kind: .recordTooLarge, expected: "at most \(maximumRecordSize) bytes", found: "a longer record",
+            byteOffset: location.byteOffset)]
+        let shownEnd = location.byteOffset + min(1024, maximumRecordSize)
+        _ = reject(location: location, end: shownEnd, failures: failures, truncatedText: true)
+        endingRejection = batches.current.rejections.last
+        stoppingRejection = nil
+        return false
+    }
+
+    /// The stream's reader holds more than the size limit of the record in progress.
+    mutating func rejectOversizedRecordInProgress(end: Int) {
+        let location = locateRecord(end: end)
+        _ = rejectOversized(location: location)
+    }
+
+    /// Where the record in progress starts, as far as the bytes read tell (streams only).
+    var recordInProgressStart: Int {
+        var start = boundary
+        guard let buffer else { return start }
+        while start < bufferOffset + bufferCount {
+            let byte = buffer[start - bufferOffset]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == UInt8(ascii: ",") else { break }
+            start += 1
+        }
+        return start
     }
 
     // MARK: - Failures

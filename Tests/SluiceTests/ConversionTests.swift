@@ -1,0 +1,130 @@
+import Testing
+@testable import Sluice
+
+/// One test per conversion rule: each maps one NDJSON line through one field and looks at the value or the
+/// rejection it gives.
+@Suite struct ConversionTests {
+    /// The value of field `v` read from `{"v": <json>}`, or the rejection's failures.
+    func convert(_ json: String, to type: FieldType, optional: Bool = false) throws -> String {
+        let result = try transcript(of: "{\"v\":\(json)}\n", fields: [field("v", type, optional: optional)])
+        if let row = result.rows.first { return String(row.split(separator: "=", maxSplits: 1)[1]) }
+        return result.rejections.first.map { String($0.split(separator: ": ", maxSplits: 1)[1]) } ?? "nothing"
+    }
+
+    @Test func stringFromStringDecodesEscapesAndKeepsUnicode() throws {
+        #expect(try convert(#""caf\u00e9 \"q\" \n 東京 😀""#, to: .string) == "\"café \"q\" \n 東京 😀\"")
+        #expect(try convert(#""""#, to: .string) == "\"\"")
+    }
+
+    @Test func stringFromNumberIsTheLiteralText() throws {
+        #expect(try convert("0.1", to: .string) == "\"0.1\"")
+        #expect(try convert("1E400", to: .string) == "\"1E400\"")
+        #expect(try convert("190957570511478800", to: .string) == "\"190957570511478800\"")
+    }
+
+    @Test func stringFromOtherKindsIsARejection() throws {
+        #expect(try convert("true", to: .string) == "$.v: expected string, found true")
+        #expect(try convert("{}", to: .string) == "$.v: expected string, found an object")
+        #expect(try convert("[1]", to: .string) == "$.v: expected string, found an array")
+    }
+
+    @Test func int64FromIntegerLiteralsIsExact() throws {
+        #expect(try convert("0", to: .int64) == "0")
+        #expect(try convert("-17", to: .int64) == "-17")
+        #expect(try convert("190957570511478800", to: .int64) == "190957570511478800")
+        #expect(try convert("9223372036854775807", to: .int64) == "9223372036854775807")
+        #expect(try convert("-9223372036854775808", to: .int64) == "-9223372036854775808")
+    }
+
+    @Test func int64AcceptsIntegralFractionsAndExponents() throws {
+        #expect(try convert("3.0", to: .int64) == "3")
+        #expect(try convert("1e3", to: .int64) == "1000")
+        #expect(try convert("12.5e1", to: .int64) == "125")
+        #expect(try convert("-0.0", to: .int64) == "0")
+        #expect(try convert("1500e-2", to: .int64) == "15")
+    }
+
+    @Test func int64RejectsFractions() throws {
+        #expect(try convert("3.5", to: .int64) == "$.v: expected int64 (an integer), found number 3.5")
+        #expect(try convert("1e-1", to: .int64) == "$.v: expected int64 (an integer), found number 1e-1")
+    }
+
+    @Test func int64OverflowIsARejectionNeverAWrap() throws {
+        #expect(try convert("9223372036854775808", to: .int64) == "$.v: expected int64 (within ±9223372036854775807), found number 9223372036854775808")
+        #expect(try convert("-9223372036854775809", to: .int64) == "$.v: expected int64 (within ±9223372036854775807), found number -9223372036854775809")
+        #expect(try convert("1e19", to: .int64) == "$.v: expected int64 (within ±9223372036854775807), found number 1e19")
+        #expect(try convert("1e999999999999", to: .int64) == "$.v: expected int64 (within ±9223372036854775807), found number 1e999999999999")
+    }
+
+    @Test func int64FromAStringIsARejection() throws {
+        #expect(try convert(#""12""#, to: .int64) == "$.v: expected int64, found string \"12\"")
+    }
+
+    @Test func doubleFromNumbersRoundsCorrectly() throws {
+        #expect(try convert("1.5", to: .double) == "1.5")
+        #expect(try convert("0.1", to: .double) == "0.1")
+        #expect(try convert("-2", to: .double) == "-2.0")
+        #expect(try convert("3.141592653589793238462643383279", to: .double) == String(3.141592653589793))
+        #expect(try convert("1.7976931348623157e308", to: .double) == String(Double.greatestFiniteMagnitude))
+        #expect(try convert("5e-324", to: .double) == String(Double.leastNonzeroMagnitude))
+        #expect(try convert("1e-999", to: .double) == "0.0")
+    }
+
+    @Test func doubleBeyondItsRangeIsARejection() throws {
+        #expect(try convert("1e400", to: .double) == "$.v: expected double (finite), found number 1e400")
+        #expect(try convert("-1e400", to: .double) == "$.v: expected double (finite), found number -1e400")
+    }
+
+    @Test func doubleFromNonNumbersIsARejection() throws {
+        #expect(try convert(#""1.5""#, to: .double) == "$.v: expected double, found string \"1.5\"")
+        #expect(try convert("null", to: .double) == "$.v: expected double, found null")
+    }
+
+    @Test func boolFromTrueAndFalseOnly() throws {
+        #expect(try convert("true", to: .bool) == "true")
+        #expect(try convert("false", to: .bool) == "false")
+        #expect(try convert("1", to: .bool) == "$.v: expected bool, found number 1")
+        #expect(try convert(#""yes""#, to: .bool) == "$.v: expected bool, found string \"yes\"")
+    }
+
+    @Test func jsonKeepsContainersAsWrittenAndReencodesScalars() throws {
+        #expect(try convert(#"{ "a" : [1, 2.50, {"b":null}] }"#, to: .json) == #"{ "a" : [1, 2.50, {"b":null}] }"#)
+        #expect(try convert("[]", to: .json) == "[]")
+        #expect(try convert(#""line\nbreak \"q\" \u0001""#, to: .json) == #""line\nbreak \"q\" \u0001""#)
+        #expect(try convert("-0.10", to: .json) == "-0.10")
+        #expect(try convert("false", to: .json) == "false")
+    }
+
+    @Test func nullIsNullForOptionalFieldsAndARejectionOtherwise() throws {
+        #expect(try convert("null", to: .string, optional: true) == "null")
+        #expect(try convert("null", to: .json, optional: true) == "null")
+        #expect(try convert("null", to: .int64) == "$.v: expected int64, found null")
+    }
+
+    @Test func missingIsNullForOptionalFieldsAndARejectionOtherwise() throws {
+        let optional = try transcript(of: "{}\n", fields: [field("v", .int64, optional: true)])
+        #expect(optional.rows == ["#1@1:0 v=null"])
+        let required = try transcript(of: "{}\n", fields: [field("v", .int64)])
+        #expect(required.rejections == ["record 1 (line 1, byte 0): $.v: expected int64, found no value"])
+    }
+
+    @Test func duplicateKeysKeepTheLastValue() throws {
+        let result = try transcript(of: #"{"s":"first","s":"second","n":1,"n":2}"# + "\n", fields: [field("s", .string), field("n", .int64)])
+        #expect(result.rows == ["#1@1:0 s=\"second\" n=2"])
+    }
+
+    @Test func numberConversionsAgreeWithTheStandardLibraryOnManyLiterals() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let value = Int64.random(in: Int64.min...Int64.max, using: &generator)
+            let text = Array(String(value).utf8)
+            let converted = text.withUnsafeBufferPointer { NumberConversion.int64($0.baseAddress!, $0.count) }
+            #expect(converted == .value(value))
+            let double = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &generator))
+            guard double.isFinite else { continue }
+            let doubleText = Array("\(double)".utf8)
+            let parsed = doubleText.withUnsafeBufferPointer { NumberConversion.double($0.baseAddress!, $0.count) }
+            #expect(parsed == double, "\(double)")
+        }
+    }
+}

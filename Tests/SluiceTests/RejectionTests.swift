@@ -1,0 +1,134 @@
+import Testing
+@testable import Sluice
+
+/// One test per error kind, with its exact message, location and raw text.
+@Suite struct RejectionTests {
+    let fields = [field("id", .int64), field("name", .string, path: "user.name", optional: true)]
+
+    func rejections(_ text: String, options: ReaderOptions = ReaderOptions(rejectionPolicy: .collect)) throws -> RunTranscript {
+        try transcript(of: text, fields: fields, options: options)
+    }
+
+    @Test func typeMismatch() throws {
+        let result = try rejections("{\"id\":1}\n{\"id\":\"abc\",\"user\":{\"name\":[1]}}\n")
+        #expect(result.rejections == [#"record 2 (line 2, byte 9): $.id: expected int64, found string "abc"; $.user.name: expected string, found an array"#])
+        #expect(result.rawTexts == [#"{"id":"abc","user":{"name":[1]}}"#])
+    }
+
+    @Test func outOfRange() throws {
+        let result = try rejections("{\"id\":18446744073709551616}\n")
+        #expect(result.rejections == ["record 1 (line 1, byte 0): $.id: expected int64 (within ±9223372036854775807), found number 18446744073709551616"])
+    }
+
+    @Test func missing() throws {
+        let result = try rejections("{\"user\":{\"name\":\"x\"}}\n")
+        #expect(result.rejections == ["record 1 (line 1, byte 0): $.id: expected int64, found no value"])
+    }
+
+    @Test func null() throws {
+        let result = try rejections("  {\"id\":null}\n")
+        #expect(result.rejections == ["record 1 (line 1, byte 2): $.id: expected int64, found null"])
+        #expect(result.rawTexts == ["{\"id\":null}"])
+    }
+
+    @Test func malformedJSONOnALineRejectsThatLineOnly() throws {
+        let result = try rejections("{\"id\":1}\n{\"id\":2,,}\n{\"id\":3}\n")
+        #expect(result.rows.count == 2)
+        #expect(result.rejections == [#"record 2 (line 2, byte 9): $: expected well-formed JSON, found parse error: invalid object key (must be a string) near "{\"id\":2,,}" at byte 18"#])
+        #expect(result.rawTexts == ["{\"id\":2,,}"])
+    }
+
+    @Test func truncatedLine() throws {
+        let result = try rejections("{\"id\":1,\"user\":{\"name\":\"x\"\n{\"id\":2}", options: ReaderOptions(shape: .ndjson, rejectionPolicy: .collect))
+        #expect(result.rejections == ["record 1 (line 1, byte 0): $: expected the rest of the record, found the end of the line at byte 26"])
+        #expect(result.rows == ["#2@2:27 id=2 name=null"])
+    }
+
+    @Test func extraValueOnALine() throws {
+        let result = try rejections("{\"id\":1} {\"id\":2}\n", options: ReaderOptions(shape: .ndjson, rejectionPolicy: .collect))
+        #expect(result.rejections == ["record 1 (line 1, byte 0): $: expected one JSON value per line, found another value after it at byte 10"])
+        #expect(result.rawTexts == ["{\"id\":1} {\"id\":2}"])
+    }
+
+    @Test func nestingTooDeep() throws {
+        var options = ReaderOptions(rejectionPolicy: .collect)
+        options.maximumDepth = 3
+        let result = try rejections("{\"id\":1,\"x\":[[1]]}\n{\"id\":2,\"x\":[[[1]]]}\n", options: options)
+        #expect(result.rejections == ["record 2 (line 2, byte 19): $: expected at most 3 levels of nesting, found deeper nesting at byte 34"])
+        #expect(result.rows == ["#1@1:0 id=1 name=null"])
+    }
+
+    @Test func oversizedLineIsRejectedAndReadingGoesOn() throws {
+        var options = ReaderOptions(readBufferSize: 4, rejectionPolicy: .collect)
+        options.maximumRecordSize = 16
+        let result = try rejections("{\"id\":1}\n{\"id\":2,\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxx\"}\n{\"id\":3}\n", options: options)
+        #expect(result.rows.map { $0.components(separatedBy: " ")[1] } == ["id=1", "id=3"])
+        #expect(result.rejections.count == 1)
+        #expect(result.rejections.first?.hasPrefix("record 2 (line 2, byte 9): $: expected at most 16 bytes, found a longer line") == true)
+        #expect(result.statistics.recordsRead == 3)
+    }
+
+    @Test func malformedInsideAnArrayEndsTheStreamAfterDeliveringWhatCameBefore() throws {
+        let result = try rejections("[{\"id\":1},\n {\"id\":2} {\"id\":3}]", options: ReaderOptions(shape: .array, rejectionPolicy: .collect))
+        #expect(result.rows.count == 2)
+        #expect(result.rejections == [#"record 3 (line 2, byte 21): $: expected well-formed JSON, found parse error: after array element, I expect ',' or ']' near "{\"id\":3}]" at byte 22"#])
+        #expect(result.error == "<memory>: cannot read past rejected " + (result.rejections.first ?? ""))
+    }
+
+    @Test func aTopLevelValueThatIsNotAnArrayInArrayShape() throws {
+        let result = try rejections("{\"id\":1}", options: ReaderOptions(shape: .array, rejectionPolicy: .collect))
+        #expect(result.rejections == ["record 1 (line 1, byte 0): $: expected a top-level array of records, found a value that is not an array at byte 1"])
+        #expect(result.error != nil)
+    }
+
+    @Test func truncatedArray() throws {
+        let result = try rejections("[{\"id\":1},{\"id\":", options: ReaderOptions(shape: .array, rejectionPolicy: .collect))
+        #expect(result.rows.count == 1)
+        #expect(result.rejections == ["record 2 (line 1, byte 10): $: expected the rest of the record, found the end of the input at byte 16"])
+    }
+
+    @Test func oversizedRecordInAStreamEndsIt() throws {
+        var options = ReaderOptions(shape: .array, readBufferSize: 4, rejectionPolicy: .collect)
+        options.maximumRecordSize = 16
+        let result = try rejections("[{\"id\":1},{\"id\":2,\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxx\"}]", options: options)
+        #expect(result.rows.count == 1)
+        #expect(result.rejections == ["record 2 (line 1, byte 10): $: expected at most 16 bytes, found a longer record at byte 10"])
+        #expect(result.rawTexts == [#"{"id":2,"pad":"x"#])
+        #expect(result.error == "<memory>: cannot read past rejected " + (result.rejections.first ?? ""))
+    }
+
+    @Test func oversizedRecordGivesTheSameRejectionWhateverTheReadSize() throws {
+        var outcomes: Set<String> = []
+        for readSize in [1, 3, 16, 17, 64, 1 << 20] {
+            var options = ReaderOptions(shape: .array, readBufferSize: readSize, rejectionPolicy: .collect)
+            options.maximumRecordSize = 16
+            let result = try rejections("[{\"id\":1} , {\"id\":2,\"user\":{\"name\":\"xxxxxxxxxx\"}},{\"id\":3}]", options: options)
+            outcomes.insert(result.description + "|" + result.rawTexts.joined())
+        }
+        #expect(outcomes.count == 1, "\(outcomes)")
+    }
+
+    @Test func stopPolicyThrowsAtTheFirstRejectionAfterTheRecordsBeforeIt() throws {
+        let result = try rejections("{\"id\":1}\n{\"id\":\"x\"}\n{\"id\":3}\n", options: ReaderOptions(rejectionPolicy: .stop))
+        #expect(result.rows == ["#1@1:0 id=1 name=null"])
+        #expect(result.error == #"rejected record 2 (line 2, byte 9): $.id: expected int64, found string "x""#)
+        #expect(result.statistics.recordsRead == 2)
+    }
+
+    @Test func stopPolicyInAStream() throws {
+        let result = try rejections("[{\"id\":1},{\"id\":true},{\"id\":3}]", options: ReaderOptions(rejectionPolicy: .stop))
+        #expect(result.rows == ["#1@1:1 id=1 name=null"])
+        #expect(result.error == "rejected record 2 (line 1, byte 10): $.id: expected int64, found true")
+    }
+
+    @Test func unreadableFile() throws {
+        #expect(throws: SluiceError.self) {
+            _ = try ColumnarReader(input: .file("/nonexistent/dump.ndjson"), schema: try MappingSchema(fields: fields))
+        }
+        do {
+            _ = try ColumnarReader(input: .file("/"), schema: try MappingSchema(fields: fields))
+        } catch {
+            #expect(error.description == "/: read error at byte 0: cannot read: it is a directory")
+        }
+    }
+}
