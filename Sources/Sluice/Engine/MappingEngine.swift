@@ -259,6 +259,10 @@ final class MappingEngine {
 
     private func finishStream() {
         pointMachineAtBuffer()
+        if shape == .document && machine.pointee.ordinal == 0 && machine.pointee.isBetweenRecords {
+            failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
+            return
+        }
         let status = tokenizer.finish()
         handleStreamStatus(status)
         guard !hasEnded else { return }
@@ -269,9 +273,6 @@ final class MappingEngine {
         if shape == .document {
             if machine.pointee.hasDeferredRecord {
                 if !machine.pointee.finishDeferredRecord() { stopByPolicy() }
-            } else if machine.pointee.ordinal == 0 {
-                failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
-                return
             }
         }
         if !hasEnded { end(with: nil) }

@@ -393,6 +393,7 @@ struct RecordStateMachine {
             // The closing bracket of the top-level array.
             outerOpen = false
             outerClosed = true
+            boundary = offsetAfterToken()
             return true
         }
         frameCount -= 1
