@@ -259,7 +259,7 @@ final class MappingEngine {
 
     private func finishStream() {
         pointMachineAtBuffer()
-        if shape == .document && machine.pointee.ordinal == 0 && machine.pointee.isBetweenRecords {
+        if shape == .document && machine.pointee.ordinal == 0 && machine.pointee.recordInProgressStart >= input.endOffset {
             failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
             return
         }
