@@ -20,8 +20,9 @@ import Testing
         ("{\"id\":1}{\"id\":2}", .concatenated),
         ("{\"id\":1} {\"id\":2}\n", .concatenated),
         ("{\n  \"id\": 1\n}\n{\n  \"id\": 2\n}\n", .concatenated),
-        ("{\"id\":1}\n{\n \"id\":2}\n", .concatenated),
-        ("[1]\n[2] [3]", .concatenated),
+        ("{\"id\":1}\n{\n \"id\":2}\n", .ndjson),
+        ("{\"id\":1}\n{\"id\":2\n{\"id\":3}\n", .ndjson),
+        ("[1]\n[2] [3]", .ndjson),
         ("{\"s\":\"}\\\"{[\"}\n{\"id\":2}\n", .ndjson),
         ("\"just a string\"\n", .ndjson),
     ])

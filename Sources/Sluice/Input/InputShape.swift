@@ -15,9 +15,11 @@ public enum InputShape: String, Sendable, Hashable, CaseIterable {
 
 /// Decides the shape of an input from its first bytes.
 ///
-/// Rules, applied to the values that end within the bytes looked at: a lone array, or an array that does not end
-/// in view, is `.array`; values that each sit on their own line are `.ndjson`; values that span lines or share a
-/// line are `.concatenated`. Input that does not start with `{` or `[` is read as NDJSON.
+/// The first value decides, because pretty-printing (and NDJSON's one-line rule) applies to every value of a
+/// dump alike, while a later value may be a damaged line: an array that is alone, or does not end in view, is
+/// `.array`; a first value that spans lines, or shares its line with the next value, makes `.concatenated`;
+/// otherwise `.ndjson`. Input that does not start with `{` or `[` is read as NDJSON. A file that mixes one-line
+/// and multi-line values needs the shape given explicitly.
 enum ShapeDetector {
     /// - Parameter bytes: The first bytes of the input, after any byte order mark.
     static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> InputShape {
@@ -27,57 +29,46 @@ enum ShapeDetector {
         let opener = bytes[position]
         guard opener == UInt8(ascii: "{") || opener == UInt8(ascii: "[") else { return .ndjson }
 
-        var valuesSeen = 0
-        while position < bytes.count {
-            // One value, tracking strings and escapes; note line feeds inside it.
-            var depth = 0
-            var inString = false
-            var escaped = false
-            var spansLines = false
-            var ended = false
-            let first = bytes[position]
-            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return .concatenated }
-            while position < bytes.count && !ended {
-                let byte = bytes[position]
-                position += 1
-                if inString {
-                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                    continue
-                }
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    ended = depth == 0
-                case 0x0A: spansLines = true
-                default: break
-                }
+        // The first value, tracking strings and escapes; note line feeds inside it.
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var spansLines = false
+        var ended = false
+        while position < bytes.count && !ended {
+            let byte = bytes[position]
+            position += 1
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
             }
-            valuesSeen += 1
-            if !ended {
-                // A value longer than the bytes in view.
-                if valuesSeen == 1 && opener == UInt8(ascii: "[") { return .array }
-                return spansLines ? .concatenated : .ndjson
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                ended = depth == 0
+            case 0x0A: spansLines = true
+            default: break
             }
-            if spansLines { return valuesSeen == 1 && opener == UInt8(ascii: "[") && restIsWhitespace(bytes, position) ? .array : .concatenated }
-            var lineFeedBetween = false
-            while position < bytes.count, isWhitespace(bytes[position]) {
-                if bytes[position] == 0x0A { lineFeedBetween = true }
-                position += 1
-            }
-            if position == bytes.count {
-                return valuesSeen == 1 && opener == UInt8(ascii: "[") ? .array : .ndjson
-            }
-            if !lineFeedBetween { return .concatenated }
         }
-        return .ndjson
-    }
-
-    private static func restIsWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, _ position: Int) -> Bool {
-        var position = position
-        skipWhitespace(bytes, &position)
-        return position == bytes.count
+        let isArray = opener == UInt8(ascii: "[")
+        guard ended else {
+            // A first value longer than the bytes in view.
+            if isArray { return .array }
+            return spansLines ? .concatenated : .ndjson
+        }
+        var lineFeedBetween = false
+        while position < bytes.count, isWhitespace(bytes[position]) {
+            if bytes[position] == 0x0A { lineFeedBetween = true }
+            position += 1
+        }
+        if position == bytes.count {
+            // Nothing follows in view: a lone array holds the records; a lone object is one record.
+            if isArray { return .array }
+            return spansLines ? .concatenated : .ndjson
+        }
+        return !spansLines && lineFeedBetween ? .ndjson : .concatenated
     }
 
     @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool {
