@@ -4,7 +4,7 @@
 //   - Sluice typed (models via WritableKeyPath),
 // each over the same generated file with the reference mapping (ReferenceMapping).
 //
-// Usage: EngineThroughput [--megabytes N] [--repetitions N] [--file PATH] [--keep]
+// Usage: EngineThroughput [--megabytes N] [--repetitions N] [--file PATH] [--keep] [--only yajl|columnar|typed]
 import Foundation
 import Sluice
 import SluiceFixtures
@@ -14,6 +14,8 @@ struct Options {
     var repetitions = 5
     var file: String?
     var keep = false
+    /// Run one contender only (for profilers): yajl, columnar or typed.
+    var only: String?
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -23,6 +25,7 @@ struct Options {
             case "--repetitions": repetitions = iterator.next().flatMap(Int.init) ?? repetitions
             case "--file": file = iterator.next()
             case "--keep": keep = true
+            case "--only": only = iterator.next()
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
                 exit(2)
@@ -68,6 +71,18 @@ func run() throws {
     var timings: [String: [Double]] = [:]
     var checksums: [String: Int64] = [:]
     for _ in 0..<options.repetitions {
+        if let only = options.only {
+            switch only {
+            case "yajl": _ = try TokenizerBaseline.tokenize(.file(path))
+            case "columnar":
+                let reader = try ColumnarReader(input: .file(path), schema: schema, options: ReaderOptions(shape: .ndjson))
+                while try reader.next() != nil {}
+            default:
+                let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
+                while try reader.next() != nil {}
+            }
+            continue
+        }
         timings["yajl empty callbacks", default: []].append(try seconds {
             _ = try TokenizerBaseline.tokenize(.file(path))
         })
@@ -90,6 +105,7 @@ func run() throws {
             checksums["Sluice typed"] = sum
         })
     }
+    if options.only != nil { return }
     guard checksums["Sluice columnar"] == checksums["Sluice typed"] else {
         throw NSError(domain: "EngineThroughput", code: 1, userInfo: [NSLocalizedDescriptionKey: "checksums differ: \(checksums)"])
     }

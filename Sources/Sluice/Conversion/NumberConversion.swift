@@ -107,10 +107,35 @@ enum NumberConversion {
         return .value(Int64(magnitude))
     }
 
-    private static let exactPowersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
+    /// 10^exponent for 0...22, where every power is exact in a Double (a switch, so no global array to load).
+    @inline(__always)
+    private static func exactPowerOfTen(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
+    }
 
     /// The literal as the nearest Double, or `nil` when it is beyond Double's finite range.
     @inline(__always)
@@ -139,7 +164,7 @@ enum NumberConversion {
             position += 1
         }
         if position == length && digitCount <= 15 && fractionDigits <= 22 {
-            let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+            let value = Double(mantissa) / exactPowerOfTen(fractionDigits)
             return negative ? -value : value
         }
         return doubleSlow(text, length)

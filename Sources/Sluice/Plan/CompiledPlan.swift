@@ -86,7 +86,26 @@ final class CompiledPlan: @unchecked Sendable {
     func entry(_ entry: Int32, matches key: UnsafePointer<UInt8>, _ length: Int) -> Bool {
         let candidate = keyEntries[Int(entry)]
         guard Int(candidate.keyLength) == length else { return false }
-        return memcmp(keyBytes + Int(candidate.keyStart), key, length) == 0
+        return Self.bytesEqual(keyBytes + Int(candidate.keyStart), key, length)
+    }
+
+    /// Compares eight bytes at a time: keys are short, and a call to `memcmp` costs more than the comparison.
+    @inline(__always)
+    static func bytesEqual(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        var position = 0
+        let leftRaw = UnsafeRawPointer(left)
+        let rightRaw = UnsafeRawPointer(right)
+        while position + 8 <= length {
+            if leftRaw.loadUnaligned(fromByteOffset: position, as: UInt64.self) != rightRaw.loadUnaligned(fromByteOffset: position, as: UInt64.self) {
+                return false
+            }
+            position += 8
+        }
+        while position < length {
+            if left[position] != right[position] { return false }
+            position += 1
+        }
+        return true
     }
 
     /// The key child of `node` named by the key bytes, through the node's hash table; -1 if none.

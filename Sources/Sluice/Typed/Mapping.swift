@@ -33,12 +33,45 @@ public struct Mapping<Model>: Sendable {
         try self.init(makeModel, fields: fields())
     }
 
-    /// Writes row `row` of `batch` into a fresh model.
-    @inline(__always)
-    func model(from batch: ColumnarBatch, row: Int) -> Model {
-        var model = makeModel()
-        for index in fields.indices { fields[index].assign(&model, batch.columns[index], row) }
-        return model
+    /// Appends one fresh model per record of `batch` to `models`, then writes the fields column by column.
+    func appendModels(from batch: ColumnarBatch, to models: inout ContiguousArray<Model>) {
+        let start = models.count
+        let count = batch.count
+        for _ in 0..<count { models.append(makeModel()) }
+        let stride = MemoryLayout<Model>.stride
+        models.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let first = UnsafeMutableRawPointer(base + start)
+            for index in fields.indices {
+                let storage = batch.columns[index]
+                switch fields[index].writer {
+                case .stored(let offset, let kind):
+                    Self.write(kind, from: storage, count: count, to: first + offset, stride: stride)
+                case .keyPath(let assign):
+                    for row in 0..<count { assign(&base[start + row], storage, row) }
+                }
+            }
+        }
+    }
+
+    /// Writes `count` values of one column into the property at `property` of consecutive models.
+    private static func write(_ kind: StoredValueKind, from storage: ColumnStorage, count: Int, to property: UnsafeMutableRawPointer, stride: Int) {
+        // Each property was initialised by `makeModel`, so assignment (not initialisation) is right here.
+        func each<Value>(_ type: Value.Type, _ value: (Int) -> Value) {
+            for row in 0..<count { (property + row * stride).assumingMemoryBound(to: Value.self).pointee = value(row) }
+        }
+        switch kind {
+        case .string: each(String.self) { storage.text($0) ?? "" }
+        case .optionalString: each(String?.self) { storage.text($0) }
+        case .int64: each(Int64.self) { storage.int64($0) ?? 0 }
+        case .optionalInt64: each(Int64?.self) { storage.int64($0) }
+        case .int: each(Int.self) { Int(truncatingIfNeeded: storage.int64($0) ?? 0) }
+        case .optionalInt: each(Int?.self) { storage.int64($0).map { Int(truncatingIfNeeded: $0) } }
+        case .double: each(Double.self) { storage.double($0) ?? 0 }
+        case .optionalDouble: each(Double?.self) { storage.double($0) }
+        case .bool: each(Bool.self) { storage.bool($0) ?? false }
+        case .optionalBool: each(Bool?.self) { storage.bool($0) }
+        }
     }
 }
 

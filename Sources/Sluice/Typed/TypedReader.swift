@@ -56,9 +56,9 @@ public final class TypedReader<Model> {
         models.removeAll(keepingCapacity: true)
         locations.removeAll(keepingCapacity: true)
         guard let batch = try engine.nextBatch() else { return nil }
+        mapping.appendModels(from: batch, to: &models)
         for row in 0..<batch.count {
-            models.append(mapping.model(from: batch, row: row))
-            locations.append(batch.location(ofRow: row))
+            locations.append(RecordLocation(ordinal: batch.ordinals[row], line: batch.lines[row], byteOffset: batch.byteOffsets[row]))
         }
         return batch
     }
