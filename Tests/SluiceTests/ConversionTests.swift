@@ -113,6 +113,30 @@ import Testing
         #expect(result.rows == ["#1@1:0 s=\"second\" n=2"])
     }
 
+    /// The 16-to-19-digit path (long division) against the standard library's correctly rounded parser, on
+    /// random literals and on the halfway cases where rounding to even decides.
+    @Test func longDecimalsRoundCorrectly() throws {
+        var generator = SystemRandomNumberGenerator()
+        var literals = ["0.1000000000000000055511151231257827", "9007199254740993", "9007199254740995.0", "0.30000000000000004",
+                        "123456789012345678.9", "1.7976931348623157", "4.9406564584124654", "2.2250738585072014", "18446744073709551615",
+                        "0.0000000000000000001", "9999999999999999999", "1000000000000000000.0", "0.1234567890123456789"]
+        for _ in 0..<20000 {
+            let digits = Int.random(in: 16...19, using: &generator)
+            var text = String(UInt64.random(in: 1...UInt64.max, using: &generator) % 9_999_999_999_999_999_999 + 1)
+            text = String(text.prefix(digits))
+            let point = Int.random(in: 0...text.count, using: &generator)
+            text.insert(".", at: text.index(text.startIndex, offsetBy: point))
+            if text.hasPrefix(".") { text = "0" + text }
+            if text.hasSuffix(".") { text += "0" }
+            literals.append(text)
+        }
+        for literal in literals {
+            let bytes = Array(literal.utf8)
+            let parsed = bytes.withUnsafeBufferPointer { NumberConversion.double($0.baseAddress!, $0.count) }
+            #expect(parsed == Double(literal), "\(literal)")
+        }
+    }
+
     @Test func numberConversionsAgreeWithTheStandardLibraryOnManyLiterals() throws {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2000 {

@@ -163,11 +163,69 @@ enum NumberConversion {
             }
             position += 1
         }
-        if position == length && digitCount <= 15 && fractionDigits <= 22 {
-            let value = Double(mantissa) / exactPowerOfTen(fractionDigits)
-            return negative ? -value : value
+        if position == length {
+            if digitCount <= 15 && fractionDigits <= 22 {
+                let value = Double(mantissa) / exactPowerOfTen(fractionDigits)
+                return negative ? -value : value
+            }
+            // 16 to 19 significant digits, as shortest round-trip printing of computed values gives: exact
+            // long division instead of strtod.
+            if digitCount <= 19 && fractionDigits <= 19 {
+                let value = quotientRoundedToDouble(mantissa, dividedByPowerOfTen: fractionDigits)
+                return negative ? -value : value
+            }
         }
         return doubleSlow(text, length)
+    }
+
+    /// `numerator / 10^exponent` rounded to the nearest Double (ties to even), by long division into a 192-bit
+    /// fixed-point value. Needs `numerator > 0` and `exponent <= 19` (so that `10^exponent` fits in 64 bits and
+    /// the quotient has at least 64 significant bits within the 128 fraction bits computed).
+    static func quotientRoundedToDouble(_ numerator: UInt64, dividedByPowerOfTen exponent: Int) -> Double {
+        guard numerator != 0 else { return 0 }
+        var divisor: UInt64 = 1
+        for _ in 0..<exponent { divisor &*= 10 }
+        // N = integer · 2^128 + fraction1 · 2^64 + fraction2, value = N / 2^128; `inexact` when a remainder is left.
+        let integer = numerator / divisor
+        let remainder0 = numerator % divisor
+        let (fraction1, remainder1) = divisor.dividingFullWidth((high: remainder0, low: 0))
+        let (fraction2, remainder2) = divisor.dividingFullWidth((high: remainder1, low: 0))
+        // Word 0 is the lowest; a function rather than an array, so nothing is allocated.
+        func word(_ index: Int) -> UInt64 { index == 0 ? fraction2 : index == 1 ? fraction1 : index == 2 ? integer : 0 }
+        let top: Int
+        if integer != 0 {
+            top = 128 + 63 - integer.leadingZeroBitCount
+        } else if fraction1 != 0 {
+            top = 64 + 63 - fraction1.leadingZeroBitCount
+        } else {
+            top = 63 - fraction2.leadingZeroBitCount
+        }
+        // The 54 bits from the top: 53 of significand and one to round with; the rest only matter as "any set".
+        let low = top - 53
+        func window(from bit: Int) -> UInt64 {
+            let shift = bit & 63
+            var value = word(bit >> 6) >> UInt64(shift)
+            if shift != 0 { value |= word((bit >> 6) + 1) << UInt64(64 - shift) }
+            return value
+        }
+        let bits54 = low >= 0 ? window(from: low) & ((1 << 54) - 1) : (word(0) << UInt64(-low)) & ((1 << 54) - 1)
+        var sticky = remainder2 != 0
+        if low > 0 {
+            let fullWords = low >> 6
+            for index in 0..<fullWords where word(index) != 0 { sticky = true }
+            let partial = low & 63
+            if partial != 0 && word(fullWords) & ((1 << UInt64(partial)) - 1) != 0 { sticky = true }
+        }
+        var significand = bits54 >> 1
+        var binaryExponent = top - 128
+        if bits54 & 1 == 1 && (sticky || significand & 1 == 1) {
+            significand += 1
+            if significand == 1 << 53 {
+                significand >>= 1
+                binaryExponent += 1
+            }
+        }
+        return Double(sign: .plus, exponentBitPattern: UInt(binaryExponent + 1023), significandBitPattern: significand & ((1 << 52) - 1))
     }
 
     @inline(never)

@@ -8,8 +8,8 @@ struct Frame {
     var isArray: Bool
     /// In an object: the child the last key selected, for the value that follows it (-1: not mapped).
     var pendingChild: Int32 = -1
-    /// In an object: the key entry matched last, from which the next key is guessed (-1: none yet).
-    var lastEntry: Int32 = -1
+    /// In an object: how many keys came so far (the position of the next key in ``KeyOrderCache``).
+    var keyCount = 0
     /// In an array: the index of the next element.
     var nextIndex = 0
     /// Absolute offset of the container's first byte when a json field captures it, else -1.

@@ -45,9 +45,8 @@ struct RecordStateMachine {
     private(set) var outerClosed = false
     let maximumDepth: Int
     let maximumRecordSize: Int
-    /// Predicted next key entry after each entry (`predictedAfter`) and first entry of each node (`predictedFirst`).
-    private let predictedAfter: UnsafeMutablePointer<Int32>
-    private let predictedFirst: UnsafeMutablePointer<Int32>
+    /// The key order of each object last time: the guess tried before the hash table.
+    private let keyOrder: KeyOrderCache
 
     // MARK: The record being read
     private(set) var inRecord = false
@@ -112,11 +111,7 @@ struct RecordStateMachine {
         stamps = .allocate(capacity: max(columnCount, 1))
         stamps.initialize(repeating: 0, count: max(columnCount, 1))
         frames = .allocate(capacity: plan.maxDepth + 1)
-        let entryCount = plan.keyEntryCount
-        predictedAfter = .allocate(capacity: max(entryCount, 1))
-        predictedAfter.initialize(repeating: -1, count: max(entryCount, 1))
-        predictedFirst = .allocate(capacity: plan.nodeCount)
-        predictedFirst.initialize(repeating: -1, count: plan.nodeCount)
+        keyOrder = KeyOrderCache(plan: plan)
         self.outerLevels = outerLevels
         self.defersFinish = defersFinish
         self.maximumDepth = maximumDepth
@@ -129,8 +124,7 @@ struct RecordStateMachine {
         emptyBytes.deallocate()
         stamps.deallocate()
         frames.deallocate()
-        predictedAfter.deallocate()
-        predictedFirst.deallocate()
+        keyOrder.deallocate()
     }
 
     /// Absolute offset just past the token being delivered.
@@ -158,23 +152,18 @@ struct RecordStateMachine {
     mutating func key(_ key: UnsafePointer<UInt8>, _ length: Int) -> Bool {
         if skipDepth > 0 { return true }
         let frame = frames + (frameCount - 1)
-        let node = nodes[Int(frame.pointee.node)]
-        // Records usually repeat their key order: try the entry that followed the previous match last time.
-        let last = frame.pointee.lastEntry
-        let predicted = last >= 0 ? predictedAfter[Int(last)] : predictedFirst[Int(frame.pointee.node)]
-        if predicted >= 0 && plan.entry(predicted, matches: key, length) {
-            frame.pointee.lastEntry = predicted
-            frame.pointee.pendingChild = keyEntries[Int(predicted)].node
+        let node = frame.pointee.node
+        let position = frame.pointee.keyCount
+        frame.pointee.keyCount = position + 1
+        let slot = keyOrder.slot(node: node, position: position)
+        if slot >= 0, let child = keyOrder.cachedResult(slot: slot, key: key, length) {
+            frame.pointee.pendingChild = child
             return true
         }
-        let entry = plan.lookupFull(node: node, key: key, length)
-        if entry >= 0 {
-            if last >= 0 { predictedAfter[Int(last)] = entry } else { predictedFirst[Int(frame.pointee.node)] = entry }
-            frame.pointee.lastEntry = entry
-            frame.pointee.pendingChild = keyEntries[Int(entry)].node
-        } else {
-            frame.pointee.pendingChild = -1
-        }
+        let entry = plan.lookupFull(node: nodes[Int(node)], key: key, length)
+        let child = entry >= 0 ? keyEntries[Int(entry)].node : -1
+        if slot >= 0 { keyOrder.store(slot: slot, key: key, length, result: child) }
+        frame.pointee.pendingChild = child
         return true
     }
 

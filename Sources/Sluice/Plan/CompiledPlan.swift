@@ -89,21 +89,32 @@ final class CompiledPlan: @unchecked Sendable {
         return Self.bytesEqual(keyBytes + Int(candidate.keyStart), key, length)
     }
 
-    /// Compares eight bytes at a time: keys are short, and a call to `memcmp` costs more than the comparison.
+    /// Compares eight bytes at a time, then four, two and one: keys are short, and a call to `memcmp` or a byte
+    /// loop costs more than the comparison. Never reads past `length`.
     @inline(__always)
-    static func bytesEqual(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+    static func bytesEqual(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, _ length: Int) -> Bool {
         var position = 0
-        let leftRaw = UnsafeRawPointer(left)
-        let rightRaw = UnsafeRawPointer(right)
-        while position + 8 <= length {
-            if leftRaw.loadUnaligned(fromByteOffset: position, as: UInt64.self) != rightRaw.loadUnaligned(fromByteOffset: position, as: UInt64.self) {
+        while position &+ 8 <= length {
+            if left.loadUnaligned(fromByteOffset: position, as: UInt64.self) != right.loadUnaligned(fromByteOffset: position, as: UInt64.self) {
                 return false
             }
-            position += 8
+            position &+= 8
         }
-        while position < length {
-            if left[position] != right[position] { return false }
-            position += 1
+        let rest = length &- position
+        if rest & 4 != 0 {
+            if left.loadUnaligned(fromByteOffset: position, as: UInt32.self) != right.loadUnaligned(fromByteOffset: position, as: UInt32.self) {
+                return false
+            }
+            position &+= 4
+        }
+        if rest & 2 != 0 {
+            if left.loadUnaligned(fromByteOffset: position, as: UInt16.self) != right.loadUnaligned(fromByteOffset: position, as: UInt16.self) {
+                return false
+            }
+            position &+= 2
+        }
+        if rest & 1 != 0 {
+            return left.load(fromByteOffset: position, as: UInt8.self) == right.load(fromByteOffset: position, as: UInt8.self)
         }
         return true
     }

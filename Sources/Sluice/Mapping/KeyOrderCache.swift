@@ -1,0 +1,77 @@
+/// The keys each mapped object held last time, in order, with what each one matched.
+///
+/// Records of one dump nearly always repeat their key order, so the key at position *i* of an object is usually
+/// the key that was at position *i* last time. Checking that costs one length comparison and a few word
+/// comparisons, for mapped and unmapped keys alike; only a key that differs goes to the plan's hash table, and
+/// then replaces the cached one. Keys longer than ``maximumKeyLength`` and positions past ``positionsPerNode``
+/// always use the hash table.
+struct KeyOrderCache {
+    static let positionsPerNode = 64
+    static let maximumKeyLength = 32
+    private static let wordsPerKey = maximumKeyLength / 8
+
+    /// Per trie node: its first slot, or -1 for nodes without key children.
+    private let firstSlot: UnsafeMutablePointer<Int32>
+    /// Per slot: the cached key's length (-1: empty), the child node it matched (-1: unmapped), its bytes.
+    private let lengths: UnsafeMutablePointer<Int32>
+    private let results: UnsafeMutablePointer<Int32>
+    private let words: UnsafeMutablePointer<UInt64>
+    private let slotCount: Int
+
+    init(plan: CompiledPlan) {
+        firstSlot = .allocate(capacity: max(plan.nodeCount, 1))
+        var slots = 0
+        for node in 0..<plan.nodeCount {
+            if plan.nodes[node].keyEntryCount > 0 {
+                firstSlot[node] = Int32(slots)
+                slots += Self.positionsPerNode
+            } else {
+                firstSlot[node] = -1
+            }
+        }
+        slotCount = max(slots, 1)
+        lengths = .allocate(capacity: slotCount)
+        lengths.initialize(repeating: -1, count: slotCount)
+        results = .allocate(capacity: slotCount)
+        results.initialize(repeating: -1, count: slotCount)
+        words = .allocate(capacity: slotCount * Self.wordsPerKey)
+        words.initialize(repeating: 0, count: slotCount * Self.wordsPerKey)
+    }
+
+    func deallocate() {
+        firstSlot.deallocate()
+        lengths.deallocate()
+        results.deallocate()
+        words.deallocate()
+    }
+
+    /// The slot for key number `position` of an object at `node`, or -1 when the position is not cached.
+    @inline(__always)
+    func slot(node: Int32, position: Int) -> Int {
+        let first = firstSlot[Int(node)]
+        guard first >= 0, position < Self.positionsPerNode else { return -1 }
+        return Int(first) + position
+    }
+
+    /// The child node cached for `key` in `slot` (-1 when it was unmapped), or nil when the slot holds another key.
+    @inline(__always)
+    func cachedResult(slot: Int, key: UnsafePointer<UInt8>, _ length: Int) -> Int32? {
+        guard Int(lengths[slot]) == length,
+              CompiledPlan.bytesEqual(words + slot &* Self.wordsPerKey, key, length) else { return nil }
+        return results[slot]
+    }
+
+    /// Remembers that `key` at `slot` matched `result`.
+    @inline(__always)
+    func store(slot: Int, key: UnsafePointer<UInt8>, _ length: Int, result: Int32) {
+        guard length <= Self.maximumKeyLength else {
+            lengths[slot] = -1
+            return
+        }
+        let destination = UnsafeMutableRawPointer(words + slot * Self.wordsPerKey)
+        destination.initializeMemory(as: UInt8.self, repeating: 0, count: Self.maximumKeyLength)
+        destination.copyMemory(from: key, byteCount: length)
+        lengths[slot] = Int32(length)
+        results[slot] = result
+    }
+}
