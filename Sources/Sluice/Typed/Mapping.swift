@@ -78,10 +78,16 @@ public struct Mapping<Model>: Sendable {
 /// Collects ``Field``s written one per line.
 @resultBuilder
 public enum FieldListBuilder<Model> {
+    /// One field.
     public static func buildExpression(_ field: Field<Model>) -> [Field<Model>] { [field] }
+    /// The fields of a block, in order.
     public static func buildBlock(_ fields: [Field<Model>]...) -> [Field<Model>] { fields.flatMap { $0 } }
+    /// The fields of an `if` without `else`, when its condition holds.
     public static func buildOptional(_ fields: [Field<Model>]?) -> [Field<Model>] { fields ?? [] }
+    /// The fields of the first branch of an `if`/`else`.
     public static func buildEither(first fields: [Field<Model>]) -> [Field<Model>] { fields }
+    /// The fields of the second branch of an `if`/`else`.
     public static func buildEither(second fields: [Field<Model>]) -> [Field<Model>] { fields }
+    /// The fields of a `for` loop.
     public static func buildArray(_ fields: [[Field<Model>]]) -> [Field<Model>] { fields.flatMap { $0 } }
 }

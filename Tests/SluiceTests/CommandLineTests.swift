@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The `sluice` executable, run as a user runs it: standard output, standard error and exit status.
+@Suite struct CommandLineTests {
+    /// `sluice` sits beside the test bundle in the build folder (`swift build --build-tests` builds every product).
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sluice")
+
+    struct Outcome { var status: Int32; var standardOutput: String; var standardError: String }
+
+    func run(_ arguments: [String], standardInput: String? = nil) throws -> Outcome {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = repositoryRoot
+        let output = Pipe(), error = Pipe(), input = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = input
+        try process.run()
+        if let standardInput { input.fileHandleForWriting.write(Data(standardInput.utf8)) }
+        try input.fileHandleForWriting.close()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self), standardError: String(decoding: errorData, as: UTF8.self))
+    }
+
+    @Test func executableIsBuilt() {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.executable.path), "\(Self.executable.path)")
+    }
+
+    @Test func mapsTheBundledExample() throws {
+        let outcome = try run(["map", "--mapping", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson"])
+        #expect(outcome.status == 0)
+        let lines = outcome.standardOutput.split(separator: "\n")
+        #expect(lines.count == 25)
+        #expect(lines.first?.hasPrefix(#"{"id":505874924095815681,"id_str":"505874924095815681","created_at":"Sun Aug 31 00:29:15 +0000 2014""#) == true)
+        #expect(outcome.standardError == "sluice: 25 records read, 25 mapped, 0 rejected, 117911 bytes\n")
+    }
+
+    @Test func reportsRejectionsAndWritesThemToAFile() throws {
+        let rejects = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cli-rejects-\(UUID().uuidString).ndjson")
+        defer { try? FileManager.default.removeItem(at: rejects) }
+        let outcome = try run(["map", "-m", "Fixtures/golden/people.mapping.yaml", "--rejects", rejects.path, "-"],
+                              standardInput: "{\"id\":1,\"profile\":{\"name\":\"A\"}}\n{\"id\":\"x\",\"profile\":{\"name\":\"B\"}}\n")
+        #expect(outcome.status == 0)
+        #expect(outcome.standardOutput == #"{"id":1,"name":"A","email":null,"score":null,"active":null,"first_tag":null,"tags":null,"dotted":null}"# + "\n")
+        #expect(outcome.standardError == """
+            -: rejected record 2 (line 2, byte 32): $.id: expected int64, found string "x"
+            sluice: 2 records read, 1 mapped, 1 rejected, 66 bytes
+
+            """)
+        let written = try String(contentsOf: rejects, encoding: .utf8)
+        #expect(written == #"{"source":"-","ordinal":2,"line":2,"byte_offset":32,"failures":[{"path":"$.id","kind":"typeMismatch","expected":"int64","found":"string \"x\""}],"raw":"{\"id\":\"x\",\"profile\":{\"name\":\"B\"}}"}"# + "\n")
+    }
+
+    @Test func stopsWithStatusOneOnTheFirstRejectionWhenAsked() throws {
+        let outcome = try run(["map", "-m", "Fixtures/golden/people.mapping.yaml", "--on-reject", "stop", "--quiet"],
+                              standardInput: "{\"id\":true,\"profile\":{\"name\":\"A\"}}\n")
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("sluice: error: rejected record 1 (line 1, byte 0): $.id: expected int64, found true"))
+    }
+
+    @Test func anInvalidMappingFileListsEveryProblem() throws {
+        let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cli-bad-\(UUID().uuidString).yaml")
+        defer { try? FileManager.default.removeItem(at: mapping) }
+        try "fields:\n  - name: a\n    type: number\n  - name: b\n".write(to: mapping, atomically: true, encoding: .utf8)
+        let outcome = try run(["map", "-m", mapping.path], standardInput: "")
+        #expect(outcome.status != 0)
+        #expect(outcome.standardError.contains("unknown type 'number'"))
+        #expect(outcome.standardError.contains("field 'b': 'type' is missing"))
+    }
+}
