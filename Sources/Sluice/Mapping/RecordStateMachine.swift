@@ -6,8 +6,10 @@ import CYajl
 /// looks into, skips everything else by counting depth, converts mapped values straight into column storage, and
 /// at the end of each record either commits the row or rolls it back and reports a ``Rejection``.
 ///
-/// Each event method returns `false` to ask the tokenizer to stop (a fatal problem, or the rejection policy says
-/// stop); the reason is kept in ``stopReason``.
+/// Each event method returns `false` to ask the tokenizer to stop. The driver then finds why: the rejection policy
+/// said stop (``stoppingRejection``), the machine rejected a record the input cannot be read past
+/// (``endingRejection``), or the record in progress cannot be read on (nesting too deep, a second value on an
+/// NDJSON line, no top-level array), which the driver rejects with ``rejectRecordInProgress(_:end:rawTextIsTruncated:)``.
 struct RecordStateMachine {
     // MARK: Plan, cached as raw pointers (the plan outlives the machine).
     let plan: CompiledPlan
@@ -86,9 +88,6 @@ struct RecordStateMachine {
     /// A rejection the machine made itself that the input cannot be read past (a record over the size limit in a
     /// stream); the driver ends the run with it.
     private(set) var endingRejection: Rejection?
-    /// Set when the machine asked yajl to stop because the record in progress cannot be read on (too deep, a
-    /// second value on an NDJSON line, no top-level array): the driver rejects it and resynchronises or ends.
-    private(set) var needsResync = false
 
     init(
         plan: CompiledPlan, batches: BatchQueue, outerLevels: Int, defersFinish: Bool, maximumDepth: Int,
@@ -551,7 +550,6 @@ struct RecordStateMachine {
     @inline(never)
     private mutating func fatal(_ kind: Rejection.Kind, expected: String, found: String) -> Int32 {
         failures.append(Rejection.Failure(keyPath: "$", kind: kind, expected: expected, found: found, byteOffset: offsetAfterToken()))
-        needsResync = true
         return Self.mustStop
     }
 
@@ -567,7 +565,6 @@ struct RecordStateMachine {
         skipCaptureNode = -1
         inRecord = false
         hasDeferredRecord = false
-        needsResync = false
         serial &+= 1
         return keepGoing
     }
