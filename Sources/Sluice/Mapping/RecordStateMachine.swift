@@ -160,7 +160,7 @@ struct RecordStateMachine {
             return true
         }
         let entry = plan.lookupFull(node: nodes[Int(node)], key: key, length)
-        let child = entry >= 0 ? keyEntries[Int(entry)].node : -1
+        let child = entry >= 0 ? keyEntries[Int(entry)].node : Self.unmapped
         if slot >= 0 { keyOrder.store(slot: slot, key: key, length, result: child) }
         frame.pointee.pendingChild = child
         return true
@@ -207,7 +207,7 @@ struct RecordStateMachine {
                 return plan.lookupIndex(node: nodes[Int(frame.pointee.node)], index: index)
             }
             let child = frame.pointee.pendingChild
-            frame.pointee.pendingChild = -1
+            frame.pointee.pendingChild = Self.unmapped
             return child
         }
         return beginRecordOrOuter(isArrayStart: isArrayStart)
@@ -306,8 +306,10 @@ struct RecordStateMachine {
                     JSONText.appendStringLiteral(UnsafeBufferPointer(start: bytes, count: length)) { storage.pointee.appendText(byte: $0) }
                 case .number:
                     if let bytes { storage.pointee.appendText(bytes, count: length) }
-                case .bool, .null:
+                case .bool:
                     for byte in (boolValue ? "true" : "false").utf8 { storage.pointee.appendText(byte: byte) }
+                case .null:
+                    for byte in "null".utf8 { storage.pointee.appendText(byte: byte) }
                 }
                 storage.pointee.endText(row: row)
             }
@@ -320,7 +322,7 @@ struct RecordStateMachine {
         if nodeID == Self.consumedByOuter { return true }
         if nodeID == Self.mustStop { return false }
         if frameCount + outerLevels + 1 > maximumDepth { return tooDeep() }
-        if nodeID < 0 { return beginSkip(captureNode: -1) }
+        if nodeID == Self.unmapped { return beginSkip(captureNode: -1) }
         let node = nodes[Int(nodeID)]
         let fitsShape = isArray ? node.expectsArray : node.expectsObject
         if !fitsShape || node.hasScalarTargets {
