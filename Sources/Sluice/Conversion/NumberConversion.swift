@@ -35,29 +35,44 @@ enum NumberConversion {
         return int64Slow(text, length)
     }
 
-    /// The general case: many digits, a fraction or an exponent. Works digit by digit so that no literal,
-    /// however long, goes through a floating-point value.
+    /// The general case: many digits, a fraction or an exponent. Works digit by digit on the text, so that no
+    /// literal, however long, goes through a floating-point value, and nothing is allocated.
     @inline(never)
     static func int64Slow(_ text: UnsafePointer<UInt8>, _ length: Int) -> IntegerResult {
+        signed(exactInteger(text, length))
+    }
+
+    /// An integer literal's sign and magnitude, or why it is not one.
+    enum ExactInteger: Equatable {
+        case value(negative: Bool, magnitude: UInt64)
+        case fractional
+        case outOfRange
+    }
+
+    /// The value of a number literal (JSON grammar, or `[+-]digits`) times `10^scale`, exactly, as a sign and a
+    /// 64-bit magnitude. With `truncates`, a fractional part is dropped (toward zero) instead of reported.
+    static func exactInteger(_ text: UnsafePointer<UInt8>, _ length: Int, scale extraScale: Int = 0, truncates: Bool = false) -> ExactInteger {
         var position = 0
-        let negative = length > 0 && text[0] == UInt8(ascii: "-")
-        if negative { position = 1 }
-        // Significant digits of the mantissa (integer and fraction parts, leading zeros dropped).
-        var digits: [UInt8] = []
+        var negative = false
+        if position < length && (text[position] == UInt8(ascii: "-") || text[position] == UInt8(ascii: "+")) {
+            negative = text[position] == UInt8(ascii: "-")
+            position += 1
+        }
+        let mantissaStart = position
         var fractionDigits = 0
         var inFraction = false
         while position < length {
             let byte = text[position]
             if byte == UInt8(ascii: ".") {
                 inFraction = true
-            } else if byte >= 0x30 && byte <= 0x39 {
-                if !(digits.isEmpty && byte == 0x30) { digits.append(byte - 0x30) }
+            } else if byte &- 0x30 <= 9 {
                 if inFraction { fractionDigits += 1 }
             } else {
                 break
             }
             position += 1
         }
+        let mantissaEnd = position
         var exponent = 0
         if position < length && (text[position] | 0x20) == UInt8(ascii: "e") {
             position += 1
@@ -73,25 +88,37 @@ enum NumberConversion {
             }
             if exponentNegative { exponent = -exponent }
         }
-        if digits.isEmpty { return .value(0) }
-        // value = digits × 10^scale
-        let scale = exponent - fractionDigits
-        var integerDigits = digits[...]
-        if scale < 0 {
-            let dropped = -scale
-            if dropped >= digits.count { return .fractional }
-            if digits.suffix(dropped).contains(where: { $0 != 0 }) { return .fractional }
-            integerDigits = digits.dropLast(dropped)
-        } else if scale + digits.count > 19 {
-            return .outOfRange
+        // value = (the mantissa's digits as one integer) × 10^scale
+        let scale = exponent - fractionDigits + extraScale
+        var significantDigits = 0
+        var seenNonZero = false
+        for index in mantissaStart..<mantissaEnd where text[index] != UInt8(ascii: ".") {
+            if text[index] != 0x30 { seenNonZero = true }
+            if seenNonZero { significantDigits += 1 }
         }
+        if significantDigits == 0 { return .value(negative: negative, magnitude: 0) }
+        // The digits that land below the decimal point when scale < 0.
+        let dropped = scale < 0 ? -scale : 0
+        if scale > 0 && significantDigits + scale > 20 { return .outOfRange }
         var magnitude: UInt64 = 0
-        for digit in integerDigits {
-            let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
-            if overflow1 || overflow2 { return .outOfRange }
-            magnitude = sum
+        var kept = significantDigits - dropped
+        var anyDroppedNonZero = false
+        seenNonZero = false
+        for index in mantissaStart..<mantissaEnd where text[index] != UInt8(ascii: ".") {
+            let digit = text[index] &- 0x30
+            if digit != 0 { seenNonZero = true }
+            guard seenNonZero else { continue }
+            if kept > 0 {
+                let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
+                if overflow1 || overflow2 { return .outOfRange }
+                magnitude = sum
+                kept -= 1
+            } else if digit != 0 {
+                anyDroppedNonZero = true
+            }
         }
+        if anyDroppedNonZero && !truncates { return .fractional }
         if scale > 0 {
             for _ in 0..<scale {
                 let (times10, overflow) = magnitude.multipliedReportingOverflow(by: 10)
@@ -99,12 +126,61 @@ enum NumberConversion {
                 magnitude = times10
             }
         }
-        if negative {
-            if magnitude > UInt64(Int64.max) + 1 { return .outOfRange }
-            return .value(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+        return .value(negative: negative, magnitude: magnitude)
+    }
+
+    /// An exact integer as an Int64.
+    static func signed(_ integer: ExactInteger) -> IntegerResult {
+        switch integer {
+        case .fractional: return .fractional
+        case .outOfRange: return .outOfRange
+        case .value(let negative, let magnitude):
+            if negative {
+                if magnitude > UInt64(Int64.max) + 1 { return .outOfRange }
+                return .value(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+            }
+            return magnitude > UInt64(Int64.max) ? .outOfRange : .value(Int64(magnitude))
         }
-        if magnitude > UInt64(Int64.max) { return .outOfRange }
-        return .value(Int64(magnitude))
+    }
+
+    /// Whether the text is `[+-]?[0-9]+`: what a numeric string must be to become an integer.
+    static func isIntegerText(_ text: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        var position = 0
+        if position < length && (text[position] == UInt8(ascii: "-") || text[position] == UInt8(ascii: "+")) { position += 1 }
+        guard position < length else { return false }
+        while position < length {
+            if text[position] &- 0x30 > 9 { return false }
+            position += 1
+        }
+        return true
+    }
+
+    /// Whether the text is a JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`), optionally with a
+    /// leading `+`: what a numeric string must be to become a double or an epoch time.
+    static func isNumberText(_ text: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        var position = 0
+        func digits() -> Int {
+            let start = position
+            while position < length && text[position] &- 0x30 <= 9 { position += 1 }
+            return position - start
+        }
+        if position < length && (text[position] == UInt8(ascii: "-") || text[position] == UInt8(ascii: "+")) { position += 1 }
+        guard position < length else { return false }
+        if text[position] == 0x30 {
+            position += 1
+        } else if digits() == 0 {
+            return false
+        }
+        if position < length && text[position] == UInt8(ascii: ".") {
+            position += 1
+            if digits() == 0 { return false }
+        }
+        if position < length && (text[position] | 0x20) == UInt8(ascii: "e") {
+            position += 1
+            if position < length && (text[position] == UInt8(ascii: "-") || text[position] == UInt8(ascii: "+")) { position += 1 }
+            if digits() == 0 { return false }
+        }
+        return position == length
     }
 
     /// 10^exponent for 0...22, where every power is exact in a Double (a switch, so no global array to load).
