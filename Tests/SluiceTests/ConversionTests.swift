@@ -56,8 +56,34 @@ import Testing
         #expect(try convert("1e999999999999", to: .int64) == "$.v: expected int64 (within ±9223372036854775807), found number 1e999999999999")
     }
 
-    @Test func int64FromAStringIsARejection() throws {
-        #expect(try convert(#""12""#, to: .int64) == "$.v: expected int64, found string \"12\"")
+    @Test func int64FromNumericStringsIsExactAndNothingElse() throws {
+        #expect(try convert(#""12""#, to: .int64) == "12")
+        #expect(try convert(#""-7""#, to: .int64) == "-7")
+        #expect(try convert(#""+5""#, to: .int64) == "5")
+        #expect(try convert(#""007""#, to: .int64) == "7")
+        #expect(try convert(#""190957570511478800""#, to: .int64) == "190957570511478800")
+        #expect(try convert(#""9223372036854775808""#, to: .int64) == "$.v: expected int64 (within ±9223372036854775807), found string \"9223372036854775808\"")
+        #expect(try convert(#""1.5""#, to: .int64) == "$.v: expected int64, found string \"1.5\"")
+        #expect(try convert(#""3.0""#, to: .int64) == "$.v: expected int64, found string \"3.0\"")
+        #expect(try convert(#"" 12""#, to: .int64) == "$.v: expected int64, found string \" 12\"")
+        #expect(try convert(#""12abc""#, to: .int64) == "$.v: expected int64, found string \"12abc\"")
+        #expect(try convert(#""""#, to: .int64) == "$.v: expected int64, found string \"\"")
+        #expect(try convert("true", to: .int64) == "$.v: expected int64, found true")
+    }
+
+    @Test func int64TruncatesFractionsOnlyWhenTheFieldSaysSo() throws {
+        let truncating = FieldSpec(name: "v", type: .int64, truncatesFractions: true)
+        #expect(try transcript(of: "{\"v\":3.9}\n{\"v\":-3.9}\n{\"v\":1e-5}\n", fields: [truncating]).rows == ["#1@1:0 v=3", "#2@2:10 v=-3", "#3@3:21 v=0"])
+        #expect(try convert("3.9", to: .int64) == "$.v: expected int64 (an integer), found number 3.9")
+    }
+
+    @Test func uint64CoversTheFullUnsignedRange() throws {
+        #expect(try convert("18446744073709551615", to: .uint64) == "18446744073709551615")
+        #expect(try convert(#""18446744073709551615""#, to: .uint64) == "18446744073709551615")
+        #expect(try convert("-0", to: .uint64) == "0")
+        #expect(try convert("-1", to: .uint64) == "$.v: expected uint64 (0 to 18446744073709551615), found number -1")
+        #expect(try convert("18446744073709551616", to: .uint64) == "$.v: expected uint64 (0 to 18446744073709551615), found number 18446744073709551616")
+        #expect(try convert("2.5", to: .uint64) == "$.v: expected uint64 (an integer), found number 2.5")
     }
 
     @Test func doubleFromNumbersRoundsCorrectly() throws {
@@ -75,16 +101,32 @@ import Testing
         #expect(try convert("-1e400", to: .double) == "$.v: expected double (finite), found number -1e400")
     }
 
-    @Test func doubleFromNonNumbersIsARejection() throws {
-        #expect(try convert(#""1.5""#, to: .double) == "$.v: expected double, found string \"1.5\"")
+    @Test func doubleFromNumericStringsAtFullPrecision() throws {
+        #expect(try convert(#""1.5""#, to: .double) == "1.5")
+        #expect(try convert(#""-2e3""#, to: .double) == "-2000.0")
+        #expect(try convert(#""0.30000000000000004""#, to: .double) == "0.30000000000000004")
+        #expect(try convert(#""1e400""#, to: .double) == "$.v: expected double (finite), found string \"1e400\"")
+        #expect(try convert(#""NaN""#, to: .double) == "$.v: expected double, found string \"NaN\"")
+        #expect(try convert(#""1.""#, to: .double) == "$.v: expected double, found string \"1.\"")
+        #expect(try convert(#""abc""#, to: .double) == "$.v: expected double, found string \"abc\"")
         #expect(try convert("null", to: .double) == "$.v: expected double, found null")
     }
 
-    @Test func boolFromTrueAndFalseOnly() throws {
+    @Test func boolFromLiteralsWordsAndZeroOrOne() throws {
         #expect(try convert("true", to: .bool) == "true")
         #expect(try convert("false", to: .bool) == "false")
-        #expect(try convert("1", to: .bool) == "$.v: expected bool, found number 1")
+        #expect(try convert(#""TRUE""#, to: .bool) == "true")
+        #expect(try convert(#""False""#, to: .bool) == "false")
+        #expect(try convert("1", to: .bool) == "true")
+        #expect(try convert("0", to: .bool) == "false")
+        #expect(try convert("1.0", to: .bool) == "true")
+        #expect(try convert(#""1""#, to: .bool) == "true")
+        #expect(try convert(#""0""#, to: .bool) == "false")
+        #expect(try convert("2", to: .bool) == "$.v: expected bool, found number 2")
         #expect(try convert(#""yes""#, to: .bool) == "$.v: expected bool, found string \"yes\"")
+        #expect(try convert(#""abc""#, to: .bool) == "$.v: expected bool, found string \"abc\"")
+        #expect(try convert(#""01""#, to: .bool) == "$.v: expected bool, found string \"01\"")
+        #expect(try convert("{}", to: .bool) == "$.v: expected bool, found an object")
     }
 
     @Test func jsonKeepsContainersAsWrittenAndReencodesScalars() throws {

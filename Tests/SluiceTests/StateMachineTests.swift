@@ -72,12 +72,12 @@ import Testing
 
     @Test func collectsEveryFailureOfARecordAndRollsItBack() throws {
         let result = try run([field("id", .int64), field("flag", .bool), field("name", .string, path: "user.name")], [
-            .startMap, .key("id"), .string("x"), .key("flag"), .number("1"), .endMap,
+            .startMap, .key("id"), .string("x"), .key("flag"), .number("2"), .endMap,
             .startMap, .key("id"), .number("2"), .key("flag"), .bool(true), .key("user"), .startMap, .key("name"), .string("ok"), .endMap, .endMap,
         ])
         #expect(result.rejections == [
             "$.id: expected int64, found string \"x\"",
-            "$.flag: expected bool, found number 1",
+            "$.flag: expected bool, found number 2",
             "$.user.name: expected string, found no value",
         ])
         #expect(result.rows == ["#2@1:5 id=2 flag=true name=\"ok\""])

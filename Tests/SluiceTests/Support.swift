@@ -44,8 +44,11 @@ func render(_ batch: ColumnarBatch, row: Int) -> String {
             case .int64: value = String(column.int64(row) ?? 0)
             case .double: value = String(column.double(row) ?? 0)
             case .bool: value = String(column.bool(row) ?? false)
-            case .string: value = "\"" + (column.string(row) ?? "") + "\""
+            case .string, .url, .enumeration: value = "\"" + (column.string(row) ?? "") + "\""
             case .json: value = column.string(row) ?? ""
+            case .uint64: value = String(column.uint64(row) ?? 0)
+            case .date: value = DateText.rfc3339(column.dateNanoseconds(row) ?? 0)
+            case .bytes: value = "base64:" + ((column.bytes(row) ?? []).withUnsafeBufferPointer { Base64.encode($0) })
             }
         }
         parts.append("\(column.field.name)=\(value)")

@@ -13,28 +13,28 @@ struct ColumnStorage {
     let type: FieldType
     let capacity: Int
     let validity: UnsafeMutablePointer<UInt64>
-    /// Int64 / Double: 8 bytes a row. Bool: 1 byte a row. String / JSON: `capacity + 1` Int offsets.
+    /// Word layout: 8 bytes a row. Byte layout: 1 byte a row. Text layout: `capacity + 1` Int offsets.
     let values: UnsafeMutableRawPointer
     private(set) var bytes: UnsafeMutablePointer<UInt8>
     private(set) var byteCount = 0
     private(set) var byteCapacity: Int
 
     var validityWordCount: Int { (capacity + 63) >> 6 }
-    var hasBytes: Bool { type == .string || type == .json }
+    var hasBytes: Bool { type.layout == .text }
 
     init(type: FieldType, capacity: Int) {
         self.type = type
         self.capacity = capacity
         validity = .allocate(capacity: (capacity + 63) >> 6)
-        switch type {
-        case .int64, .double:
+        switch type.layout {
+        case .word:
             values = .allocate(byteCount: capacity * 8, alignment: 8)
-        case .bool:
+        case .byte:
             values = .allocate(byteCount: capacity, alignment: 1)
-        case .string, .json:
+        case .text:
             values = .allocate(byteCount: (capacity + 1) * 8, alignment: 8)
         }
-        byteCapacity = (type == .string || type == .json) ? max(capacity * 16, 256) : 1
+        byteCapacity = type.layout == .text ? max(capacity * 16, 256) : 1
         bytes = .allocate(capacity: byteCapacity)
         reset()
     }
@@ -53,6 +53,12 @@ struct ColumnStorage {
 
     var offsets: UnsafeMutablePointer<Int> { values.assumingMemoryBound(to: Int.self) }
 
+    /// The bytes of a text-layout row (valid or not).
+    @inline(__always) func textBytes(_ row: Int) -> UnsafeBufferPointer<UInt8> {
+        let start = offsets[row]
+        return UnsafeBufferPointer(start: bytes + start, count: offsets[row + 1] - start)
+    }
+
     @inline(__always) func isValid(_ row: Int) -> Bool {
         validity[row >> 6] & (1 << UInt64(row & 63)) != 0
     }
@@ -67,6 +73,11 @@ struct ColumnStorage {
 
     @inline(__always) func write(_ value: Int64, row: Int) {
         values.assumingMemoryBound(to: Int64.self)[row] = value
+        setValid(row)
+    }
+
+    @inline(__always) func write(_ value: UInt64, row: Int) {
+        values.assumingMemoryBound(to: UInt64.self)[row] = value
         setValid(row)
     }
 
@@ -102,13 +113,32 @@ struct ColumnStorage {
         setValid(row)
     }
 
+    /// Writes a value of the column's type (a default); values of other kinds are not written.
+    mutating func write(_ value: FieldValue, row: Int) {
+        switch value {
+        case .int64(let number): write(number, row: row)
+        case .uint64(let number): write(number, row: row)
+        case .double(let number): write(number, row: row)
+        case .bool(let flag): write(flag, row: row)
+        case .date(let nanoseconds): write(nanoseconds, row: row)
+        case .string(let text):
+            beginText(row: row)
+            for byte in text.utf8 { appendText(byte: byte) }
+            endText(row: row)
+        case .bytes(let bytes):
+            beginText(row: row)
+            for byte in bytes { appendText(byte: byte) }
+            endText(row: row)
+        }
+    }
+
     /// Makes the row null, undoing anything written to it.
     @inline(__always) mutating func setNull(row: Int) {
         clearValid(row)
-        switch type {
-        case .int64, .double: values.assumingMemoryBound(to: Int64.self)[row] = 0
-        case .bool: values.assumingMemoryBound(to: UInt8.self)[row] = 0
-        case .string, .json:
+        switch type.layout {
+        case .word: values.assumingMemoryBound(to: Int64.self)[row] = 0
+        case .byte: values.assumingMemoryBound(to: UInt8.self)[row] = 0
+        case .text:
             byteCount = offsets[row]
             offsets[row + 1] = byteCount
         }

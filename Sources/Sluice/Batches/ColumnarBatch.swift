@@ -93,6 +93,18 @@ public final class ColumnarBatch {
             return storage.isValid(row) ? storage.values.assumingMemoryBound(to: Int64.self)[row] : nil
         }
 
+        /// The value of a `uint64` column.
+        public func uint64(_ row: Int) -> UInt64? {
+            let storage = storage(row, .uint64)
+            return storage.isValid(row) ? storage.values.assumingMemoryBound(to: UInt64.self)[row] : nil
+        }
+
+        /// The value of a `date` column, in nanoseconds since 1970-01-01T00:00:00Z.
+        public func dateNanoseconds(_ row: Int) -> Int64? {
+            let storage = storage(row, .date)
+            return storage.isValid(row) ? storage.values.assumingMemoryBound(to: Int64.self)[row] : nil
+        }
+
         /// The value of a `double` column.
         public func double(_ row: Int) -> Double? {
             let storage = storage(row, .double)
@@ -105,18 +117,23 @@ public final class ColumnarBatch {
             return storage.isValid(row) ? storage.values.assumingMemoryBound(to: UInt8.self)[row] != 0 : nil
         }
 
-        /// The value of a `string` or `json` column.
+        /// The value of a `string`, `json`, `url` or `enum` column.
         public func string(_ row: Int) -> String? {
             withUTF8(row) { $0.map { String(decoding: $0, as: UTF8.self) } }
         }
 
-        /// Calls `body` with the UTF-8 bytes of a `string` or `json` value (`nil` for null), without copying.
-        /// The buffer is valid only inside `body`.
+        /// The value of a `bytes` column.
+        public func bytes(_ row: Int) -> [UInt8]? {
+            let storage = storage(row, .bytes)
+            return storage.isValid(row) ? Array(storage.textBytes(row)) : nil
+        }
+
+        /// Calls `body` with the bytes of a `string`, `json`, `url`, `enum` (UTF-8) or `bytes` value (`nil` for
+        /// null), without copying. The buffer is valid only inside `body`.
         public func withUTF8<Result>(_ row: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result) rethrows -> Result {
-            let storage = storage(row, .string, .json)
+            let storage = storage(row, .string, .json, .url, .enumeration, .bytes)
             guard storage.isValid(row) else { return try body(nil) }
-            let start = storage.offsets[row]
-            return try body(UnsafeBufferPointer(start: storage.bytes + start, count: storage.offsets[row + 1] - start))
+            return try body(storage.textBytes(row))
         }
     }
 }

@@ -18,6 +18,7 @@ struct RecordStateMachine {
     private let targets: UnsafeMutablePointer<Int32>
     private let columnTypes: UnsafeMutablePointer<FieldType>
     private let columnIsOptional: UnsafeMutablePointer<Bool>
+    private let columnHasDefault: UnsafeMutablePointer<Bool>
     private let columnCount: Int
     private let requiredColumns: [Int]
     private let columnPaths: [String]
@@ -99,8 +100,9 @@ struct RecordStateMachine {
         targets = plan.targets
         columnTypes = plan.columnTypes
         columnIsOptional = plan.columnIsOptional
+        columnHasDefault = plan.columnHasDefault
         columnCount = plan.fields.count
-        requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional }
+        requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
         columnPaths = plan.fields.map { (try? KeyPath(parsing: $0.path))?.description ?? $0.path }
         let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         empty.initialize(to: 0)
@@ -258,12 +260,10 @@ struct RecordStateMachine {
             stamps[column] = serial
             let storage = columns + column
             if kind == .null {
-                storage.pointee.setNull(row: row)
-                if !columnIsOptional[column] {
-                    fail(node: nodeID, .null, expected: columnTypes[column].description, kind, bytes, length, boolValue)
-                }
+                writeNull(column: column, node: nodeID)
                 continue
             }
+            // Every type's accepted inputs are in docs/mapping.md ("Types and conversions").
             switch columnTypes[column] {
             case .string:
                 guard let bytes, kind == .string || kind == .number else {
@@ -274,17 +274,31 @@ struct RecordStateMachine {
                 storage.pointee.appendText(bytes, count: length)
                 storage.pointee.endText(row: row)
             case .int64:
-                guard let bytes, kind == .number else {
+                guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
                     fail(node: nodeID, .typeMismatch, expected: "int64", kind, bytes, length, boolValue)
                     continue
                 }
-                switch NumberConversion.int64(bytes, length) {
+                var result = NumberConversion.int64(bytes, length)
+                if result == .fractional && plan.conversions[column].truncatesFractions {
+                    result = NumberConversion.signed(NumberConversion.exactInteger(bytes, length, truncates: true))
+                }
+                switch result {
                 case .value(let value): storage.pointee.write(value, row: row)
                 case .fractional: fail(node: nodeID, .outOfRange, expected: "int64 (an integer)", kind, bytes, length, boolValue)
                 case .outOfRange: fail(node: nodeID, .outOfRange, expected: "int64 (within ±9223372036854775807)", kind, bytes, length, boolValue)
                 }
+            case .uint64:
+                guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
+                    fail(node: nodeID, .typeMismatch, expected: "uint64", kind, bytes, length, boolValue)
+                    continue
+                }
+                switch NumberConversion.exactInteger(bytes, length, truncates: plan.conversions[column].truncatesFractions) {
+                case .value(let negative, let magnitude) where !negative || magnitude == 0: storage.pointee.write(magnitude, row: row)
+                case .fractional: fail(node: nodeID, .outOfRange, expected: "uint64 (an integer)", kind, bytes, length, boolValue)
+                default: fail(node: nodeID, .outOfRange, expected: "uint64 (0 to 18446744073709551615)", kind, bytes, length, boolValue)
+                }
             case .double:
-                guard let bytes, kind == .number else {
+                guard let bytes, kind == .number || (kind == .string && NumberConversion.isNumberText(bytes, length)) else {
                     fail(node: nodeID, .typeMismatch, expected: "double", kind, bytes, length, boolValue)
                     continue
                 }
@@ -294,11 +308,13 @@ struct RecordStateMachine {
                     fail(node: nodeID, .outOfRange, expected: "double (finite)", kind, bytes, length, boolValue)
                 }
             case .bool:
-                guard kind == .bool else {
+                if kind == .bool {
+                    storage.pointee.write(boolValue, row: row)
+                } else if let bytes, let value = Self.boolean(fromText: bytes, length, isNumber: kind == .number) {
+                    storage.pointee.write(value, row: row)
+                } else {
                     fail(node: nodeID, .typeMismatch, expected: "bool", kind, bytes, length, boolValue)
-                    continue
                 }
-                storage.pointee.write(boolValue, row: row)
             case .json:
                 storage.pointee.beginText(row: row)
                 switch kind {
@@ -312,7 +328,100 @@ struct RecordStateMachine {
                     for byte in "null".utf8 { storage.pointee.appendText(byte: byte) }
                 }
                 storage.pointee.endText(row: row)
+            case .date, .url, .bytes, .enumeration:
+                writeRichScalar(column: column, node: nodeID, kind, bytes, length, boolValue)
             }
+        }
+    }
+
+    /// Bool from text: `true`/`false` in any case and `0`/`1` for strings, integral 0 and 1 for numbers.
+    private static func boolean(fromText text: UnsafePointer<UInt8>, _ length: Int, isNumber: Bool) -> Bool? {
+        if isNumber || NumberConversion.isIntegerText(text, length) {
+            if !isNumber && (length != 1) { return nil }
+            switch NumberConversion.exactInteger(text, length) {
+            case .value(_, 0): return false
+            case .value(false, 1): return true
+            default: return nil
+            }
+        }
+        guard length == 4 || length == 5 else { return nil }
+        var lowered: UInt64 = 0
+        for index in 0..<length { lowered = lowered << 8 | UInt64(text[index] | 0x20) }
+        if length == 4 && lowered == 0x7472_7565 { return true }  // "true"
+        if length == 5 && lowered == 0x66_616C_7365 { return false }  // "false"
+        return nil
+    }
+
+    /// Dates, URLs, bytes and enums: conversions that read the column's compiled options.
+    @inline(never)
+    private mutating func writeRichScalar(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        let storage = columns + column
+        let conversion = plan.conversions[column]
+        switch columnTypes[column] {
+        case .date:
+            guard let bytes, kind == .number || kind == .string, let parser = conversion.dateParser else {
+                fail(node: nodeID, .typeMismatch, expected: "date", kind, bytes, length, boolValue)
+                return
+            }
+            switch kind == .number ? parser.epoch(bytes, length) : parser.text(bytes, length) {
+            case .instant(let nanoseconds): storage.pointee.write(nanoseconds, row: row)
+            case .tooPrecise: fail(node: nodeID, .outOfRange, expected: "date (whole nanoseconds)", kind, bytes, length, boolValue)
+            case .outOfRange: fail(node: nodeID, .outOfRange, expected: "date (from 1677-09-21 to 2262-04-11)", kind, bytes, length, boolValue)
+            case .unreadable: fail(node: nodeID, .typeMismatch, expected: parser.expectation, kind, bytes, length, boolValue)
+            }
+        case .url:
+            guard let bytes, kind == .string, URLReference.isValid(bytes, length) else {
+                fail(node: nodeID, .typeMismatch, expected: "url", kind, bytes, length, boolValue)
+                return
+            }
+            storage.pointee.beginText(row: row)
+            storage.pointee.appendText(bytes, count: length)
+            storage.pointee.endText(row: row)
+        case .bytes:
+            guard let bytes, kind == .string, Base64.isValid(bytes, length) else {
+                fail(node: nodeID, .typeMismatch, expected: "bytes (base64)", kind, bytes, length, boolValue)
+                return
+            }
+            storage.pointee.beginText(row: row)
+            Base64.decode(bytes, length) { storage.pointee.appendText(byte: $0) }
+            storage.pointee.endText(row: row)
+        default:
+            guard let table = conversion.enumTable else { return }
+            var index: Int?
+            if let bytes, kind == .string || kind == .number {
+                index = table.index(of: bytes, length)
+            } else if kind == .bool {
+                index = Array((boolValue ? "true" : "false").utf8).withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress.flatMap { table.index(of: $0, buffer.count) }
+                }
+            }
+            if let index {
+                storage.pointee.beginText(row: row)
+                table.values[index].withUnsafeBufferPointer { value in
+                    if let base = value.baseAddress { storage.pointee.appendText(base, count: value.count) }
+                }
+                storage.pointee.endText(row: row)
+            } else if let defaultValue = conversion.defaultValue {
+                storage.pointee.write(defaultValue, row: row)
+            } else {
+                fail(node: nodeID, .typeMismatch, expected: table.expectation, kind, bytes, length, boolValue)
+            }
+        }
+    }
+
+    /// JSON null: null for an optional field; otherwise the default, or a rejection. An enum's default also
+    /// covers null, optional or not.
+    private mutating func writeNull(column: Int, node nodeID: Int32) {
+        let storage = columns + column
+        let isOptional = columnIsOptional[column]
+        if columnHasDefault[column] && (!isOptional || columnTypes[column] == .enumeration),
+           let defaultValue = plan.conversions[column].defaultValue {
+            storage.pointee.write(defaultValue, row: row)
+            return
+        }
+        storage.pointee.setNull(row: row)
+        if !isOptional {
+            fail(node: nodeID, .null, expected: columnTypes[column].description, .null, nil, 0, false)
         }
     }
 
@@ -442,7 +551,13 @@ struct RecordStateMachine {
     }
 
     private mutating func commit(_ location: RecordLocation) {
-        for column in 0..<columnCount where stamps[column] != serial { columns[column].setNull(row: row) }
+        for column in 0..<columnCount where stamps[column] != serial {
+            if columnHasDefault[column], let defaultValue = plan.conversions[column].defaultValue {
+                columns[column].write(defaultValue, row: row)
+            } else {
+                columns[column].setNull(row: row)
+            }
+        }
         let batch = batches.current
         batch.ordinals[row] = location.ordinal
         batch.lines[row] = location.line

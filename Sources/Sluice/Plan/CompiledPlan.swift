@@ -27,6 +27,10 @@ final class CompiledPlan: @unchecked Sendable {
     /// Per column: its type, whether it is optional.
     let columnTypes: UnsafeMutablePointer<FieldType>
     let columnIsOptional: UnsafeMutablePointer<Bool>
+    /// Per column: how values convert beyond the type (dates, enums, truncation, defaults).
+    let conversions: [ColumnConversion]
+    /// Per column: whether it has a default, checked for every missing value without touching `conversions`.
+    let columnHasDefault: UnsafeMutablePointer<Bool>
     /// Per node: the key path as rejections print it. Read only when a record fails.
     let displayPaths: [String]
     let nodeCount: Int
@@ -35,10 +39,12 @@ final class CompiledPlan: @unchecked Sendable {
     let maxDepth: Int
 
     init(
-        fields: [FieldSpec], nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32], keyBytes: [UInt8],
-        indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
+        fields: [FieldSpec], conversions: [ColumnConversion], nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32],
+        keyBytes: [UInt8], indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
     ) {
         self.fields = fields
+        self.conversions = conversions
+        columnHasDefault = .allocateCopy(of: conversions.map { $0.defaultValue != nil })
         self.nodeCount = nodes.count
         self.keyEntryCount = keyEntries.count
         self.nodes = .allocateCopy(of: nodes)
@@ -62,6 +68,7 @@ final class CompiledPlan: @unchecked Sendable {
         targets.deallocate()
         columnTypes.deallocate()
         columnIsOptional.deallocate()
+        columnHasDefault.deallocate()
     }
 
     /// The hash both the compiler and the lookup use: length and three sampled bytes, so that hashing costs the
@@ -145,6 +152,14 @@ final class CompiledPlan: @unchecked Sendable {
         }
         return -1
     }
+}
+
+/// How one column converts values beyond its type.
+struct ColumnConversion: Sendable {
+    var truncatesFractions = false
+    var dateParser: DateParser?
+    var enumTable: EnumTable?
+    var defaultValue: FieldValue?
 }
 
 /// One trie node: a place in the record that some field reads, or that lies on the way to one.

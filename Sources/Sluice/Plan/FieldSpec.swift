@@ -1,4 +1,6 @@
-/// One field of a dynamic schema: where its value comes from and what type it has.
+import Foundation
+
+/// One field of a dynamic schema: where its value comes from, what type it has, and how it converts.
 public struct FieldSpec: Sendable, Hashable {
     /// The field's (column's) name. Unique within a schema.
     public var name: String
@@ -8,6 +10,17 @@ public struct FieldSpec: Sendable, Hashable {
     public var type: FieldType
     /// Whether a missing key or a JSON `null` maps to null instead of rejecting the record.
     public var isOptional: Bool
+    /// What a missing key gives instead of null or a rejection; for a field that is not optional, also what
+    /// `null` gives; for an enum field, also what `null` and an unmatched value give. Must have the field's type.
+    public var defaultValue: FieldValue?
+    /// For int64 and uint64: drop a fractional part (toward zero) instead of rejecting `3.5`.
+    public var truncatesFractions: Bool
+    /// For dates: the unit of epoch numbers and numeric strings.
+    public var epochUnit: EpochUnit
+    /// For dates: the formats text is read in, tried in order.
+    public var dateFormats: [DateFormat]
+    /// For enums: the value map, JSON value to stored value.
+    public var enumValues: [EnumValue]
 
     /// Creates a field.
     /// - Parameters:
@@ -15,10 +28,118 @@ public struct FieldSpec: Sendable, Hashable {
     ///   - path: The key path to read; defaults to the name, with dots in it escaped.
     ///   - type: The type to convert to.
     ///   - isOptional: Whether missing and `null` are allowed.
-    public init(name: String, path: String? = nil, type: FieldType, isOptional: Bool = false) {
+    ///   - defaultValue: What a missing value gives (see ``defaultValue``).
+    ///   - truncatesFractions: For integer types, whether `3.5` becomes `3` instead of a rejection.
+    ///   - epochUnit: For dates, the unit of epoch numbers.
+    ///   - dateFormats: For dates, the text formats to try, in order.
+    ///   - enumValues: For enums, the value map.
+    public init(
+        name: String, path: String? = nil, type: FieldType, isOptional: Bool = false, defaultValue: FieldValue? = nil,
+        truncatesFractions: Bool = false, epochUnit: EpochUnit = .seconds, dateFormats: [DateFormat] = [.iso8601],
+        enumValues: [EnumValue] = []
+    ) {
         self.name = name
         self.path = path ?? KeyPath.escaped(key: name)
         self.type = type
         self.isOptional = isOptional
+        self.defaultValue = defaultValue
+        self.truncatesFractions = truncatesFractions
+        self.epochUnit = epochUnit
+        self.dateFormats = dateFormats
+        self.enumValues = enumValues
     }
+}
+
+/// A value of one of the field types: defaults, and values handed to callers.
+public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
+    case string(String)
+    case int64(Int64)
+    case uint64(UInt64)
+    case double(Double)
+    case bool(Bool)
+    /// Nanoseconds since 1970-01-01T00:00:00Z.
+    case date(nanoseconds: Int64)
+    case bytes([UInt8])
+
+    /// The field types a value of this kind can be the default of.
+    var fitsTypes: Set<FieldType> {
+        switch self {
+        case .string: [.string, .url, .enumeration]
+        case .int64: [.int64]
+        case .uint64: [.uint64]
+        case .double: [.double]
+        case .bool: [.bool]
+        case .date: [.date]
+        case .bytes: [.bytes]
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .string(let text): "\"\(text)\""
+        case .int64(let value): String(value)
+        case .uint64(let value): String(value)
+        case .double(let value): String(value)
+        case .bool(let value): String(value)
+        case .date(let nanoseconds): DateText.rfc3339(nanoseconds)
+        case .bytes(let bytes): bytes.withUnsafeBufferPointer { Base64.encode($0) }
+        }
+    }
+
+    /// Reads a default written as text in a mapping file, by the rules the field applies to input strings.
+    static func parse(_ text: String, for field: FieldSpec) throws(DefaultValueError) -> FieldValue {
+        // A trailing NUL that is not counted, so that even empty text has an address.
+        let bytes = Array(text.utf8) + [0]
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(DefaultValueError) -> FieldValue in
+            guard let base = buffer.baseAddress else { throw DefaultValueError(message: "cannot read the default") }
+            let count = buffer.count - 1
+            func integer() throws(DefaultValueError) -> NumberConversion.ExactInteger {
+                guard NumberConversion.isIntegerText(base, count) else { throw DefaultValueError(message: "the default \"\(text)\" is not an integer") }
+                return NumberConversion.exactInteger(base, count)
+            }
+            switch field.type {
+            case .string, .enumeration: return .string(text)
+            case .url:
+                guard URLReference.isValid(base, count) else { throw DefaultValueError(message: "the default \"\(text)\" is not a URL reference") }
+                return .string(text)
+            case .int64:
+                guard case .value(let value) = NumberConversion.signed(try integer()) else { throw DefaultValueError(message: "the default \(text) is out of the int64 range") }
+                return .int64(value)
+            case .uint64:
+                guard case .value(let negative, let magnitude) = try integer(), !negative || magnitude == 0 else {
+                    throw DefaultValueError(message: "the default \(text) is out of the uint64 range")
+                }
+                return .uint64(magnitude)
+            case .double:
+                guard NumberConversion.isNumberText(base, count), let value = NumberConversion.double(base, count) else {
+                    throw DefaultValueError(message: "the default \"\(text)\" is not a finite number")
+                }
+                return .double(value)
+            case .bool:
+                switch text.lowercased() {
+                case "true": return .bool(true)
+                case "false": return .bool(false)
+                default: throw DefaultValueError(message: "the default \"\(text)\" is not true or false")
+                }
+            case .date:
+                guard let parser = try? DateParser(unit: field.epochUnit, formats: field.dateFormats),
+                      case .instant(let nanoseconds) = parser.text(base, count) else {
+                    throw DefaultValueError(message: "the default \"\(text)\" is not a date in the field's unit or formats")
+                }
+                return .date(nanoseconds: nanoseconds)
+            case .bytes:
+                guard Base64.isValid(base, count) else { throw DefaultValueError(message: "the default \"\(text)\" is not base64") }
+                var decoded: [UInt8] = []
+                Base64.decode(base, count) { decoded.append($0) }
+                return .bytes(decoded)
+            case .json:
+                throw DefaultValueError(message: "json fields take no default")
+            }
+        }
+    }
+}
+
+/// A default that does not fit its field.
+struct DefaultValueError: Error {
+    var message: String
 }

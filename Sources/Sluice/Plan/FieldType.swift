@@ -13,6 +13,36 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable, CustomStringCon
     case bool
     /// The value's JSON text: objects and arrays as they appear in the input, scalars re-encoded.
     case json
+    /// An unsigned 64-bit integer, exact. Accepts what `int64` accepts, without a minus sign.
+    case uint64
+    /// An instant, stored as nanoseconds since 1970-01-01T00:00:00Z. Accepts epoch numbers and numeric strings (in
+    /// the field's unit) and text in the field's formats (ISO 8601 by default).
+    case date
+    /// A URL reference (absolute or relative), stored as its text. Accepts strings that are valid references.
+    case url
+    /// Binary data. Accepts base64 text (standard or URL-safe alphabet, padding optional), stored decoded.
+    case bytes
+    /// One of a fixed set of values, through the field's value map. Accepts strings and numbers.
+    case enumeration = "enum"
 
     public var description: String { rawValue }
+
+    /// How values of the type are laid out in a column.
+    var layout: ColumnLayout {
+        switch self {
+        case .int64, .uint64, .double, .date: .word
+        case .bool: .byte
+        case .string, .json, .url, .bytes, .enumeration: .text
+        }
+    }
+}
+
+/// The storage shapes of columns.
+enum ColumnLayout {
+    /// Eight bytes a row (Int64, UInt64, Double, a date's nanoseconds).
+    case word
+    /// One byte a row (Bool).
+    case byte
+    /// Variable-length bytes with row offsets (text, JSON, decoded bytes).
+    case text
 }

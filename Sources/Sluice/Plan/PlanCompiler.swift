@@ -22,6 +22,8 @@ enum PlanCompiler {
             }
         }
 
+        let conversions = fields.map { compileConversion($0, problems: &problems) }
+
         let root = TrieBuilderNode(displayPath: "$", depth: 1)
         for (column, path) in parsedPaths.enumerated() {
             guard let path else { continue }
@@ -31,7 +33,43 @@ enum PlanCompiler {
         root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
 
         guard problems.isEmpty else { throw .invalidMapping(problems) }
-        return root.flatten(fields: fields)
+        return root.flatten(fields: fields, conversions: conversions)
+    }
+
+    /// Checks a field's conversion options against its type and compiles its date formats and value map.
+    private static func compileConversion(_ field: FieldSpec, problems: inout [MappingProblem]) -> ColumnConversion {
+        var conversion = ColumnConversion(truncatesFractions: field.truncatesFractions, defaultValue: field.defaultValue)
+        func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
+        if field.truncatesFractions && field.type != .int64 && field.type != .uint64 {
+            problem("truncation applies to int64 and uint64 fields, not \(field.type)")
+        }
+        if field.type == .date {
+            do {
+                conversion.dateParser = try DateParser(unit: field.epochUnit, formats: field.dateFormats)
+            } catch {
+                problem(error.message)
+            }
+        } else if field.epochUnit != .seconds || field.dateFormats != [.iso8601] {
+            problem("a unit and date formats apply to date fields, not \(field.type)")
+        }
+        if field.type == .enumeration {
+            if field.enumValues.isEmpty { problem("an enum field needs values") }
+            var seen: Set<String> = []
+            for entry in field.enumValues where !seen.insert(entry.json).inserted {
+                problem("the enum value \"\(entry.json)\" is listed more than once")
+            }
+            conversion.enumTable = EnumTable(field.enumValues)
+        } else if !field.enumValues.isEmpty {
+            problem("values apply to enum fields, not \(field.type)")
+        }
+        if let defaultValue = field.defaultValue {
+            if !defaultValue.fitsTypes.contains(field.type) {
+                problem("the default \(defaultValue) is not a value of type \(field.type)")
+            } else if field.type == .url, case .string(let text) = defaultValue, (try? FieldValue.parse(text, for: field)) == nil {
+                problem("the default \(defaultValue) is not a URL reference")
+            }
+        }
+        return conversion
     }
 }
 
@@ -98,7 +136,7 @@ private final class TrieBuilderNode {
             + indexChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
     }
 
-    func flatten(fields: [FieldSpec]) -> CompiledPlan {
+    func flatten(fields: [FieldSpec], conversions: [ColumnConversion]) -> CompiledPlan {
         var order: [TrieBuilderNode] = []
         var queue: [TrieBuilderNode] = [self]
         while !queue.isEmpty {
@@ -149,7 +187,7 @@ private final class TrieBuilderNode {
             nodes.append(node)
         }
         return CompiledPlan(
-            fields: fields, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
+            fields: fields, conversions: conversions, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
             indexEntries: indexEntries, targets: targets, displayPaths: order.map(\.displayPath),
             maxDepth: order.map(\.depth).max() ?? 1
         )

@@ -5,7 +5,7 @@ import Yams
 ///
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
 enum MappingFile {
-    static let fieldKeys: Set<String> = ["name", "path", "type", "optional"]
+    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values"]
     static let topLevelKeys: Set<String> = ["fields"]
 
     static func fields(fromText text: String, source: String) throws(SluiceError) -> [FieldSpec] {
@@ -56,12 +56,55 @@ enum MappingFile {
             } else {
                 entryProblems.append("'type' is missing")
             }
-            var isOptional = false
-            if let optionalNode = mapping["optional"] {
-                if let flag = optionalNode.bool { isOptional = flag } else { entryProblems.append("'optional' must be true or false") }
+            var spec = FieldSpec(name: name ?? "", path: path, type: type ?? .string)
+            func flag(_ key: String) -> Bool {
+                guard let node = mapping[key] else { return false }
+                if let value = node.bool { return value }
+                entryProblems.append("'\(key)' must be true or false")
+                return false
             }
-            if entryProblems.isEmpty, let name, let type {
-                fields.append(FieldSpec(name: name, path: path, type: type, isOptional: isOptional))
+            spec.isOptional = flag("optional")
+            spec.truncatesFractions = flag("truncate")
+            if let unitNode = mapping["unit"] {
+                if let unit = unitNode.scalar.flatMap({ EpochUnit(rawValue: $0.string) }) {
+                    spec.epochUnit = unit
+                } else {
+                    entryProblems.append("'unit' must be one of \(EpochUnit.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+            }
+            if let formatsNode = mapping["formats"] {
+                let texts = formatsNode.sequence.map { $0.compactMap { $0.scalar?.string } } ?? formatsNode.scalar.map { [$0.string] }
+                if let texts {
+                    spec.dateFormats = texts.map { $0 == "iso8601" ? .iso8601 : .pattern($0) }
+                } else {
+                    entryProblems.append("'formats' must be a list of 'iso8601' and date patterns")
+                }
+            }
+            if let valuesNode = mapping["values"] {
+                if let list = valuesNode.sequence {
+                    spec.enumValues = list.compactMap { $0.scalar?.string }.map { EnumValue($0) }
+                } else if let map = valuesNode.mapping {
+                    spec.enumValues = map.compactMap { key, value in
+                        guard let json = key.scalar?.string, let stored = value.scalar?.string else { return nil }
+                        return EnumValue(json: json, value: stored)
+                    }
+                } else {
+                    entryProblems.append("'values' must be a list of values or a map from JSON values to stored values")
+                }
+            }
+            if let defaultNode = mapping["default"], type != nil {
+                if let text = defaultNode.scalar?.string {
+                    do {
+                        spec.defaultValue = try FieldValue.parse(text, for: spec)
+                    } catch {
+                        entryProblems.append(error.message)
+                    }
+                } else {
+                    entryProblems.append("'default' must be a single value")
+                }
+            }
+            if entryProblems.isEmpty, name != nil, type != nil {
+                fields.append(spec)
             } else {
                 problems += entryProblems.map { MappingProblem(field: nil, message: "\(fieldLabel): \($0)") }
             }

@@ -36,14 +36,16 @@ public struct NDJSONWriter {
             try output.write(String(column.values.assumingMemoryBound(to: Double.self)[row]))
         case .bool:
             try output.write(column.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false")
-        case .string:
-            let start = column.offsets[row]
-            JSONText.appendStringLiteral(UnsafeBufferPointer(start: column.bytes + start, count: column.offsets[row + 1] - start)) {
-                output.write(byte: $0)
-            }
+        case .uint64:
+            try output.write(String(column.values.assumingMemoryBound(to: UInt64.self)[row]))
+        case .date:
+            try output.write("\"" + DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row]) + "\"")
+        case .string, .url, .enumeration:
+            JSONText.appendStringLiteral(column.textBytes(row)) { output.write(byte: $0) }
+        case .bytes:
+            try output.write("\"" + Base64.encode(column.textBytes(row)) + "\"")
         case .json:
-            let start = column.offsets[row]
-            try output.write(UnsafeBufferPointer(start: column.bytes + start, count: column.offsets[row + 1] - start))
+            try output.write(column.textBytes(row))
         }
     }
 }

@@ -109,9 +109,7 @@ enum StoredValueKind: Sendable {
 extension ColumnStorage {
     // Readers for committed rows; a required field's row is always valid, so the fallbacks above never apply.
     func text(_ row: Int) -> String? {
-        guard isValid(row) else { return nil }
-        let start = offsets[row]
-        return String(decoding: UnsafeBufferPointer(start: bytes + start, count: offsets[row + 1] - start), as: UTF8.self)
+        isValid(row) ? String(decoding: textBytes(row), as: UTF8.self) : nil
     }
 
     func int64(_ row: Int) -> Int64? {

@@ -1,0 +1,371 @@
+/// The unit of epoch numbers in a date field.
+public enum EpochUnit: String, Sendable, Hashable, CaseIterable {
+    case seconds, milliseconds, microseconds, nanoseconds
+
+    /// The power of ten from this unit to nanoseconds.
+    var nanosecondExponent: Int {
+        switch self {
+        case .seconds: 9
+        case .milliseconds: 6
+        case .microseconds: 3
+        case .nanoseconds: 0
+        }
+    }
+}
+
+/// How a date field reads text that is not a number.
+public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
+    /// ISO 8601 / RFC 3339 in extended form: `2014-08-31`, `2014-08-31T00:29:15Z`,
+    /// `2014-08-31 00:29:15.123456+09:00`, `2014-08-31T00:29`. Without an offset, the time is UTC.
+    case iso8601
+    /// A fixed pattern in Unicode date-pattern letters, always in the POSIX locale; UTC unless it carries an
+    /// offset. Supported: `yyyy MM M MMM MMMM dd d HH H hh h a mm ss S…S EEE EEEE Z XXX`, `'literal'` and any
+    /// other non-letter. Twitter's `EEE MMM dd HH:mm:ss Z yyyy` is one.
+    case pattern(String)
+
+    public var description: String {
+        switch self {
+        case .iso8601: "iso8601"
+        case .pattern(let pattern): pattern
+        }
+    }
+}
+
+/// A date field's compiled way of reading values: its epoch unit and its formats, tried in order.
+struct DateParser: Sendable {
+    let unit: EpochUnit
+    let formats: [CompiledDateFormat]
+    /// What rejections say the field expected.
+    let expectation: String
+
+    init(unit: EpochUnit, formats: [DateFormat]) throws(DatePatternError) {
+        self.unit = unit
+        self.formats = try formats.map { (format) throws(DatePatternError) in try CompiledDateFormat(format) }
+        expectation = "date (epoch \(unit.rawValue), or " + formats.map { $0 == .iso8601 ? "ISO 8601" : "'\($0)'" }.joined(separator: " or ") + ")"
+    }
+
+    enum Outcome {
+        case instant(Int64)
+        /// An epoch number with digits below a nanosecond.
+        case tooPrecise
+        /// Outside the instants an Int64 of nanoseconds holds (1677-09-21 to 2262-04-11).
+        case outOfRange
+        case unreadable
+    }
+
+    /// An epoch number (a JSON number, or a numeric string).
+    func epoch(_ text: UnsafePointer<UInt8>, _ length: Int) -> Outcome {
+        switch NumberConversion.signed(NumberConversion.exactInteger(text, length, scale: unit.nanosecondExponent)) {
+        case .value(let nanoseconds): .instant(nanoseconds)
+        case .fractional: .tooPrecise
+        case .outOfRange: .outOfRange
+        }
+    }
+
+    /// Text: a numeric string as an epoch number, anything else through the formats in order.
+    func text(_ text: UnsafePointer<UInt8>, _ length: Int) -> Outcome {
+        if NumberConversion.isNumberText(text, length) { return epoch(text, length) }
+        var outcome = Outcome.unreadable
+        for format in formats {
+            switch format.parse(text, length) {
+            case .instant(let nanoseconds): return .instant(nanoseconds)
+            case .outOfRange: outcome = .outOfRange
+            default: continue
+            }
+        }
+        return outcome
+    }
+}
+
+/// A date pattern that does not compile.
+struct DatePatternError: Error, Sendable {
+    var message: String
+}
+
+/// One date format, ready to parse without Foundation.
+enum CompiledDateFormat: Sendable {
+    case iso8601
+    case pattern([DatePatternToken])
+
+    init(_ format: DateFormat) throws(DatePatternError) {
+        switch format {
+        case .iso8601: self = .iso8601
+        case .pattern(let pattern): self = .pattern(try DatePatternToken.compile(pattern))
+        }
+    }
+
+    func parse(_ text: UnsafePointer<UInt8>, _ length: Int) -> DateParser.Outcome {
+        var reader = DateTextReader(text: text, length: length)
+        let parts: DateParts?
+        switch self {
+        case .iso8601: parts = reader.iso8601()
+        case .pattern(let tokens): parts = reader.pattern(tokens)
+        }
+        guard let parts, reader.isAtEnd else { return .unreadable }
+        guard let instant = parts.instant else { return .outOfRange }
+        return .instant(instant)
+    }
+}
+
+/// The calendar fields read from one value.
+struct DateParts {
+    var year: Int64 = 1970, month: Int64 = 1, day: Int64 = 1
+    var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0, nanosecond: Int64 = 0
+    var offsetSeconds: Int64 = 0
+    /// For 12-hour patterns: whether the time is after noon.
+    var isPostMeridiem: Bool?
+
+    var instant: Int64? {
+        var hour = hour
+        if let isPostMeridiem {
+            guard (1...12).contains(hour) else { return nil }
+            hour = hour % 12 + (isPostMeridiem ? 12 : 0)
+        }
+        return CivilTime.instant(year: year, month: month, day: day, hour: hour, minute: minute, second: second, nanosecond: nanosecond, offsetSeconds: offsetSeconds)
+    }
+}
+
+/// The pieces of a compiled date pattern.
+enum DatePatternToken: Sendable, Equatable {
+    case year, month, monthOneOrTwo, monthAbbreviation, monthName, day, dayOneOrTwo, hour, hourOneOrTwo
+    case hour12, hour12OneOrTwo, amPm, minute, second, fraction(digits: Int), weekdayAbbreviation, weekdayName
+    /// `Z`: `+0000`, `-0530` (also `+05:30`).
+    case offsetCompact
+    /// `XXX`: `Z`, `+05:30` (also `+0530`).
+    case offsetISO
+    case literal(UInt8)
+
+    static let supported = "yyyy MM M MMM MMMM dd d HH H hh h a mm ss S…S EEE EEEE Z XXX"
+
+    static func compile(_ pattern: String) throws(DatePatternError) -> [DatePatternToken] {
+        var tokens: [DatePatternToken] = []
+        let bytes = Array(pattern.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "'") {
+                // A quoted literal; '' is a quote.
+                index += 1
+                if index < bytes.count && bytes[index] == UInt8(ascii: "'") {
+                    tokens.append(.literal(byte))
+                    index += 1
+                    continue
+                }
+                while index < bytes.count && bytes[index] != UInt8(ascii: "'") {
+                    tokens.append(.literal(bytes[index]))
+                    index += 1
+                }
+                guard index < bytes.count else { throw DatePatternError(message: "date pattern '\(pattern)' has an unclosed quote") }
+                index += 1
+                continue
+            }
+            let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            guard isLetter else {
+                tokens.append(.literal(byte))
+                index += 1
+                continue
+            }
+            var run = 1
+            while index + run < bytes.count && bytes[index + run] == byte { run += 1 }
+            let letters = String(repeating: Character(UnicodeScalar(byte)), count: run)
+            let token: DatePatternToken
+            switch (byte, run) {
+            case (UInt8(ascii: "y"), 4): token = .year
+            case (UInt8(ascii: "M"), 1): token = .monthOneOrTwo
+            case (UInt8(ascii: "M"), 2): token = .month
+            case (UInt8(ascii: "M"), 3): token = .monthAbbreviation
+            case (UInt8(ascii: "M"), 4): token = .monthName
+            case (UInt8(ascii: "d"), 1): token = .dayOneOrTwo
+            case (UInt8(ascii: "d"), 2): token = .day
+            case (UInt8(ascii: "H"), 1): token = .hourOneOrTwo
+            case (UInt8(ascii: "H"), 2): token = .hour
+            case (UInt8(ascii: "h"), 1): token = .hour12OneOrTwo
+            case (UInt8(ascii: "h"), 2): token = .hour12
+            case (UInt8(ascii: "a"), 1): token = .amPm
+            case (UInt8(ascii: "m"), 2): token = .minute
+            case (UInt8(ascii: "s"), 2): token = .second
+            case (UInt8(ascii: "S"), 1...9): token = .fraction(digits: run)
+            case (UInt8(ascii: "E"), 1...3): token = .weekdayAbbreviation
+            case (UInt8(ascii: "E"), 4): token = .weekdayName
+            case (UInt8(ascii: "Z"), 1...3): token = .offsetCompact
+            case (UInt8(ascii: "X"), 3): token = .offsetISO
+            default:
+                throw DatePatternError(message: "date pattern '\(pattern)' uses '\(letters)', which Sluice does not read (supported: \(supported))")
+            }
+            tokens.append(token)
+            index += run
+        }
+        if tokens.contains(where: { $0 == .hour12 || $0 == .hour12OneOrTwo }) != tokens.contains(.amPm) {
+            throw DatePatternError(message: "date pattern '\(pattern)' needs both a 12-hour field (h, hh) and a (AM/PM), or neither")
+        }
+        return tokens
+    }
+}
+
+/// Reads the parts of a date from bytes.
+struct DateTextReader {
+    let text: UnsafePointer<UInt8>
+    let length: Int
+    var position = 0
+
+    var isAtEnd: Bool { position == length }
+
+    private static let monthAbbreviations: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"].map { Array($0.utf8) }
+    private static let monthNames: [[UInt8]] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"].map { Array($0.utf8) }
+    private static let weekdayAbbreviations: [[UInt8]] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map { Array($0.utf8) }
+    private static let weekdayNames: [[UInt8]] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map { Array($0.utf8) }
+
+    mutating func digits(_ count: Int) -> Int64? {
+        guard position + count <= length else { return nil }
+        var value: Int64 = 0
+        for offset in 0..<count {
+            let digit = text[position + offset] &- 0x30
+            guard digit <= 9 else { return nil }
+            value = value * 10 + Int64(digit)
+        }
+        position += count
+        return value
+    }
+
+    mutating func oneOrTwoDigits() -> Int64? {
+        guard let first = digits(1) else { return nil }
+        if position < length, text[position] &- 0x30 <= 9, let second = digits(1) { return first * 10 + second }
+        return first
+    }
+
+    mutating func byte(_ expected: UInt8) -> Bool {
+        guard position < length, text[position] == expected else { return false }
+        position += 1
+        return true
+    }
+
+    /// A name from `names`, in any case; its index.
+    mutating func name(_ names: [[UInt8]]) -> Int? {
+        for (index, name) in names.enumerated() where position + name.count <= length {
+            var matches = true
+            for offset in 0..<name.count where text[position + offset] | 0x20 != name[offset] {
+                matches = false
+                break
+            }
+            if matches {
+                position += name.count
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// `+HHMM`, `+HH:MM`, or with `acceptsZ` also `Z`; the offset in seconds east of UTC.
+    mutating func offset(acceptsZ: Bool) -> Int64? {
+        if acceptsZ && (byte(UInt8(ascii: "Z")) || byte(UInt8(ascii: "z"))) { return 0 }
+        guard position < length, text[position] == UInt8(ascii: "+") || text[position] == UInt8(ascii: "-") else { return nil }
+        let sign: Int64 = text[position] == UInt8(ascii: "-") ? -1 : 1
+        position += 1
+        guard let hours = digits(2) else { return nil }
+        _ = byte(UInt8(ascii: ":"))
+        guard let minutes = digits(2), hours <= 23, minutes <= 59 else { return nil }
+        return sign * (hours * 3600 + minutes * 60)
+    }
+
+    /// Up to nine digits of a fraction of a second, as nanoseconds; more digits must be zeros.
+    mutating func fraction(maximumDigits: Int = .max, exactly: Int? = nil) -> Int64? {
+        var nanoseconds: Int64 = 0
+        var count = 0
+        while position < length, text[position] &- 0x30 <= 9, count < maximumDigits {
+            let digit = Int64(text[position] &- 0x30)
+            if count < 9 {
+                nanoseconds = nanoseconds * 10 + digit
+            } else if digit != 0 {
+                return nil
+            }
+            count += 1
+            position += 1
+        }
+        if let exactly, count != exactly { return nil }
+        guard count > 0 else { return nil }
+        for _ in count..<max(count, 9) { nanoseconds *= 10 }
+        return nanoseconds
+    }
+
+    mutating func iso8601() -> DateParts? {
+        var parts = DateParts()
+        guard let year = digits(4), byte(UInt8(ascii: "-")), let month = digits(2), byte(UInt8(ascii: "-")), let day = digits(2) else { return nil }
+        parts.year = year
+        parts.month = month
+        parts.day = day
+        if isAtEnd { return parts }
+        guard byte(UInt8(ascii: "T")) || byte(UInt8(ascii: "t")) || byte(UInt8(ascii: " ")) else { return nil }
+        guard let hour = digits(2), byte(UInt8(ascii: ":")), let minute = digits(2) else { return nil }
+        parts.hour = hour
+        parts.minute = minute
+        if byte(UInt8(ascii: ":")) {
+            guard let second = digits(2) else { return nil }
+            parts.second = second
+            if byte(UInt8(ascii: ".")) || byte(UInt8(ascii: ",")) {
+                guard let nanoseconds = fraction() else { return nil }
+                parts.nanosecond = nanoseconds
+            }
+        }
+        if !isAtEnd {
+            guard let offset = offset(acceptsZ: true) else { return nil }
+            parts.offsetSeconds = offset
+        }
+        return parts
+    }
+
+    mutating func pattern(_ tokens: [DatePatternToken]) -> DateParts? {
+        var parts = DateParts()
+        for token in tokens {
+            switch token {
+            case .year: guard let value = digits(4) else { return nil }; parts.year = value
+            case .month: guard let value = digits(2) else { return nil }; parts.month = value
+            case .monthOneOrTwo: guard let value = oneOrTwoDigits() else { return nil }; parts.month = value
+            case .monthAbbreviation: guard let index = name(Self.monthAbbreviations) else { return nil }; parts.month = Int64(index + 1)
+            case .monthName: guard let index = name(Self.monthNames) else { return nil }; parts.month = Int64(index + 1)
+            case .day: guard let value = digits(2) else { return nil }; parts.day = value
+            case .dayOneOrTwo: guard let value = oneOrTwoDigits() else { return nil }; parts.day = value
+            case .hour, .hour12: guard let value = digits(2) else { return nil }; parts.hour = value
+            case .hourOneOrTwo, .hour12OneOrTwo: guard let value = oneOrTwoDigits() else { return nil }; parts.hour = value
+            case .amPm:
+                guard position + 2 <= length, text[position + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
+                switch text[position] | 0x20 {
+                case UInt8(ascii: "a"): parts.isPostMeridiem = false
+                case UInt8(ascii: "p"): parts.isPostMeridiem = true
+                default: return nil
+                }
+                position += 2
+            case .minute: guard let value = digits(2) else { return nil }; parts.minute = value
+            case .second: guard let value = digits(2) else { return nil }; parts.second = value
+            case .fraction(let count): guard let value = fraction(maximumDigits: count, exactly: count) else { return nil }; parts.nanosecond = value
+            case .weekdayAbbreviation: guard name(Self.weekdayAbbreviations) != nil else { return nil }
+            case .weekdayName: guard name(Self.weekdayNames) != nil else { return nil }
+            case .offsetCompact: guard let value = offset(acceptsZ: false) else { return nil }; parts.offsetSeconds = value
+            case .offsetISO: guard let value = offset(acceptsZ: true) else { return nil }; parts.offsetSeconds = value
+            case .literal(let expected): guard byte(expected) else { return nil }
+            }
+        }
+        return parts
+    }
+}
+
+/// Writes instants as RFC 3339 text in UTC, with as many fraction digits as needed (none, 3, 6 or 9).
+enum DateText {
+    static func rfc3339(_ nanoseconds: Int64) -> String {
+        let fields = CivilTime.fields(ofInstant: nanoseconds)
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        var text = "\(padded(fields.year, 4))-\(padded(fields.month, 2))-\(padded(fields.day, 2))T\(padded(fields.hour, 2)):\(padded(fields.minute, 2)):\(padded(fields.second, 2))"
+        if fields.nanosecond != 0 {
+            if fields.nanosecond % 1_000_000 == 0 {
+                text += "." + padded(fields.nanosecond / 1_000_000, 3)
+            } else if fields.nanosecond % 1000 == 0 {
+                text += "." + padded(fields.nanosecond / 1000, 6)
+            } else {
+                text += "." + padded(fields.nanosecond, 9)
+            }
+        }
+        return text + "Z"
+    }
+}

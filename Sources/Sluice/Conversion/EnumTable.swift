@@ -1,0 +1,43 @@
+/// One entry of an enum field's value map: the JSON value (as text) and what is stored for it.
+public struct EnumValue: Sendable, Hashable {
+    /// The value as it appears in the input: a string's content, or a number's literal text.
+    public var json: String
+    /// What the field holds for it.
+    public var value: String
+
+    public init(json: String, value: String) {
+        self.json = json
+        self.value = value
+    }
+
+    /// An entry that stores the JSON value as it is.
+    public init(_ value: String) {
+        self.init(json: value, value: value)
+    }
+}
+
+/// An enum field's compiled value map: byte keys looked up without creating strings.
+struct EnumTable: Sendable {
+    private let keys: [[UInt8]]
+    let values: [[UInt8]]
+    /// The allowed JSON values, for rejections.
+    let expectation: String
+
+    init(_ entries: [EnumValue]) {
+        keys = entries.map { Array($0.json.utf8) }
+        values = entries.map { Array($0.value.utf8) }
+        expectation = "one of " + entries.map { "\"\($0.json)\"" }.joined(separator: ", ")
+    }
+
+    /// The index of the entry whose JSON value is exactly `text`, or nil. Numbers and strings compare by text,
+    /// so the number `1` finds the key `"1"` and the string `"1"` does too.
+    func index(of text: UnsafePointer<UInt8>, _ length: Int) -> Int? {
+        for (index, key) in keys.enumerated() where key.count == length {
+            let equal = key.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress.map { CompiledPlan.bytesEqual($0, text, length) } ?? (length == 0)
+            }
+            if equal { return index }
+        }
+        return nil
+    }
+}
