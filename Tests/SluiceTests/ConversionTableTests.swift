@@ -1,0 +1,192 @@
+import Testing
+@testable import Sluice
+
+/// The rest of the conversion table: dates, URLs, bytes, enums and defaults, one rule per test.
+@Suite struct ConversionTableTests {
+    /// The value of field `v` read from `{"v": <json>}` with `spec`, or the rejection's failures.
+    func convert(_ json: String, _ spec: FieldSpec) throws -> String {
+        let result = try transcript(of: "{\"v\":\(json)}\n", fields: [spec])
+        if let row = result.rows.first { return String(row.split(separator: "=", maxSplits: 1)[1]) }
+        return result.rejections.first.map { String($0.split(separator: ": ", maxSplits: 1)[1]) } ?? "nothing"
+    }
+
+    func date(_ unit: EpochUnit = .seconds, _ formats: [DateFormat] = [.iso8601]) -> FieldSpec {
+        FieldSpec(name: "v", type: .date, epochUnit: unit, dateFormats: formats)
+    }
+
+    @Test func datesFromEpochNumbersAndNumericStringsInSecondsByDefault() throws {
+        #expect(try convert("1409444955", date()) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""1409444955""#, date()) == "2014-08-31T00:29:15Z")
+        #expect(try convert("1409444955.5", date()) == "2014-08-31T00:29:15.500Z")
+        #expect(try convert("-1", date()) == "1969-12-31T23:59:59Z")
+        #expect(try convert("0", date()) == "1970-01-01T00:00:00Z")
+    }
+
+    @Test func datesInEachEpochUnit() throws {
+        #expect(try convert("1409444955123", date(.milliseconds)) == "2014-08-31T00:29:15.123Z")
+        #expect(try convert("1409444955123456", date(.microseconds)) == "2014-08-31T00:29:15.123456Z")
+        #expect(try convert("1409444955123456789", date(.nanoseconds)) == "2014-08-31T00:29:15.123456789Z")
+    }
+
+    @Test func epochDatesAreExactOrRejected() throws {
+        #expect(try convert("1.0000000001", date()) == "$.v: expected date (whole nanoseconds), found number 1.0000000001")
+        #expect(try convert("99999999999", date()) == "$.v: expected date (from 1677-09-21 to 2262-04-11), found number 99999999999")
+    }
+
+    @Test func iso8601WithAndWithoutTimeFractionAndOffset() throws {
+        #expect(try convert(#""2014-08-31""#, date()) == "2014-08-31T00:00:00Z")
+        #expect(try convert(#""2014-08-31T00:29:15Z""#, date()) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""2014-08-31T00:29:15""#, date()) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""2014-08-31 09:29:15.123456+09:00""#, date()) == "2014-08-31T00:29:15.123456Z")
+        #expect(try convert(#""2014-08-30T19:29:15.5-0500""#, date()) == "2014-08-31T00:29:15.500Z")
+        #expect(try convert(#""2014-08-31T00:29""#, date()) == "2014-08-31T00:29:00Z")
+        #expect(try convert(#""2016-02-29T23:59:59.999999999z""#, date()) == "2016-02-29T23:59:59.999999999Z")
+    }
+
+    @Test func impossibleCalendarDatesAreRejected() throws {
+        #expect(try convert(#""2014-02-29""#, date()) == "$.v: expected date (from 1677-09-21 to 2262-04-11), found string \"2014-02-29\"")
+        #expect(try convert(#""2014-13-01""#, date()) == "$.v: expected date (from 1677-09-21 to 2262-04-11), found string \"2014-13-01\"")
+        #expect(try convert(#""2014-08-31T24:00:00Z""#, date()) == "$.v: expected date (from 1677-09-21 to 2262-04-11), found string \"2014-08-31T24:00:00Z\"")
+        #expect(try convert(#""31/08/2014""#, date()) == "$.v: expected date (epoch seconds, or ISO 8601), found string \"31/08/2014\"")
+        #expect(try convert("true", date()) == "$.v: expected date, found true")
+    }
+
+    @Test func twitterPatternInThePOSIXLocale() throws {
+        let twitter = date(.seconds, [.pattern("EEE MMM dd HH:mm:ss Z yyyy")])
+        #expect(try convert(#""Sun Aug 31 00:29:15 +0000 2014""#, twitter) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""Sun Aug 31 09:29:15 +0900 2014""#, twitter) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""sun aug 31 00:29:15 -0130 2014""#, twitter) == "2014-08-31T01:59:15Z")
+        #expect(try convert(#""Sun Foo 31 00:29:15 +0000 2014""#, twitter) == "$.v: expected date (epoch seconds, or 'EEE MMM dd HH:mm:ss Z yyyy'), found string \"Sun Foo 31 00:29:15 +0000 2014\"")
+    }
+
+    @Test func patternsAreTriedInOrderAndAreUTCWithoutAnOffset() throws {
+        let formats = date(.seconds, [.pattern("yyyy-MM-dd HH:mm:ss"), .pattern("dd/MM/yyyy"), .pattern("d MMMM yyyy h:mm a"), .iso8601])
+        #expect(try convert(#""2014-08-31 00:29:15""#, formats) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""31/08/2014""#, formats) == "2014-08-31T00:00:00Z")
+        #expect(try convert(#""5 September 2014 3:07 PM""#, formats) == "2014-09-05T15:07:00Z")
+        #expect(try convert(#""5 September 2014 12:07 am""#, formats) == "2014-09-05T00:07:00Z")
+        #expect(try convert(#""2014-08-31T00:29:15.25Z""#, formats) == "2014-08-31T00:29:15.250Z")
+        let fraction = date(.seconds, [.pattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX")])
+        #expect(try convert(#""2014-08-31T00:29:15.120Z""#, fraction) == "2014-08-31T00:29:15.120Z")
+        #expect(try convert(#""2014-08-31T02:29:15.120+02:00""#, fraction) == "2014-08-31T00:29:15.120Z")
+        #expect(try convert(#""2014-08-31T00:29:15.12Z""#, fraction) != "2014-08-31T00:29:15.120Z")
+    }
+
+    @Test func urlsMustBeValidReferences() throws {
+        let url = FieldSpec(name: "v", type: .url)
+        #expect(try convert(#""http://example.com/a?b=c#d""#, url) == "\"http://example.com/a?b=c#d\"")
+        #expect(try convert(#""/relative/path?x=%20y""#, url) == "\"/relative/path?x=%20y\"")
+        #expect(try convert(#""mailto:ann@example.com""#, url) == "\"mailto:ann@example.com\"")
+        #expect(try convert(#""https://例え.jp/ä""#, url) == "\"https://例え.jp/ä\"")
+        for invalid in [#""has space""#, #""""#, #""1http://x""#, #""http://x/%zz""#, #""a#b#c""#, #""http://x/<y>""#] {
+            #expect(try convert(invalid, url) == "$.v: expected url, found string " + invalid.replacingOccurrences(of: "\"\"", with: "\"\""))
+        }
+        #expect(try convert("42", url) == "$.v: expected url, found number 42")
+    }
+
+    @Test func bytesFromBase64InEitherAlphabetWithOrWithoutPadding() throws {
+        let bytes = FieldSpec(name: "v", type: .bytes)
+        #expect(try convert(#""aGVsbG8=""#, bytes) == "base64:aGVsbG8=")
+        #expect(try convert(#""aGVsbG8""#, bytes) == "base64:aGVsbG8=")
+        #expect(try convert(#""-_8=""#, bytes) == "base64:+/8=")
+        #expect(try convert(#""+/8""#, bytes) == "base64:+/8=")
+        #expect(try convert(#""""#, bytes) == "base64:")
+        for invalid in [#""a""#, #""ab=c""#, #""aGVsbG8==""#, #""aGV sbG8=""#, #""aGVsbG8*""#] {
+            #expect(try convert(invalid, bytes).hasPrefix("$.v: expected bytes (base64), found string"), "\(invalid)")
+        }
+    }
+
+    @Test func enumsMapValuesAndNameTheAllowedOnesWhenNothingMatches() throws {
+        let gender = FieldSpec(name: "v", type: .enumeration, enumValues: [EnumValue(json: "male", value: "M"), EnumValue(json: "female", value: "F")])
+        #expect(try convert(#""male""#, gender) == "\"M\"")
+        #expect(try convert(#""female""#, gender) == "\"F\"")
+        #expect(try convert(#""Male""#, gender) == "$.v: expected one of \"male\", \"female\", found string \"Male\"")
+        #expect(try convert("null", gender) == "$.v: expected enum, found null")
+    }
+
+    @Test func anEnumDefaultCoversUnmatchedNullAndMissing() throws {
+        let status = FieldSpec(name: "v", type: .enumeration, defaultValue: .string("unknown"), enumValues: [EnumValue("active"), EnumValue("closed")])
+        #expect(try convert(#""closed""#, status) == "\"closed\"")
+        #expect(try convert(#""archived""#, status) == "\"unknown\"")
+        #expect(try convert("null", status) == "\"unknown\"")
+        #expect(try transcript(of: "{}\n", fields: [status]).rows == ["#1@1:0 v=\"unknown\""])
+    }
+
+    @Test func enumLookupsMatchNumbersAndStringsByText() throws {
+        let level = FieldSpec(name: "v", type: .enumeration, enumValues: [EnumValue(json: "1", value: "low"), EnumValue(json: "2", value: "high"), EnumValue(json: "true", value: "yes")])
+        #expect(try convert("1", level) == "\"low\"")
+        #expect(try convert(#""2""#, level) == "\"high\"")
+        #expect(try convert("true", level) == "\"yes\"")
+        #expect(try convert("1.0", level) == "$.v: expected one of \"1\", \"2\", \"true\", found number 1.0")
+    }
+
+    @Test func defaultsFillMissingValuesAndNullsOfRequiredFields() throws {
+        let count = FieldSpec(name: "v", type: .int64, defaultValue: .int64(0))
+        #expect(try transcript(of: "{}\n", fields: [count]).rows == ["#1@1:0 v=0"])
+        #expect(try convert("null", count) == "0")
+        #expect(try convert("7", count) == "7")
+        let optional = FieldSpec(name: "v", type: .string, isOptional: true, defaultValue: .string("none"))
+        #expect(try transcript(of: "{}\n", fields: [optional]).rows == ["#1@1:0 v=\"none\""])
+        #expect(try convert("null", optional) == "null")
+        let when = FieldSpec(name: "v", type: .date, defaultValue: .date(nanoseconds: 0))
+        #expect(try transcript(of: "{}\n", fields: [when]).rows == ["#1@1:0 v=1970-01-01T00:00:00Z"])
+    }
+
+    @Test func conversionOptionsAreCheckedAgainstTheTypeWhenThePlanCompiles() {
+        do {
+            _ = try MappingSchema(fields: [
+                FieldSpec(name: "a", type: .int64, defaultValue: .string("zero")),
+                FieldSpec(name: "b", type: .enumeration),
+                FieldSpec(name: "c", type: .date, dateFormats: [.pattern("yyyy-QQ")]),
+                FieldSpec(name: "d", type: .string, truncatesFractions: true),
+                FieldSpec(name: "e", type: .double, epochUnit: .milliseconds),
+                FieldSpec(name: "f", type: .string, enumValues: [EnumValue("x")]),
+                FieldSpec(name: "g", type: .enumeration, enumValues: [EnumValue("x"), EnumValue(json: "x", value: "y")]),
+                FieldSpec(name: "h", type: .url, defaultValue: .string("not a url")),
+                FieldSpec(name: "i", type: .date, dateFormats: [.pattern("hh:mm")]),
+            ])
+            Issue.record("expected problems")
+        } catch {
+            guard case .invalidMapping(let problems) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(problems.map(\.description) == [
+                "field 'a': the default \"zero\" is not a value of type int64",
+                "field 'b': an enum field needs values",
+                "field 'c': date pattern 'yyyy-QQ' uses 'QQ', which Sluice does not read (supported: yyyy MM M MMM MMMM dd d HH H hh h a mm ss S…S EEE EEEE Z XXX)",
+                "field 'd': truncation applies to int64 and uint64 fields, not string",
+                "field 'e': a unit and date formats apply to date fields, not double",
+                "field 'f': values apply to enum fields, not string",
+                "field 'g': the enum value \"x\" is listed more than once",
+                "field 'h': the default \"not a url\" is not a URL reference",
+                "field 'i': date pattern 'hh:mm' needs both a 12-hour field (h, hh) and a (AM/PM), or neither",
+            ])
+        }
+    }
+
+    @Test func mappingFilesDeclareEveryConversionOption() throws {
+        let schema = try MappingSchema(mappingText: """
+            fields:
+              - {name: created, path: created_at, type: date, formats: ["EEE MMM dd HH:mm:ss Z yyyy", iso8601]}
+              - {name: seen, type: date, unit: milliseconds, optional: true}
+              - {name: count, type: int64, truncate: true, default: 0}
+              - {name: gender, type: enum, values: {male: M, female: F}, default: U}
+              - {name: level, type: enum, values: [low, high]}
+              - {name: avatar, type: bytes, optional: true}
+              - {name: home, type: url, default: "https://example.com/"}
+              - {name: big, type: uint64, default: 18446744073709551615}
+            """)
+        let result = try transcript(of: """
+            {"created_at":"Sun Aug 31 00:29:15 +0000 2014","seen":1409444955123,"count":2.7,"gender":"female","level":"low","avatar":"aGk="}
+            {"created_at":"2014-08-31T00:29:15Z","gender":"other","level":"high"}
+
+            """, fields: schema.fields)
+        #expect(result.rows == [
+            "#1@1:0 created=2014-08-31T00:29:15Z seen=2014-08-31T00:29:15.123Z count=2 gender=\"F\" level=\"low\" avatar=base64:aGk= home=\"https://example.com/\" big=18446744073709551615",
+            "#2@2:129 created=2014-08-31T00:29:15Z seen=null count=0 gender=\"U\" level=\"high\" avatar=null home=\"https://example.com/\" big=18446744073709551615",
+        ])
+        #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "fields: [{name: n, type: int64, default: abc}]") }
+        #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "fields: [{name: n, type: date, unit: days}]") }
+    }
+}
