@@ -2,8 +2,9 @@
 ///
 /// A reference is valid when it is not empty; every ASCII byte is a letter, a digit, one of `-._~:/?#[]@!$&'()*+,;=`
 /// or a `%` followed by two hex digits (so spaces, quotes, `<>\^`{|}` and control characters are not); it has at
-/// most one `#`; and, if it has a scheme (text before the first `:` that holds no `/?#`), the scheme is a letter
-/// followed by letters, digits, `+`, `-` or `.`.
+/// most one `#`; if it has a scheme (text before the first `:` that holds no `/?#`), the scheme is a letter
+/// followed by letters, digits, `+`, `-` or `.`; `[` and `]` appear only around an IP literal host; and a port,
+/// if any, is digits.
 enum URLReference {
     private static let allowed: [Bool] = {
         var table = [Bool](repeating: false, count: 128)
@@ -34,6 +35,7 @@ enum URLReference {
         }
         guard fragments <= 1 else { return false }
         // A scheme, if there is one.
+        var afterScheme = 0
         for index in 0..<length {
             let byte = text[index]
             if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
@@ -44,9 +46,41 @@ enum URLReference {
                     guard isLetter(schemeByte) || (schemeByte &- 0x30) <= 9 || schemeByte == UInt8(ascii: "+")
                         || schemeByte == UInt8(ascii: "-") || schemeByte == UInt8(ascii: ".") else { return false }
                 }
+                afterScheme = index + 1
                 break
             }
         }
+        // The authority, if "//" follows: brackets only around the whole host, digits only in the port.
+        var authorityEnd = afterScheme
+        if afterScheme + 1 < length && text[afterScheme] == UInt8(ascii: "/") && text[afterScheme + 1] == UInt8(ascii: "/") {
+            let start = afterScheme + 2
+            authorityEnd = start
+            while authorityEnd < length, text[authorityEnd] != UInt8(ascii: "/"), text[authorityEnd] != UInt8(ascii: "?"), text[authorityEnd] != UInt8(ascii: "#") {
+                authorityEnd += 1
+            }
+            var hostStart = start
+            for index in start..<authorityEnd where text[index] == UInt8(ascii: "@") { hostStart = index + 1 }
+            var portStart = authorityEnd
+            if hostStart < authorityEnd && text[hostStart] == UInt8(ascii: "[") {
+                var close = hostStart + 1
+                while close < authorityEnd && text[close] != UInt8(ascii: "]") { close += 1 }
+                guard close < authorityEnd, close > hostStart + 1 else { return false }
+                for index in (hostStart + 1)..<close {
+                    let byte = text[index]
+                    guard isHex(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".") || (byte | 0x20) == UInt8(ascii: "v") else { return false }
+                }
+                guard close + 1 == authorityEnd || text[close + 1] == UInt8(ascii: ":") else { return false }
+                portStart = close + 1 < authorityEnd ? close + 2 : authorityEnd
+            } else {
+                for index in hostStart..<authorityEnd {
+                    if text[index] == UInt8(ascii: "[") || text[index] == UInt8(ascii: "]") { return false }
+                    if text[index] == UInt8(ascii: ":") && portStart == authorityEnd { portStart = index + 1 }
+                }
+            }
+            for index in portStart..<authorityEnd where text[index] &- 0x30 > 9 { return false }
+        }
+        for index in authorityEnd..<length where text[index] == UInt8(ascii: "[") || text[index] == UInt8(ascii: "]") { return false }
+        for index in 0..<afterScheme where text[index] == UInt8(ascii: "[") || text[index] == UInt8(ascii: "]") { return false }
         return true
     }
 

@@ -1,4 +1,5 @@
 import CYajl
+import Foundation
 
 /// Walks the event stream of one input against a ``CompiledPlan`` and writes each record into the current batch.
 ///
@@ -370,7 +371,8 @@ struct RecordStateMachine {
             case .unreadable: fail(node: nodeID, .typeMismatch, expected: parser.expectation, kind, bytes, length, boolValue)
             }
         case .url:
-            guard let bytes, kind == .string, URLReference.isValid(bytes, length) else {
+            guard let bytes, kind == .string, URLReference.isValid(bytes, length),
+                  !conversion.requiresFoundationURL || URL(string: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)) != nil else {
                 fail(node: nodeID, .typeMismatch, expected: "url", kind, bytes, length, boolValue)
                 return
             }

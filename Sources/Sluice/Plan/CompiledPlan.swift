@@ -157,6 +157,7 @@ final class CompiledPlan: @unchecked Sendable {
 /// How one column converts values beyond its type.
 struct ColumnConversion: Sendable {
     var truncatesFractions = false
+    var requiresFoundationURL = false
     var dateParser: DateParser?
     var enumTable: EnumTable?
     var defaultValue: FieldValue?

@@ -21,6 +21,8 @@ public struct FieldSpec: Sendable, Hashable {
     public var dateFormats: [DateFormat]
     /// For enums: the value map, JSON value to stored value.
     public var enumValues: [EnumValue]
+    /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
+    var requiresFoundationURL = false
 
     /// Creates a field.
     /// - Parameters:
@@ -142,4 +144,13 @@ public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
 /// A default that does not fit its field.
 struct DefaultValueError: Error {
     var message: String
+}
+
+/// Literals for defaults: `0` is an int64 (also taken by double and uint64 fields), `"x"` a string (also read by
+/// date, bytes and number fields by their rules for input strings), `true` a bool, `0.5` a double.
+extension FieldValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral {
+    public init(integerLiteral value: Int64) { self = .int64(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
 }

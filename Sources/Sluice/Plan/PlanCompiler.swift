@@ -38,7 +38,7 @@ enum PlanCompiler {
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.
     private static func compileConversion(_ field: FieldSpec, problems: inout [MappingProblem]) -> ColumnConversion {
-        var conversion = ColumnConversion(truncatesFractions: field.truncatesFractions, defaultValue: field.defaultValue)
+        var conversion = ColumnConversion(truncatesFractions: field.truncatesFractions, requiresFoundationURL: field.requiresFoundationURL)
         func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
         if field.truncatesFractions && field.type != .int64 && field.type != .uint64 {
             problem("truncation applies to int64 and uint64 fields, not \(field.type)")
@@ -62,7 +62,16 @@ enum PlanCompiler {
         } else if !field.enumValues.isEmpty {
             problem("values apply to enum fields, not \(field.type)")
         }
-        if let defaultValue = field.defaultValue {
+        if var defaultValue = field.defaultValue {
+            // Literals in Swift give Int64 and String defaults; take them where they say what the field means.
+            switch (defaultValue, field.type) {
+            case (.int64(let value), .double): defaultValue = .double(Double(value))
+            case (.int64(let value), .uint64) where value >= 0: defaultValue = .uint64(UInt64(value))
+            case (.string(let text), .date), (.string(let text), .bytes), (.string(let text), .int64), (.string(let text), .uint64), (.string(let text), .double):
+                if let parsed = try? FieldValue.parse(text, for: field) { defaultValue = parsed }
+            default: break
+            }
+            conversion.defaultValue = defaultValue
             if !defaultValue.fitsTypes.contains(field.type) {
                 problem("the default \(defaultValue) is not a value of type \(field.type)")
             } else if field.type == .url, case .string(let text) = defaultValue, (try? FieldValue.parse(text, for: field)) == nil {

@@ -1,36 +1,77 @@
+import Foundation
+
 /// One property of a typed model and the key path its value is read from.
 ///
 /// ```swift
-/// Field("user_stats.views", \.views)          // Int64 or Int: required
-/// Field("user.name", \.userName)               // String?: optional (missing or null gives nil)
-/// Field(json: "entities", \.entitiesJSON)      // the value's JSON text
+/// Field("user_stats.views", \.views)                          // Int64 or Int: required
+/// Field("user.name", \.userName)                              // String?: optional (missing or null gives nil)
+/// Field("created_at", \.createdAt, formats: [.twitter])       // Date
+/// Field("gender", \.gender).defaulting(to: Gender.unknown)    // a String- or Int-backed enum
+/// Field(json: "entities", \.entitiesJSON)                     // the value's JSON text
 /// ```
 ///
-/// The property's type picks the conversion: `String`, `Int64`, `Int`, `Double`, `Bool`, each optional or not.
-/// A misspelled property does not compile.
+/// The property's type picks the conversion: `String`, `Int64`, `Int`, `UInt64`, `Double`, `Bool`, `Date`,
+/// `URL`, `Data` (from base64) and enums with `String` or `Int` raw values that are `CaseIterable`, each
+/// optional or not. A misspelled property does not compile.
 public struct Field<Model>: Sendable {
-    let path: String
-    let type: FieldType
-    let isOptional: Bool
-    let name: String
+    /// The field as the engine sees it (name, path, type, options).
+    public private(set) var spec: FieldSpec
     let writer: FieldWriter<Model>
 
     private init<Value>(
         _ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
-        kind: StoredValueKind, read: @escaping @Sendable (ColumnStorage, Int) -> Value
+        kind: StoredValueKind?, configure: (inout FieldSpec) -> Void = { _ in }, read: @escaping @Sendable (ColumnStorage, Int) -> Value
     ) {
-        self.path = path
-        self.type = type
-        self.isOptional = isOptional
-        name = "\(keyPath)"
+        spec = FieldSpec(name: "\(keyPath)", path: path, type: type, isOptional: isOptional)
+        configure(&spec)
         // A stored property of a struct has a fixed offset: values are written there directly, which costs a
         // fraction of applying the key path. Anything else (computed properties, classes) goes through the key path.
-        if let offset = MemoryLayout<Model>.offset(of: keyPath) {
+        if let kind, let offset = MemoryLayout<Model>.offset(of: keyPath) {
             writer = .stored(offset: offset, kind: kind)
         } else {
             writer = .keyPath { model, storage, row in model[keyPath: keyPath] = read(storage, row) }
         }
     }
+
+    /// For values that are converted once more on the way into the model (URLs, enums): the property is assigned
+    /// only when that conversion succeeds, which the engine has already made sure of for every committed row.
+    private init<Value>(
+        _ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
+        configure: (inout FieldSpec) -> Void, convert: @escaping @Sendable (ColumnStorage, Int) -> Value?
+    ) {
+        spec = FieldSpec(name: "\(keyPath)", path: path, type: type, isOptional: isOptional)
+        configure(&spec)
+        writer = .keyPath { model, storage, row in
+            if let value = convert(storage, row) { model[keyPath: keyPath] = value }
+        }
+    }
+
+    /// The same field with a default for a missing value (and for `null` when the property is not optional).
+    /// Checked against the field's type when the mapping compiles.
+    public func defaulting(to value: FieldValue) -> Field {
+        var copy = self
+        copy.spec.defaultValue = value
+        return copy
+    }
+
+    /// The same field with an enum case as its default; it also covers unmatched values and `null`.
+    public func defaulting<Value: RawRepresentable>(to value: Value) -> Field where Value.RawValue == String {
+        defaulting(to: .string(value.rawValue))
+    }
+
+    /// The same field with an enum case as its default; it also covers unmatched values and `null`.
+    public func defaulting<Value: RawRepresentable>(to value: Value) -> Field where Value.RawValue == Int {
+        defaulting(to: .string(String(value.rawValue)))
+    }
+
+    /// The same integer field, dropping a fractional part (toward zero) instead of rejecting `3.5`.
+    public func truncatingFractions() -> Field {
+        var copy = self
+        copy.spec.truncatesFractions = true
+        return copy
+    }
+
+    // MARK: Text and numbers
 
     /// A required text property.
     public init(_ path: String, _ keyPath: WritableKeyPath<Model, String> & Sendable) {
@@ -62,6 +103,16 @@ public struct Field<Model>: Sendable {
         self.init(path, keyPath, type: .int64, isOptional: true, kind: .optionalInt) { $0.int64($1).map { Int(truncatingIfNeeded: $0) } }
     }
 
+    /// A required unsigned 64-bit integer property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, UInt64> & Sendable) {
+        self.init(path, keyPath, type: .uint64, isOptional: false, kind: .uint64) { $0.uint64($1) ?? 0 }
+    }
+
+    /// An optional unsigned 64-bit integer property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, UInt64?> & Sendable) {
+        self.init(path, keyPath, type: .uint64, isOptional: true, kind: .optionalUInt64) { $0.uint64($1) }
+    }
+
     /// A required floating-point property.
     public init(_ path: String, _ keyPath: WritableKeyPath<Model, Double> & Sendable) {
         self.init(path, keyPath, type: .double, isOptional: false, kind: .double) { $0.double($1) ?? 0 }
@@ -82,6 +133,74 @@ public struct Field<Model>: Sendable {
         self.init(path, keyPath, type: .bool, isOptional: true, kind: .optionalBool) { $0.bool($1) }
     }
 
+    // MARK: Dates, URLs, data
+
+    /// A required date property: epoch numbers in `unit`, text in `formats` (tried in order).
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+        self.init(path, keyPath, type: .date, isOptional: false, kind: .date, configure: { $0.dateFormats = formats; $0.epochUnit = unit }) {
+            $0.date($1) ?? Date(timeIntervalSince1970: 0)
+        }
+    }
+
+    /// An optional date property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+        self.init(path, keyPath, type: .date, isOptional: true, kind: .optionalDate, configure: { $0.dateFormats = formats; $0.epochUnit = unit }) {
+            $0.date($1)
+        }
+    }
+
+    /// A required URL property (an absolute or relative reference that Foundation's `URL` also accepts).
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, URL> & Sendable) {
+        self.init(path, keyPath, type: .url, isOptional: false, configure: { $0.requiresFoundationURL = true }) { $0.url($1) }
+    }
+
+    /// An optional URL property.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, URL?> & Sendable) {
+        self.init(path, keyPath, type: .url, isOptional: true, kind: .optionalURL, configure: { $0.requiresFoundationURL = true }) { $0.url($1) }
+    }
+
+    /// A required binary property, from base64 text.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Data> & Sendable) {
+        self.init(path, keyPath, type: .bytes, isOptional: false, kind: .data) { $0.data($1) ?? Data() }
+    }
+
+    /// An optional binary property, from base64 text.
+    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Data?> & Sendable) {
+        self.init(path, keyPath, type: .bytes, isOptional: true, kind: .optionalData) { $0.data($1) }
+    }
+
+    // MARK: Enums
+
+    /// A required enum property: the JSON value must be one of the raw values (or the field's default applies).
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
+        self.init(path, keyPath, type: .enumeration, isOptional: false, configure: { $0.enumValues = Value.allCases.map { EnumValue($0.rawValue) } }) {
+            $0.text($1).flatMap(Value.init(rawValue:))
+        }
+    }
+
+    /// An optional enum property.
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
+        self.init(path, keyPath, type: .enumeration, isOptional: true, kind: nil, configure: { $0.enumValues = Value.allCases.map { EnumValue($0.rawValue) } }) {
+            $0.text($1).flatMap(Value.init(rawValue:))
+        }
+    }
+
+    /// A required enum property with `Int` raw values; the JSON value may be the number or its text.
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
+        self.init(path, keyPath, type: .enumeration, isOptional: false, configure: { $0.enumValues = Value.allCases.map { EnumValue(String($0.rawValue)) } }) {
+            $0.text($1).flatMap(Int.init).flatMap(Value.init(rawValue:))
+        }
+    }
+
+    /// An optional enum property with `Int` raw values.
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
+        self.init(path, keyPath, type: .enumeration, isOptional: true, kind: nil, configure: { $0.enumValues = Value.allCases.map { EnumValue(String($0.rawValue)) } }) {
+            $0.text($1).flatMap(Int.init).flatMap(Value.init(rawValue:))
+        }
+    }
+
+    // MARK: JSON text
+
     /// A required property holding the value's JSON text.
     public init(json path: String, _ keyPath: WritableKeyPath<Model, String> & Sendable) {
         self.init(path, keyPath, type: .json, isOptional: false, kind: .string) { $0.text($1) ?? "" }
@@ -91,6 +210,11 @@ public struct Field<Model>: Sendable {
     public init(json path: String, _ keyPath: WritableKeyPath<Model, String?> & Sendable) {
         self.init(path, keyPath, type: .json, isOptional: true, kind: .optionalString) { $0.text($1) }
     }
+}
+
+extension DateFormat {
+    /// Twitter's `created_at`: `Sun Aug 31 00:29:15 +0000 2014`.
+    public static let twitter = DateFormat.pattern("EEE MMM dd HH:mm:ss Z yyyy")
 }
 
 /// How a field's value reaches the model.
@@ -103,7 +227,8 @@ enum FieldWriter<Model>: Sendable {
 
 /// The Swift type of a stored property a field writes.
 enum StoredValueKind: Sendable {
-    case string, optionalString, int64, optionalInt64, int, optionalInt, double, optionalDouble, bool, optionalBool
+    case string, optionalString, int64, optionalInt64, int, optionalInt, uint64, optionalUInt64, double, optionalDouble
+    case bool, optionalBool, date, optionalDate, optionalURL, data, optionalData
 }
 
 extension ColumnStorage {
@@ -116,11 +241,30 @@ extension ColumnStorage {
         isValid(row) ? values.assumingMemoryBound(to: Int64.self)[row] : nil
     }
 
+    func uint64(_ row: Int) -> UInt64? {
+        isValid(row) ? values.assumingMemoryBound(to: UInt64.self)[row] : nil
+    }
+
     func double(_ row: Int) -> Double? {
         isValid(row) ? values.assumingMemoryBound(to: Double.self)[row] : nil
     }
 
     func bool(_ row: Int) -> Bool? {
         isValid(row) ? values.assumingMemoryBound(to: UInt8.self)[row] != 0 : nil
+    }
+
+    func date(_ row: Int) -> Date? {
+        guard let nanoseconds = int64(row) else { return nil }
+        let (seconds, remainder) = nanoseconds.quotientAndRemainder(dividingBy: CivilTime.nanosecondsPerSecond)
+        return Date(timeIntervalSince1970: Double(seconds) + Double(remainder) / 1e9)
+    }
+
+    /// The engine checked typed URL fields with Foundation's parser, so this succeeds for every committed row.
+    func url(_ row: Int) -> URL? {
+        text(row).flatMap { URL(string: $0) }
+    }
+
+    func data(_ row: Int) -> Data? {
+        isValid(row) ? Data(textBytes(row)) : nil
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a Swift model is read from JSON records: a way to make a fresh value, and its ``Field``s.
 ///
 /// ```swift
@@ -25,7 +27,7 @@ public struct Mapping<Model>: Sendable {
     public init(_ makeModel: @escaping @Sendable () -> Model, fields: [Field<Model>]) throws(SluiceError) {
         self.makeModel = makeModel
         self.fields = fields
-        plan = try PlanCompiler.compile(fields.map { FieldSpec(name: $0.name, path: $0.path, type: $0.type, isOptional: $0.isOptional) })
+        plan = try PlanCompiler.compile(fields.map(\.spec))
     }
 
     /// Compiles a mapping declared with a list builder.
@@ -71,6 +73,13 @@ public struct Mapping<Model>: Sendable {
         case .optionalDouble: each(Double?.self) { storage.double($0) }
         case .bool: each(Bool.self) { storage.bool($0) ?? false }
         case .optionalBool: each(Bool?.self) { storage.bool($0) }
+        case .uint64: each(UInt64.self) { storage.uint64($0) ?? 0 }
+        case .optionalUInt64: each(UInt64?.self) { storage.uint64($0) }
+        case .date: each(Date.self) { storage.date($0) ?? Date(timeIntervalSince1970: 0) }
+        case .optionalDate: each(Date?.self) { storage.date($0) }
+        case .optionalURL: each(URL?.self) { storage.url($0) }
+        case .data: each(Data.self) { storage.data($0) ?? Data() }
+        case .optionalData: each(Data?.self) { storage.data($0) }
         }
     }
 }
