@@ -2,9 +2,10 @@
 //   - yajl with every callback empty and numbers as raw text (the ceiling for this design),
 //   - Sluice columnar (the dynamic schema), 
 //   - Sluice typed (models via WritableKeyPath),
+//   - Sluice columnar with dates, enums and numeric strings (ReferenceMapping.richFields),
 // each over the same generated file with the reference mapping (ReferenceMapping).
 //
-// Usage: EngineThroughput [--megabytes N] [--repetitions N] [--file PATH] [--keep] [--only yajl|columnar|typed]
+// Usage: EngineThroughput [--megabytes N] [--repetitions N] [--file PATH] [--keep] [--only yajl|columnar|rich|typed]
 import Foundation
 import Sluice
 import SluiceFixtures
@@ -66,6 +67,7 @@ func run() throws {
     }
     let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     let schema = try MappingSchema(fields: ReferenceMapping.fields)
+    let richSchema = try MappingSchema(fields: ReferenceMapping.richFields)
     let mapping = try ReferenceMapping.typed()
 
     var timings: [String: [Double]] = [:]
@@ -76,6 +78,9 @@ func run() throws {
             case "yajl": _ = try TokenizerBaseline.tokenize(.file(path))
             case "columnar":
                 let reader = try ColumnarReader(input: .file(path), schema: schema, options: ReaderOptions(shape: .ndjson))
+                while try reader.next() != nil {}
+            case "rich":
+                let reader = try ColumnarReader(input: .file(path), schema: richSchema, options: ReaderOptions(shape: .ndjson))
                 while try reader.next() != nil {}
             default:
                 let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
@@ -96,6 +101,16 @@ func run() throws {
             records = reader.statistics.recordsMapped
             checksums["Sluice columnar"] = sum
         })
+        timings["Sluice columnar, dates and enums", default: []].append(try seconds {
+            let reader = try ColumnarReader(input: .file(path), schema: richSchema, options: ReaderOptions(shape: .ndjson))
+            var sum: Int64 = 0
+            while let batch = try reader.next() {
+                let followers = batch.column(6)
+                for row in 0..<batch.count { sum &+= followers.int64(row) ?? 0 }
+            }
+            guard reader.statistics.recordsRejected == 0 else { throw NSError(domain: "EngineThroughput", code: 2, userInfo: [NSLocalizedDescriptionKey: "the rich mapping rejected records"]) }
+            checksums["Sluice columnar, dates and enums"] = sum
+        })
         timings["Sluice typed", default: []].append(try seconds {
             let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
             var sum: Int64 = 0
@@ -106,7 +121,7 @@ func run() throws {
         })
     }
     if options.only != nil { return }
-    guard checksums["Sluice columnar"] == checksums["Sluice typed"] else {
+    guard checksums["Sluice columnar"] == checksums["Sluice typed"], checksums["Sluice columnar"] == checksums["Sluice columnar, dates and enums"] else {
         throw NSError(domain: "EngineThroughput", code: 1, userInfo: [NSLocalizedDescriptionKey: "checksums differ: \(checksums)"])
     }
     let megabytes = Double(size) / 1e6
@@ -116,7 +131,7 @@ func run() throws {
     print("")
     print("| contender | MB/s | records/s | vs yajl ceiling |")
     print("| --- | ---: | ---: | ---: |")
-    for name in ["yajl empty callbacks", "Sluice columnar", "Sluice typed"] {
+    for name in ["yajl empty callbacks", "Sluice columnar", "Sluice columnar, dates and enums", "Sluice typed"] {
         let values = timings[name] ?? []
         let time = median(values)
         let spread = "\(String(format: "%.0f", megabytes / (values.max() ?? time)))–\(String(format: "%.0f", megabytes / (values.min() ?? time)))"

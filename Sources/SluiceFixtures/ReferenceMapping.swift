@@ -23,6 +23,29 @@ public enum ReferenceMapping {
         FieldSpec(name: "first_hashtag", path: "entities.hashtags.0.text", type: .string, isOptional: true),
     ]
 
+    /// The reference fields with conversions from the mapping-semantics issue: `created_at` as a Twitter date,
+    /// `user.created_ms` as an epoch-milliseconds date, `lang` as an enum with a default, `id_str` as a numeric
+    /// string into uint64, and a truncating integer.
+    public static let richFields: [FieldSpec] = fields.map { field in
+        var field = field
+        switch field.name {
+        case "created_at":
+            field.type = .date
+            field.dateFormats = [.pattern("EEE MMM dd HH:mm:ss Z yyyy"), .iso8601]
+        case "lang":
+            field.type = .enumeration
+            field.enumValues = ["en", "ja", "es", "fr", "de"].map { EnumValue($0) }
+            field.defaultValue = .string("other")
+        case "id_str":
+            field.type = .uint64
+        case "retweets":
+            field.truncatesFractions = true
+        default:
+            break
+        }
+        return field
+    } + [FieldSpec(name: "user_created", path: "user.created_ms", type: .date, epochUnit: .milliseconds)]
+
     /// The same mapping as a Swift model.
     public struct Tweet: Sendable, Equatable {
         public var id: Int64 = 0

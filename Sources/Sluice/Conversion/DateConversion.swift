@@ -210,9 +210,7 @@ struct DateTextReader {
 
     var isAtEnd: Bool { position == length }
 
-    private static let monthAbbreviations: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"].map { Array($0.utf8) }
     private static let monthNames: [[UInt8]] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"].map { Array($0.utf8) }
-    private static let weekdayAbbreviations: [[UInt8]] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map { Array($0.utf8) }
     private static let weekdayNames: [[UInt8]] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map { Array($0.utf8) }
 
     mutating func digits(_ count: Int) -> Int64? {
@@ -236,6 +234,34 @@ struct DateTextReader {
     mutating func byte(_ expected: UInt8) -> Bool {
         guard position < length, text[position] == expected else { return false }
         position += 1
+        return true
+    }
+
+    /// Three letters in any case, packed into one integer, for matching abbreviations without loops.
+    private func packedThreeLetters() -> UInt32? {
+        guard position + 3 <= length else { return nil }
+        return UInt32(text[position] | 0x20) << 16 | UInt32(text[position + 1] | 0x20) << 8 | UInt32(text[position + 2] | 0x20)
+    }
+
+    private static func packed(_ name: StaticString) -> UInt32 {
+        let bytes = name.utf8Start
+        return UInt32(bytes[0]) << 16 | UInt32(bytes[1]) << 8 | UInt32(bytes[2])
+    }
+
+    private static let packedMonths: [UInt32] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"].map { packed($0) }
+    private static let packedWeekdays: [UInt32] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map { packed($0) }
+
+    /// A month abbreviation (`Aug`, any case): its number.
+    mutating func monthAbbreviation() -> Int64? {
+        guard let packed = packedThreeLetters(), let index = Self.packedMonths.firstIndex(of: packed) else { return nil }
+        position += 3
+        return Int64(index + 1)
+    }
+
+    /// A weekday abbreviation (`Sun`, any case).
+    mutating func weekdayAbbreviation() -> Bool {
+        guard let packed = packedThreeLetters(), Self.packedWeekdays.contains(packed) else { return false }
+        position += 3
         return true
     }
 
@@ -320,7 +346,7 @@ struct DateTextReader {
             case .year: guard let value = digits(4) else { return nil }; parts.year = value
             case .month: guard let value = digits(2) else { return nil }; parts.month = value
             case .monthOneOrTwo: guard let value = oneOrTwoDigits() else { return nil }; parts.month = value
-            case .monthAbbreviation: guard let index = name(Self.monthAbbreviations) else { return nil }; parts.month = Int64(index + 1)
+            case .monthAbbreviation: guard let month = monthAbbreviation() else { return nil }; parts.month = month
             case .monthName: guard let index = name(Self.monthNames) else { return nil }; parts.month = Int64(index + 1)
             case .day: guard let value = digits(2) else { return nil }; parts.day = value
             case .dayOneOrTwo: guard let value = oneOrTwoDigits() else { return nil }; parts.day = value
@@ -337,7 +363,7 @@ struct DateTextReader {
             case .minute: guard let value = digits(2) else { return nil }; parts.minute = value
             case .second: guard let value = digits(2) else { return nil }; parts.second = value
             case .fraction(let count): guard let value = fraction(maximumDigits: count, exactly: count) else { return nil }; parts.nanosecond = value
-            case .weekdayAbbreviation: guard name(Self.weekdayAbbreviations) != nil else { return nil }
+            case .weekdayAbbreviation: guard weekdayAbbreviation() else { return nil }
             case .weekdayName: guard name(Self.weekdayNames) != nil else { return nil }
             case .offsetCompact: guard let value = offset(acceptsZ: false) else { return nil }; parts.offsetSeconds = value
             case .offsetISO: guard let value = offset(acceptsZ: true) else { return nil }; parts.offsetSeconds = value

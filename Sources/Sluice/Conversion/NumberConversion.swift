@@ -58,6 +58,23 @@ enum NumberConversion {
             negative = text[position] == UInt8(ascii: "-")
             position += 1
         }
+        // Fast path: plain digits, at most 19 of them (no overflow possible), scaled up by a power of ten.
+        if length - position <= 19 && extraScale >= 0 && extraScale <= 19 {
+            var magnitude: UInt64 = 0
+            var index = position
+            while index < length {
+                let digit = text[index] &- 0x30
+                if digit > 9 { break }
+                magnitude = magnitude &* 10 &+ UInt64(digit)
+                index += 1
+            }
+            if index == length && index > position {
+                var power: UInt64 = 1
+                for _ in 0..<extraScale { power &*= 10 }
+                let (scaled, overflow) = magnitude.multipliedReportingOverflow(by: power)
+                return overflow ? .outOfRange : .value(negative: negative, magnitude: scaled)
+            }
+        }
         let mantissaStart = position
         var fractionDigits = 0
         var inFraction = false
