@@ -47,7 +47,9 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         }
 
         public var description: String {
-            var text = "\(keyPath): expected \(expected), found \(found)"
+            var text = kind == .validation
+                ? "\(keyPath): \(expected) failed, found \(found)"
+                : "\(keyPath): expected \(expected), found \(found)"
             if let byteOffset { text += " at byte \(byteOffset)" }
             return text
         }
@@ -73,5 +75,7 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         case nestingTooDeep
         /// A record larger than the reader's maximum record size.
         case recordTooLarge
+        /// A value that a field's validator refused (`expected` names the validator).
+        case validation
     }
 }

@@ -545,11 +545,35 @@ struct RecordStateMachine {
         for column in requiredColumns where stamps[column] != serial {
             failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: columnTypes[column].description, found: "no value"))
         }
+        if !plan.validators.isEmpty { validateRecord() }
         if failures.isEmpty {
             commit(location)
             return true
         }
         return reject(location: location, end: end, failures: failures)
+    }
+
+    /// Runs the plan's validators on the row; defaults count as values, so they are validated too.
+    @inline(never)
+    private mutating func validateRecord() {
+        for validator in plan.validators {
+            let column = validator.column
+            if stamps[column] != serial && columnHasDefault[column], let defaultValue = plan.conversions[column].defaultValue {
+                columns[column].write(defaultValue, row: row)
+                stamps[column] = serial
+            }
+            guard !validator.passes(columns[column], row: row) else { continue }
+            let found = columns[column].isValid(row) ? Self.describe(columns[column].fieldValue(row)) : ValueDescription.null
+            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .validation, expected: validator.label, found: found))
+        }
+    }
+
+    private static func describe(_ value: FieldValue) -> String {
+        switch value {
+        case .string(let text): return Array(text.utf8).withUnsafeBufferPointer { ValueDescription.string($0) }
+        case .bytes(let bytes): return "bytes " + bytes.withUnsafeBufferPointer { Base64.encode(UnsafeBufferPointer(rebasing: $0.prefix(48))) }
+        default: return value.description
+        }
     }
 
     private mutating func commit(_ location: RecordLocation) {

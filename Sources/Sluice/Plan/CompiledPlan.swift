@@ -31,6 +31,8 @@ final class CompiledPlan: @unchecked Sendable {
     let conversions: [ColumnConversion]
     /// Per column: whether it has a default, checked for every missing value without touching `conversions`.
     let columnHasDefault: UnsafeMutablePointer<Bool>
+    /// Validators to run on every record before it is committed.
+    let validators: [CompiledValidator]
     /// Per node: the key path as rejections print it. Read only when a record fails.
     let displayPaths: [String]
     let nodeCount: Int
@@ -39,11 +41,12 @@ final class CompiledPlan: @unchecked Sendable {
     let maxDepth: Int
 
     init(
-        fields: [FieldSpec], conversions: [ColumnConversion], nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32],
+        fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator], nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32],
         keyBytes: [UInt8], indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
     ) {
         self.fields = fields
         self.conversions = conversions
+        self.validators = validators
         columnHasDefault = .allocateCopy(of: conversions.map { $0.defaultValue != nil })
         self.nodeCount = nodes.count
         self.keyEntryCount = keyEntries.count

@@ -21,6 +21,8 @@ public struct FieldSpec: Sendable, Hashable {
     public var dateFormats: [DateFormat]
     /// For enums: the value map, JSON value to stored value.
     public var enumValues: [EnumValue]
+    /// Rules the value must follow for the record to be accepted.
+    public var validators: [Validator]
     /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
     var requiresFoundationURL = false
 
@@ -35,10 +37,11 @@ public struct FieldSpec: Sendable, Hashable {
     ///   - epochUnit: For dates, the unit of epoch numbers.
     ///   - dateFormats: For dates, the text formats to try, in order.
     ///   - enumValues: For enums, the value map.
+    ///   - validators: Rules the value must follow.
     public init(
         name: String, path: String? = nil, type: FieldType, isOptional: Bool = false, defaultValue: FieldValue? = nil,
         truncatesFractions: Bool = false, epochUnit: EpochUnit = .seconds, dateFormats: [DateFormat] = [.iso8601],
-        enumValues: [EnumValue] = []
+        enumValues: [EnumValue] = [], validators: [Validator] = []
     ) {
         self.name = name
         self.path = path ?? KeyPath.escaped(key: name)
@@ -49,6 +52,7 @@ public struct FieldSpec: Sendable, Hashable {
         self.epochUnit = epochUnit
         self.dateFormats = dateFormats
         self.enumValues = enumValues
+        self.validators = validators
     }
 }
 

@@ -23,6 +23,18 @@ enum PlanCompiler {
         }
 
         let conversions = fields.map { compileConversion($0, problems: &problems) }
+        // `required` makes an optional field required (missing and null are then rejected as for any required
+        // field); the other validators are prepared for the state machine.
+        var fields = fields
+        var validators: [CompiledValidator] = []
+        for column in fields.indices {
+            if fields[column].validators.contains(.required) { fields[column].isOptional = false }
+            for validator in fields[column].validators where validator != .required {
+                if let compiled = CompiledValidator.compile(validator, column: column, field: fields[column], problems: &problems) {
+                    validators.append(compiled)
+                }
+            }
+        }
 
         let root = TrieBuilderNode(displayPath: "$", depth: 1)
         for (column, path) in parsedPaths.enumerated() {
@@ -33,7 +45,7 @@ enum PlanCompiler {
         root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
 
         guard problems.isEmpty else { throw .invalidMapping(problems) }
-        return root.flatten(fields: fields, conversions: conversions)
+        return root.flatten(fields: fields, conversions: conversions, validators: validators)
     }
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.
@@ -67,7 +79,7 @@ enum PlanCompiler {
             switch (defaultValue, field.type) {
             case (.int64(let value), .double): defaultValue = .double(Double(value))
             case (.int64(let value), .uint64) where value >= 0: defaultValue = .uint64(UInt64(value))
-            case (.string(let text), .date), (.string(let text), .bytes), (.string(let text), .int64), (.string(let text), .uint64), (.string(let text), .double):
+            case (.string(let text), .date), (.string(let text), .bytes), (.string(let text), .int64), (.string(let text), .uint64), (.string(let text), .double), (.string(let text), .bool):
                 if let parsed = try? FieldValue.parse(text, for: field) { defaultValue = parsed }
             default: break
             }
@@ -145,7 +157,7 @@ private final class TrieBuilderNode {
             + indexChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
     }
 
-    func flatten(fields: [FieldSpec], conversions: [ColumnConversion]) -> CompiledPlan {
+    func flatten(fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator]) -> CompiledPlan {
         var order: [TrieBuilderNode] = []
         var queue: [TrieBuilderNode] = [self]
         while !queue.isEmpty {
@@ -196,7 +208,7 @@ private final class TrieBuilderNode {
             nodes.append(node)
         }
         return CompiledPlan(
-            fields: fields, conversions: conversions, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
+            fields: fields, conversions: conversions, validators: validators, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
             indexEntries: indexEntries, targets: targets, displayPaths: order.map(\.displayPath),
             maxDepth: order.map(\.depth).max() ?? 1
         )

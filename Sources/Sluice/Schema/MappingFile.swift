@@ -5,10 +5,10 @@ import Yams
 ///
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
 enum MappingFile {
-    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values"]
+    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate"]
     static let topLevelKeys: Set<String> = ["fields"]
 
-    static func fields(fromText text: String, source: String) throws(SluiceError) -> [FieldSpec] {
+    static func fields(fromText text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> [FieldSpec] {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -103,6 +103,9 @@ enum MappingFile {
                     entryProblems.append("'default' must be a single value")
                 }
             }
+            if let validateNode = mapping["validate"] {
+                spec.validators = validators(validateNode, registry: registry, problems: &entryProblems)
+            }
             if entryProblems.isEmpty, name != nil, type != nil {
                 fields.append(spec)
             } else {
@@ -111,6 +114,57 @@ enum MappingFile {
         }
         guard problems.isEmpty else { throw .invalidMapping(problems) }
         return fields
+    }
+
+    static let validatorKeys = ["required", "equalTo", "oneOf", "length", "minLength", "maxLength", "lengthRange", "pattern", "min", "max", "range", "custom"]
+
+    /// `validate:` is a map from validator names to their arguments: `{lengthRange: [5, 12], pattern: "^[A-Z]"}`.
+    private static func validators(_ node: Node, registry: MappingRegistry, problems: inout [String]) -> [Validator] {
+        guard let entries = node.mapping else {
+            problems.append("'validate' must be a map of validators (\(validatorKeys.joined(separator: ", ")))")
+            return []
+        }
+        // Values stay text here; the field's type reads them when the plan compiles, by its rules for input strings.
+        func value(_ node: Node) -> FieldValue? { node.scalar.map { .string($0.string) } }
+        func integer(_ node: Node) -> Int? { node.scalar.flatMap { Int($0.string) } }
+        var result: [Validator] = []
+        for (keyNode, argument) in entries {
+            let key = keyNode.string ?? ""
+            func bad(_ expectation: String) { problems.append("validator '\(key)' takes \(expectation)") }
+            switch key {
+            case "required":
+                if argument.bool == true { result.append(.required) } else if argument.bool == nil { bad("true or false") }
+            case "equalTo":
+                if let value = value(argument) { result.append(.equalTo(value)) } else { bad("a value") }
+            case "oneOf":
+                if let list = argument.sequence, case let values = list.compactMap(value), values.count == list.count { result.append(.oneOf(values)) } else { bad("a list of values") }
+            case "length", "minLength", "maxLength":
+                guard let count = integer(argument) else { bad("a whole number"); continue }
+                result.append(key == "length" ? .length(count) : key == "minLength" ? .minLength(count) : .maxLength(count))
+            case "lengthRange":
+                guard let bounds = argument.sequence?.compactMap(integer), bounds.count == 2 else { bad("[minimum, maximum]"); continue }
+                guard bounds[0] <= bounds[1] else { problems.append("validator 'lengthRange' has its bounds reversed: [\(bounds[0]), \(bounds[1])]"); continue }
+                result.append(.lengthRange(bounds[0]...bounds[1]))
+            case "pattern":
+                if let pattern = argument.scalar?.string { result.append(.pattern(pattern)) } else { bad("a regular expression") }
+            case "min", "max":
+                guard let bound = value(argument) else { bad("a value"); continue }
+                result.append(key == "min" ? .minimum(bound) : .maximum(bound))
+            case "range":
+                guard let bounds = argument.sequence?.compactMap(value), bounds.count == 2 else { bad("[minimum, maximum]"); continue }
+                result.append(.range(bounds[0], bounds[1]))
+            case "custom":
+                let names = argument.sequence?.compactMap { $0.scalar?.string } ?? argument.scalar.map { [$0.string] } ?? []
+                for name in names {
+                    if let check = registry.validators[name] { result.append(.custom(name: name, check: check)) } else {
+                        problems.append("no validator is registered as '\(name)'")
+                    }
+                }
+            default:
+                problems.append("unknown validator '\(key)' (known: \(validatorKeys.joined(separator: ", ")))")
+            }
+        }
+        return result
     }
 
     private static func where_(_ node: Node, _ source: String) -> String {
@@ -125,18 +179,19 @@ extension MappingSchema {
     ///   - text: The file's contents.
     ///   - source: How to name the text in problems, e.g. its path.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem with its line.
-    public init(mappingText text: String, source: String = "<mapping>") throws(SluiceError) {
-        try self.init(fields: MappingFile.fields(fromText: text, source: source))
+    ///   - registry: Named validators the file may refer to.
+    public init(mappingText text: String, source: String = "<mapping>", registry: MappingRegistry = MappingRegistry()) throws(SluiceError) {
+        try self.init(fields: MappingFile.fields(fromText: text, source: source, registry: registry))
     }
 
-    /// Loads and compiles the mapping file at `path` (YAML or JSON).
-    public init(contentsOfFile path: String) throws(SluiceError) {
+    /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators from `registry`.
+    public init(contentsOfFile path: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: \(error.localizedDescription)")
         }
-        try self.init(mappingText: text, source: path)
+        try self.init(mappingText: text, source: path, registry: registry)
     }
 }

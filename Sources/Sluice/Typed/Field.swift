@@ -64,6 +64,18 @@ public struct Field<Model>: Sendable {
         defaulting(to: .string(String(value.rawValue)))
     }
 
+    /// The same field with validators its value must pass for the record to be accepted.
+    public func validated(_ validators: Validator...) -> Field {
+        var copy = self
+        copy.spec.validators += validators
+        return copy
+    }
+
+    /// The same field with a validator of your own, named for rejections: `$.age: isAdult failed, found 12`.
+    public func validated(named name: String, _ check: @escaping @Sendable (FieldValue) -> Bool) -> Field {
+        validated(.custom(name: name, check: check))
+    }
+
     /// The same integer field, dropping a fractional part (toward zero) instead of rejecting `3.5`.
     public func truncatingFractions() -> Field {
         var copy = self

@@ -1,0 +1,155 @@
+/// A validator checked and prepared when the plan compiles, evaluated on a record's row before it is committed.
+struct CompiledValidator: @unchecked Sendable {
+    // @unchecked: a compiled `Regex` is an immutable value that many threads may match with at once.
+    enum Rule {
+        case required
+        case equalTo([FieldValue])
+        case length(ClosedRange<Int>)
+        case pattern(Regex<AnyRegexOutput>)
+        case range(lower: FieldValue?, upper: FieldValue?)
+        case custom(@Sendable (FieldValue) -> Bool)
+    }
+
+    let column: Int
+    let rule: Rule
+    /// How rejections name the rule: `lengthRange(5...12)`.
+    let label: String
+
+    /// Checks `validator` against `field` and prepares it; nil (with a problem noted) when it does not fit.
+    static func compile(_ validator: Validator, column: Int, field: FieldSpec, problems: inout [MappingProblem]) -> CompiledValidator? {
+        func problem(_ message: String) -> CompiledValidator? {
+            problems.append(MappingProblem(field: field.name, message: "\(validator): \(message)"))
+            return nil
+        }
+        func fitted(_ value: FieldValue) -> FieldValue? {
+            var value = value
+            switch (value, field.type) {
+            case (.int64(let number), .double): value = .double(Double(number))
+            case (.int64(let number), .uint64) where number >= 0: value = .uint64(UInt64(number))
+            case (.string(let text), .date), (.string(let text), .bytes), (.string(let text), .int64), (.string(let text), .uint64), (.string(let text), .double), (.string(let text), .bool):
+                if let parsed = try? FieldValue.parse(text, for: field) { value = parsed }
+            default: break
+            }
+            return value.fitsTypes.contains(field.type) ? value : nil
+        }
+        let isText = field.type.layout == .text
+        let isOrdered = [.int64, .uint64, .double, .date].contains(field.type)
+        let rule: Rule
+        // Labels show values as the field reads them (`equalTo(200)`, not the file's text `"200"`).
+        var label = validator.description
+        switch validator {
+        case .required:
+            rule = .required
+        case .equalTo(let value):
+            guard let fittedValue = fitted(value) else { return problem("\(value) is not a value of type \(field.type)") }
+            rule = .equalTo([fittedValue])
+            label = Validator.equalTo(fittedValue).description
+        case .oneOf(let values):
+            guard !values.isEmpty else { return problem("needs at least one value") }
+            var fittedValues: [FieldValue] = []
+            for value in values {
+                guard let fittedValue = fitted(value) else { return problem("\(value) is not a value of type \(field.type)") }
+                fittedValues.append(fittedValue)
+            }
+            rule = .equalTo(fittedValues)
+            label = Validator.oneOf(fittedValues).description
+        case .length(let count), .minLength(let count), .maxLength(let count):
+            guard isText else { return problem("applies to text and bytes, not \(field.type)") }
+            guard count >= 0 else { return problem("a length cannot be negative") }
+            switch validator {
+            case .length: rule = .length(count...count)
+            case .minLength: rule = .length(count...Int.max)
+            default: rule = .length(0...count)
+            }
+        case .lengthRange(let range):
+            guard isText else { return problem("applies to text and bytes, not \(field.type)") }
+            guard range.lowerBound >= 0 else { return problem("a length cannot be negative") }
+            rule = .length(range)
+        case .pattern(let pattern):
+            guard isText && field.type != .bytes else { return problem("applies to text, not \(field.type)") }
+            do {
+                rule = .pattern(try Regex(pattern))
+            } catch {
+                return problem("not a regular expression: \(error)")
+            }
+        case .minimum(let value), .maximum(let value):
+            guard isOrdered else { return problem("applies to numbers and dates, not \(field.type)") }
+            guard let bound = fitted(value) else { return problem("\(value) is not a value of type \(field.type)") }
+            if case .minimum = validator {
+                rule = .range(lower: bound, upper: nil)
+                label = Validator.minimum(bound).description
+            } else {
+                rule = .range(lower: nil, upper: bound)
+                label = Validator.maximum(bound).description
+            }
+        case .range(let lower, let upper):
+            guard isOrdered else { return problem("applies to numbers and dates, not \(field.type)") }
+            guard let lowerBound = fitted(lower), let upperBound = fitted(upper) else {
+                return problem("its bounds are not values of type \(field.type)")
+            }
+            guard compare(lowerBound, upperBound) != .orderedDescending else { return problem("its bounds are reversed") }
+            rule = .range(lower: lowerBound, upper: upperBound)
+            label = Validator.range(lowerBound, upperBound).description
+        case .custom(_, let check):
+            rule = .custom(check)
+        }
+        return CompiledValidator(column: column, rule: rule, label: label)
+    }
+
+    /// Whether the row's value passes.
+    func passes(_ storage: ColumnStorage, row: Int) -> Bool {
+        let isValid = storage.isValid(row)
+        if case .required = rule { return isValid }
+        guard isValid else { return true }
+        switch rule {
+        case .required:
+            return true
+        case .equalTo(let values):
+            let value = storage.fieldValue(row)
+            return values.contains(value)
+        case .length(let range):
+            let bytes = storage.textBytes(row)
+            let count = storage.type == .bytes ? bytes.count : bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+            return range.contains(count)
+        case .pattern(let regex):
+            let text = String(decoding: storage.textBytes(row), as: UTF8.self)
+            return (try? regex.firstMatch(in: text)) != nil
+        case .range(let lower, let upper):
+            let value = storage.fieldValue(row)
+            if let lower, Self.compare(value, lower) == .orderedAscending { return false }
+            if let upper, Self.compare(value, upper) == .orderedDescending { return false }
+            return true
+        case .custom(let check):
+            return check(storage.fieldValue(row))
+        }
+    }
+
+    enum Order { case orderedAscending, orderedSame, orderedDescending }
+
+    /// Exact comparison of two values of one ordered type.
+    static func compare(_ left: FieldValue, _ right: FieldValue) -> Order {
+        func order<T: Comparable>(_ a: T, _ b: T) -> Order { a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame) }
+        switch (left, right) {
+        case (.int64(let a), .int64(let b)): return order(a, b)
+        case (.uint64(let a), .uint64(let b)): return order(a, b)
+        case (.double(let a), .double(let b)): return order(a, b)
+        case (.date(let a), .date(let b)): return order(a, b)
+        default: return .orderedSame
+        }
+    }
+}
+
+extension ColumnStorage {
+    /// The row's value as a ``FieldValue`` (for validators; the row must be valid).
+    func fieldValue(_ row: Int) -> FieldValue {
+        switch type {
+        case .int64: .int64(values.assumingMemoryBound(to: Int64.self)[row])
+        case .uint64: .uint64(values.assumingMemoryBound(to: UInt64.self)[row])
+        case .double: .double(values.assumingMemoryBound(to: Double.self)[row])
+        case .bool: .bool(values.assumingMemoryBound(to: UInt8.self)[row] != 0)
+        case .date: .date(nanoseconds: values.assumingMemoryBound(to: Int64.self)[row])
+        case .bytes: .bytes(Array(textBytes(row)))
+        case .string, .json, .url, .enumeration: .string(String(decoding: textBytes(row), as: UTF8.self))
+        }
+    }
+}
