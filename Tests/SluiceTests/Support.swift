@@ -57,12 +57,16 @@ func render(_ batch: ColumnarBatch, row: Int) -> String {
 }
 
 /// Maps `text` with `fields` and returns everything that came out.
-func transcript(of text: String, fields: [FieldSpec], options: ReaderOptions = ReaderOptions(rejectionPolicy: .collect)) throws -> RunTranscript {
-    try transcript(of: .bytes(Array(text.utf8)), fields: fields, options: options)
+func transcript(
+    of text: String, fields: [FieldSpec], options: ReaderOptions = ReaderOptions(rejectionPolicy: .collect), schemaOptions: MappingOptions = MappingOptions()
+) throws -> RunTranscript {
+    try transcript(of: .bytes(Array(text.utf8)), fields: fields, options: options, schemaOptions: schemaOptions)
 }
 
-func transcript(of input: Input, fields: [FieldSpec], options: ReaderOptions = ReaderOptions(rejectionPolicy: .collect)) throws -> RunTranscript {
-    let reader = try ColumnarReader(input: input, schema: try MappingSchema(fields: fields), options: options)
+func transcript(
+    of input: Input, fields: [FieldSpec], options: ReaderOptions = ReaderOptions(rejectionPolicy: .collect), schemaOptions: MappingOptions = MappingOptions()
+) throws -> RunTranscript {
+    let reader = try ColumnarReader(input: input, schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
     var result = RunTranscript()
     do {
         while let batch = try reader.next() {

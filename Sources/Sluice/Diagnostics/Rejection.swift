@@ -77,5 +77,7 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         case recordTooLarge
         /// A value that a field's validator refused (`expected` names the validator).
         case validation
+        /// A key the mapping does not read, when the mapping rejects such keys (strict mode).
+        case unmappedKey
     }
 }

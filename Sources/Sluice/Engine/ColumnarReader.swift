@@ -31,6 +31,11 @@ public final class ColumnarReader {
     /// Counts so far; final once ``next()`` has returned `nil` or thrown.
     public var statistics: ReadStatistics { engine.statistics }
 
+    /// How often each key that no field reads was seen so far, by key path (`$.source`, `$.user.id_str`,
+    /// `$.entities.hashtags[0].indices`): the answer to "which keys did my mapping never read?". A key whose value
+    /// is an object or array stands for everything inside it.
+    public var unmappedKeys: [String: Int] { engine.unmappedKeys }
+
     /// The shape the input is read as.
     public var shape: InputShape { engine.shape }
 }

@@ -71,6 +71,8 @@ final class MappingEngine {
         machine.deallocate()
     }
 
+    var unmappedKeys: [String: Int] { machine.pointee.unmappedKeys }
+
     var statistics: ReadStatistics {
         ReadStatistics(
             recordsRead: machine.pointee.ordinal, recordsMapped: machine.pointee.mappedCount,

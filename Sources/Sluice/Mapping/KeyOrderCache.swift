@@ -16,6 +16,8 @@ struct KeyOrderCache {
     private let lengths: UnsafeMutablePointer<Int32>
     private let results: UnsafeMutablePointer<Int32>
     private let words: UnsafeMutablePointer<UInt64>
+    /// Per slot holding an unmapped key: how often it was seen since it was cached.
+    private let unmappedCounts: UnsafeMutablePointer<Int>
     private let slotCount: Int
 
     init(plan: CompiledPlan) {
@@ -36,6 +38,8 @@ struct KeyOrderCache {
         results.initialize(repeating: -1, count: slotCount)
         words = .allocate(capacity: slotCount * Self.wordsPerKey)
         words.initialize(repeating: 0, count: slotCount * Self.wordsPerKey)
+        unmappedCounts = .allocate(capacity: slotCount)
+        unmappedCounts.initialize(repeating: 0, count: slotCount)
     }
 
     func deallocate() {
@@ -43,6 +47,33 @@ struct KeyOrderCache {
         lengths.deallocate()
         results.deallocate()
         words.deallocate()
+        unmappedCounts.deallocate()
+    }
+
+    /// Counts one more sighting of the unmapped key cached in `slot`.
+    @inline(__always)
+    func countUnmapped(slot: Int) {
+        unmappedCounts[slot] &+= 1
+    }
+
+    /// The unmapped key in `slot` and its count, if it has sightings not yet handed on.
+    func unmappedSightings(slot: Int) -> (key: [UInt8], count: Int)? {
+        guard unmappedCounts[slot] > 0, lengths[slot] >= 0 else { return nil }
+        let bytes = UnsafeRawPointer(words + slot * Self.wordsPerKey).assumingMemoryBound(to: UInt8.self)
+        return (Array(UnsafeBufferPointer(start: bytes, count: Int(lengths[slot]))), unmappedCounts[slot])
+    }
+
+    /// Every slot's unmapped sightings, with the node each belongs to.
+    func allUnmappedSightings(nodeCount: Int) -> [(node: Int32, key: [UInt8], count: Int)] {
+        var result: [(node: Int32, key: [UInt8], count: Int)] = []
+        for node in 0..<nodeCount where firstSlot[node] >= 0 {
+            for position in 0..<Self.positionsPerNode {
+                if let sighting = unmappedSightings(slot: Int(firstSlot[node]) + position) {
+                    result.append((Int32(node), sighting.key, sighting.count))
+                }
+            }
+        }
+        return result
     }
 
     /// The slot for key number `position` of an object at `node`, or -1 when the position is not cached.
@@ -66,6 +97,7 @@ struct KeyOrderCache {
     func store(slot: Int, key: UnsafePointer<UInt8>, _ length: Int, result: Int32) {
         guard length <= Self.maximumKeyLength else {
             lengths[slot] = -1
+            unmappedCounts[slot] = 0
             return
         }
         let destination = UnsafeMutableRawPointer(words + slot * Self.wordsPerKey)
@@ -73,5 +105,6 @@ struct KeyOrderCache {
         destination.copyMemory(from: key, byteCount: length)
         lengths[slot] = Int32(length)
         results[slot] = result
+        unmappedCounts[slot] = result < 0 ? 1 : 0
     }
 }

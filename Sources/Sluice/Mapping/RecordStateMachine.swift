@@ -51,6 +51,10 @@ struct RecordStateMachine {
     let maximumRecordSize: Int
     /// The key order of each object last time: the guess tried before the hash table.
     private let keyOrder: KeyOrderCache
+    /// Counts of unmapped keys evicted from the key order cache (or never cached).
+    private var unmappedKeyCounts: [UnmappedKey: Int] = [:]
+    /// Strict mode: a key no field reads rejects the record.
+    private let rejectsUnmappedKeys: Bool
 
     // MARK: The record being read
     private(set) var inRecord = false
@@ -104,7 +108,10 @@ struct RecordStateMachine {
         columnHasDefault = plan.columnHasDefault
         columnCount = plan.fields.count
         requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
-        columnPaths = plan.fields.map { (try? KeyPath(parsing: $0.path))?.description ?? $0.path }
+        columnPaths = plan.fields.map { field in
+            let path = field.resolvedPath(naming: nil)
+            return (try? KeyPath(parsing: path))?.description ?? path
+        }
         let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         empty.initialize(to: 0)
         emptyBytes = UnsafePointer(empty)
@@ -114,6 +121,7 @@ struct RecordStateMachine {
         stamps.initialize(repeating: 0, count: max(columnCount, 1))
         frames = .allocate(capacity: plan.maxDepth + 1)
         keyOrder = KeyOrderCache(plan: plan)
+        rejectsUnmappedKeys = plan.rejectsUnmappedKeys
         self.outerLevels = outerLevels
         self.defersFinish = defersFinish
         self.maximumDepth = maximumDepth
@@ -160,13 +168,50 @@ struct RecordStateMachine {
         let slot = keyOrder.slot(node: node, position: position)
         if slot >= 0, let child = keyOrder.cachedResult(slot: slot, key: key, length) {
             frame.pointee.pendingChild = child
+            if child == Self.unmapped {
+                keyOrder.countUnmapped(slot: slot)
+                if rejectsUnmappedKeys { rejectUnmappedKey(node: node, key, length) }
+            }
             return true
         }
         let entry = plan.lookupFull(node: nodes[Int(node)], key: key, length)
         let child = entry >= 0 ? keyEntries[Int(entry)].node : Self.unmapped
-        if slot >= 0 { keyOrder.store(slot: slot, key: key, length, result: child) }
+        if slot >= 0 {
+            if let evicted = keyOrder.unmappedSightings(slot: slot) {
+                unmappedKeyCounts[UnmappedKey(node: node, key: evicted.key), default: 0] += evicted.count
+            }
+            keyOrder.store(slot: slot, key: key, length, result: child)
+        }
+        if child == Self.unmapped {
+            if slot < 0 || length > KeyOrderCache.maximumKeyLength {
+                unmappedKeyCounts[UnmappedKey(node: node, key: Array(UnsafeBufferPointer(start: key, count: length))), default: 0] += 1
+            }
+            if rejectsUnmappedKeys { rejectUnmappedKey(node: node, key, length) }
+        }
         frame.pointee.pendingChild = child
         return true
+    }
+
+    /// Strict mode: a key no field reads rejects its record.
+    @inline(never)
+    private mutating func rejectUnmappedKey(node: Int32, _ key: UnsafePointer<UInt8>, _ length: Int) {
+        let name = KeyPath.escaped(key: String(decoding: UnsafeBufferPointer(start: key, count: length), as: UTF8.self))
+        failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(node)] + "." + name, kind: .unmappedKey, expected: "only keys the mapping reads", found: "a key it does not read"))
+    }
+
+    /// How often each key that no field reads was seen, by key path (`$.source`, `$.user.id_str`). Keys inside
+    /// an unread object are not counted one by one: the object's own key stands for them.
+    var unmappedKeys: [String: Int] {
+        var counts = unmappedKeyCounts
+        for sighting in keyOrder.allUnmappedSightings(nodeCount: plan.nodeCount) {
+            counts[UnmappedKey(node: sighting.node, key: sighting.key), default: 0] += sighting.count
+        }
+        var result: [String: Int] = [:]
+        for (unmapped, count) in counts {
+            let name = KeyPath.escaped(key: String(decoding: unmapped.key, as: UTF8.self))
+            result[plan.displayPaths[Int(unmapped.node)] + "." + name, default: 0] += count
+        }
+        return result
     }
 
     mutating func string(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
@@ -727,4 +772,10 @@ struct RecordStateMachine {
 
     /// Whether the top-level array (for `outerLevels == 1`) is still open.
     var isOuterOpen: Bool { outerOpen }
+}
+
+/// A key no field reads, in the object at a trie node.
+struct UnmappedKey: Hashable {
+    var node: Int32
+    var key: [UInt8]
 }

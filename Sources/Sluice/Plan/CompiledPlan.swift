@@ -33,6 +33,8 @@ final class CompiledPlan: @unchecked Sendable {
     let columnHasDefault: UnsafeMutablePointer<Bool>
     /// Validators to run on every record before it is committed.
     let validators: [CompiledValidator]
+    /// Whether a key no field reads rejects its record.
+    let rejectsUnmappedKeys: Bool
     /// Per node: the key path as rejections print it. Read only when a record fails.
     let displayPaths: [String]
     let nodeCount: Int
@@ -41,12 +43,13 @@ final class CompiledPlan: @unchecked Sendable {
     let maxDepth: Int
 
     init(
-        fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator], nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32],
+        fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator], rejectsUnmappedKeys: Bool, nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32],
         keyBytes: [UInt8], indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
     ) {
         self.fields = fields
         self.conversions = conversions
         self.validators = validators
+        self.rejectsUnmappedKeys = rejectsUnmappedKeys
         columnHasDefault = .allocateCopy(of: conversions.map { $0.defaultValue != nil })
         self.nodeCount = nodes.count
         self.keyEntryCount = keyEntries.count

@@ -5,7 +5,9 @@ public struct FieldSpec: Sendable, Hashable {
     /// The field's (column's) name. Unique within a schema.
     public var name: String
     /// The key path the value is read from, in the syntax of ``KeyPath`` (`user.stats.views`, `media.0.url`, `$`).
-    public var path: String
+    /// `nil` reads the key named like the field, converted by the mapping's naming convention (see
+    /// ``MappingOptions/naming``); explicit paths win over the convention.
+    public var path: String?
     /// The type the value is converted to.
     public var type: FieldType
     /// Whether a missing key or a JSON `null` maps to null instead of rejecting the record.
@@ -25,11 +27,21 @@ public struct FieldSpec: Sendable, Hashable {
     public var validators: [Validator]
     /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
     var requiresFoundationURL = false
+    /// For typed fields declared without a path: the property path (`address.city`), each component of which the
+    /// naming convention converts into a key.
+    var propertyPath: [String]?
+
+    /// The key path to read, given the mapping's naming convention.
+    func resolvedPath(naming: NamingConvention?) -> String {
+        if let path { return path }
+        let components = propertyPath ?? [name]
+        return components.map { KeyPath.escaped(key: naming?.key(forName: $0) ?? $0) }.joined(separator: ".")
+    }
 
     /// Creates a field.
     /// - Parameters:
     ///   - name: The field's name.
-    ///   - path: The key path to read; defaults to the name, with dots in it escaped.
+    ///   - path: The key path to read; `nil` for the key named like the field (by the naming convention).
     ///   - type: The type to convert to.
     ///   - isOptional: Whether missing and `null` are allowed.
     ///   - defaultValue: What a missing value gives (see ``defaultValue``).
@@ -44,7 +56,7 @@ public struct FieldSpec: Sendable, Hashable {
         enumValues: [EnumValue] = [], validators: [Validator] = []
     ) {
         self.name = name
-        self.path = path ?? KeyPath.escaped(key: name)
+        self.path = path
         self.type = type
         self.isOptional = isOptional
         self.defaultValue = defaultValue

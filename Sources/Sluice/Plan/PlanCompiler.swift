@@ -3,8 +3,14 @@
 /// Validation reports every problem at once, each naming its field, so that a mapping file is fixed in one
 /// round trip rather than one error at a time.
 enum PlanCompiler {
-    static func compile(_ fields: [FieldSpec]) throws(SluiceError) -> CompiledPlan {
+    static func compile(_ declared: [FieldSpec], options: MappingOptions = MappingOptions()) throws(SluiceError) -> CompiledPlan {
         var problems: [MappingProblem] = []
+        // From here on every field has its path, derived by the naming convention where none was given.
+        var fields = declared.map { field in
+            var resolved = field
+            resolved.path = field.resolvedPath(naming: options.naming)
+            return resolved
+        }
         if fields.isEmpty { problems.append(MappingProblem(field: nil, message: "a mapping needs at least one field")) }
 
         var seenNames: Set<String> = []
@@ -15,7 +21,7 @@ enum PlanCompiler {
                 problems.append(MappingProblem(field: field.name, message: "the name is used by more than one field"))
             }
             do {
-                parsedPaths.append(try KeyPath(parsing: field.path))
+                parsedPaths.append(try KeyPath(parsing: field.resolvedPath(naming: nil)))
             } catch {
                 problems.append(MappingProblem(field: field.name, message: error.message))
                 parsedPaths.append(nil)
@@ -25,7 +31,6 @@ enum PlanCompiler {
         let conversions = fields.map { compileConversion($0, problems: &problems) }
         // `required` makes an optional field required (missing and null are then rejected as for any required
         // field); the other validators are prepared for the state machine.
-        var fields = fields
         var validators: [CompiledValidator] = []
         for column in fields.indices {
             if fields[column].validators.contains(.required) { fields[column].isOptional = false }
@@ -41,11 +46,19 @@ enum PlanCompiler {
             guard let path else { continue }
             root.insert(path.segments[...], column: column)
         }
+        // Ignored paths are known to the trie (so never unmapped) but feed no column.
+        for ignored in options.ignoredPaths {
+            do {
+                root.insert(try KeyPath(parsing: ignored).segments[...], column: nil)
+            } catch {
+                problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': \(error.message)"))
+            }
+        }
         var reported: Set<Int> = []
         root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
 
         guard problems.isEmpty else { throw .invalidMapping(problems) }
-        return root.flatten(fields: fields, conversions: conversions, validators: validators)
+        return root.flatten(fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: options.unmappedKeys == .reject)
     }
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.
@@ -109,9 +122,9 @@ private final class TrieBuilderNode {
 
     /// Adds `column` at the end of `segments`. A numeric segment goes down both branches: the input decides at
     /// run time whether the value there is an array or an object.
-    func insert(_ segments: ArraySlice<KeyPath.Segment>, column: Int) {
+    func insert(_ segments: ArraySlice<KeyPath.Segment>, column: Int?) {
         guard let segment = segments.first else {
-            targets.append(column)
+            if let column { targets.append(column) }
             return
         }
         let rest = segments.dropFirst()
@@ -157,7 +170,7 @@ private final class TrieBuilderNode {
             + indexChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
     }
 
-    func flatten(fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator]) -> CompiledPlan {
+    func flatten(fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator], rejectsUnmappedKeys: Bool) -> CompiledPlan {
         var order: [TrieBuilderNode] = []
         var queue: [TrieBuilderNode] = [self]
         while !queue.isEmpty {
@@ -208,7 +221,7 @@ private final class TrieBuilderNode {
             nodes.append(node)
         }
         return CompiledPlan(
-            fields: fields, conversions: conversions, validators: validators, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
+            fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: rejectsUnmappedKeys, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
             indexEntries: indexEntries, targets: targets, displayPaths: order.map(\.displayPath),
             maxDepth: order.map(\.depth).max() ?? 1
         )

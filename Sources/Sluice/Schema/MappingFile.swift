@@ -6,9 +6,9 @@ import Yams
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
 enum MappingFile {
     static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate"]
-    static let topLevelKeys: Set<String> = ["fields"]
+    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming"]
 
-    static func fields(fromText text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> [FieldSpec] {
+    static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> (fields: [FieldSpec], options: MappingOptions) {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -112,8 +112,33 @@ enum MappingFile {
                 problems += entryProblems.map { MappingProblem(field: nil, message: "\(fieldLabel): \($0)") }
             }
         }
+        var options = MappingOptions()
+        if let unmapped = top["unmapped"] {
+            if let policy = unmapped.scalar.flatMap({ MappingOptions.UnmappedKeys(rawValue: $0.string) }) {
+                options.unmappedKeys = policy
+            } else {
+                problems.append(MappingProblem(field: nil, message: "\(where_(unmapped, source)): 'unmapped' must be ignore or reject"))
+            }
+        }
+        if let naming = top["naming"] {
+            // `naming: snake_case`, or `naming: {convention: snake_case, separator: "-"}`.
+            let convention = naming.scalar?.string ?? naming.mapping?["convention"]?.scalar?.string
+            let separator = naming.mapping?["separator"]?.scalar?.string ?? "_"
+            if convention == "snake_case" {
+                options.naming = .snakeCase(separator: separator)
+            } else {
+                problems.append(MappingProblem(field: nil, message: "\(where_(naming, source)): 'naming' must be snake_case or {convention: snake_case, separator: …}"))
+            }
+        }
+        if let ignore = top["ignore"] {
+            if let paths = ignore.sequence?.compactMap({ $0.scalar?.string }) {
+                options.ignoredPaths = paths
+            } else {
+                problems.append(MappingProblem(field: nil, message: "\(where_(ignore, source)): 'ignore' must be a list of key paths"))
+            }
+        }
         guard problems.isEmpty else { throw .invalidMapping(problems) }
-        return fields
+        return (fields, options)
     }
 
     static let validatorKeys = ["required", "equalTo", "oneOf", "length", "minLength", "maxLength", "lengthRange", "pattern", "min", "max", "range", "custom"]
@@ -181,7 +206,8 @@ extension MappingSchema {
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem with its line.
     ///   - registry: Named validators the file may refer to.
     public init(mappingText text: String, source: String = "<mapping>", registry: MappingRegistry = MappingRegistry()) throws(SluiceError) {
-        try self.init(fields: MappingFile.fields(fromText: text, source: source, registry: registry))
+        let parsed = try MappingFile.parse(text, source: source, registry: registry)
+        try self.init(fields: parsed.fields, options: parsed.options)
     }
 
     /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators from `registry`.

@@ -7,9 +7,13 @@ public struct MappingSchema: Sendable {
     public var fields: [FieldSpec] { plan.fields }
     let plan: CompiledPlan
 
+    /// Options of the mapping as a whole (unmapped keys, ignored paths).
+    public let options: MappingOptions
+
     /// Compiles `fields`.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
-    public init(fields: [FieldSpec]) throws(SluiceError) {
-        plan = try PlanCompiler.compile(fields)
+    public init(fields: [FieldSpec], options: MappingOptions = MappingOptions()) throws(SluiceError) {
+        plan = try PlanCompiler.compile(fields, options: options)
+        self.options = options
     }
 }

@@ -19,10 +19,11 @@ public struct Field<Model>: Sendable {
     let writer: FieldWriter<Model>
 
     private init<Value>(
-        _ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
+        _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
         kind: StoredValueKind?, configure: (inout FieldSpec) -> Void = { _ in }, read: @escaping @Sendable (ColumnStorage, Int) -> Value
     ) {
         spec = FieldSpec(name: "\(keyPath)", path: path, type: type, isOptional: isOptional)
+        if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
         configure(&spec)
         // A stored property of a struct has a fixed offset: values are written there directly, which costs a
         // fraction of applying the key path. Anything else (computed properties, classes) goes through the key path.
@@ -36,14 +37,22 @@ public struct Field<Model>: Sendable {
     /// For values that are converted once more on the way into the model (URLs, enums): the property is assigned
     /// only when that conversion succeeds, which the engine has already made sure of for every committed row.
     private init<Value>(
-        _ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
+        _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
         configure: (inout FieldSpec) -> Void, convert: @escaping @Sendable (ColumnStorage, Int) -> Value?
     ) {
         spec = FieldSpec(name: "\(keyPath)", path: path, type: type, isOptional: isOptional)
+        if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
         configure(&spec)
         writer = .keyPath { model, storage, row in
             if let value = convert(storage, row) { model[keyPath: keyPath] = value }
         }
+    }
+
+    /// The key path a path-less field reads, by property: `\Model.address.city` gives `address`, `city`.
+    private static func propertyPath(of keyPath: AnyKeyPath) -> [String] {
+        let description = "\(keyPath)"
+        guard let firstDot = description.firstIndex(of: ".") else { return [description] }
+        return description[description.index(after: firstDot)...].split(separator: ".").map(String.init)
     }
 
     /// The same field with a default for a missing value (and for `null` when the property is not optional).
@@ -86,129 +95,263 @@ public struct Field<Model>: Sendable {
     // MARK: Text and numbers
 
     /// A required text property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, String> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, String> & Sendable) {
         self.init(path, keyPath, type: .string, isOptional: false, kind: .string) { $0.text($1) ?? "" }
     }
 
     /// An optional text property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, String?> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, String?> & Sendable) {
         self.init(path, keyPath, type: .string, isOptional: true, kind: .optionalString) { $0.text($1) }
     }
 
     /// A required 64-bit integer property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Int64> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Int64> & Sendable) {
         self.init(path, keyPath, type: .int64, isOptional: false, kind: .int64) { $0.int64($1) ?? 0 }
     }
 
     /// An optional 64-bit integer property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Int64?> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Int64?> & Sendable) {
         self.init(path, keyPath, type: .int64, isOptional: true, kind: .optionalInt64) { $0.int64($1) }
     }
 
     /// A required `Int` property (64 bits on the platforms Sluice supports).
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Int> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Int> & Sendable) {
         self.init(path, keyPath, type: .int64, isOptional: false, kind: .int) { Int(truncatingIfNeeded: $0.int64($1) ?? 0) }
     }
 
     /// An optional `Int` property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Int?> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Int?> & Sendable) {
         self.init(path, keyPath, type: .int64, isOptional: true, kind: .optionalInt) { $0.int64($1).map { Int(truncatingIfNeeded: $0) } }
     }
 
     /// A required unsigned 64-bit integer property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, UInt64> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, UInt64> & Sendable) {
         self.init(path, keyPath, type: .uint64, isOptional: false, kind: .uint64) { $0.uint64($1) ?? 0 }
     }
 
     /// An optional unsigned 64-bit integer property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, UInt64?> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, UInt64?> & Sendable) {
         self.init(path, keyPath, type: .uint64, isOptional: true, kind: .optionalUInt64) { $0.uint64($1) }
     }
 
     /// A required floating-point property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Double> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Double> & Sendable) {
         self.init(path, keyPath, type: .double, isOptional: false, kind: .double) { $0.double($1) ?? 0 }
     }
 
     /// An optional floating-point property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Double?> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Double?> & Sendable) {
         self.init(path, keyPath, type: .double, isOptional: true, kind: .optionalDouble) { $0.double($1) }
     }
 
     /// A required Boolean property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Bool> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Bool> & Sendable) {
         self.init(path, keyPath, type: .bool, isOptional: false, kind: .bool) { $0.bool($1) ?? false }
     }
 
     /// An optional Boolean property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Bool?> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Bool?> & Sendable) {
         self.init(path, keyPath, type: .bool, isOptional: true, kind: .optionalBool) { $0.bool($1) }
     }
 
     // MARK: Dates, URLs, data
 
     /// A required date property: epoch numbers in `unit`, text in `formats` (tried in order).
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
         self.init(path, keyPath, type: .date, isOptional: false, kind: .date, configure: { $0.dateFormats = formats; $0.epochUnit = unit }) {
             $0.date($1) ?? Date(timeIntervalSince1970: 0)
         }
     }
 
     /// An optional date property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
         self.init(path, keyPath, type: .date, isOptional: true, kind: .optionalDate, configure: { $0.dateFormats = formats; $0.epochUnit = unit }) {
             $0.date($1)
         }
     }
 
     /// A required URL property (an absolute or relative reference that Foundation's `URL` also accepts).
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, URL> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, URL> & Sendable) {
         self.init(path, keyPath, type: .url, isOptional: false, configure: { $0.requiresFoundationURL = true }) { $0.url($1) }
     }
 
     /// An optional URL property.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, URL?> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, URL?> & Sendable) {
         self.init(path, keyPath, type: .url, isOptional: true, kind: .optionalURL, configure: { $0.requiresFoundationURL = true }) { $0.url($1) }
     }
 
     /// A required binary property, from base64 text.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Data> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Data> & Sendable) {
         self.init(path, keyPath, type: .bytes, isOptional: false, kind: .data) { $0.data($1) ?? Data() }
     }
 
     /// An optional binary property, from base64 text.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Data?> & Sendable) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Data?> & Sendable) {
         self.init(path, keyPath, type: .bytes, isOptional: true, kind: .optionalData) { $0.data($1) }
     }
 
     // MARK: Enums
 
     /// A required enum property: the JSON value must be one of the raw values (or the field's default applies).
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
         self.init(path, keyPath, type: .enumeration, isOptional: false, configure: { $0.enumValues = Value.allCases.map { EnumValue($0.rawValue) } }) {
             $0.text($1).flatMap(Value.init(rawValue:))
         }
     }
 
     /// An optional enum property.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
         self.init(path, keyPath, type: .enumeration, isOptional: true, kind: nil, configure: { $0.enumValues = Value.allCases.map { EnumValue($0.rawValue) } }) {
             $0.text($1).flatMap(Value.init(rawValue:))
         }
     }
 
     /// A required enum property with `Int` raw values; the JSON value may be the number or its text.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
         self.init(path, keyPath, type: .enumeration, isOptional: false, configure: { $0.enumValues = Value.allCases.map { EnumValue(String($0.rawValue)) } }) {
             $0.text($1).flatMap(Int.init).flatMap(Value.init(rawValue:))
         }
     }
 
     /// An optional enum property with `Int` raw values.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
         self.init(path, keyPath, type: .enumeration, isOptional: true, kind: nil, configure: { $0.enumValues = Value.allCases.map { EnumValue(String($0.rawValue)) } }) {
             $0.text($1).flatMap(Int.init).flatMap(Value.init(rawValue:))
         }
+    }
+
+    // MARK: Without a path
+
+    /// A required text property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, String> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional text property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, String?> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required 64-bit integer property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Int64> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional 64-bit integer property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Int64?> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required `Int` property (64 bits on the platforms Sluice supports), read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Int> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional `Int` property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Int?> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required unsigned 64-bit integer property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, UInt64> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional unsigned 64-bit integer property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, UInt64?> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required floating-point property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Double> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional floating-point property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Double?> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required Boolean property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Bool> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional Boolean property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Bool?> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required date property: epoch numbers in `unit`, text in `formats` (tried in order), read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+        self.init(String?.none, keyPath, formats: formats, unit: unit)
+    }
+
+    /// An optional date property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+        self.init(String?.none, keyPath, formats: formats, unit: unit)
+    }
+
+    /// A required URL property (an absolute or relative reference that Foundation's `URL` also accepts), read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, URL> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional URL property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, URL?> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required binary property, from base64 text, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Data> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional binary property, from base64 text, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init(_ keyPath: WritableKeyPath<Model, Data?> & Sendable) {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required enum property: the JSON value must be one of the raw values (or the field's default applies), read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional enum property, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
+        self.init(String?.none, keyPath)
+    }
+
+    /// A required enum property with `Int` raw values; the JSON value may be the number or its text, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
+        self.init(String?.none, keyPath)
+    }
+
+    /// An optional enum property with `Int` raw values, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
+        self.init(String?.none, keyPath)
     }
 
     // MARK: JSON text

@@ -24,15 +24,19 @@ public struct Mapping<Model>: Sendable {
     ///     values it gives them).
     ///   - fields: The fields.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
-    public init(_ makeModel: @escaping @Sendable () -> Model, fields: [Field<Model>]) throws(SluiceError) {
+    ///   - options: Options of the mapping as a whole (unmapped keys, ignored paths).
+    public init(_ makeModel: @escaping @Sendable () -> Model, options: MappingOptions = MappingOptions(), fields: [Field<Model>]) throws(SluiceError) {
         self.makeModel = makeModel
         self.fields = fields
-        plan = try PlanCompiler.compile(fields.map(\.spec))
+        plan = try PlanCompiler.compile(fields.map(\.spec), options: options)
     }
 
     /// Compiles a mapping declared with a list builder.
-    public init(_ makeModel: @escaping @Sendable () -> Model, @FieldListBuilder<Model> _ fields: () -> [Field<Model>]) throws(SluiceError) {
-        try self.init(makeModel, fields: fields())
+    public init(
+        _ makeModel: @escaping @Sendable () -> Model, options: MappingOptions = MappingOptions(),
+        @FieldListBuilder<Model> _ fields: () -> [Field<Model>]
+    ) throws(SluiceError) {
+        try self.init(makeModel, options: options, fields: fields())
     }
 
     /// Appends one fresh model per record of `batch` to `models`, then writes the fields column by column.

@@ -63,6 +63,9 @@ public final class TypedReader<Model> {
         return batch
     }
 
+    /// How often each key that no field reads was seen so far, by key path (see ``ColumnarReader/unmappedKeys``).
+    public var unmappedKeys: [String: Int] { engine.unmappedKeys }
+
     /// Counts so far.
     public var statistics: ReadStatistics { engine.statistics }
 }

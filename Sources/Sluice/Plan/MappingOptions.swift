@@ -1,0 +1,53 @@
+/// Options of a mapping as a whole.
+public struct MappingOptions: Sendable, Hashable {
+    /// What a key that no field reads does to its record.
+    public enum UnmappedKeys: String, Sendable, Hashable {
+        /// Nothing: the key is skipped (and counted, see ``ColumnarReader/unmappedKeys``).
+        case ignore
+        /// The record is rejected, naming the key (strict mode).
+        case reject
+    }
+
+    /// What keys no field reads do; ignored by default.
+    public var unmappedKeys: UnmappedKeys
+    /// Key paths the mapping knows it does not read: never counted as unmapped, never rejected in strict mode.
+    public var ignoredPaths: [String]
+    /// How fields without a path name their key: by default the key is the field's name as it is.
+    public var naming: NamingConvention?
+
+    /// Options; the defaults ignore unmapped keys and take keys as named.
+    public init(unmappedKeys: UnmappedKeys = .ignore, ignoredPaths: [String] = [], naming: NamingConvention? = nil) {
+        self.unmappedKeys = unmappedKeys
+        self.ignoredPaths = ignoredPaths
+        self.naming = naming
+    }
+}
+
+/// How a field's name becomes the key it reads when it has no explicit path.
+public enum NamingConvention: Sendable, Hashable {
+    /// camelCase names read snake_case keys (`idStr` reads `id_str`, `createdTimeAt` reads `created_time_at`,
+    /// `userID` reads `user_id`), with `separator` between words (`"_"`; `"-"` for kebab-case keys).
+    case snakeCase(separator: String = "_")
+
+    /// The key for a field named `name`.
+    public func key(forName name: String) -> String {
+        switch self {
+        case .snakeCase(let separator):
+            // Words start at an upper-case letter after a lower-case letter or digit, and at the last upper-case
+            // letter of a run that a lower-case letter follows (`URLString` → `url`, `string`).
+            let characters = Array(name)
+            var key = ""
+            for (index, character) in characters.enumerated() {
+                if character.isUppercase && index > 0 {
+                    let previous = characters[index - 1]
+                    let next = index + 1 < characters.count ? characters[index + 1] : nil
+                    if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) {
+                        key += separator
+                    }
+                }
+                key += character.lowercased()
+            }
+            return key
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Testing
+@testable import Sluice
+
+/// Naming conventions, unmapped keys (counted, rejected in strict mode), and ignored paths.
+@Suite struct MappingOptionsTests {
+    @Test(arguments: [
+        ("idStr", "id_str"), ("createdTimeAt", "created_time_at"), ("userID", "user_id"), ("URLString", "url_string"),
+        ("id", "id"), ("utf8Text", "utf8_text"), ("already_snake", "already_snake"), ("HTTPStatus2xx", "http_status2xx"),
+    ])
+    func snakeCaseConvertsNames(_ name: String, _ key: String) {
+        #expect(NamingConvention.snakeCase().key(forName: name) == key)
+    }
+
+    @Test func aConfigurableSeparator() {
+        #expect(NamingConvention.snakeCase(separator: "-").key(forName: "createdTimeAt") == "created-time-at")
+    }
+
+    @Test func pathLessFieldsReadKeysByConventionAndExplicitPathsWin() throws {
+        let options = MappingOptions(naming: .snakeCase())
+        let schema = try MappingSchema(fields: [
+            FieldSpec(name: "idStr", type: .string),
+            FieldSpec(name: "createdTimeAt", type: .int64),
+            FieldSpec(name: "userName", path: "user.name", type: .string),
+        ], options: options)
+        #expect(schema.fields.map(\.path) == ["id_str", "created_time_at", "user.name"])
+        let result = try transcript(of: #"{"id_str":"7","created_time_at":5,"user":{"name":"A"},"userName":"no"}"# + "\n", fields: schema.fields)
+        #expect(result.rows == [#"#1@1:0 idStr="7" createdTimeAt=5 userName="A""#])
+    }
+
+    @Test func typedFieldsWithoutPathsUsePropertyNames() throws {
+        struct Address: Sendable { var city = "" }
+        struct Tweet: Sendable { var idStr = ""; var retweetCount: Int64 = 0; var address = Address(); var text = "" }
+        let mapping = try Mapping(Tweet.init, options: MappingOptions(naming: .snakeCase())) {
+            Field(\.idStr)
+            Field(\.retweetCount)
+            Field(\.address.city)
+            Field("full_text", \.text)
+        }
+        let reader = try TypedReader(input: .bytes(Array(#"{"id_str":"1","retweet_count":3,"address":{"city":"Oslo"},"full_text":"hi"}"#.utf8)), mapping: mapping)
+        let tweet = try #require(try reader.nextModel())
+        #expect(tweet.idStr == "1" && tweet.retweetCount == 3 && tweet.address.city == "Oslo" && tweet.text == "hi")
+    }
+
+    @Test func unmappedKeysAreCountedByKeyPath() throws {
+        let schema = try MappingSchema(fields: [FieldSpec(name: "id", type: .int64), FieldSpec(name: "name", path: "user.name", type: .string)])
+        let text = """
+            {"id":1,"source":"web","user":{"name":"A","bio":{"long":"x"}},"tags":[1]}
+            {"source":"app","id":2,"user":{"name":"B"},"extra_key_that_is_longer_than_thirty_two_bytes":true}
+            {"id":3,"user":{"name":"C","bio":null}}
+
+            """
+        let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema)
+        while try reader.next() != nil {}
+        #expect(reader.unmappedKeys == ["$.source": 2, "$.user.bio": 2, "$.tags": 1, "$.extra_key_that_is_longer_than_thirty_two_bytes": 1])
+    }
+
+    @Test func strictModeRejectsRecordsWithKeysNoFieldReadsUnlessIgnored() throws {
+        let schema = try MappingSchema(
+            fields: [FieldSpec(name: "id", type: .int64)],
+            options: MappingOptions(unmappedKeys: .reject, ignoredPaths: ["meta"]))
+        let result = try transcript(of: "{\"id\":1,\"meta\":{\"x\":1}}\n{\"id\":2,\"surprise\":true,\"other\":[]}\n", fields: schema.fields, options: ReaderOptions(rejectionPolicy: .collect), schemaOptions: schema.options)
+        #expect(result.rows == ["#1@1:0 id=1"])
+        #expect(result.rejections == [
+            "record 2 (line 2, byte 24): $.surprise: expected only keys the mapping reads, found a key it does not read; $.other: expected only keys the mapping reads, found a key it does not read",
+        ])
+    }
+
+    @Test func mappingFilesDeclareTheOptions() throws {
+        let schema = try MappingSchema(mappingText: """
+            naming: {convention: snake_case, separator: "-"}
+            unmapped: reject
+            ignore: [links]
+            fields:
+              - {name: userId, type: int64}
+            """)
+        #expect(schema.fields.map(\.path) == ["user-id"])
+        #expect(schema.options == MappingOptions(unmappedKeys: .reject, ignoredPaths: ["links"], naming: .snakeCase(separator: "-")))
+        let reader = try ColumnarReader(input: .bytes(Array(#"{"user-id":4,"links":[1]}"#.utf8)), schema: schema)
+        let batch = try #require(try reader.next())
+        #expect(batch.column(0).int64(0) == 4)
+        #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "naming: camel\nfields: [{name: a, type: int64}]") }
+        #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "unmapped: maybe\nfields: [{name: a, type: int64}]") }
+    }
+}
