@@ -37,6 +37,9 @@ struct MapCommand: ParsableCommand {
     @Flag(help: "Do not print the summary line on standard error.")
     var quiet = false
 
+    @Flag(name: .customLong("report-unmapped"), help: "Print, on standard error, each key the mapping never read and how often it was seen.")
+    var reportUnmapped = false
+
     @Argument(help: "Input files; none or '-' reads standard input.")
     var inputs: [String] = []
 
@@ -52,12 +55,14 @@ struct MapCommand: ParsableCommand {
         options.readBufferSize = readSize
 
         var totals = ReadStatistics()
+        var unmapped: [String: Int] = [:]
         var failure: SluiceError?
         for name in inputs.isEmpty ? ["-"] : inputs {
             let input: Input = name == "-" ? .standardInput : .file(name)
             do {
                 let reader = try ColumnarReader(input: input, schema: schema, options: options)
                 defer {
+                    unmapped.merge(reader.unmappedKeys, uniquingKeysWith: +)
                     let statistics = reader.statistics
                     totals.recordsRead += statistics.recordsRead
                     totals.recordsMapped += statistics.recordsMapped
@@ -81,6 +86,11 @@ struct MapCommand: ParsableCommand {
         try rejectOutput?.flush()
         if !quiet {
             Diagnostics.printError("sluice: \(totals.recordsRead) records read, \(totals.recordsMapped) mapped, \(totals.recordsRejected) rejected, \(totals.bytesRead) bytes")
+        }
+        if reportUnmapped {
+            for (path, count) in unmapped.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+                Diagnostics.printError("sluice: unmapped \(path): \(count)")
+            }
         }
         if let failure {
             Diagnostics.printError("sluice: error: \(failure)")

@@ -55,6 +55,13 @@ import Testing
         #expect(written == #"{"source":"-","ordinal":2,"line":2,"byte_offset":32,"failures":[{"path":"$.id","kind":"typeMismatch","expected":"int64","found":"string \"x\""}],"raw":"{\"id\":\"x\",\"profile\":{\"name\":\"B\"}}"}"# + "\n")
     }
 
+    @Test func reportsTheKeysTheMappingNeverRead() throws {
+        let outcome = try run(["map", "-m", "Fixtures/golden/people.mapping.yaml", "--report-unmapped", "--quiet"],
+                              standardInput: "{\"id\":1,\"profile\":{\"name\":\"A\",\"age\":3},\"x\":[]}\n{\"id\":2,\"profile\":{\"name\":\"B\"},\"x\":1}\n")
+        #expect(outcome.status == 0)
+        #expect(outcome.standardError == "sluice: unmapped $.x: 2\nsluice: unmapped $.profile.age: 1\n")
+    }
+
     @Test func stopsWithStatusOneOnTheFirstRejectionWhenAsked() throws {
         let outcome = try run(["map", "-m", "Fixtures/golden/people.mapping.yaml", "--on-reject", "stop", "--quiet"],
                               standardInput: "{\"id\":true,\"profile\":{\"name\":\"A\"}}\n")
