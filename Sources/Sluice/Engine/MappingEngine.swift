@@ -73,6 +73,9 @@ final class MappingEngine {
 
     var unmappedKeys: [String: Int] { machine.pointee.unmappedKeys }
 
+    /// Whether the last record read gave `column` a value or a null; false when the key was missing.
+    func lastRecordHad(column: Int) -> Bool { machine.pointee.lastRecordHad(column: column) }
+
     var statistics: ReadStatistics {
         ReadStatistics(
             recordsRead: machine.pointee.ordinal, recordsMapped: machine.pointee.mappedCount,

@@ -108,10 +108,7 @@ struct RecordStateMachine {
         columnHasDefault = plan.columnHasDefault
         columnCount = plan.fields.count
         requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
-        columnPaths = plan.fields.map { field in
-            let path = field.resolvedPath(naming: nil)
-            return (try? KeyPath(parsing: path))?.description ?? path
-        }
+        columnPaths = plan.fields.indices.map { plan.columnPath($0) }
         let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         empty.initialize(to: 0)
         emptyBytes = UnsafePointer(empty)
@@ -759,6 +756,9 @@ struct RecordStateMachine {
 
     /// The absolute offset just past the last token yajl delivered (for errors raised outside callbacks).
     var lastTokenEnd: Int { offsetAfterToken() }
+
+    /// Whether the last record finished gave `column` a value or a null (as opposed to missing it).
+    func lastRecordHad(column: Int) -> Bool { stamps[column] == serial }
 
     /// Whether no record is in progress or waiting to be finished.
     var isBetweenRecords: Bool { !inRecord && !hasDeferredRecord }

@@ -77,6 +77,12 @@ final class CompiledPlan: @unchecked Sendable {
         columnHasDefault.deallocate()
     }
 
+    /// A column's key path as rejections print it (`$.user.name`).
+    func columnPath(_ column: Int) -> String {
+        let path = fields[column].resolvedPath(naming: nil)
+        return (try? KeyPath(parsing: path))?.description ?? path
+    }
+
     /// The hash both the compiler and the lookup use: length and three sampled bytes, so that hashing costs the
     /// same for any key length.
     @inline(__always)

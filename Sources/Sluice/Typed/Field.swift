@@ -16,12 +16,23 @@ import Foundation
 public struct Field<Model>: Sendable {
     /// The field as the engine sees it (name, path, type, options).
     public private(set) var spec: FieldSpec
+    /// The property the field writes.
+    public let keyPath: PartialKeyPath<Model> & Sendable
     let writer: FieldWriter<Model>
+    /// For updates in place: writes the row's value if it differs from the property's, and says whether it did.
+    let update: @Sendable (inout Model, ColumnStorage, Int) -> Bool
 
-    private init<Value>(
+    private init<Value: Equatable>(
         _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
         kind: StoredValueKind?, configure: (inout FieldSpec) -> Void = { _ in }, read: @escaping @Sendable (ColumnStorage, Int) -> Value
     ) {
+        self.keyPath = keyPath
+        update = { model, storage, row in
+            let value = read(storage, row)
+            guard model[keyPath: keyPath] != value else { return false }
+            model[keyPath: keyPath] = value
+            return true
+        }
         spec = FieldSpec(name: "\(keyPath)", path: path, type: type, isOptional: isOptional)
         if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
         configure(&spec)
@@ -36,10 +47,16 @@ public struct Field<Model>: Sendable {
 
     /// For values that are converted once more on the way into the model (URLs, enums): the property is assigned
     /// only when that conversion succeeds, which the engine has already made sure of for every committed row.
-    private init<Value>(
+    private init<Value: Equatable>(
         _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
         configure: (inout FieldSpec) -> Void, convert: @escaping @Sendable (ColumnStorage, Int) -> Value?
     ) {
+        self.keyPath = keyPath
+        update = { model, storage, row in
+            guard let value = convert(storage, row), model[keyPath: keyPath] != value else { return false }
+            model[keyPath: keyPath] = value
+            return true
+        }
         spec = FieldSpec(name: "\(keyPath)", path: path, type: type, isOptional: isOptional)
         if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
         configure(&spec)
@@ -193,28 +210,28 @@ public struct Field<Model>: Sendable {
     // MARK: Enums
 
     /// A required enum property: the JSON value must be one of the raw values (or the field's default applies).
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
         self.init(path, keyPath, type: .enumeration, isOptional: false, configure: { $0.enumValues = Value.allCases.map { EnumValue($0.rawValue) } }) {
             $0.text($1).flatMap(Value.init(rawValue:))
         }
     }
 
     /// An optional enum property.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
         self.init(path, keyPath, type: .enumeration, isOptional: true, kind: nil, configure: { $0.enumValues = Value.allCases.map { EnumValue($0.rawValue) } }) {
             $0.text($1).flatMap(Value.init(rawValue:))
         }
     }
 
     /// A required enum property with `Int` raw values; the JSON value may be the number or its text.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
         self.init(path, keyPath, type: .enumeration, isOptional: false, configure: { $0.enumValues = Value.allCases.map { EnumValue(String($0.rawValue)) } }) {
             $0.text($1).flatMap(Int.init).flatMap(Value.init(rawValue:))
         }
     }
 
     /// An optional enum property with `Int` raw values.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
         self.init(path, keyPath, type: .enumeration, isOptional: true, kind: nil, configure: { $0.enumValues = Value.allCases.map { EnumValue(String($0.rawValue)) } }) {
             $0.text($1).flatMap(Int.init).flatMap(Value.init(rawValue:))
         }
@@ -332,25 +349,25 @@ public struct Field<Model>: Sendable {
 
     /// A required enum property: the JSON value must be one of the raw values (or the field's default applies), read from the key named like the property: `\.idStr` reads
     /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
         self.init(String?.none, keyPath)
     }
 
     /// An optional enum property, read from the key named like the property: `\.idStr` reads
     /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
         self.init(String?.none, keyPath)
     }
 
     /// A required enum property with `Int` raw values; the JSON value may be the number or its text, read from the key named like the property: `\.idStr` reads
     /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
         self.init(String?.none, keyPath)
     }
 
     /// An optional enum property with `Int` raw values, read from the key named like the property: `\.idStr` reads
     /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init<Value: RawRepresentable & CaseIterable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
         self.init(String?.none, keyPath)
     }
 

@@ -17,6 +17,9 @@ public struct Mapping<Model>: Sendable {
     let makeModel: @Sendable () -> Model
     let fields: [Field<Model>]
     let plan: CompiledPlan
+    /// The plan for updates in place: every field optional, no defaults, so that a missing key is told apart
+    /// from a value and leaves its property as it was.
+    let updatePlan: CompiledPlan
 
     /// Compiles a mapping.
     /// - Parameters:
@@ -29,6 +32,60 @@ public struct Mapping<Model>: Sendable {
         self.makeModel = makeModel
         self.fields = fields
         plan = try PlanCompiler.compile(fields.map(\.spec), options: options)
+        updatePlan = try PlanCompiler.compile(fields.map { field in
+            var spec = field.spec
+            spec.isOptional = true
+            spec.defaultValue = nil
+            spec.validators.removeAll { $0 == .required }
+            return spec
+        }, options: options)
+    }
+
+    /// Maps one record held as Foundation values (a `[String: Any]` from `JSONSerialization` or a property
+    /// list) into a fresh model.
+    /// - Throws: ``SluiceError/rejected(_:)`` when the record does not map.
+    public func model(from tree: Any) throws(SluiceError) -> Model {
+        let reader = try TypedReader(input: .foundation(tree), mapping: self, options: ReaderOptions(shape: .document))
+        guard let model = try reader.nextModel() else { throw .invalidOptions("the value holds no record") }
+        return model
+    }
+
+    /// Maps an array of records held as Foundation values into models, in order.
+    /// - Throws: ``SluiceError/rejected(_:)`` at the first record that does not map.
+    public func models(from trees: [Any]) throws(SluiceError) -> [Model] {
+        let reader = try TypedReader(input: .foundation(trees), mapping: self, options: ReaderOptions(shape: .array))
+        var models: [Model] = []
+        while let batch = try reader.next() { models += batch.models }
+        return models
+    }
+
+    /// Maps one JSON object onto an existing model: keys that are missing leave their properties as they are,
+    /// `null` clears optional properties, and values are converted and validated as usual. All or nothing: on
+    /// any rejection the model is left untouched.
+    /// - Parameters:
+    ///   - model: The model to update.
+    ///   - input: The record: JSON bytes (`.bytes`), a file, or Foundation values (`.foundation(dictionary)`).
+    /// - Returns: The properties whose values changed, so that a store can skip unchanged rows.
+    /// - Throws: ``SluiceError/rejected(_:)`` when the record does not map (including `null` for a property that
+    ///   is not optional).
+    @discardableResult
+    public func update(_ model: inout Model, from input: Input) throws(SluiceError) -> [PartialKeyPath<Model> & Sendable] {
+        let engine = try MappingEngine(plan: updatePlan, source: try input.open(), options: ReaderOptions(shape: .document))
+        guard let batch = try engine.nextBatch(), batch.count == 1 else { throw .invalidOptions("the input holds no record") }
+        let present = fields.indices.filter { engine.lastRecordHad(column: $0) }
+        let nulls = present.filter { !batch.columns[$0].isValid(0) && !fields[$0].spec.isOptional }
+        if !nulls.isEmpty {
+            var raw: [UInt8] = []
+            if case .bytes(let bytes, _) = input { raw = bytes }
+            throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: nulls.map { column in
+                Rejection.Failure(keyPath: updatePlan.columnPath(column), kind: .null, expected: fields[column].spec.type.description, found: ValueDescription.null)
+            }, rawText: raw))
+        }
+        var changed: [PartialKeyPath<Model> & Sendable] = []
+        for column in present where fields[column].update(&model, batch.columns[column], 0) {
+            changed.append(fields[column].keyPath)
+        }
+        return changed
     }
 
     /// Compiles a mapping declared with a list builder.
