@@ -11,10 +11,13 @@ final class BatchQueue {
     private var readyStart = 0
     private var spares: [ColumnarBatch] = []
 
-    init(fields: [FieldSpec], capacity: Int) {
+    let keepsRecordText: Bool
+
+    init(fields: [FieldSpec], capacity: Int, keepsRecordText: Bool = false) {
         self.fields = fields
         self.capacity = capacity
-        current = ColumnarBatch(fields: fields, capacity: capacity)
+        self.keepsRecordText = keepsRecordText
+        current = ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)
     }
 
     /// Moves the batch being filled (with `count` records) to the ready list if it holds anything, and starts a
@@ -23,7 +26,7 @@ final class BatchQueue {
         guard count > 0 || !current.rejections.isEmpty else { return }
         current.count = count
         ready.append(current)
-        current = spares.popLast() ?? ColumnarBatch(fields: fields, capacity: capacity)
+        current = spares.popLast() ?? ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)
     }
 
     var hasReady: Bool { readyStart < ready.count }

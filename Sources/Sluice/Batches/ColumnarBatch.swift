@@ -14,16 +14,26 @@ public final class ColumnarBatch {
     public internal(set) var rejections: [Rejection] = []
 
     let columns: UnsafeMutablePointer<ColumnStorage>
+    /// Each record's own text, kept only when something may still reject a committed record (typed finishing
+    /// hooks and transforms), so that such a rejection carries the raw text like any other.
+    let recordText: UnsafeMutablePointer<ColumnStorage>?
     let ordinals: UnsafeMutablePointer<Int>
     let lines: UnsafeMutablePointer<Int>
     let byteOffsets: UnsafeMutablePointer<Int>
 
-    init(fields: [FieldSpec], capacity: Int) {
+    init(fields: [FieldSpec], capacity: Int, keepsRecordText: Bool = false) {
         self.fields = fields
         self.capacity = capacity
         columns = .allocate(capacity: max(fields.count, 1))
         for (index, field) in fields.enumerated() {
             (columns + index).initialize(to: ColumnStorage(type: field.type, capacity: capacity))
+        }
+        if keepsRecordText {
+            let text = UnsafeMutablePointer<ColumnStorage>.allocate(capacity: 1)
+            text.initialize(to: ColumnStorage(type: .json, capacity: capacity))
+            recordText = text
+        } else {
+            recordText = nil
         }
         ordinals = .allocate(capacity: capacity)
         lines = .allocate(capacity: capacity)
@@ -34,6 +44,11 @@ public final class ColumnarBatch {
         for index in 0..<fields.count { columns[index].deallocate() }
         columns.deinitialize(count: fields.count)
         columns.deallocate()
+        if let recordText {
+            recordText.pointee.deallocate()
+            recordText.deinitialize(count: 1)
+            recordText.deallocate()
+        }
         ordinals.deallocate()
         lines.deallocate()
         byteOffsets.deallocate()
@@ -42,6 +57,7 @@ public final class ColumnarBatch {
     /// Empties the batch for reuse, keeping every buffer.
     func reset() {
         for index in 0..<fields.count { columns[index].reset() }
+        recordText?.pointee.reset()
         count = 0
         rejections.removeAll(keepingCapacity: true)
     }

@@ -47,9 +47,12 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         }
 
         public var description: String {
-            var text = kind == .validation
-                ? "\(keyPath): \(expected) failed, found \(found)"
-                : "\(keyPath): expected \(expected), found \(found)"
+            var text: String
+            switch kind {
+            case .validation: text = "\(keyPath): \(expected) failed, found \(found)"
+            case .custom: text = "\(keyPath): \(expected) failed: \(found)"
+            default: text = "\(keyPath): expected \(expected), found \(found)"
+            }
             if let byteOffset { text += " at byte \(byteOffset)" }
             return text
         }
@@ -79,5 +82,8 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         case validation
         /// A key the mapping does not read, when the mapping rejects such keys (strict mode).
         case unmappedKey
+        /// A typed transform threw or gave no value for a required property, or a finishing hook threw
+        /// (`found` holds the message).
+        case custom
     }
 }

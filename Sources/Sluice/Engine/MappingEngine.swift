@@ -31,7 +31,10 @@ final class MappingEngine {
     // Streams: the next byte to hand to yajl
     private var feedFrom = 0
 
-    init(plan: CompiledPlan, source: any ByteSource, options: ReaderOptions) throws(SluiceError) {
+    /// Records the consumer rejected after they were committed (typed finishing hooks and transforms).
+    private var rejectedAfterCommit = 0
+
+    init(plan: CompiledPlan, source: any ByteSource, options: ReaderOptions, keepsRecordText: Bool = false) throws(SluiceError) {
         self.plan = plan
         self.options = try options.validated()
         self.source = source
@@ -53,7 +56,7 @@ final class MappingEngine {
         scanFrom = start
         feedFrom = start
 
-        batches = BatchQueue(fields: plan.fields, capacity: options.batchCapacity)
+        batches = BatchQueue(fields: plan.fields, capacity: options.batchCapacity, keepsRecordText: keepsRecordText)
         machine = .allocate(capacity: 1)
         machine.initialize(to: RecordStateMachine(
             plan: plan, batches: batches, outerLevels: shape == .array ? 1 : 0,
@@ -78,9 +81,14 @@ final class MappingEngine {
 
     var statistics: ReadStatistics {
         ReadStatistics(
-            recordsRead: machine.pointee.ordinal, recordsMapped: machine.pointee.mappedCount,
-            recordsRejected: machine.pointee.rejectedCount, bytesRead: input.bytesRead, shape: shape
+            recordsRead: machine.pointee.ordinal, recordsMapped: machine.pointee.mappedCount - rejectedAfterCommit,
+            recordsRejected: machine.pointee.rejectedCount + rejectedAfterCommit, bytesRead: input.bytesRead, shape: shape
         )
+    }
+
+    /// Counts a committed record as rejected after all (the consumer's own checks refused it).
+    func countRejectedAfterCommit() {
+        rejectedAfterCommit += 1
     }
 
     /// The next batch, `nil` at the end of the input. The batch returned before is recycled by this call.

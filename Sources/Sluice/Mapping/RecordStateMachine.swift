@@ -589,7 +589,7 @@ struct RecordStateMachine {
         }
         if !plan.validators.isEmpty { validateRecord() }
         if failures.isEmpty {
-            commit(location)
+            commit(location, end: end)
             return true
         }
         return reject(location: location, end: end, failures: failures)
@@ -618,7 +618,7 @@ struct RecordStateMachine {
         }
     }
 
-    private mutating func commit(_ location: RecordLocation) {
+    private mutating func commit(_ location: RecordLocation, end: Int) {
         for column in 0..<columnCount where stamps[column] != serial {
             if columnHasDefault[column], let defaultValue = plan.conversions[column].defaultValue {
                 columns[column].write(defaultValue, row: row)
@@ -627,6 +627,13 @@ struct RecordStateMachine {
             }
         }
         let batch = batches.current
+        if let recordText = batch.recordText {
+            recordText.pointee.beginText(row: row)
+            if let buffer, end > location.byteOffset, location.byteOffset >= bufferOffset {
+                recordText.pointee.appendText(buffer + (location.byteOffset - bufferOffset), count: end - location.byteOffset)
+            }
+            recordText.pointee.endText(row: row)
+        }
         batch.ordinals[row] = location.ordinal
         batch.lines[row] = location.line
         batch.byteOffsets[row] = location.byteOffset

@@ -371,6 +371,56 @@ public struct Field<Model>: Sendable {
         self.init(String?.none, keyPath)
     }
 
+    // MARK: Transforms
+
+    /// A property filled by your own conversion of the JSON value. Return nil to leave an optional property nil
+    /// (for a property that is not optional, nil rejects the record); throw to reject the record with your
+    /// message and the key path. The transform sees every value present, `null` included; a missing key leaves
+    /// the property as the model was made.
+    public init<Value: Equatable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable, transform: @escaping @Sendable (JSONValue) throws -> Value?) {
+        self.init(path, keyPath, isOptional: false, transform: transform) { $0 }
+    }
+
+    /// An optional property filled by your own conversion of the JSON value (see the non-optional form).
+    public init<Value: Equatable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value?> & Sendable, transform: @escaping @Sendable (JSONValue) throws -> Value?) {
+        self.init(path, keyPath, isOptional: true, transform: transform) { $0 }
+    }
+
+    private init<Value: Equatable, Stored: Equatable>(
+        _ path: String, _ keyPath: WritableKeyPath<Model, Stored> & Sendable, isOptional: Bool,
+        transform: @escaping @Sendable (JSONValue) throws -> Value?, store: @escaping @Sendable (Value?) -> Stored?
+    ) {
+        self.keyPath = keyPath
+        spec = FieldSpec(name: "\(keyPath)", path: path, type: .json, isOptional: true)
+        let apply: @Sendable (ColumnStorage, Int) -> Result<Stored?, MappingFailure>? = { storage, row in
+            // Missing: nothing to do. Present (null included): the transform decides.
+            guard storage.isValid(row) else { return nil }
+            guard let value = JSONValue(jsonText: storage.textBytes(row)) else { return .failure(MappingFailure("unreadable value")) }
+            do {
+                let converted = try transform(value)
+                if converted == nil && !isOptional { return .failure(MappingFailure("the transform gave no value")) }
+                return .success(store(converted))
+            } catch {
+                return .failure(MappingFailure("\(error)"))
+            }
+        }
+        writer = .checked { model, storage, row in
+            switch apply(storage, row) {
+            case .none: return nil
+            case .failure(let failure): return failure.message
+            case .success(let stored):
+                // For an optional property `stored` is `.some(nil)` when the transform gave nil: that clears it.
+                if let stored { model[keyPath: keyPath] = stored }
+                return nil
+            }
+        }
+        update = { model, storage, row in
+            guard case .success(let stored)? = apply(storage, row), let stored, model[keyPath: keyPath] != stored else { return false }
+            model[keyPath: keyPath] = stored
+            return true
+        }
+    }
+
     // MARK: JSON text
 
     /// A required property holding the value's JSON text.
@@ -395,6 +445,8 @@ enum FieldWriter<Model>: Sendable {
     case stored(offset: Int, kind: StoredValueKind)
     /// Through the key path.
     case keyPath(@Sendable (inout Model, ColumnStorage, Int) -> Void)
+    /// Through a conversion that may refuse the value (a transform): returns the refusal's message.
+    case checked(@Sendable (inout Model, ColumnStorage, Int) -> String?)
 }
 
 /// The Swift type of a stored property a field writes.

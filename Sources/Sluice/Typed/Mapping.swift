@@ -16,6 +16,8 @@ import Foundation
 public struct Mapping<Model>: Sendable {
     let makeModel: @Sendable () -> Model
     let fields: [Field<Model>]
+    /// Runs on every mapped model; may compute derived properties, and may throw to reject the record.
+    let finish: (@Sendable (inout Model) throws -> Void)?
     let plan: CompiledPlan
     /// The plan for updates in place: every field optional, no defaults, so that a missing key is told apart
     /// from a value and leaves its property as it was.
@@ -28,9 +30,15 @@ public struct Mapping<Model>: Sendable {
     ///   - fields: The fields.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
     ///   - options: Options of the mapping as a whole (unmapped keys, ignored paths).
-    public init(_ makeModel: @escaping @Sendable () -> Model, options: MappingOptions = MappingOptions(), fields: [Field<Model>]) throws(SluiceError) {
+    ///   - finish: Runs on every mapped model before it is handed out: it may compute derived properties, and
+    ///     may throw (``MappingFailure`` or any error) to reject the record with its message.
+    public init(
+        _ makeModel: @escaping @Sendable () -> Model, options: MappingOptions = MappingOptions(), fields: [Field<Model>],
+        finish: (@Sendable (inout Model) throws -> Void)? = nil
+    ) throws(SluiceError) {
         self.makeModel = makeModel
         self.fields = fields
+        self.finish = finish
         plan = try PlanCompiler.compile(fields.map(\.spec), options: options)
         updatePlan = try PlanCompiler.compile(fields.map { field in
             var spec = field.spec
@@ -91,17 +99,25 @@ public struct Mapping<Model>: Sendable {
     /// Compiles a mapping declared with a list builder.
     public init(
         _ makeModel: @escaping @Sendable () -> Model, options: MappingOptions = MappingOptions(),
-        @FieldListBuilder<Model> _ fields: () -> [Field<Model>]
+        finish: (@Sendable (inout Model) throws -> Void)? = nil, @FieldListBuilder<Model> _ fields: () -> [Field<Model>]
     ) throws(SluiceError) {
-        try self.init(makeModel, options: options, fields: fields())
+        try self.init(makeModel, options: options, fields: fields(), finish: finish)
     }
 
-    /// Appends one fresh model per record of `batch` to `models`, then writes the fields column by column.
-    func appendModels(from batch: ColumnarBatch, to models: inout ContiguousArray<Model>) {
+    /// Whether a committed record may still be rejected while its model is made (transforms, a finishing hook):
+    /// the reader then keeps each record's text for such rejections.
+    var rejectsAfterCommit: Bool {
+        finish != nil || fields.contains { if case .checked = $0.writer { true } else { false } }
+    }
+
+    /// Appends one fresh model per record of `batch` to `models`, then writes the fields column by column and
+    /// runs the finishing hook. Returns the rows that transforms or the hook refused, with why.
+    func appendModels(from batch: ColumnarBatch, to models: inout ContiguousArray<Model>) -> [Int: [Rejection.Failure]] {
         let start = models.count
         let count = batch.count
         for _ in 0..<count { models.append(makeModel()) }
         let stride = MemoryLayout<Model>.stride
+        var refused: [Int: [Rejection.Failure]] = [:]
         models.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             let first = UnsafeMutableRawPointer(base + start)
@@ -112,9 +128,24 @@ public struct Mapping<Model>: Sendable {
                     Self.write(kind, from: storage, count: count, to: first + offset, stride: stride)
                 case .keyPath(let assign):
                     for row in 0..<count { assign(&base[start + row], storage, row) }
+                case .checked(let apply):
+                    for row in 0..<count {
+                        if let message = apply(&base[start + row], storage, row) {
+                            refused[row, default: []].append(Rejection.Failure(keyPath: plan.columnPath(index), kind: .custom, expected: "transform", found: message))
+                        }
+                    }
+                }
+            }
+            guard let finish else { return }
+            for row in 0..<count where refused[row] == nil {
+                do {
+                    try finish(&base[start + row])
+                } catch {
+                    refused[row] = [Rejection.Failure(keyPath: "$", kind: .custom, expected: "finishing hook", found: "\(error)")]
                 }
             }
         }
+        return refused
     }
 
     /// Writes `count` values of one column into the property at `property` of consecutive models.

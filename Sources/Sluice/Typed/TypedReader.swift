@@ -24,11 +24,18 @@ public final class TypedReader<Model> {
     private var models = ContiguousArray<Model>()
     private var locations = ContiguousArray<RecordLocation>()
     private var nextModelPosition = 0
+    private let options: ReaderOptions
+    /// Rejections made while models were made (transforms, the finishing hook), for the batch being handed out.
+    private var lateRejections: [Rejection] = []
+    /// Under ``RejectionPolicy/stop``: the late rejection to throw once the models before it are delivered.
+    private var pendingError: SluiceError?
+    private var hasStopped = false
 
     /// Opens `input` for reading with `mapping`.
     public init(input: Input, mapping: Mapping<Model>, options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
         self.mapping = mapping
-        engine = try MappingEngine(plan: mapping.plan, source: try input.open(), options: options)
+        self.options = options
+        engine = try MappingEngine(plan: mapping.plan, source: try input.open(), options: options, keepsRecordText: mapping.rejectsAfterCommit)
         models.reserveCapacity(options.batchCapacity)
         locations.reserveCapacity(options.batchCapacity)
     }
@@ -37,15 +44,16 @@ public final class TypedReader<Model> {
     /// - Throws: As ``ColumnarReader/next()``.
     public func next() throws(SluiceError) -> ModelBatch<Model>? {
         guard let batch = try fill() else { return nil }
-        return ModelBatch(models: models, locations: locations, rejections: batch.rejections)
+        let rejections = lateRejections.isEmpty ? batch.rejections
+            : (batch.rejections + lateRejections).sorted { $0.location.ordinal < $1.location.ordinal }
+        return ModelBatch(models: models, locations: locations, rejections: rejections)
     }
 
     /// The next model, or `nil` at the end. Rejections are not returned here: use ``next()`` with
     /// ``RejectionPolicy/collect``, or the default ``RejectionPolicy/stop``, which throws them.
     public func nextModel() throws(SluiceError) -> Model? {
-        while nextModelPosition == models.count {
+        while nextModelPosition >= models.count {
             guard try fill() != nil else { return nil }
-            nextModelPosition = 0
         }
         defer { nextModelPosition += 1 }
         return models[nextModelPosition]
@@ -55,12 +63,41 @@ public final class TypedReader<Model> {
     private func fill() throws(SluiceError) -> ColumnarBatch? {
         models.removeAll(keepingCapacity: true)
         locations.removeAll(keepingCapacity: true)
-        guard let batch = try engine.nextBatch() else { return nil }
-        mapping.appendModels(from: batch, to: &models)
+        nextModelPosition = 0
+        lateRejections.removeAll()
+        if let pendingError {
+            self.pendingError = nil
+            throw pendingError
+        }
+        guard !hasStopped, let batch = try engine.nextBatch() else { return nil }
+        let refused = mapping.appendModels(from: batch, to: &models)
         for row in 0..<batch.count {
             locations.append(RecordLocation(ordinal: batch.ordinals[row], line: batch.lines[row], byteOffset: batch.byteOffsets[row]))
         }
+        if !refused.isEmpty { takeOut(refused, of: batch) }
         return batch
+    }
+
+    /// Turns rows refused while their models were made into rejections, like any other.
+    private func takeOut(_ refused: [Int: [Rejection.Failure]], of batch: ColumnarBatch) {
+        for row in refused.keys.sorted() {
+            let raw = batch.recordText.map { Array($0.pointee.textBytes(row)) } ?? []
+            lateRejections.append(Rejection(location: locations[row], failures: refused[row] ?? [], rawText: raw))
+            engine.countRejectedAfterCommit()
+        }
+        for row in refused.keys.sorted(by: >) {
+            models.remove(at: row)
+            locations.remove(at: row)
+        }
+        if options.rejectionPolicy == .stop, let first = lateRejections.first {
+            // Deliver the models before the first refused record, then stop there.
+            let keep = locations.firstIndex { $0.ordinal > first.location.ordinal } ?? locations.count
+            models.removeSubrange(keep...)
+            locations.removeSubrange(keep...)
+            lateRejections = [first]
+            pendingError = .rejected(first)
+            hasStopped = true
+        }
     }
 
     /// How often each key that no field reads was seen so far, by key path (see ``ColumnarReader/unmappedKeys``).

@@ -1,0 +1,82 @@
+/// A JSON value as a typed transform receives it.
+public enum JSONValue: Sendable, Hashable {
+    case string(String)
+    /// A number as its literal text (`0.10`, `190957570511478800`), exact.
+    case number(String)
+    case bool(Bool)
+    case null
+    /// An object, as its JSON text.
+    case object(json: String)
+    /// An array, as its JSON text.
+    case array(json: String)
+
+    /// Reads the JSON text of one value, as a json column holds it.
+    init?(jsonText bytes: UnsafeBufferPointer<UInt8>) {
+        guard let first = bytes.first else { return nil }
+        switch first {
+        case UInt8(ascii: "\""):
+            guard let text = JSONValue.unescape(bytes) else { return nil }
+            self = .string(text)
+        case UInt8(ascii: "{"): self = .object(json: String(decoding: bytes, as: UTF8.self))
+        case UInt8(ascii: "["): self = .array(json: String(decoding: bytes, as: UTF8.self))
+        case UInt8(ascii: "t"): self = .bool(true)
+        case UInt8(ascii: "f"): self = .bool(false)
+        case UInt8(ascii: "n"): self = .null
+        default: self = .number(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    /// The content of a JSON string literal.
+    private static func unescape(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
+        guard literal.count >= 2 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(literal.count)
+        var index = 1
+        let end = literal.count - 1
+        var pendingHighSurrogate: UInt32?
+        func append(scalar: UInt32) {
+            if let unicodeScalar = Unicode.Scalar(scalar) {
+                output.append(contentsOf: Array(String(Character(unicodeScalar)).utf8))
+            }
+        }
+        while index < end {
+            let byte = literal[index]
+            guard byte == UInt8(ascii: "\\"), index + 1 < end else {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            let escape = literal[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "u"):
+                guard index + 4 <= end, let code = UInt32(String(decoding: UnsafeBufferPointer(rebasing: literal[index..<index + 4]), as: UTF8.self), radix: 16) else { return nil }
+                index += 4
+                if (0xD800...0xDBFF).contains(code) {
+                    pendingHighSurrogate = code
+                    continue
+                }
+                if (0xDC00...0xDFFF).contains(code), let high = pendingHighSurrogate {
+                    append(scalar: 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00))
+                } else {
+                    append(scalar: code)
+                }
+            default: output.append(escape)
+            }
+            pendingHighSurrogate = nil
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
+
+/// A failure a transform or a finishing hook reports; its message goes into the rejection.
+public struct MappingFailure: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
