@@ -22,7 +22,7 @@ public struct Field<Model>: Sendable {
     /// For updates in place: writes the row's value if it differs from the property's, and says whether it did.
     let update: @Sendable (inout Model, ColumnStorage, Int) -> Bool
 
-    private init<Value: Equatable>(
+    private init<Value: Equatable & Sendable>(
         _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
         kind: StoredValueKind?, configure: (inout FieldSpec) -> Void = { _ in }, read: @escaping @Sendable (ColumnStorage, Int) -> Value
     ) {
@@ -47,7 +47,7 @@ public struct Field<Model>: Sendable {
 
     /// For values that are converted once more on the way into the model (URLs, enums): the property is assigned
     /// only when that conversion succeeds, which the engine has already made sure of for every committed row.
-    private init<Value: Equatable>(
+    private init<Value: Equatable & Sendable>(
         _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
         configure: (inout FieldSpec) -> Void, convert: @escaping @Sendable (ColumnStorage, Int) -> Value?
     ) {
@@ -377,16 +377,16 @@ public struct Field<Model>: Sendable {
     /// (for a property that is not optional, nil rejects the record); throw to reject the record with your
     /// message and the key path. The transform sees every value present, `null` included; a missing key leaves
     /// the property as the model was made.
-    public init<Value: Equatable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable, transform: @escaping @Sendable (JSONValue) throws -> Value?) {
+    public init<Value: Equatable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value> & Sendable, transform: @escaping @Sendable (JSONValue) throws -> Value?) {
         self.init(path, keyPath, isOptional: false, transform: transform) { $0 }
     }
 
     /// An optional property filled by your own conversion of the JSON value (see the non-optional form).
-    public init<Value: Equatable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value?> & Sendable, transform: @escaping @Sendable (JSONValue) throws -> Value?) {
+    public init<Value: Equatable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<Model, Value?> & Sendable, transform: @escaping @Sendable (JSONValue) throws -> Value?) {
         self.init(path, keyPath, isOptional: true, transform: transform) { $0 }
     }
 
-    private init<Value: Equatable, Stored: Equatable>(
+    private init<Value: Equatable & Sendable, Stored: Equatable & Sendable>(
         _ path: String, _ keyPath: WritableKeyPath<Model, Stored> & Sendable, isOptional: Bool,
         transform: @escaping @Sendable (JSONValue) throws -> Value?, store: @escaping @Sendable (Value?) -> Stored?
     ) {
