@@ -29,6 +29,13 @@ struct EnumTable: Sendable {
         expectation = "one of " + entries.map { "\"\($0.json)\"" }.joined(separator: ", ")
     }
 
+    /// Calls `body` with the bytes of the stored value at `index`.
+    func withValue(at index: Int, _ body: (UnsafePointer<UInt8>, Int) -> Void) {
+        values[index].withUnsafeBufferPointer { value in
+            if let base = value.baseAddress { body(base, value.count) }
+        }
+    }
+
     /// The index of the entry whose JSON value is exactly `text`, or nil. Numbers and strings compare by text,
     /// so the number `1` finds the key `"1"` and the string `"1"` does too.
     func index(of text: UnsafePointer<UInt8>, _ length: Int) -> Int? {

@@ -399,22 +399,24 @@ struct RecordStateMachine {
     @inline(never)
     private mutating func writeRichScalar(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         let storage = columns + column
-        let conversion = plan.conversions[column]
+        let conversion = plan.conversions + column
         switch columnTypes[column] {
         case .date:
-            guard let bytes, kind == .number || kind == .string, let parser = conversion.dateParser else {
+            // The parser is used in place: binding it to a local would copy it, with its arrays' reference counts.
+            guard let bytes, kind == .number || kind == .string,
+                  let outcome = kind == .number ? conversion.pointee.dateParser?.epoch(bytes, length) : conversion.pointee.dateParser?.text(bytes, length) else {
                 fail(node: nodeID, .typeMismatch, expected: "date", kind, bytes, length, boolValue)
                 return
             }
-            switch kind == .number ? parser.epoch(bytes, length) : parser.text(bytes, length) {
+            switch outcome {
             case .instant(let nanoseconds): storage.pointee.write(nanoseconds, row: row)
             case .tooPrecise: fail(node: nodeID, .outOfRange, expected: "date (whole nanoseconds)", kind, bytes, length, boolValue)
             case .outOfRange: fail(node: nodeID, .outOfRange, expected: "date (from 1677-09-21 to 2262-04-11)", kind, bytes, length, boolValue)
-            case .unreadable: fail(node: nodeID, .typeMismatch, expected: parser.expectation, kind, bytes, length, boolValue)
+            case .unreadable: fail(node: nodeID, .typeMismatch, expected: conversion.pointee.dateParser?.expectation ?? "date", kind, bytes, length, boolValue)
             }
         case .url:
             guard let bytes, kind == .string, URLReference.isValid(bytes, length),
-                  !conversion.requiresFoundationURL || URL(string: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)) != nil else {
+                  !conversion.pointee.requiresFoundationURL || URL(string: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)) != nil else {
                 fail(node: nodeID, .typeMismatch, expected: "url", kind, bytes, length, boolValue)
                 return
             }
@@ -430,25 +432,22 @@ struct RecordStateMachine {
             Base64.decode(bytes, length) { storage.pointee.appendText(byte: $0) }
             storage.pointee.endText(row: row)
         default:
-            guard let table = conversion.enumTable else { return }
             var index: Int?
             if let bytes, kind == .string || kind == .number {
-                index = table.index(of: bytes, length)
+                index = conversion.pointee.enumTable?.index(of: bytes, length)
             } else if kind == .bool {
                 index = Array((boolValue ? "true" : "false").utf8).withUnsafeBufferPointer { buffer in
-                    buffer.baseAddress.flatMap { table.index(of: $0, buffer.count) }
+                    buffer.baseAddress.flatMap { conversion.pointee.enumTable?.index(of: $0, buffer.count) }
                 }
             }
             if let index {
                 storage.pointee.beginText(row: row)
-                table.values[index].withUnsafeBufferPointer { value in
-                    if let base = value.baseAddress { storage.pointee.appendText(base, count: value.count) }
-                }
+                conversion.pointee.enumTable?.withValue(at: index) { storage.pointee.appendText($0, count: $1) }
                 storage.pointee.endText(row: row)
-            } else if let defaultValue = conversion.defaultValue {
+            } else if let defaultValue = conversion.pointee.defaultValue {
                 storage.pointee.write(defaultValue, row: row)
             } else {
-                fail(node: nodeID, .typeMismatch, expected: table.expectation, kind, bytes, length, boolValue)
+                fail(node: nodeID, .typeMismatch, expected: conversion.pointee.enumTable?.expectation ?? "enum", kind, bytes, length, boolValue)
             }
         }
     }

@@ -27,8 +27,9 @@ final class CompiledPlan: @unchecked Sendable {
     /// Per column: its type, whether it is optional.
     let columnTypes: UnsafeMutablePointer<FieldType>
     let columnIsOptional: UnsafeMutablePointer<Bool>
-    /// Per column: how values convert beyond the type (dates, enums, truncation, defaults).
-    let conversions: [ColumnConversion]
+    /// Per column: how values convert beyond the type (dates, enums, truncation, defaults). Plain memory, so
+    /// that reading a column's parser or table in place costs no reference counting.
+    let conversions: UnsafeMutablePointer<ColumnConversion>
     /// Per column: whether it has a default, checked for every missing value without touching `conversions`.
     let columnHasDefault: UnsafeMutablePointer<Bool>
     /// Validators to run on every record before it is committed.
@@ -47,7 +48,8 @@ final class CompiledPlan: @unchecked Sendable {
         keyBytes: [UInt8], indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
     ) {
         self.fields = fields
-        self.conversions = conversions
+        self.conversions = .allocate(capacity: max(conversions.count, 1))
+        self.conversions.initialize(from: conversions, count: conversions.count)
         self.validators = validators
         self.rejectsUnmappedKeys = rejectsUnmappedKeys
         columnHasDefault = .allocateCopy(of: conversions.map { $0.defaultValue != nil })
@@ -75,6 +77,8 @@ final class CompiledPlan: @unchecked Sendable {
         columnTypes.deallocate()
         columnIsOptional.deallocate()
         columnHasDefault.deallocate()
+        conversions.deinitialize(count: fields.count)
+        conversions.deallocate()
     }
 
     /// A column's key path as rejections print it (`$.user.name`).
