@@ -9,11 +9,20 @@ public struct MappingSchema: Sendable {
 
     /// Options of the mapping as a whole (unmapped keys, ignored paths).
     public let options: MappingOptions
+    let encoder: RecordEncoder
 
     /// Compiles `fields`.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
     public init(fields: [FieldSpec], options: MappingOptions = MappingOptions()) throws(SluiceError) {
         plan = try PlanCompiler.compile(fields, options: options)
         self.options = options
+        encoder = RecordEncoder(plan: plan)
+    }
+
+    /// A record of `batch` written back as JSON through this mapping: key paths rebuilt as nested objects, dates
+    /// in the field's first format, enums as their JSON values (see `docs/mapping.md`, "Encoding").
+    public func jsonText(ofRow row: Int, in batch: ColumnarBatch) -> String {
+        precondition(row >= 0 && row < batch.count, "row \(row) is outside the batch's \(batch.count) records")
+        return String(decoding: encoder.encode(batch, row: row), as: UTF8.self)
     }
 }

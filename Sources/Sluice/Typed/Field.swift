@@ -21,12 +21,16 @@ public struct Field<Model>: Sendable {
     let writer: FieldWriter<Model>
     /// For updates in place: writes the row's value if it differs from the property's, and says whether it did.
     let update: @Sendable (inout Model, ColumnStorage, Int) -> Bool
+    /// For encoding: the property's value as a field value (nil for nil, and for transformed fields, which have no
+    /// way back).
+    let encodedValue: @Sendable (Model) -> FieldValue?
 
     private init<Value: Equatable & Sendable>(
         _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
         kind: StoredValueKind?, configure: (inout FieldSpec) -> Void = { _ in }, read: @escaping @Sendable (ColumnStorage, Int) -> Value
     ) {
         self.keyPath = keyPath
+        encodedValue = { model in FieldValue(encoding: model[keyPath: keyPath]) }
         update = { model, storage, row in
             let value = read(storage, row)
             guard model[keyPath: keyPath] != value else { return false }
@@ -52,6 +56,7 @@ public struct Field<Model>: Sendable {
         configure: (inout FieldSpec) -> Void, convert: @escaping @Sendable (ColumnStorage, Int) -> Value?
     ) {
         self.keyPath = keyPath
+        encodedValue = { model in FieldValue(encoding: model[keyPath: keyPath]) }
         update = { model, storage, row in
             guard let value = convert(storage, row), model[keyPath: keyPath] != value else { return false }
             model[keyPath: keyPath] = value
@@ -391,6 +396,7 @@ public struct Field<Model>: Sendable {
         transform: @escaping @Sendable (JSONValue) throws -> Value?, store: @escaping @Sendable (Value?) -> Stored?
     ) {
         self.keyPath = keyPath
+        encodedValue = { _ in nil }
         spec = FieldSpec(name: "\(keyPath)", path: path, type: .json, isOptional: true)
         let apply: @Sendable (ColumnStorage, Int) -> Result<Stored?, MappingFailure>? = { storage, row in
             // Missing: nothing to do. Present (null included): the transform decides.

@@ -22,6 +22,7 @@ public struct Mapping<Model>: Sendable {
     /// The plan for updates in place: every field optional, no defaults, so that a missing key is told apart
     /// from a value and leaves its property as it was.
     let updatePlan: CompiledPlan
+    let encoder: RecordEncoder
 
     /// Compiles a mapping.
     /// - Parameters:
@@ -47,6 +48,19 @@ public struct Mapping<Model>: Sendable {
             spec.validators.removeAll { $0 == .required }
             return spec
         }, options: options)
+        encoder = RecordEncoder(plan: plan)
+    }
+
+    /// A model written back as JSON through this mapping: key paths rebuilt as nested objects, dates in the
+    /// field's first format, enums as their JSON values. Mapping the result gives the same model again (fields
+    /// with a transform are not written: a transform has no way back).
+    public func jsonText(of model: Model) -> String {
+        let batch = ColumnarBatch(fields: plan.fields, capacity: 1)
+        for (column, field) in fields.enumerated() {
+            if let value = field.encodedValue(model) { batch.columns[column].write(value, row: 0) } else { batch.columns[column].setNull(row: 0) }
+        }
+        batch.count = 1
+        return String(decoding: encoder.encode(batch, row: 0), as: UTF8.self)
     }
 
     /// Maps one record held as Foundation values (a `[String: Any]` from `JSONSerialization` or a property

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import SluiceFixtures
+@testable import Sluice
+
+/// Reverse mapping (rule 18): records written back through their mapping map to the same values again.
+@Suite struct EncodingTests {
+    func rows(_ text: String, _ schema: MappingSchema) throws -> (rows: [String], encoded: [String]) {
+        let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: ReaderOptions(shape: .ndjson, rejectionPolicy: .collect))
+        var rows: [String] = []
+        var encoded: [String] = []
+        while let batch = try reader.next() {
+            for row in 0..<batch.count {
+                rows.append(String(render(batch, row: row).drop { $0 != " " }))
+                encoded.append(schema.jsonText(ofRow: row, in: batch))
+            }
+        }
+        return (rows, encoded)
+    }
+
+    @Test func keyPathsBecomeNestedObjectsAndArraysAgain() throws {
+        let schema = try MappingSchema(fields: [
+            FieldSpec(name: "id", type: .int64),
+            FieldSpec(name: "name", path: "user.name", type: .string, isOptional: true),
+            FieldSpec(name: "url", path: "media.0.url", type: .url, isOptional: true),
+            FieldSpec(name: "second", path: "tags.1", type: .string, isOptional: true),
+            FieldSpec(name: "dotted", path: "a\\.b", type: .bool, isOptional: true),
+        ])
+        let result = try rows(#"{"id":1,"user":{"name":"A\"n"},"media":[{"url":"/x.png"}],"tags":["a","b"],"a.b":true}"# + "\n" + #"{"id":2}"# + "\n", schema)
+        #expect(result.encoded == [
+            #"{"id":1,"user":{"name":"A\"n"},"media":[{"url":"/x.png"}],"tags":[null,"b"],"a.b":true}"#,
+            #"{"id":2}"#,
+        ])
+    }
+
+    @Test func datesEnumsAndBytesGoBackToTheirDeclaredForms() throws {
+        let schema = try MappingSchema(fields: [
+            FieldSpec(name: "created", path: "created_at", type: .date, dateFormats: [.twitter]),
+            FieldSpec(name: "seen", type: .date, isOptional: true),
+            FieldSpec(name: "gender", type: .enumeration, enumValues: [EnumValue(json: "male", value: "M"), EnumValue(json: "female", value: "F")]),
+            FieldSpec(name: "level", type: .enumeration, isOptional: true, enumValues: [EnumValue(json: "1", value: "low")]),
+            FieldSpec(name: "key", type: .bytes, isOptional: true),
+            FieldSpec(name: "extra", type: .json, isOptional: true),
+        ])
+        let text = #"{"created_at":"Sun Aug 31 00:29:15 +0000 2014","seen":1409444955.5,"gender":"female","level":1,"key":"aGk","extra":{"x": [1, 2]}}"#
+        let result = try rows(text + "\n", schema)
+        #expect(result.encoded == [
+            #"{"created_at":"Sun Aug 31 00:29:15 +0000 2014","seen":"2014-08-31T00:29:15.500Z","gender":"female","level":1,"key":"aGk=","extra":{"x": [1, 2]}}"#,
+        ])
+    }
+
+    @Test func encodedRecordsMapToTheSameValues() throws {
+        for (name, fields) in [("reference", ReferenceMapping.fields), ("rich", ReferenceMapping.richFields)] {
+            let schema = try MappingSchema(fields: fields)
+            var generator = TweetGenerator(seed: 3)
+            let text = (1...200).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n") + "\n"
+            let first = try rows(text, schema)
+            let second = try rows(first.encoded.joined(separator: "\n") + "\n", schema)
+            #expect(first.rows.count == 200, "\(name)")
+            #expect(second.rows == first.rows, "\(name)")
+            #expect(second.encoded == first.encoded, "\(name)")
+        }
+    }
+
+    @Test func typedModelsRoundTrip() throws {
+        enum Gender: String, CaseIterable, Sendable { case male, female }
+        struct Person: Sendable, Equatable {
+            var id: Int64 = 0; var name = ""; var email: String?; var born = Date(timeIntervalSince1970: 0)
+            var gender = Gender.male; var avatar: Data?; var home: URL?
+        }
+        let mapping = try Mapping(Person.init) {
+            Field("id", \.id)
+            Field("profile.name", \.name)
+            Field("profile.email", \.email)
+            Field("born", \.born, formats: [.pattern("yyyy-MM-dd")])
+            Field("gender", \.gender)
+            Field("avatar", \.avatar)
+            Field("home", \.home)
+        }
+        let person = Person(id: 7, name: "Ann \"A\"", email: nil, born: Date(timeIntervalSince1970: 86_400 * 365), gender: .female, avatar: Data([0, 255]), home: URL(string: "https://example.com/x"))
+        let text = mapping.jsonText(of: person)
+        #expect(text == #"{"id":7,"profile":{"name":"Ann \"A\""},"born":"1971-01-01","gender":"female","avatar":"AP8=","home":"https://example.com/x"}"#)
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping)
+        #expect(try reader.nextModel() == person)
+    }
+}
