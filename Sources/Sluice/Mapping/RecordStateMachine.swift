@@ -198,12 +198,12 @@ struct RecordStateMachine {
 
     /// How often each key that no field reads was seen, by key path (`$.source`, `$.user.id_str`). Keys inside
     /// an unread object are not counted one by one: the object's own key stands for them.
-    var unmappedKeys: [String: Int] {
+    var unmappedKeys: [String: Int] {  // lint: reporting, not the per-value path
         var counts = unmappedKeyCounts
         for sighting in keyOrder.allUnmappedSightings(nodeCount: plan.nodeCount) {
             counts[UnmappedKey(node: sighting.node, key: sighting.key), default: 0] += sighting.count
         }
-        var result: [String: Int] = [:]
+        var result: [String: Int] = [:]  // lint: reporting, not the per-value path
         for (unmapped, count) in counts {
             let name = KeyPath.escaped(key: String(decoding: unmapped.key, as: UTF8.self))
             result[plan.displayPaths[Int(unmapped.node)] + "." + name, default: 0] += count

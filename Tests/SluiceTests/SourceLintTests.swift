@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// The engineering rules that can be checked by reading the source: nothing on the per-value path boxes values
+/// or keys them by String, and nothing anywhere crashes on purpose. A line may opt out with a `lint:` comment
+/// that says why.
+@Suite struct SourceLintTests {
+    static let sources = repositoryRoot.appendingPathComponent("Sources")
+
+    static func lines(under folder: URL) throws -> [(file: String, number: Int, text: String)] {
+        var result: [(String, Int, String)] = []
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        for file in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                result.append((file.path.replacingOccurrences(of: repositoryRoot.path + "/", with: ""), index + 1, String(line)))
+            }
+        }
+        return result
+    }
+
+    static func violations(under folder: URL, patterns: [String]) throws -> [String] {
+        try lines(under: folder).compactMap { line in
+            let code = line.text.components(separatedBy: "//").first ?? ""
+            guard !line.text.contains("lint:"), let pattern = patterns.first(where: { code.contains($0) }) else { return nil }
+            return "\(line.file):\(line.number): \(pattern)"
+        }
+    }
+
+    @Test func thePerValuePathHasNoBoxingAndNoStringKeyedDictionaries() throws {
+        for stage in ["Tokenizer", "Mapping", "Batches", "Conversion"] {
+            let found = try Self.violations(under: Self.sources.appendingPathComponent("Sluice/\(stage)"), patterns: [": Any", " Any]", "[Any", "[String: ", "AnyObject", "NSString"])
+            #expect(found.isEmpty, "\(found)")
+        }
+    }
+
+    @Test func nothingCrashesOnPurpose() throws {
+        let found = try Self.violations(under: Self.sources, patterns: ["try!", "fatalError(", "as!", "precondition(false"])
+        #expect(found.isEmpty, "\(found)")
+    }
+
+    @Test func theLintSeesTheSources() throws {
+        #expect(try Self.lines(under: Self.sources).count > 3000)
+    }
+}
