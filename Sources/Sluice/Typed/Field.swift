@@ -15,24 +15,30 @@ import Foundation
 /// optional or not. A misspelled property does not compile.
 public struct Field<Model>: Sendable {
     /// The field as the engine sees it (name, path, type, options).
-    public private(set) var spec: FieldSpec
+    public internal(set) var spec: FieldSpec
     /// The property the field writes.
     public let keyPath: PartialKeyPath<Model> & Sendable
     let writer: FieldWriter<Model>
     /// For updates in place: writes the row's value if it differs from the property's, and says whether it did.
-    let update: @Sendable (inout Model, ColumnStorage, Int) -> Bool
-    /// For encoding: the property's value as a field value (nil for nil, and for transformed fields, which have no
-    /// way back).
-    let encodedValue: @Sendable (Model) -> FieldValue?
+    /// Gets a pointer to the field's first column.
+    var update: @Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int) -> Bool
+    /// For encoding: the property's value as field values, one per column (nil for nil, and for transformed
+    /// fields, which have no way back).
+    var encodedValues: @Sendable (Model) -> [FieldValue?] = { _ in [] }
+    /// For a nested model: the columns of its fields, which this field reads in place of one column of its own.
+    var nestedColumns: [FieldSpec]?
+
+    /// The columns the field reads: its own, or a nested model's.
+    var columns: [FieldSpec] { nestedColumns ?? [spec] }
 
     private init<Value: Equatable & Sendable>(
         _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
         kind: StoredValueKind?, configure: (inout FieldSpec) -> Void = { _ in }, read: @escaping @Sendable (ColumnStorage, Int) -> Value
     ) {
         self.keyPath = keyPath
-        encodedValue = { model in FieldValue(encoding: model[keyPath: keyPath]) }
-        update = { model, storage, row in
-            let value = read(storage, row)
+        encodedValues = { model in [FieldValue(encoding: model[keyPath: keyPath])] }
+        update = { model, columns, row in
+            let value = read(columns.pointee, row)
             guard model[keyPath: keyPath] != value else { return false }
             model[keyPath: keyPath] = value
             return true
@@ -56,9 +62,9 @@ public struct Field<Model>: Sendable {
         configure: (inout FieldSpec) -> Void, convert: @escaping @Sendable (ColumnStorage, Int) -> Value?
     ) {
         self.keyPath = keyPath
-        encodedValue = { model in FieldValue(encoding: model[keyPath: keyPath]) }
-        update = { model, storage, row in
-            guard let value = convert(storage, row), model[keyPath: keyPath] != value else { return false }
+        encodedValues = { model in [FieldValue(encoding: model[keyPath: keyPath])] }
+        update = { model, columns, row in
+            guard let value = convert(columns.pointee, row), model[keyPath: keyPath] != value else { return false }
             model[keyPath: keyPath] = value
             return true
         }
@@ -396,7 +402,7 @@ public struct Field<Model>: Sendable {
         transform: @escaping @Sendable (JSONValue) throws -> Value?, store: @escaping @Sendable (Value?) -> Stored?
     ) {
         self.keyPath = keyPath
-        encodedValue = { _ in nil }
+        encodedValues = { _ in [nil] }
         spec = FieldSpec(name: "\(keyPath)", path: path, type: .json, isOptional: true)
         let apply: @Sendable (ColumnStorage, Int) -> Result<Stored?, MappingFailure>? = { storage, row in
             // Missing: nothing to do. Present (null included): the transform decides.
@@ -420,8 +426,8 @@ public struct Field<Model>: Sendable {
                 return nil
             }
         }
-        update = { model, storage, row in
-            guard case .success(let stored)? = apply(storage, row), let stored, model[keyPath: keyPath] != stored else { return false }
+        update = { model, columns, row in
+            guard case .success(let stored)? = apply(columns.pointee, row), let stored, model[keyPath: keyPath] != stored else { return false }
             model[keyPath: keyPath] = stored
             return true
         }
@@ -453,6 +459,8 @@ enum FieldWriter<Model>: Sendable {
     case keyPath(@Sendable (inout Model, ColumnStorage, Int) -> Void)
     /// Through a conversion that may refuse the value (a transform): returns the refusal's message.
     case checked(@Sendable (inout Model, ColumnStorage, Int) -> String?)
+    /// A nested model made from several columns (a pointer to the first): returns why it was refused, if it was.
+    case nested(@Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int) -> [Rejection.Failure])
 }
 
 /// The Swift type of a stored property a field writes.

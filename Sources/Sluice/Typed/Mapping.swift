@@ -23,6 +23,8 @@ public struct Mapping<Model>: Sendable {
     /// from a value and leaves its property as it was.
     let updatePlan: CompiledPlan
     let encoder: RecordEncoder
+    /// Per field, its first column (a nested model's field reads several).
+    let columnStart: [Int]
 
     /// Compiles a mapping.
     /// - Parameters:
@@ -40,9 +42,16 @@ public struct Mapping<Model>: Sendable {
         self.makeModel = makeModel
         self.fields = fields
         self.finish = finish
-        plan = try PlanCompiler.compile(fields.map(\.spec), options: options)
-        updatePlan = try PlanCompiler.compile(fields.map { field in
-            var spec = field.spec
+        var starts: [Int] = []
+        var next = 0
+        for field in fields {
+            starts.append(next)
+            next += field.columns.count
+        }
+        columnStart = starts
+        plan = try PlanCompiler.compile(fields.flatMap(\.columns), options: options)
+        updatePlan = try PlanCompiler.compile(fields.flatMap(\.columns).map { column in
+            var spec = column
             spec.isOptional = true
             spec.defaultValue = nil
             spec.validators.removeAll { $0 == .required }
@@ -56,8 +65,11 @@ public struct Mapping<Model>: Sendable {
     /// with a transform are not written: a transform has no way back).
     public func jsonText(of model: Model) -> String {
         let batch = ColumnarBatch(fields: plan.fields, capacity: 1)
-        for (column, field) in fields.enumerated() {
-            if let value = field.encodedValue(model) { batch.columns[column].write(value, row: 0) } else { batch.columns[column].setNull(row: 0) }
+        for (index, field) in fields.enumerated() {
+            for (offset, value) in field.encodedValues(model).enumerated() {
+                let column = columnStart[index] + offset
+                if let value { batch.columns[column].write(value, row: 0) } else { batch.columns[column].setNull(row: 0) }
+            }
         }
         batch.count = 1
         return String(decoding: encoder.encode(batch, row: 0), as: UTF8.self)
@@ -94,18 +106,22 @@ public struct Mapping<Model>: Sendable {
     public func update(_ model: inout Model, from input: Input) throws(SluiceError) -> [PartialKeyPath<Model> & Sendable] {
         let engine = try MappingEngine(plan: updatePlan, source: try input.open(), options: ReaderOptions(shape: .document))
         guard let batch = try engine.nextBatch(), batch.count == 1 else { throw .invalidOptions("the input holds no record") }
-        let present = fields.indices.filter { engine.lastRecordHad(column: $0) }
-        let nulls = present.filter { !batch.columns[$0].isValid(0) && !fields[$0].spec.isOptional }
+        let present = fields.indices.filter { index in
+            (columnStart[index]..<columnStart[index] + fields[index].columns.count).contains { engine.lastRecordHad(column: $0) }
+        }
+        let nulls = present.filter { index in
+            fields[index].columns.count == 1 && !batch.columns[columnStart[index]].isValid(0) && !fields[index].spec.isOptional
+        }
         if !nulls.isEmpty {
             var raw: [UInt8] = []
             if case .bytes(let bytes, _) = input { raw = bytes }
-            throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: nulls.map { column in
-                Rejection.Failure(keyPath: updatePlan.columnPath(column), kind: .null, expected: fields[column].spec.type.description, found: ValueDescription.null)
+            throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: nulls.map { index in
+                Rejection.Failure(keyPath: updatePlan.columnPath(columnStart[index]), kind: .null, expected: fields[index].spec.type.description, found: ValueDescription.null)
             }, rawText: raw))
         }
         var changed: [PartialKeyPath<Model> & Sendable] = []
-        for column in present where fields[column].update(&model, batch.columns[column], 0) {
-            changed.append(fields[column].keyPath)
+        for index in present where fields[index].update(&model, batch.columns + columnStart[index], 0) {
+            changed.append(fields[index].keyPath)
         }
         return changed
     }
@@ -121,7 +137,12 @@ public struct Mapping<Model>: Sendable {
     /// Whether a committed record may still be rejected while its model is made (transforms, a finishing hook):
     /// the reader then keeps each record's text for such rejections.
     var rejectsAfterCommit: Bool {
-        finish != nil || fields.contains { if case .checked = $0.writer { true } else { false } }
+        finish != nil || fields.contains {
+            switch $0.writer {
+            case .checked, .nested: true
+            default: false
+            }
+        }
     }
 
     /// Appends one fresh model per record of `batch` to `models`, then writes the fields column by column and
@@ -136,17 +157,23 @@ public struct Mapping<Model>: Sendable {
             guard let base = buffer.baseAddress else { return }
             let first = UnsafeMutableRawPointer(base + start)
             for index in fields.indices {
-                let storage = batch.columns[index]
+                let column = columnStart[index]
+                let storage = batch.columns[column]
                 switch fields[index].writer {
                 case .stored(let offset, let kind):
-                    Self.write(kind, from: storage, count: count, to: first + offset, stride: stride)
+                    Self.write(kind, from: storage, rows: 0..<count, to: first + offset, stride: stride)
                 case .keyPath(let assign):
                     for row in 0..<count { assign(&base[start + row], storage, row) }
                 case .checked(let apply):
                     for row in 0..<count {
                         if let message = apply(&base[start + row], storage, row) {
-                            refused[row, default: []].append(Rejection.Failure(keyPath: plan.columnPath(index), kind: .custom, expected: "transform", found: message))
+                            refused[row, default: []].append(Rejection.Failure(keyPath: plan.columnPath(column), kind: .custom, expected: "transform", found: message))
                         }
+                    }
+                case .nested(let apply):
+                    for row in 0..<count {
+                        let failures = apply(&base[start + row], batch.columns + column, row)
+                        if !failures.isEmpty { refused[row, default: []] += failures }
                     }
                 }
             }
@@ -162,11 +189,39 @@ public struct Mapping<Model>: Sendable {
         return refused
     }
 
-    /// Writes `count` values of one column into the property at `property` of consecutive models.
-    private static func write(_ kind: StoredValueKind, from storage: ColumnStorage, count: Int, to property: UnsafeMutableRawPointer, stride: Int) {
+    /// Writes one record's fields into a model, from the columns starting at `columns` (a nested model's, inside
+    /// its parent's batch). Returns why the values were refused, if they were; `paths` name the columns.
+    func writeFields(into model: inout Model, columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: [String]) -> [Rejection.Failure] {
+        var failures: [Rejection.Failure] = []
+        withUnsafeMutablePointer(to: &model) { pointer in
+            let raw = UnsafeMutableRawPointer(pointer)
+            for index in fields.indices {
+                let column = columnStart[index]
+                switch fields[index].writer {
+                case .stored(let offset, let kind):
+                    Self.write(kind, from: columns[column], rows: row..<row + 1, to: raw + offset, stride: 0)
+                case .keyPath(let assign):
+                    assign(&pointer.pointee, columns[column], row)
+                case .checked(let apply):
+                    if let message = apply(&pointer.pointee, columns[column], row) {
+                        failures.append(Rejection.Failure(keyPath: paths[column], kind: .custom, expected: "transform", found: message))
+                    }
+                case .nested(let apply):
+                    failures += apply(&pointer.pointee, columns + column, row)
+                }
+            }
+        }
+        return failures
+    }
+
+    /// Writes the values of `rows` of one column into the property at `property` (for `rows.lowerBound`) of
+    /// consecutive models, `stride` bytes apart.
+    private static func write(_ kind: StoredValueKind, from storage: ColumnStorage, rows: Range<Int>, to property: UnsafeMutableRawPointer, stride: Int) {
         // Each property was initialised by `makeModel`, so assignment (not initialisation) is right here.
         func each<Value>(_ type: Value.Type, _ value: (Int) -> Value) {
-            for row in 0..<count { (property + row * stride).assumingMemoryBound(to: Value.self).pointee = value(row) }
+            for row in rows {
+                (property + (row - rows.lowerBound) * stride).assumingMemoryBound(to: Value.self).pointee = value(row)
+            }
         }
         switch kind {
         case .string: each(String.self) { storage.text($0) ?? "" }

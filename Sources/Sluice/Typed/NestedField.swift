@@ -1,0 +1,92 @@
+/// Nested models: a property whose value is itself a mapped model, read from an object at a key path or
+/// aggregated from keys of the record itself.
+extension Field {
+    /// A nested model read from the object at `path` with its own mapping (reusable across parents).
+    ///
+    /// ```swift
+    /// Field("coordinates", \.point, mapping: pointMapping)     // {"coordinates": {"latitude": …, "longitude": …}}
+    /// ```
+    public init<Nested>(_ path: String, _ keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>) {
+        self.init(nestedAt: path, keyPath, isOptional: false, mapping: mapping) { $0 }
+    }
+
+    /// An optional nested model: nil when none of its keys is present (an object of nothing is absent, not empty).
+    public init<Nested>(_ path: String, _ keyPath: WritableKeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>) {
+        self.init(nestedAt: path, keyPath, isOptional: true, mapping: mapping) { $0 }
+    }
+
+    /// A nested model aggregated from keys of this record (`latitude` and `longitude` → `point`); aggregations
+    /// compose, since a nested mapping may aggregate too.
+    public init<Nested>(aggregating keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>) {
+        self.init(nestedAt: nil, keyPath, isOptional: false, mapping: mapping) { $0 }
+    }
+
+    /// An optional aggregated nested model: nil when none of its keys is present.
+    public init<Nested>(aggregating keyPath: WritableKeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>) {
+        self.init(nestedAt: nil, keyPath, isOptional: true, mapping: mapping) { $0 }
+    }
+
+    private init<Nested, Stored>(
+        nestedAt prefix: String?, _ keyPath: WritableKeyPath<Model, Stored> & Sendable, isOptional: Bool, mapping: Mapping<Nested>,
+        wrap: @escaping @Sendable (Nested) -> Stored
+    ) {
+        self.keyPath = keyPath
+        let prefixSegments = prefix.flatMap { try? KeyPath(parsing: $0) }?.segments ?? []
+        // The nested mapping's columns, moved under the prefix. Inside an optional nested model every column is
+        // optional (its absence is the model's); required ones are checked when the model is present.
+        let columns: [FieldSpec] = mapping.plan.fields.map { nested in
+            var column = nested
+            let inner = (try? KeyPath(parsing: nested.resolvedPath(naming: nil)))?.segments ?? []
+            let segments = prefixSegments + inner
+            column.path = segments.isEmpty ? "$" : segments.map { KeyPath.escaped(key: String(decoding: $0.key, as: UTF8.self)) }.joined(separator: ".")
+            column.propertyPath = nil
+            column.name = "\(keyPath)/\(nested.name)"
+            if isOptional {
+                column.isOptional = true
+                column.defaultValue = nil
+                column.validators.removeAll { $0 == .required }
+            }
+            return column
+        }
+        let required = mapping.plan.fields.indices.filter { !mapping.plan.fields[$0].isOptional && mapping.plan.fields[$0].defaultValue == nil }
+        let displayPaths = columns.map { column in (try? KeyPath(parsing: column.path ?? "$"))?.description ?? "$" }
+        let count = columns.count
+        spec = columns.first ?? FieldSpec(name: "\(keyPath)", path: prefix, type: .json, isOptional: true)
+        nestedColumns = columns
+        writer = .nested { model, storage, row in
+            let isPresent = (0..<count).contains { storage[$0].isValid(row) }
+            if isOptional && !isPresent {
+                // `wrap` turns Nested into Nested?; writing nil needs the optional's own nil.
+                if let cleared = Optional<Nested>.none as? Stored { model[keyPath: keyPath] = cleared }
+                return []
+            }
+            var failures: [Rejection.Failure] = []
+            if isOptional {
+                for column in required where !storage[column].isValid(row) {
+                    failures.append(Rejection.Failure(keyPath: displayPaths[column], kind: .missing, expected: mapping.plan.fields[column].type.description, found: "no value"))
+                }
+            }
+            var nested = mapping.makeModel()
+            failures += mapping.writeFields(into: &nested, columns: storage, row: row, paths: displayPaths)
+            if failures.isEmpty, let finish = mapping.finish {
+                do { try finish(&nested) } catch {
+                    failures.append(Rejection.Failure(keyPath: prefix.map { (try? KeyPath(parsing: $0))?.description ?? $0 } ?? "$", kind: .custom, expected: "finishing hook", found: "\(error)"))
+                }
+            }
+            if failures.isEmpty { model[keyPath: keyPath] = wrap(nested) }
+            return failures
+        }
+        update = { model, storage, row in
+            // A nested model present in the record replaces the one in the model (reported as changed).
+            guard (0..<count).contains(where: { storage[$0].isValid(row) }) else { return false }
+            var nested = mapping.makeModel()
+            guard mapping.writeFields(into: &nested, columns: storage, row: row, paths: displayPaths).isEmpty else { return false }
+            model[keyPath: keyPath] = wrap(nested)
+            return true
+        }
+        encodedValues = { model in
+            guard let nested = model[keyPath: keyPath] as? Nested else { return Array(repeating: nil, count: count) }
+            return mapping.fields.flatMap { $0.encodedValues(nested) }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import Sluice
+
+/// Nested models (rule 5, objects), aggregation (rule 4) and one source feeding several targets (rule 3).
+@Suite struct NestedModelTests {
+    struct Point: Sendable, Equatable { var latitude = 0.0; var longitude = 0.0 }
+    struct Location: Sendable, Equatable { var point = Point(); var distance: Double? }
+    struct Person: Sendable, Equatable { var name = ""; var age: Int64? }
+    struct Company: Sendable, Equatable {
+        var name = ""
+        var ceo: Person?
+        var ceoName: String?
+        var headquarters = Point()
+        var branch: Point?
+        var location: Location?
+    }
+
+    static func companyMapping() throws -> Mapping<Company> {
+        // One point mapping, reused by three parents.
+        let point = try Mapping(Point.init) {
+            Field("latitude", \.latitude)
+            Field("longitude", \.longitude)
+        }
+        let person = try Mapping(Person.init) {
+            Field("name", \.name)
+            Field("age", \.age)
+        }
+        let location = try Mapping(Location.init) {
+            Field(aggregating: \.point, mapping: point)
+            Field("distance", \.distance)
+        }
+        return try Mapping(Company.init) {
+            Field("name", \.name)
+            Field("company_ceo", \.ceo, mapping: person)
+            Field("company_ceo.name", \.ceoName)
+            Field("hq", \.headquarters, mapping: point)
+            Field("branch", \.branch, mapping: point)
+            Field(aggregating: \.location, mapping: location)
+        }
+    }
+
+    func read(_ text: String) throws -> (companies: [Company], rejections: [String]) {
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: try Self.companyMapping(), options: ReaderOptions(shape: .ndjson, rejectionPolicy: .collect))
+        var companies: [Company] = []
+        var rejections: [String] = []
+        while let batch = try reader.next() {
+            companies += batch.models
+            rejections += batch.rejections.map(\.description)
+        }
+        return (companies, rejections)
+    }
+
+    @Test func nestedObjectsAggregationsAndOneSourceForTwoTargets() throws {
+        let result = try read("""
+            {"name":"Acme","company_ceo":{"name":"Ann","age":50},"hq":{"latitude":1.5,"longitude":2.5},"latitude":10,"longitude":20,"distance":3}
+            {"name":"Bare","hq":{"latitude":0,"longitude":0}}
+
+            """)
+        #expect(result.rejections.isEmpty)
+        #expect(result.companies == [
+            Company(name: "Acme", ceo: Person(name: "Ann", age: 50), ceoName: "Ann", headquarters: Point(latitude: 1.5, longitude: 2.5), branch: nil,
+                    location: Location(point: Point(latitude: 10, longitude: 20), distance: 3)),
+            Company(name: "Bare", ceo: nil, ceoName: nil, headquarters: Point(), branch: nil, location: nil),
+        ])
+    }
+
+    @Test func aPartlyPresentOptionalNestedModelNeedsItsRequiredFields() throws {
+        let result = try read("""
+            {"name":"X","hq":{"latitude":1,"longitude":2},"branch":{"latitude":5}}
+
+            """)
+        #expect(result.companies.isEmpty)
+        #expect(result.rejections == ["record 1 (line 1, byte 0): $.branch.longitude: expected double, found no value"])
+    }
+
+    @Test func aRequiredNestedModelIsCheckedByTheEngine() throws {
+        let result = try read("{\"name\":\"Y\"}\n")
+        #expect(result.rejections == ["record 1 (line 1, byte 0): $.hq.latitude: expected double, found no value; $.hq.longitude: expected double, found no value"])
+    }
+
+    @Test func nestedModelsEncodeAndUpdate() throws {
+        let mapping = try Self.companyMapping()
+        let company = Company(name: "Acme", ceo: Person(name: "Ann", age: nil), ceoName: "Ann", headquarters: Point(latitude: 1, longitude: 2), branch: nil,
+                              location: Location(point: Point(latitude: 3, longitude: 4), distance: nil))
+        let text = mapping.jsonText(of: company)
+        #expect(text == #"{"name":"Acme","company_ceo":{"name":"Ann"},"hq":{"latitude":1.0,"longitude":2.0},"latitude":3.0,"longitude":4.0}"#)
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping)
+        #expect(try reader.nextModel() == company)
+
+        var updated = company
+        let changed = try mapping.update(&updated, from: .bytes(Array(#"{"hq":{"latitude":9,"longitude":2}}"#.utf8)))
+        #expect(updated.headquarters == Point(latitude: 9, longitude: 2))
+        #expect(updated.name == "Acme" && updated.ceo == company.ceo)
+        #expect(changed.count == 1)
+    }
+}
