@@ -38,7 +38,9 @@ final class MappingEngine {
         self.plan = plan
         self.options = try options.validated()
         self.source = source
-        input = InputBuffer(capacity: max(options.readBufferSize, 64 << 10))
+        // Small inputs of known size (a nested array mapped on its own) get a buffer of their size.
+        let capacity = max(options.readBufferSize, 64 << 10)
+        input = InputBuffer(capacity: source.size.map { min(capacity, $0 + 16) } ?? capacity)
 
         // Peek at the first bytes: a byte order mark to skip, and the shape when it is to be detected.
         let peekSize = 64 << 10

@@ -416,10 +416,12 @@ public struct Field<Model>: Sendable {
                 return .failure(MappingFailure("\(error)"))
             }
         }
+        let displayPath = (try? KeyPath(parsing: path))?.description ?? path
         writer = .checked { model, storage, row in
             switch apply(storage, row) {
             case .none: return nil
-            case .failure(let failure): return failure.message
+            case .failure(let failure):
+                return Rejection.Failure(keyPath: displayPath, kind: .custom, expected: "transform", found: failure.message)
             case .success(let stored):
                 // For an optional property `stored` is `.some(nil)` when the transform gave nil: that clears it.
                 if let stored { model[keyPath: keyPath] = stored }
@@ -457,8 +459,8 @@ enum FieldWriter<Model>: Sendable {
     case stored(offset: Int, kind: StoredValueKind)
     /// Through the key path.
     case keyPath(@Sendable (inout Model, ColumnStorage, Int) -> Void)
-    /// Through a conversion that may refuse the value (a transform): returns the refusal's message.
-    case checked(@Sendable (inout Model, ColumnStorage, Int) -> String?)
+    /// Through a conversion that may refuse the value (a transform, an array's elements): returns why.
+    case checked(@Sendable (inout Model, ColumnStorage, Int) -> Rejection.Failure?)
     /// A nested model made from several columns (a pointer to the first): returns why it was refused, if it was.
     case nested(@Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int) -> [Rejection.Failure])
 }

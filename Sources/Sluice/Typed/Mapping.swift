@@ -166,9 +166,7 @@ public struct Mapping<Model>: Sendable {
                     for row in 0..<count { assign(&base[start + row], storage, row) }
                 case .checked(let apply):
                     for row in 0..<count {
-                        if let message = apply(&base[start + row], storage, row) {
-                            refused[row, default: []].append(Rejection.Failure(keyPath: plan.columnPath(column), kind: .custom, expected: "transform", found: message))
-                        }
+                        if let failure = apply(&base[start + row], storage, row) { refused[row, default: []].append(failure) }
                     }
                 case .nested(let apply):
                     for row in 0..<count {
@@ -203,8 +201,12 @@ public struct Mapping<Model>: Sendable {
                 case .keyPath(let assign):
                     assign(&pointer.pointee, columns[column], row)
                 case .checked(let apply):
-                    if let message = apply(&pointer.pointee, columns[column], row) {
-                        failures.append(Rejection.Failure(keyPath: paths[column], kind: .custom, expected: "transform", found: message))
+                    if var failure = apply(&pointer.pointee, columns[column], row) {
+                        // The failure names the path within this mapping; inside a parent, the column's path there
+                        // replaces that prefix (`$.tags[1]` becomes `$.post.tags[1]`).
+                        let own = plan.columnPath(column)
+                        if failure.keyPath.hasPrefix(own) { failure.keyPath = paths[column] + failure.keyPath.dropFirst(own.count) }
+                        failures.append(failure)
                     }
                 case .nested(let apply):
                     failures += apply(&pointer.pointee, columns + column, row)

@@ -7,30 +7,31 @@ extension Field {
     /// Field("coordinates", \.point, mapping: pointMapping)     // {"coordinates": {"latitude": …, "longitude": …}}
     /// ```
     public init<Nested>(_ path: String, _ keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>) {
-        self.init(nestedAt: path, keyPath, isOptional: false, mapping: mapping) { $0 }
+        self.init(nestedAt: path, keyPath, clear: nil, mapping: mapping) { $0 }
     }
 
     /// An optional nested model: nil when none of its keys is present (an object of nothing is absent, not empty).
     public init<Nested>(_ path: String, _ keyPath: WritableKeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>) {
-        self.init(nestedAt: path, keyPath, isOptional: true, mapping: mapping) { $0 }
+        self.init(nestedAt: path, keyPath, clear: { $0[keyPath: keyPath] = nil }, mapping: mapping) { $0 }
     }
 
     /// A nested model aggregated from keys of this record (`latitude` and `longitude` → `point`); aggregations
     /// compose, since a nested mapping may aggregate too.
     public init<Nested>(aggregating keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>) {
-        self.init(nestedAt: nil, keyPath, isOptional: false, mapping: mapping) { $0 }
+        self.init(nestedAt: nil, keyPath, clear: nil, mapping: mapping) { $0 }
     }
 
     /// An optional aggregated nested model: nil when none of its keys is present.
     public init<Nested>(aggregating keyPath: WritableKeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>) {
-        self.init(nestedAt: nil, keyPath, isOptional: true, mapping: mapping) { $0 }
+        self.init(nestedAt: nil, keyPath, clear: { $0[keyPath: keyPath] = nil }, mapping: mapping) { $0 }
     }
 
     private init<Nested, Stored>(
-        nestedAt prefix: String?, _ keyPath: WritableKeyPath<Model, Stored> & Sendable, isOptional: Bool, mapping: Mapping<Nested>,
+        nestedAt prefix: String?, _ keyPath: WritableKeyPath<Model, Stored> & Sendable, clear: (@Sendable (inout Model) -> Void)?, mapping: Mapping<Nested>,
         wrap: @escaping @Sendable (Nested) -> Stored
     ) {
         self.keyPath = keyPath
+        let isOptional = clear != nil
         let prefixSegments = prefix.flatMap { try? KeyPath(parsing: $0) }?.segments ?? []
         // The nested mapping's columns, moved under the prefix. Inside an optional nested model every column is
         // optional (its absence is the model's); required ones are checked when the model is present.
@@ -55,9 +56,8 @@ extension Field {
         nestedColumns = columns
         writer = .nested { model, storage, row in
             let isPresent = (0..<count).contains { storage[$0].isValid(row) }
-            if isOptional && !isPresent {
-                // `wrap` turns Nested into Nested?; writing nil needs the optional's own nil.
-                if let cleared = Optional<Nested>.none as? Stored { model[keyPath: keyPath] = cleared }
+            if let clear, !isPresent {
+                clear(&model)
                 return []
             }
             var failures: [Rejection.Failure] = []

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import SluiceFixtures
+@testable import Sluice
+
+/// Arrays of nested models and of values, sets and ordered sets (rule 5).
+@Suite struct ArrayFieldTests {
+    struct Hashtag: Sendable, Equatable { var text = ""; var start: Int64 = 0 }
+    struct Post: Sendable, Equatable {
+        var id: Int64 = 0
+        var hashtags: [Hashtag] = []
+        var mentions: [Hashtag]?
+        var tags: [String] = []
+        var uniqueTags: [String] = []
+        var tagSet: Set<String> = []
+        var scores: [Double] = []
+        var flags: [Bool] = []
+        var ids: [Int64] = []
+    }
+
+    static func mapping() throws -> Mapping<Post> {
+        let hashtag = try Mapping(Hashtag.init) {
+            Field("text", \.text)
+            Field("indices.0", \.start)
+        }
+        return try Mapping(Post.init) {
+            Field("id", \.id)
+            Field("entities.hashtags", \.hashtags, elements: hashtag)
+            Field("entities.mentions", \.mentions, elements: hashtag)
+            Field("tags", \.tags)
+            Field("tags", \.uniqueTags, unique: true)
+            Field("tags", \.tagSet)
+            Field("scores", \.scores)
+            Field("flags", \.flags)
+            Field("ids", \.ids)
+        }
+    }
+
+    func read(_ text: String) throws -> (posts: [Post], rejections: [String]) {
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: try Self.mapping(), options: ReaderOptions(shape: .ndjson, rejectionPolicy: .collect))
+        var posts: [Post] = []
+        var rejections: [String] = []
+        while let batch = try reader.next() {
+            posts += batch.models
+            rejections += batch.rejections.map(\.description)
+        }
+        return (posts, rejections)
+    }
+
+    @Test func arraysOfModelsAndValuesWithNullsDropped() throws {
+        let result = try read("""
+            {"id":1,"entities":{"hashtags":[{"text":"a","indices":[3,5]},null,{"text":"b","indices":[9,11]}]},"tags":["x","y","x",null],"scores":[1.5,"2"],"flags":[true,"false",1],"ids":["7",8]}
+            {"id":2,"entities":{"hashtags":[],"mentions":null},"tags":[]}
+
+            """)
+        #expect(result.rejections.isEmpty)
+        #expect(result.posts == [
+            Post(id: 1, hashtags: [Hashtag(text: "a", start: 3), Hashtag(text: "b", start: 9)], mentions: nil, tags: ["x", "y", "x"], uniqueTags: ["x", "y"],
+                 tagSet: ["x", "y"], scores: [1.5, 2], flags: [true, false, true], ids: [7, 8]),
+            Post(id: 2),
+        ])
+    }
+
+    @Test func anElementThatDoesNotMapRejectsTheRecordNamingIt() throws {
+        let result = try read("""
+            {"id":1,"entities":{"hashtags":[{"text":"a","indices":[1]},{"text":5,"indices":[]}]}}
+            {"id":2,"ids":[1,"x"]}
+            {"id":3,"tags":"not an array"}
+
+            """)
+        #expect(result.posts.isEmpty)
+        #expect(result.rejections.count == 3)
+        #expect(result.rejections[0].hasSuffix("$.entities.hashtags[1].indices.0: expected int64, found no value"))
+        #expect(result.rejections[1].hasSuffix(#"$.ids[1]: expected int64, found string "x""#))
+        #expect(result.rejections[2].hasSuffix("$.tags: expected an array, found another value"))
+    }
+
+    @Test func arraysInsideNestedModelsNameTheirElementsFromTheRecordRoot() throws {
+        struct Inner: Sendable { var tags: [Int64] = [] }
+        struct Outer: Sendable { var inner = Inner() }
+        let inner = try Mapping(Inner.init) { Field("tags", \.tags) }
+        let outer = try Mapping(Outer.init) { Field("post", \.inner, mapping: inner) }
+        let reader = try TypedReader(input: .bytes(Array(#"{"post":{"tags":[1,"x"]}}"#.utf8)), mapping: outer, options: ReaderOptions(rejectionPolicy: .collect))
+        let batch = try #require(try reader.next())
+        #expect(batch.rejections.map(\.description) == [#"record 1 (line 1, byte 0): $.post.tags[1]: expected int64, found string "x""#])
+    }
+
+    @Test func arraysOfRealHashtags() throws {
+        let hashtag = try Mapping(Hashtag.init) {
+            Field("text", \.text)
+            Field("indices.0", \.start)
+        }
+        struct Tweet: Sendable { var id: Int64 = 0; var hashtags: [Hashtag] = [] }
+        let mapping = try Mapping(Tweet.init) {
+            Field("id", \.id)
+            Field("entities.hashtags", \.hashtags, elements: hashtag)
+        }
+        let reader = try TypedReader(input: .file(fixturesDirectory.appendingPathComponent("examples/tweets.ndjson").path), mapping: mapping)
+        var count = 0
+        var withTags = 0
+        while let tweet = try reader.nextModel() {
+            count += 1
+            if !tweet.hashtags.isEmpty { withTags += 1 }
+        }
+        #expect(count == 25 && withTags > 0)
+    }
+}
