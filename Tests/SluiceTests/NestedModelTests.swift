@@ -79,6 +79,19 @@ import Testing
         #expect(result.rejections == ["record 1 (line 1, byte 0): $.hq.latitude: expected double, found no value; $.hq.longitude: expected double, found no value"])
     }
 
+    @Test func aFactoryMakesTheNestedInstanceFromItsParent() throws {
+        struct Employee: Sendable { var name = ""; var employer = "" }
+        struct Firm: Sendable { var name = ""; var boss = Employee() }
+        let employee = try Mapping(Employee.init) { Field("name", \.name) }
+        let firm = try Mapping(Firm.init) {
+            Field("name", \.name)
+            Field("boss", \.boss, mapping: employee, factory: { firm in Employee(name: "", employer: firm.name) })
+        }
+        let reader = try TypedReader(input: .bytes(Array(#"{"name":"Acme","boss":{"name":"Ann"}}"#.utf8)), mapping: firm)
+        let made = try #require(try reader.nextModel())
+        #expect(made.boss.name == "Ann" && made.boss.employer == "Acme")
+    }
+
     @Test func nestedModelsEncodeAndUpdate() throws {
         let mapping = try Self.companyMapping()
         let company = Company(name: "Acme", ceo: Person(name: "Ann", age: nil), ceoName: "Ann", headquarters: Point(latitude: 1, longitude: 2), branch: nil,

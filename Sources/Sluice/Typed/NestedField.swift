@@ -6,13 +6,22 @@ extension Field {
     /// ```swift
     /// Field("coordinates", \.point, mapping: pointMapping)     // {"coordinates": {"latitude": …, "longitude": …}}
     /// ```
-    public init<Nested>(_ path: String, _ keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>) {
-        self.init(nestedAt: path, keyPath, clear: nil, mapping: mapping) { $0 }
+    ///
+    /// - Parameter factory: Makes the nested instance from the parent as mapped so far (the fields declared
+    ///   before this one), instead of the nested mapping's own `makeModel`.
+    public init<Nested>(
+        _ path: String, _ keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>,
+        factory: (@Sendable (Model) -> Nested)? = nil
+    ) {
+        self.init(nestedAt: path, keyPath, clear: nil, mapping: mapping, factory: factory) { $0 }
     }
 
     /// An optional nested model: nil when none of its keys is present (an object of nothing is absent, not empty).
-    public init<Nested>(_ path: String, _ keyPath: WritableKeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>) {
-        self.init(nestedAt: path, keyPath, clear: { $0[keyPath: keyPath] = nil }, mapping: mapping) { $0 }
+    public init<Nested>(
+        _ path: String, _ keyPath: WritableKeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>,
+        factory: (@Sendable (Model) -> Nested)? = nil
+    ) {
+        self.init(nestedAt: path, keyPath, clear: { $0[keyPath: keyPath] = nil }, mapping: mapping, factory: factory) { $0 }
     }
 
     /// A nested model aggregated from keys of this record (`latitude` and `longitude` → `point`); aggregations
@@ -28,7 +37,7 @@ extension Field {
 
     private init<Nested, Stored>(
         nestedAt prefix: String?, _ keyPath: WritableKeyPath<Model, Stored> & Sendable, clear: (@Sendable (inout Model) -> Void)?, mapping: Mapping<Nested>,
-        wrap: @escaping @Sendable (Nested) -> Stored
+        factory: (@Sendable (Model) -> Nested)? = nil, wrap: @escaping @Sendable (Nested) -> Stored
     ) {
         self.keyPath = keyPath
         let isOptional = clear != nil
@@ -66,7 +75,7 @@ extension Field {
                     failures.append(Rejection.Failure(keyPath: displayPaths[column], kind: .missing, expected: mapping.plan.fields[column].type.description, found: "no value"))
                 }
             }
-            var nested = mapping.makeModel()
+            var nested = factory?(model) ?? mapping.makeModel()
             failures += mapping.writeFields(into: &nested, columns: storage, row: row, paths: displayPaths)
             if failures.isEmpty, let finish = mapping.finish {
                 do { try finish(&nested) } catch {
