@@ -2,10 +2,11 @@
 //   - yajl with every callback empty and numbers as raw text (the ceiling for this design),
 //   - Sluice columnar (the dynamic schema), 
 //   - Sluice typed (models via WritableKeyPath),
-//   - Sluice columnar with dates, enums and numeric strings (ReferenceMapping.richFields),
+//   - Sluice columnar with dates, enums, numeric strings, validators and the hashtags as json (richFields),
+//   - Sluice typed with dates, an enum, validators and an array of nested hashtag models (richTyped),
 // each over the same generated file with the reference mapping (ReferenceMapping).
 //
-// Usage: EngineThroughput [--megabytes N] [--repetitions N] [--file PATH] [--keep] [--only yajl|columnar|rich|typed]
+// Usage: EngineThroughput [--megabytes N] [--repetitions N] [--file PATH] [--keep] [--only yajl|columnar|rich|typed|richtyped]
 import Foundation
 import Sluice
 import SluiceFixtures
@@ -69,6 +70,7 @@ func run() throws {
     let schema = try MappingSchema(fields: ReferenceMapping.fields)
     let richSchema = try MappingSchema(fields: ReferenceMapping.richFields)
     let mapping = try ReferenceMapping.typed()
+    let richMapping = try ReferenceMapping.richTyped()
 
     var timings: [String: [Double]] = [:]
     var checksums: [String: Int64] = [:]
@@ -81,6 +83,9 @@ func run() throws {
                 while try reader.next() != nil {}
             case "rich":
                 let reader = try ColumnarReader(input: .file(path), schema: richSchema, options: ReaderOptions(shape: .ndjson))
+                while try reader.next() != nil {}
+            case "richtyped":
+                let reader = try TypedReader(input: .file(path), mapping: richMapping, options: ReaderOptions(shape: .ndjson))
                 while try reader.next() != nil {}
             default:
                 let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
@@ -111,6 +116,15 @@ func run() throws {
             guard reader.statistics.recordsRejected == 0 else { throw NSError(domain: "EngineThroughput", code: 2, userInfo: [NSLocalizedDescriptionKey: "the rich mapping rejected records"]) }
             checksums["Sluice columnar, dates and enums"] = sum
         })
+        timings["Sluice typed, dates, enums, nested arrays", default: []].append(try seconds {
+            let reader = try TypedReader(input: .file(path), mapping: richMapping, options: ReaderOptions(shape: .ndjson))
+            var sum: Int64 = 0
+            while let batch = try reader.next() {
+                for tweet in batch.models { sum &+= tweet.followers }
+            }
+            guard reader.statistics.recordsRejected == 0 else { throw NSError(domain: "EngineThroughput", code: 3, userInfo: [NSLocalizedDescriptionKey: "the rich typed mapping rejected records"]) }
+            checksums["Sluice typed, dates, enums, nested arrays"] = sum
+        })
         timings["Sluice typed", default: []].append(try seconds {
             let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
             var sum: Int64 = 0
@@ -121,7 +135,8 @@ func run() throws {
         })
     }
     if options.only != nil { return }
-    guard checksums["Sluice columnar"] == checksums["Sluice typed"], checksums["Sluice columnar"] == checksums["Sluice columnar, dates and enums"] else {
+    guard checksums["Sluice columnar"] == checksums["Sluice typed"], checksums["Sluice columnar"] == checksums["Sluice columnar, dates and enums"],
+          checksums["Sluice columnar"] == checksums["Sluice typed, dates, enums, nested arrays"] else {
         throw NSError(domain: "EngineThroughput", code: 1, userInfo: [NSLocalizedDescriptionKey: "checksums differ: \(checksums)"])
     }
     let megabytes = Double(size) / 1e6
@@ -131,7 +146,7 @@ func run() throws {
     print("")
     print("| contender | MB/s | records/s | vs yajl ceiling |")
     print("| --- | ---: | ---: | ---: |")
-    for name in ["yajl empty callbacks", "Sluice columnar", "Sluice columnar, dates and enums", "Sluice typed"] {
+    for name in ["yajl empty callbacks", "Sluice columnar", "Sluice columnar, dates and enums", "Sluice typed", "Sluice typed, dates, enums, nested arrays"] {
         let values = timings[name] ?? []
         let time = median(values)
         let spread = "\(String(format: "%.0f", megabytes / (values.max() ?? time)))–\(String(format: "%.0f", megabytes / (values.min() ?? time)))"

@@ -1,3 +1,4 @@
+import Foundation
 import Sluice
 
 /// The mapping benchmarks and tests run over ``TweetGenerator`` output: sixteen fields of every basic type, from
@@ -40,11 +41,18 @@ public enum ReferenceMapping {
             field.type = .uint64
         case "retweets":
             field.truncatesFractions = true
+        case "screen_name":
+            field.validators = [.lengthRange(1...30)]
+        case "followers":
+            field.validators = [.range(0, 1_000_000)]
         default:
             break
         }
         return field
-    } + [FieldSpec(name: "user_created", path: "user.created_ms", type: .date, epochUnit: .milliseconds)]
+    } + [
+        FieldSpec(name: "user_created", path: "user.created_ms", type: .date, epochUnit: .milliseconds),
+        FieldSpec(name: "hashtags", path: "entities.hashtags", type: .json),
+    ]
 
     /// The same mapping as a Swift model.
     public struct Tweet: Sendable, Equatable {
@@ -66,6 +74,47 @@ public enum ReferenceMapping {
         public var firstHashtag: String?
 
         public init() {}
+    }
+
+    /// A language, as an enum with a fallback.
+    public enum Language: String, CaseIterable, Sendable { case en, ja, es, fr, de, other }
+
+    /// A hashtag, a nested model inside an array.
+    public struct Hashtag: Sendable, Equatable {
+        public var text = ""
+        public var start: Int64 = 0
+        public init() {}
+    }
+
+    /// The richer mapping as a Swift model: dates, an enum, an array of nested models, validators.
+    public struct RichTweet: Sendable, Equatable {
+        public var id: Int64 = 0
+        public var createdAt = Date(timeIntervalSince1970: 0)
+        public var text = ""
+        public var screenName = ""
+        public var followers: Int64 = 0
+        public var language = Language.other
+        public var userCreated = Date(timeIntervalSince1970: 0)
+        public var hashtags: [Hashtag] = []
+        public init() {}
+    }
+
+    /// The typed form of the richer mapping.
+    public static func richTyped() throws(SluiceError) -> Mapping<RichTweet> {
+        let hashtag = try Mapping(Hashtag.init) {
+            Field("text", \.text)
+            Field("indices.0", \.start)
+        }
+        return try Mapping(RichTweet.init) {
+            Field("id", \.id)
+            Field("created_at", \.createdAt, formats: [.twitter])
+            Field("text", \.text)
+            Field("user.screen_name", \.screenName).validated(.lengthRange(1...30))
+            Field("user.followers_count", \.followers).validated(.range(0, 1_000_000))
+            Field("lang", \.language).defaulting(to: Language.other)
+            Field("user.created_ms", \.userCreated, unit: .milliseconds)
+            Field("entities.hashtags", \.hashtags, elements: hashtag)
+        }
     }
 
     /// The typed form.

@@ -108,7 +108,7 @@ struct RecordStateMachine {
         columnHasDefault = plan.columnHasDefault
         columnCount = plan.fields.count
         requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
-        columnPaths = plan.fields.indices.map { plan.columnPath($0) }
+        columnPaths = plan.columnPaths
         let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         empty.initialize(to: 0)
         emptyBytes = UnsafePointer(empty)

@@ -48,6 +48,10 @@ final class CompiledPlan: @unchecked Sendable {
         keyBytes: [UInt8], indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
     ) {
         self.fields = fields
+        columnPaths = fields.map { field in
+            let path = field.resolvedPath(naming: nil)
+            return (try? KeyPath(parsing: path))?.description ?? path
+        }
         self.conversions = .allocate(capacity: max(conversions.count, 1))
         self.conversions.initialize(from: conversions, count: conversions.count)
         self.validators = validators
@@ -81,11 +85,11 @@ final class CompiledPlan: @unchecked Sendable {
         conversions.deallocate()
     }
 
-    /// A column's key path as rejections print it (`$.user.name`).
-    func columnPath(_ column: Int) -> String {
-        let path = fields[column].resolvedPath(naming: nil)
-        return (try? KeyPath(parsing: path))?.description ?? path
-    }
+    /// Per column: its key path as rejections print it (`$.user.name`), rendered once.
+    let columnPaths: [String]
+
+    /// A column's key path as rejections print it.
+    func columnPath(_ column: Int) -> String { columnPaths[column] }
 
     /// The hash both the compiler and the lookup use: length and three sampled bytes, so that hashing costs the
     /// same for any key length.
