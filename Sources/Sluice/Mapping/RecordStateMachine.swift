@@ -597,15 +597,16 @@ struct RecordStateMachine {
     /// Runs the plan's validators on the row; defaults count as values, so they are validated too.
     @inline(never)
     private mutating func validateRecord() {
-        for validator in plan.validators {
-            let column = validator.column
+        for index in 0..<plan.validators.count {
+            let validator = plan.validatorTable + index
+            let column = validator.pointee.column
             if stamps[column] != serial && columnHasDefault[column], let defaultValue = plan.conversions[column].defaultValue {
                 columns[column].write(defaultValue, row: row)
                 stamps[column] = serial
             }
-            guard !validator.passes(columns[column], row: row) else { continue }
+            guard !validator.pointee.passes(columns[column], row: row) else { continue }
             let found = columns[column].isValid(row) ? Self.describe(columns[column].fieldValue(row)) : ValueDescription.null
-            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .validation, expected: validator.label, found: found))
+            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .validation, expected: validator.pointee.label, found: found))
         }
     }
 

@@ -34,6 +34,8 @@ final class CompiledPlan: @unchecked Sendable {
     let columnHasDefault: UnsafeMutablePointer<Bool>
     /// Validators to run on every record before it is committed.
     let validators: [CompiledValidator]
+    /// The same validators in plain memory, for the per-record loop (no copies, no reference counting).
+    let validatorTable: UnsafeMutablePointer<CompiledValidator>
     /// Whether a key no field reads rejects its record.
     let rejectsUnmappedKeys: Bool
     /// Per node: the key path as rejections print it. Read only when a record fails.
@@ -55,6 +57,8 @@ final class CompiledPlan: @unchecked Sendable {
         self.conversions = .allocate(capacity: max(conversions.count, 1))
         self.conversions.initialize(from: conversions, count: conversions.count)
         self.validators = validators
+        validatorTable = .allocate(capacity: max(validators.count, 1))
+        validatorTable.initialize(from: validators, count: validators.count)
         self.rejectsUnmappedKeys = rejectsUnmappedKeys
         columnHasDefault = .allocateCopy(of: conversions.map { $0.defaultValue != nil })
         self.nodeCount = nodes.count
@@ -82,6 +86,8 @@ final class CompiledPlan: @unchecked Sendable {
         columnIsOptional.deallocate()
         columnHasDefault.deallocate()
         conversions.deinitialize(count: fields.count)
+        validatorTable.deinitialize(count: validators.count)
+        validatorTable.deallocate()
         conversions.deallocate()
     }
 

@@ -5,7 +5,8 @@ struct CompiledValidator: @unchecked Sendable {
         case required
         case equalTo([FieldValue])
         case length(ClosedRange<Int>)
-        case pattern(Regex<AnyRegexOutput>)
+        /// Boxed: `Regex` is a resilient type, and an enum holding one inline costs a runtime call per `switch`.
+        case pattern(RegexBox)
         case range(lower: FieldValue?, upper: FieldValue?)
         case custom(@Sendable (FieldValue) -> Bool)
     }
@@ -68,7 +69,7 @@ struct CompiledValidator: @unchecked Sendable {
         case .pattern(let pattern):
             guard isText && field.type != .bytes else { return problem("applies to text, not \(field.type)") }
             do {
-                rule = .pattern(try Regex(pattern))
+                rule = .pattern(RegexBox(try Regex(pattern)))
             } catch {
                 return problem("not a regular expression: \(error)")
             }
@@ -111,9 +112,9 @@ struct CompiledValidator: @unchecked Sendable {
             let bytes = storage.textBytes(row)
             let count = storage.type == .bytes ? bytes.count : bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
             return range.contains(count)
-        case .pattern(let regex):
+        case .pattern(let box):
             let text = String(decoding: storage.textBytes(row), as: UTF8.self)
-            return (try? regex.firstMatch(in: text)) != nil
+            return (try? box.regex.firstMatch(in: text)) != nil
         case .range(let lower, let upper):
             let value = storage.fieldValue(row)
             if let lower, Self.compare(value, lower) == .orderedAscending { return false }
@@ -152,4 +153,11 @@ extension ColumnStorage {
         case .string, .json, .url, .enumeration: .string(String(decoding: textBytes(row), as: UTF8.self))
         }
     }
+}
+
+/// A compiled regular expression behind a reference, so that the validator enum has a fixed layout.
+final class RegexBox: @unchecked Sendable {
+    // @unchecked: a compiled `Regex` is an immutable value that many threads may match with at once.
+    let regex: Regex<AnyRegexOutput>
+    init(_ regex: Regex<AnyRegexOutput>) { self.regex = regex }
 }
