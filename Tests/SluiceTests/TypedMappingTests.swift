@@ -135,3 +135,35 @@ import SluiceFixtures
         #expect(try reader.nextModel() == nil)
     }
 }
+
+/// The differential check on the richer model: dates, an enum, an array of nested models, against a Codable twin.
+@Suite struct RichDifferentialTests {
+    struct Twin: Decodable {
+        struct User: Decodable { var screen_name: String; var followers_count: Int64; var created_ms: Int64 }
+        struct Hashtag: Decodable { var text: String; var indices: [Int64] }
+        struct Entities: Decodable { var hashtags: [Hashtag] }
+        var id: Int64; var created_at: Date; var text: String; var user: User; var lang: String; var entities: Entities
+    }
+
+    @Test func agreesWithJSONDecoderOnDatesEnumsAndNestedArrays() throws {
+        var generator = TweetGenerator(seed: 21)
+        let lines = (1...150).map { generator.nextRecord(ordinal: $0) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "EEE MMM dd HH:mm:ss Z yyyy"
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .formatted(formatter)
+        let reader = try TypedReader(input: .bytes(Array(lines.joined(separator: "\n").utf8)), mapping: try ReferenceMapping.richTyped())
+        for line in lines {
+            let twin = try decoder.decode(Twin.self, from: Data(line.utf8))
+            let tweet = try #require(try reader.nextModel())
+            #expect(tweet.id == twin.id && tweet.text == twin.text && tweet.createdAt == twin.created_at)
+            #expect(tweet.screenName == twin.user.screen_name && tweet.followers == twin.user.followers_count)
+            #expect(tweet.userCreated == Date(timeIntervalSince1970: Double(twin.user.created_ms) / 1000))
+            #expect(tweet.language == (ReferenceMapping.Language(rawValue: twin.lang) ?? .other))
+            #expect(tweet.hashtags.map(\.text) == twin.entities.hashtags.map(\.text))
+            #expect(tweet.hashtags.map(\.start) == twin.entities.hashtags.map { $0.indices[0] })
+        }
+        #expect(try reader.nextModel() == nil)
+    }
+}
