@@ -132,6 +132,13 @@ struct ColumnStorage {
         }
     }
 
+    /// Writes `count` bytes as the row's text (replacing any written before, for a duplicate key).
+    @inline(__always) mutating func writeText(_ source: UnsafeRawPointer, count: Int, row: Int) {
+        beginText(row: row)
+        appendText(source, count: count)
+        endText(row: row)
+    }
+
     /// Makes the row null, undoing anything written to it.
     @inline(__always) mutating func setNull(row: Int) {
         clearValid(row)

@@ -17,28 +17,6 @@ enum NumberConversion {
     /// The literal as an Int64, exactly: `3.0` and `1e3` are integers, `3.5` is not, nothing wraps.
     @inline(__always)
     static func int64(_ text: UnsafePointer<UInt8>, _ length: Int) -> IntegerResult {
-        // Fast path: an optional minus and at most 18 digits cannot overflow.
-        var position = 0
-        let negative = length > 0 && text[0] == UInt8(ascii: "-")
-        if negative { position = 1 }
-        var magnitude: UInt64 = 0
-        let digitsStart = position
-        while position < length {
-            let digit = text[position] &- 0x30
-            if digit > 9 { break }
-            magnitude = magnitude &* 10 &+ UInt64(digit)
-            position += 1
-        }
-        if position == length && position - digitsStart <= 18 {
-            return .value(negative ? -Int64(magnitude) : Int64(magnitude))
-        }
-        return int64Slow(text, length)
-    }
-
-    /// The general case: many digits, a fraction or an exponent. Works digit by digit on the text, so that no
-    /// literal, however long, goes through a floating-point value, and nothing is allocated.
-    @inline(never)
-    static func int64Slow(_ text: UnsafePointer<UInt8>, _ length: Int) -> IntegerResult {
         signed(exactInteger(text, length))
     }
 
@@ -69,6 +47,7 @@ enum NumberConversion {
                 index += 1
             }
             if index == length && index > position {
+                if extraScale == 0 { return .value(negative: negative, magnitude: magnitude) }
                 var power: UInt64 = 1
                 for _ in 0..<extraScale { power &*= 10 }
                 let (scaled, overflow) = magnitude.multipliedReportingOverflow(by: power)

@@ -313,9 +313,7 @@ struct RecordStateMachine {
                     fail(node: nodeID, .typeMismatch, expected: "string", kind, bytes, length, boolValue)
                     continue
                 }
-                storage.pointee.beginText(row: row)
-                storage.pointee.appendText(bytes, count: length)
-                storage.pointee.endText(row: row)
+                storage.pointee.writeText(bytes, count: length, row: row)
             case .int64:
                 guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
                     fail(node: nodeID, .typeMismatch, expected: "int64", kind, bytes, length, boolValue)
@@ -420,9 +418,7 @@ struct RecordStateMachine {
                 fail(node: nodeID, .typeMismatch, expected: "url", kind, bytes, length, boolValue)
                 return
             }
-            storage.pointee.beginText(row: row)
-            storage.pointee.appendText(bytes, count: length)
-            storage.pointee.endText(row: row)
+            storage.pointee.writeText(bytes, count: length, row: row)
         case .bytes:
             guard let bytes, kind == .string, Base64.isValid(bytes, length) else {
                 fail(node: nodeID, .typeMismatch, expected: "bytes (base64)", kind, bytes, length, boolValue)
@@ -441,9 +437,7 @@ struct RecordStateMachine {
                 }
             }
             if let index {
-                storage.pointee.beginText(row: row)
-                conversion.pointee.enumTable?.withValue(at: index) { storage.pointee.appendText($0, count: $1) }
-                storage.pointee.endText(row: row)
+                conversion.pointee.enumTable?.withValue(at: index) { storage.pointee.writeText($0, count: $1, row: row) }
             } else if let defaultValue = conversion.pointee.defaultValue {
                 storage.pointee.write(defaultValue, row: row)
             } else {
@@ -553,9 +547,7 @@ struct RecordStateMachine {
             let column = Int(targets[target])
             guard columnTypes[column] == .json else { continue }
             stamps[column] = serial
-            columns[column].beginText(row: row)
-            columns[column].appendText(buffer + (start - bufferOffset), count: end - start)
-            columns[column].endText(row: row)
+            columns[column].writeText(buffer + (start - bufferOffset), count: end - start, row: row)
         }
     }
 
