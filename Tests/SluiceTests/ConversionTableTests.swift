@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Sluice
 
@@ -57,6 +58,30 @@ import Testing
         #expect(try convert(#""Sun Aug 31 09:29:15 +0900 2014""#, twitter) == "2014-08-31T00:29:15Z")
         #expect(try convert(#""sun aug 31 00:29:15 -0130 2014""#, twitter) == "2014-08-31T01:59:15Z")
         #expect(try convert(#""Sun Foo 31 00:29:15 +0000 2014""#, twitter) == "$.v: expected date (epoch seconds, or 'EEE MMM dd HH:mm:ss Z yyyy'), found string \"Sun Foo 31 00:29:15 +0000 2014\"")
+    }
+
+    /// Twitter's pattern has a fixed-position reader of its own; it must agree with the general pattern reader.
+    @Test func theTwitterFastPathAgreesWithTheGeneralPatternReader() throws {
+        let fast = date(.seconds, [.twitter])
+        let general = date(.seconds, [.pattern("EEE MMM dd HH':'mm:ss Z yyyy")])  // quoted ':' takes the general path
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let seconds = Int64.random(in: -2_000_000_000...4_000_000_000, using: &generator)
+            let offsetMinutes = Int.random(in: -720...840, using: &generator) / 15 * 15
+            let sign = offsetMinutes < 0 ? "-" : "+"
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(secondsFromGMT: offsetMinutes * 60)
+            formatter.dateFormat = "EEE MMM dd HH:mm:ss"
+            let text = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+                + " \(sign)\(String(format: "%02d%02d", abs(offsetMinutes) / 60, abs(offsetMinutes) % 60)) "
+                + String(format: "%04d", Calendar(identifier: .gregorian).dateComponents(in: formatter.timeZone, from: Date(timeIntervalSince1970: TimeInterval(seconds))).year ?? 0)
+            let expected = DateText.rfc3339(seconds * 1_000_000_000)
+            #expect(try convert("\"\(text)\"", fast) == expected, "\(text)")
+            #expect(try convert("\"\(text)\"", general) == expected, "\(text)")
+        }
+        #expect(try convert(#""Sun Aug 31 00:29:15 +0000 14""#, fast).hasPrefix("$.v: expected date"))
+        #expect(try convert(#""Xyz Aug 31 00:29:15 +0000 2014""#, fast).hasPrefix("$.v: expected date"))
     }
 
     @Test func patternsAreTriedInOrderAndAreUTCWithoutAnOffset() throws {

@@ -32,7 +32,7 @@ public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A date field's compiled way of reading values: its epoch unit and its formats, tried in order.
-struct DateParser: Sendable {
+final class DateParser: Sendable {
     let unit: EpochUnit
     let formats: [CompiledDateFormat]
     /// What rejections say the field expected.
@@ -85,11 +85,14 @@ struct DatePatternError: Error, Sendable {
 /// One date format, ready to parse without Foundation.
 enum CompiledDateFormat: Sendable {
     case iso8601
+    /// Twitter's `EEE MMM dd HH:mm:ss Z yyyy`, common enough for a reader of its own: fixed positions, no tokens.
+    case twitter
     case pattern([DatePatternToken])
 
     init(_ format: DateFormat) throws(DatePatternError) {
         switch format {
         case .iso8601: self = .iso8601
+        case .pattern("EEE MMM dd HH:mm:ss Z yyyy"): self = .twitter
         case .pattern(let pattern): self = .pattern(try DatePatternToken.compile(pattern))
         }
     }
@@ -99,6 +102,7 @@ enum CompiledDateFormat: Sendable {
         let parts: DateParts?
         switch self {
         case .iso8601: parts = reader.iso8601()
+        case .twitter: parts = reader.twitter()
         case .pattern(let tokens): parts = reader.pattern(tokens)
         }
         guard let parts, reader.isAtEnd else { return .unreadable }
@@ -213,6 +217,7 @@ struct DateTextReader {
     private static let monthNames: [[UInt8]] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"].map { Array($0.utf8) }
     private static let weekdayNames: [[UInt8]] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map { Array($0.utf8) }
 
+    @inline(__always)
     mutating func digits(_ count: Int) -> Int64? {
         guard position + count <= length else { return nil }
         var value: Int64 = 0
@@ -225,12 +230,14 @@ struct DateTextReader {
         return value
     }
 
+    @inline(__always)
     mutating func oneOrTwoDigits() -> Int64? {
         guard let first = digits(1) else { return nil }
         if position < length, text[position] &- 0x30 <= 9, let second = digits(1) { return first * 10 + second }
         return first
     }
 
+    @inline(__always)
     mutating func byte(_ expected: UInt8) -> Bool {
         guard position < length, text[position] == expected else { return false }
         position += 1
@@ -238,31 +245,46 @@ struct DateTextReader {
     }
 
     /// Three letters in any case, packed into one integer, for matching abbreviations without loops.
+    @inline(__always)
     private func packedThreeLetters() -> UInt32? {
         guard position + 3 <= length else { return nil }
         return UInt32(text[position] | 0x20) << 16 | UInt32(text[position + 1] | 0x20) << 8 | UInt32(text[position + 2] | 0x20)
     }
 
-    private static func packed(_ name: StaticString) -> UInt32 {
-        let bytes = name.utf8Start
-        return UInt32(bytes[0]) << 16 | UInt32(bytes[1]) << 8 | UInt32(bytes[2])
-    }
-
-    private static let packedMonths: [UInt32] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"].map { packed($0) }
-    private static let packedWeekdays: [UInt32] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map { packed($0) }
-
-    /// A month abbreviation (`Aug`, any case): its number.
+    /// A month abbreviation (`Aug`, any case): its number. A switch over packed letters, so no table to load.
+    @inline(__always)
     mutating func monthAbbreviation() -> Int64? {
-        guard let packed = packedThreeLetters(), let index = Self.packedMonths.firstIndex(of: packed) else { return nil }
-        position += 3
-        return Int64(index + 1)
+        guard let packed = packedThreeLetters() else { return nil }
+        let month: Int64? = switch packed {
+        case 0x6A616E: 1  // jan
+        case 0x666562: 2  // feb
+        case 0x6D6172: 3  // mar
+        case 0x617072: 4  // apr
+        case 0x6D6179: 5  // may
+        case 0x6A756E: 6  // jun
+        case 0x6A756C: 7  // jul
+        case 0x617567: 8  // aug
+        case 0x736570: 9  // sep
+        case 0x6F6374: 10  // oct
+        case 0x6E6F76: 11  // nov
+        case 0x646563: 12  // dec
+        default: nil
+        }
+        if month != nil { position += 3 }
+        return month
     }
 
     /// A weekday abbreviation (`Sun`, any case).
+    @inline(__always)
     mutating func weekdayAbbreviation() -> Bool {
-        guard let packed = packedThreeLetters(), Self.packedWeekdays.contains(packed) else { return false }
-        position += 3
-        return true
+        guard let packed = packedThreeLetters() else { return false }
+        switch packed {
+        case 0x6D6F6E, 0x747565, 0x776564, 0x746875, 0x667269, 0x736174, 0x73756E:  // mon tue wed thu fri sat sun
+            position += 3
+            return true
+        default:
+            return false
+        }
     }
 
     /// A name from `names`, in any case; its index.
@@ -282,6 +304,7 @@ struct DateTextReader {
     }
 
     /// `+HHMM`, `+HH:MM`, or with `acceptsZ` also `Z`; the offset in seconds east of UTC.
+    @inline(__always)
     mutating func offset(acceptsZ: Bool) -> Int64? {
         if acceptsZ && (byte(UInt8(ascii: "Z")) || byte(UInt8(ascii: "z"))) { return 0 }
         guard position < length, text[position] == UInt8(ascii: "+") || text[position] == UInt8(ascii: "-") else { return nil }
@@ -336,6 +359,35 @@ struct DateTextReader {
             guard let offset = offset(acceptsZ: true) else { return nil }
             parts.offsetSeconds = offset
         }
+        return parts
+    }
+
+    /// `Sun Aug 31 00:29:15 +0000 2014`: thirty bytes, every field at a fixed place.
+    mutating func twitter() -> DateParts? {
+        guard length == 30, text[3] == 0x20, text[7] == 0x20, text[10] == 0x20, text[13] == 0x3A, text[16] == 0x3A,
+              text[19] == 0x20, text[25] == 0x20, weekdayAbbreviation() else { return nil }
+        position = 4
+        guard let month = monthAbbreviation() else { return nil }
+        var parts = DateParts()
+        parts.month = month
+        position = 8
+        guard let day = digits(2) else { return nil }
+        position = 11
+        guard let hour = digits(2) else { return nil }
+        position = 14
+        guard let minute = digits(2) else { return nil }
+        position = 17
+        guard let second = digits(2) else { return nil }
+        position = 20
+        guard let offset = offset(acceptsZ: false) else { return nil }
+        position = 26
+        guard let year = digits(4) else { return nil }
+        parts.day = day
+        parts.hour = hour
+        parts.minute = minute
+        parts.second = second
+        parts.offsetSeconds = offset
+        parts.year = year
         return parts
     }
 

@@ -17,7 +17,7 @@ public struct EnumValue: Sendable, Hashable {
 }
 
 /// An enum field's compiled value map: byte keys looked up without creating strings.
-struct EnumTable: Sendable {
+final class EnumTable: Sendable {
     private let keys: [[UInt8]]
     let values: [[UInt8]]
     /// The allowed JSON values, for rejections.

@@ -29,6 +29,7 @@ enum NumberConversion {
 
     /// The value of a number literal (JSON grammar, or `[+-]digits`) times `10^scale`, exactly, as a sign and a
     /// 64-bit magnitude. With `truncates`, a fractional part is dropped (toward zero) instead of reported.
+    @inline(__always)
     static func exactInteger(_ text: UnsafePointer<UInt8>, _ length: Int, scale extraScale: Int = 0, truncates: Bool = false) -> ExactInteger {
         var position = 0
         var negative = false
@@ -36,7 +37,8 @@ enum NumberConversion {
             negative = text[position] == UInt8(ascii: "-")
             position += 1
         }
-        // Fast path: plain digits, at most 19 of them (no overflow possible), scaled up by a power of ten.
+        // Fast path, inlined into callers: plain digits, at most 19 of them (no overflow possible), scaled up by a
+        // power of ten.
         if length - position <= 19 && extraScale >= 0 && extraScale <= 19 {
             var magnitude: UInt64 = 0
             var index = position
@@ -54,7 +56,15 @@ enum NumberConversion {
                 return overflow ? .outOfRange : .value(negative: negative, magnitude: scaled)
             }
         }
-        let mantissaStart = position
+        return exactIntegerSlow(text, length, scale: extraScale, truncates: truncates, negative: negative, mantissaStart: position)
+    }
+
+    /// Fractions, exponents and long digit strings, digit by digit.
+    @inline(never)
+    static func exactIntegerSlow(
+        _ text: UnsafePointer<UInt8>, _ length: Int, scale extraScale: Int, truncates: Bool, negative: Bool, mantissaStart: Int
+    ) -> ExactInteger {
+        var position = mantissaStart
         var fractionDigits = 0
         var inFraction = false
         while position < length {
@@ -126,6 +136,7 @@ enum NumberConversion {
     }
 
     /// An exact integer as an Int64.
+    @inline(__always)
     static func signed(_ integer: ExactInteger) -> IntegerResult {
         switch integer {
         case .fractional: return .fractional

@@ -97,7 +97,8 @@ struct CompiledValidator: @unchecked Sendable {
         return CompiledValidator(column: column, rule: rule, label: label)
     }
 
-    /// Whether the row's value passes.
+    /// Whether the row's value passes. Inlined into the record loop, which reads the validator in place.
+    @inline(__always)
     func passes(_ storage: ColumnStorage, row: Int) -> Bool {
         let isValid = storage.isValid(row)
         if case .required = rule { return isValid }
