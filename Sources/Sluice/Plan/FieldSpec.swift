@@ -104,6 +104,20 @@ public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The value taken as the field means it: Swift literals give Int64 and String values, so an integer becomes
+    /// a double or uint64, and text is read by the field's rules for input strings (a date, bytes, a number, a
+    /// Boolean). Values that do not convert stay as they are; callers check ``fitsTypes``.
+    func coerced(for field: FieldSpec) -> FieldValue {
+        switch (self, field.type) {
+        case (.int64(let value), .double): return .double(Double(value))
+        case (.int64(let value), .uint64) where value >= 0: return .uint64(UInt64(value))
+        case (.string(let text), .date), (.string(let text), .bytes), (.string(let text), .int64), (.string(let text), .uint64),
+             (.string(let text), .double), (.string(let text), .bool):
+            return (try? FieldValue.parse(text, for: field)) ?? self
+        default: return self
+        }
+    }
+
     /// Reads a default written as text in a mapping file, by the rules the field applies to input strings.
     static func parse(_ text: String, for field: FieldSpec) throws(DefaultValueError) -> FieldValue {
         // A trailing NUL that is not counted, so that even empty text has an address.

@@ -87,15 +87,8 @@ enum PlanCompiler {
         } else if !field.enumValues.isEmpty {
             problem("values apply to enum fields, not \(field.type)")
         }
-        if var defaultValue = field.defaultValue {
-            // Literals in Swift give Int64 and String defaults; take them where they say what the field means.
-            switch (defaultValue, field.type) {
-            case (.int64(let value), .double): defaultValue = .double(Double(value))
-            case (.int64(let value), .uint64) where value >= 0: defaultValue = .uint64(UInt64(value))
-            case (.string(let text), .date), (.string(let text), .bytes), (.string(let text), .int64), (.string(let text), .uint64), (.string(let text), .double), (.string(let text), .bool):
-                if let parsed = try? FieldValue.parse(text, for: field) { defaultValue = parsed }
-            default: break
-            }
+        if let declared = field.defaultValue {
+            let defaultValue = declared.coerced(for: field)
             conversion.defaultValue = defaultValue
             if !defaultValue.fitsTypes.contains(field.type) {
                 problem("the default \(defaultValue) is not a value of type \(field.type)")

@@ -23,15 +23,8 @@ struct CompiledValidator: @unchecked Sendable {
             return nil
         }
         func fitted(_ value: FieldValue) -> FieldValue? {
-            var value = value
-            switch (value, field.type) {
-            case (.int64(let number), .double): value = .double(Double(number))
-            case (.int64(let number), .uint64) where number >= 0: value = .uint64(UInt64(number))
-            case (.string(let text), .date), (.string(let text), .bytes), (.string(let text), .int64), (.string(let text), .uint64), (.string(let text), .double), (.string(let text), .bool):
-                if let parsed = try? FieldValue.parse(text, for: field) { value = parsed }
-            default: break
-            }
-            return value.fitsTypes.contains(field.type) ? value : nil
+            let coerced = value.coerced(for: field)
+            return coerced.fitsTypes.contains(field.type) ? coerced : nil
         }
         let isText = field.type.layout == .text
         let isOrdered = [.int64, .uint64, .double, .date].contains(field.type)
