@@ -40,7 +40,7 @@ struct RecordEncoder: Sendable {
     init(plan: CompiledPlan) {
         let root = Node()
         for (column, field) in plan.fields.enumerated() {
-            guard let path = try? KeyPath(parsing: field.resolvedPath(naming: nil)) else { continue }
+            guard let path = try? FieldPath(parsing: field.resolvedPath(naming: nil)) else { continue }
             var node = root
             for segment in path.segments {
                 if let index = segment.index, index <= 1024 { node = node.child(index: index) } else { node = node.child(key: segment.key) }

@@ -19,7 +19,7 @@ enum FoundationTree {
         switch value {
         case let dictionary as [String: Any]:
             var result: [String: Any] = [:]
-            for (key, element) in dictionary { result[key] = try normalize(element, path: path + "." + KeyPath.escaped(key: key)) }
+            for (key, element) in dictionary { result[key] = try normalize(element, path: path + "." + FieldPath.escaped(key: key)) }
             return result
         case let array as [Any]:
             var result: [Any] = []

@@ -192,7 +192,7 @@ struct RecordStateMachine {
     /// Strict mode: a key no field reads rejects its record.
     @inline(never)
     private mutating func rejectUnmappedKey(node: Int32, _ key: UnsafePointer<UInt8>, _ length: Int) {
-        let name = KeyPath.escaped(key: String(decoding: UnsafeBufferPointer(start: key, count: length), as: UTF8.self))
+        let name = FieldPath.escaped(key: String(decoding: UnsafeBufferPointer(start: key, count: length), as: UTF8.self))
         failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(node)] + "." + name, kind: .unmappedKey, expected: "only keys the mapping reads", found: "a key it does not read"))
     }
 
@@ -205,7 +205,7 @@ struct RecordStateMachine {
         }
         var result: [String: Int] = [:]  // lint: reporting, not the per-value path
         for (unmapped, count) in counts {
-            let name = KeyPath.escaped(key: String(decoding: unmapped.key, as: UTF8.self))
+            let name = FieldPath.escaped(key: String(decoding: unmapped.key, as: UTF8.self))
             result[plan.displayPaths[Int(unmapped.node)] + "." + name, default: 0] += count
         }
         return result

@@ -52,7 +52,7 @@ final class CompiledPlan: @unchecked Sendable {
         self.fields = fields
         columnPaths = fields.map { field in
             let path = field.resolvedPath(naming: nil)
-            return (try? KeyPath(parsing: path))?.description ?? path
+            return (try? FieldPath(parsing: path))?.description ?? path
         }
         self.conversions = .allocate(capacity: max(conversions.count, 1))
         self.conversions.initialize(from: conversions, count: conversions.count)

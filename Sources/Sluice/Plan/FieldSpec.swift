@@ -4,7 +4,7 @@ import Foundation
 public struct FieldSpec: Sendable, Hashable {
     /// The field's (column's) name. Unique within a schema.
     public var name: String
-    /// The key path the value is read from, in the syntax of ``KeyPath`` (`user.stats.views`, `media.0.url`, `$`).
+    /// The key path the value is read from, in the syntax of ``FieldPath`` (`user.stats.views`, `media.0.url`, `$`).
     /// `nil` reads the key named like the field, converted by the mapping's naming convention (see
     /// ``MappingOptions/naming``); explicit paths win over the convention.
     public var path: String?
@@ -35,7 +35,7 @@ public struct FieldSpec: Sendable, Hashable {
     func resolvedPath(naming: NamingConvention?) -> String {
         if let path { return path }
         let components = propertyPath ?? [name]
-        return components.map { KeyPath.escaped(key: naming?.key(forName: $0) ?? $0) }.joined(separator: ".")
+        return components.map { FieldPath.escaped(key: naming?.key(forName: $0) ?? $0) }.joined(separator: ".")
     }
 
     /// Creates a field.

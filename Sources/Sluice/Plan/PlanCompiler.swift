@@ -14,14 +14,14 @@ enum PlanCompiler {
         if fields.isEmpty { problems.append(MappingProblem(field: nil, message: "a mapping needs at least one field")) }
 
         var seenNames: Set<String> = []
-        var parsedPaths: [KeyPath?] = []
+        var parsedPaths: [FieldPath?] = []
         for field in fields {
             if field.name.isEmpty { problems.append(MappingProblem(field: field.name, message: "the name is empty")) }
             if !seenNames.insert(field.name).inserted {
                 problems.append(MappingProblem(field: field.name, message: "the name is used by more than one field"))
             }
             do {
-                parsedPaths.append(try KeyPath(parsing: field.resolvedPath(naming: nil)))
+                parsedPaths.append(try FieldPath(parsing: field.resolvedPath(naming: nil)))
             } catch {
                 problems.append(MappingProblem(field: field.name, message: error.message))
                 parsedPaths.append(nil)
@@ -49,7 +49,7 @@ enum PlanCompiler {
         // Ignored paths are known to the trie (so never unmapped) but feed no column.
         for ignored in options.ignoredPaths {
             do {
-                root.insert(try KeyPath(parsing: ignored).segments[...], column: nil)
+                root.insert(try FieldPath(parsing: ignored).segments[...], column: nil)
             } catch {
                 problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': \(error.message)"))
             }
@@ -115,7 +115,7 @@ private final class TrieBuilderNode {
 
     /// Adds `column` at the end of `segments`. A numeric segment goes down both branches: the input decides at
     /// run time whether the value there is an array or an object.
-    func insert(_ segments: ArraySlice<KeyPath.Segment>, column: Int?) {
+    func insert(_ segments: ArraySlice<FieldPath.Segment>, column: Int?) {
         guard let segment = segments.first else {
             if let column { targets.append(column) }
             return
@@ -127,7 +127,7 @@ private final class TrieBuilderNode {
 
     private func keyChild(_ key: [UInt8]) -> TrieBuilderNode {
         if let existing = keyChildren.first(where: { $0.key == key }) { return existing.node }
-        let name = KeyPath.escaped(key: String(decoding: key, as: UTF8.self))
+        let name = FieldPath.escaped(key: String(decoding: key, as: UTF8.self))
         let child = TrieBuilderNode(displayPath: displayPath + "." + name, depth: depth + 1)
         keyChildren.append((key, child))
         return child

@@ -50,7 +50,7 @@ extension Field {
     ) {
         self.keyPath = keyPath
         spec = FieldSpec(name: "\(keyPath)", path: path, type: .json, isOptional: true)
-        let displayPath = (try? KeyPath(parsing: path))?.description ?? path
+        let displayPath = (try? FieldPath(parsing: path))?.description ?? path
         let elements: @Sendable (ColumnStorage, Int) -> Result<[Element]?, ElementFailure> = { storage, row in
             guard storage.isValid(row) else { return .success(nil) }
             let text = Array(storage.textBytes(row))

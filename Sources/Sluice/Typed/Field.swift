@@ -416,7 +416,7 @@ public struct Field<Model>: Sendable {
                 return .failure(MappingFailure("\(error)"))
             }
         }
-        let displayPath = (try? KeyPath(parsing: path))?.description ?? path
+        let displayPath = (try? FieldPath(parsing: path))?.description ?? path
         writer = .checked { model, storage, row in
             switch apply(storage, row) {
             case .none: return nil

@@ -41,14 +41,14 @@ extension Field {
     ) {
         self.keyPath = keyPath
         let isOptional = clear != nil
-        let prefixSegments = prefix.flatMap { try? KeyPath(parsing: $0) }?.segments ?? []
+        let prefixSegments = prefix.flatMap { try? FieldPath(parsing: $0) }?.segments ?? []
         // The nested mapping's columns, moved under the prefix. Inside an optional nested model every column is
         // optional (its absence is the model's); required ones are checked when the model is present.
         let columns: [FieldSpec] = mapping.plan.fields.map { nested in
             var column = nested
-            let inner = (try? KeyPath(parsing: nested.resolvedPath(naming: nil)))?.segments ?? []
+            let inner = (try? FieldPath(parsing: nested.resolvedPath(naming: nil)))?.segments ?? []
             let segments = prefixSegments + inner
-            column.path = segments.isEmpty ? "$" : segments.map { KeyPath.escaped(key: String(decoding: $0.key, as: UTF8.self)) }.joined(separator: ".")
+            column.path = segments.isEmpty ? "$" : segments.map { FieldPath.escaped(key: String(decoding: $0.key, as: UTF8.self)) }.joined(separator: ".")
             column.propertyPath = nil
             column.name = "\(keyPath)/\(nested.name)"
             if isOptional {
@@ -59,7 +59,7 @@ extension Field {
             return column
         }
         let required = mapping.plan.fields.indices.filter { !mapping.plan.fields[$0].isOptional && mapping.plan.fields[$0].defaultValue == nil }
-        let displayPaths = columns.map { column in (try? KeyPath(parsing: column.path ?? "$"))?.description ?? "$" }
+        let displayPaths = columns.map { column in (try? FieldPath(parsing: column.path ?? "$"))?.description ?? "$" }
         let count = columns.count
         spec = columns.first ?? FieldSpec(name: "\(keyPath)", path: prefix, type: .json, isOptional: true)
         nestedColumns = columns
@@ -79,7 +79,7 @@ extension Field {
             failures += mapping.writeFields(into: &nested, columns: storage, row: row, paths: displayPaths)
             if failures.isEmpty, let finish = mapping.finish {
                 do { try finish(&nested) } catch {
-                    failures.append(Rejection.Failure(keyPath: prefix.map { (try? KeyPath(parsing: $0))?.description ?? $0 } ?? "$", kind: .custom, expected: "finishing hook", found: "\(error)"))
+                    failures.append(Rejection.Failure(keyPath: prefix.map { (try? FieldPath(parsing: $0))?.description ?? $0 } ?? "$", kind: .custom, expected: "finishing hook", found: "\(error)"))
                 }
             }
             if failures.isEmpty { model[keyPath: keyPath] = wrap(nested) }

@@ -3,7 +3,7 @@
 /// Syntax: segments separated by `.`; `\.` is a dot inside a key and `\\` a backslash; a segment of decimal digits
 /// (`0`, `12`, no leading zeros) selects that array element *or* the object member with that key, whichever the
 /// input holds; `$` alone is the whole record, and a leading `$.` is allowed.
-public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
+public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a key path.
     public struct Segment: Sendable, Hashable {
         /// The object key this step matches, as UTF-8 bytes.
@@ -17,20 +17,20 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses key-path text.
     /// - Throws: A message naming what is wrong: an empty segment, a dangling or unknown escape.
-    public init(parsing text: String) throws(KeyPathSyntaxError) {
+    public init(parsing text: String) throws(FieldPathSyntaxError) {
         var body = Substring(text)
         if body == "$" {
             segments = []
             return
         }
         if body.hasPrefix("$.") { body = body.dropFirst(2) }
-        if body.isEmpty { throw KeyPathSyntaxError(message: "the key path is empty (use $ for the whole record)") }
+        if body.isEmpty { throw FieldPathSyntaxError(message: "the key path is empty (use $ for the whole record)") }
         var segments: [Segment] = []
         var current: [UInt8] = []
         var hadEscape = false
         var iterator = body.utf8.makeIterator()
-        func finishSegment() throws(KeyPathSyntaxError) {
-            if current.isEmpty { throw KeyPathSyntaxError(message: "key path '\(text)' has an empty segment") }
+        func finishSegment() throws(FieldPathSyntaxError) {
+            if current.isEmpty { throw FieldPathSyntaxError(message: "key path '\(text)' has an empty segment") }
             segments.append(Segment(key: current, index: hadEscape ? nil : Self.arrayIndex(current)))
             current.removeAll(keepingCapacity: true)
             hadEscape = false
@@ -39,7 +39,7 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
             switch byte {
             case UInt8(ascii: "\\"):
                 guard let escaped = iterator.next(), escaped == UInt8(ascii: ".") || escaped == UInt8(ascii: "\\") else {
-                    throw KeyPathSyntaxError(message: "key path '\(text)' has a '\\' that is not followed by '.' or '\\'")
+                    throw FieldPathSyntaxError(message: "key path '\(text)' has a '\\' that is not followed by '.' or '\\'")
                 }
                 current.append(escaped)
                 hadEscape = true
@@ -72,13 +72,13 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
     /// The path in the form rejections use: `$`, `$.user.name`, `$.media.0.url`.
     public var description: String {
         segments.reduce("$") { rendered, segment in
-            rendered + "." + KeyPath.escaped(key: String(decoding: segment.key, as: UTF8.self))
+            rendered + "." + FieldPath.escaped(key: String(decoding: segment.key, as: UTF8.self))
         }
     }
 }
 
 /// A key path that does not parse.
-public struct KeyPathSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct FieldPathSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
     public var message: String
     public var description: String { message }

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct KeyPathTests {
     private func keys(_ text: String) throws -> [String] {
-        try KeyPath(parsing: text).segments.map { String(decoding: $0.key, as: UTF8.self) }
+        try FieldPath(parsing: text).segments.map { String(decoding: $0.key, as: UTF8.self) }
     }
 
     @Test func splitsOnDots() throws {
@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func dollarIsTheWholeRecordAndMayPrefixAPath() throws {
-        #expect(try KeyPath(parsing: "$").segments.isEmpty)
+        #expect(try FieldPath(parsing: "$").segments.isEmpty)
         #expect(try keys("$.user.name") == ["user", "name"])
     }
 
@@ -22,17 +22,17 @@ import Testing
     }
 
     @Test func decimalSegmentsAreAlsoArrayIndexes() throws {
-        let path = try KeyPath(parsing: "user_avatars.0.image_url")
+        let path = try FieldPath(parsing: "user_avatars.0.image_url")
         #expect(path.segments.map(\.index) == [nil, 0, nil])
-        #expect(try KeyPath(parsing: "a.12").segments[1].index == 12)
+        #expect(try FieldPath(parsing: "a.12").segments[1].index == 12)
         // Leading zeros, signs and escaped digits are keys only.
-        #expect(try KeyPath(parsing: "a.01").segments[1].index == nil)
-        #expect(try KeyPath(parsing: "a.-1").segments[1].index == nil)
-        #expect(try KeyPath(parsing: "a.\\\\1").segments[1].index == nil)
+        #expect(try FieldPath(parsing: "a.01").segments[1].index == nil)
+        #expect(try FieldPath(parsing: "a.-1").segments[1].index == nil)
+        #expect(try FieldPath(parsing: "a.\\\\1").segments[1].index == nil)
     }
 
     @Test func unicodeKeysAreMatchedByTheirBytes() throws {
-        #expect(try KeyPath(parsing: "名前.é").segments.map(\.key) == [Array("名前".utf8), Array("é".utf8)])
+        #expect(try FieldPath(parsing: "名前.é").segments.map(\.key) == [Array("名前".utf8), Array("é".utf8)])
     }
 
     @Test(arguments: [
@@ -44,12 +44,12 @@ import Testing
         ("a\\", "key path 'a\\' has a '\\' that is not followed by '.' or '\\'"),
     ])
     func rejectsMalformedPaths(_ text: String, _ message: String) {
-        #expect(throws: KeyPathSyntaxError(message: message)) { try KeyPath(parsing: text) }
+        #expect(throws: FieldPathSyntaxError(message: message)) { try FieldPath(parsing: text) }
     }
 
     @Test func rendersAsRejectionsPrintIt() throws {
-        #expect(try KeyPath(parsing: "user.stats.views").description == "$.user.stats.views")
-        #expect(try KeyPath(parsing: "a\\.b").description == "$.a\\.b")
-        #expect(try KeyPath(parsing: "$").description == "$")
+        #expect(try FieldPath(parsing: "user.stats.views").description == "$.user.stats.views")
+        #expect(try FieldPath(parsing: "a\\.b").description == "$.a\\.b")
+        #expect(try FieldPath(parsing: "$").description == "$")
     }
 }
