@@ -65,7 +65,13 @@ import Testing
         #expect(result.rows.map { $0.components(separatedBy: " ")[1] } == ["id=1", "id=3"])
         #expect(result.rejections.count == 1)
         #expect(result.rejections.first?.hasPrefix("record 2 (line 2, byte 9): $: expected at most 16 bytes, found a longer line") == true)
+        #expect(result.rawTexts == [#"{"id":2,"pad":"x"#])
         #expect(result.statistics.recordsRead == 3)
+        for readSize in [1, 7, 17, 1 << 20] {
+            var other = options
+            other.readBufferSize = readSize
+            #expect(try rejections("{\"id\":1}\n{\"id\":2,\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxx\"}\n{\"id\":3}\n", options: other) == result, "read size \(readSize)")
+        }
     }
 
     @Test func malformedInsideAnArrayEndsTheStreamAfterDeliveringWhatCameBefore() throws {

@@ -163,6 +163,7 @@ final class MappingEngine {
                 lineStart = input.endOffset
             } else if input.endOffset - firstNonWhitespace(from: lineStart) > options.maximumRecordSize {
                 rejectOversizedLine(first: firstNonWhitespace(from: lineStart))
+                isDiscardingOversizedLine = true
                 input.discard(before: input.endOffset)
                 lineStart = input.endOffset
             } else {
@@ -187,7 +188,6 @@ final class MappingEngine {
         // was seen whole or noticed too long while reading.
         if (endsWithLineFeed ? end - 1 : end) - first > options.maximumRecordSize {
             rejectOversizedLine(first: first)
-            isDiscardingOversizedLine = false
             return
         }
         var last = end
@@ -231,12 +231,12 @@ final class MappingEngine {
         pointMachineAtBuffer()
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
-        let shown = min(input.endOffset - first, 1024)
+        // The same bytes whether the line was seen whole or noticed too long while reading (streams do the same).
+        let shown = min(1024, options.maximumRecordSize)
         let keepGoing = machine.pointee.rejectRecordInProgress(
             Rejection.Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(options.maximumRecordSize) bytes", found: "a longer line", byteOffset: first),
             end: first + shown, rawTextIsTruncated: true)
         machine.pointee.knownRecordStart = nil
-        isDiscardingOversizedLine = true
         if !keepGoing { stopByPolicy() }
     }
 
