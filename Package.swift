@@ -18,11 +18,13 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         // The engine is one module on purpose: tokenizer callbacks, the state machine, conversion and
         // column writes call each other per value, and whole-module optimisation inlines across them.
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CYajl", "CZlib", "CZstd", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "SluiceFixtures",

@@ -22,6 +22,8 @@ final class MappingEngine {
     private var lentBatch: ColumnarBatch?
     private var hasEnded = false
     private var pendingError: SluiceError?
+    /// A read that failed while the first bytes were peeked at.
+    private var peekError: SluiceError?
 
     // NDJSON framing
     private var lineStart = 0
@@ -45,7 +47,13 @@ final class MappingEngine {
         // Peek at the first bytes: a byte order mark to skip, and the shape when it is to be detected.
         let peekSize = 64 << 10
         while input.count < peekSize && !input.isAtEnd {
-            try input.fill(from: &self.source, readSize: min(options.readBufferSize, peekSize - input.count))
+            do {
+                try input.fill(from: &self.source, readSize: min(options.readBufferSize, peekSize - input.count))
+            } catch {
+                // Records before the failure are still delivered; the error comes when reading reaches it.
+                peekError = error
+                break
+            }
         }
         var start = 0
         if input.count >= 3 && input.storage[0] == 0xEF && input.storage[1] == 0xBB && input.storage[2] == 0xBF { start = 3 }
@@ -126,6 +134,14 @@ final class MappingEngine {
         hasEnded = true
     }
 
+    private func fillInput() throws(SluiceError) {
+        if let peekError {
+            self.peekError = nil
+            throw peekError
+        }
+        try input.fill(from: &source, readSize: options.readBufferSize)
+    }
+
     private func pointMachineAtBuffer() {
         machine.pointee.buffer = UnsafePointer(input.storage)
         machine.pointee.bufferOffset = input.baseOffset
@@ -169,7 +185,7 @@ final class MappingEngine {
             } else {
                 input.discard(before: lineStart)
             }
-            try input.fill(from: &source, readSize: options.readBufferSize)
+            try fillInput()
         }
     }
 
@@ -261,7 +277,7 @@ final class MappingEngine {
                     return
                 }
                 input.discard(before: machine.pointee.boundary)
-                try input.fill(from: &source, readSize: options.readBufferSize)
+                try fillInput()
                 continue
             }
             pointMachineAtBuffer()

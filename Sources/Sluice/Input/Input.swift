@@ -7,7 +7,13 @@ public enum Input: Sendable, Hashable {
     /// Bytes already in memory; `name` is how errors refer to them.
     case bytes([UInt8], name: String = "<memory>")
 
+    /// Opens the input; gzip and zstd data (recognised by their first bytes, whatever the name) are decompressed
+    /// as they are read.
     func open() throws(SluiceError) -> any ByteSource {
+        try Compression.decompressing(try openRaw())
+    }
+
+    func openRaw() throws(SluiceError) -> any ByteSource {
         switch self {
         case .file(let path): return try FileSource(path: path)
         case .standardInput: return FileSource(descriptor: 0, name: "<stdin>")

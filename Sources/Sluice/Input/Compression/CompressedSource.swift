@@ -1,0 +1,63 @@
+/// The compressed formats recognised by their first bytes.
+enum Compression: Sendable, Equatable {
+    case gzip
+    case zstd
+
+    /// gzip members start with 1F 8B; zstd frames with the little-endian magic number FD2FB528.
+    static func detect(_ prefix: [UInt8]) -> Compression? {
+        if prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B { return .gzip }
+        if prefix.count >= 4 && prefix[0] == 0x28 && prefix[1] == 0xB5 && prefix[2] == 0x2F && prefix[3] == 0xFD { return .zstd }
+        return nil
+    }
+
+    /// Wraps `source` in a decompressor when its first bytes say it is compressed.
+    static func decompressing(_ source: any ByteSource) throws(SluiceError) -> any ByteSource {
+        var prefixed = PrefixedSource(source)
+        let prefix = try prefixed.peek(4)
+        switch detect(prefix) {
+        case .gzip: return try GzipSource(compressed: prefixed)
+        case .zstd: return try ZstdSource(compressed: prefixed)
+        case nil: return prefixed
+        }
+    }
+}
+
+/// A source whose first bytes were already read to look at them; they are handed out again first.
+struct PrefixedSource: ByteSource {
+    private var inner: any ByteSource
+    private var prefix: [UInt8] = []
+    private var prefixPosition = 0
+
+    init(_ inner: any ByteSource) { self.inner = inner }
+
+    var name: String { inner.name }
+    var size: Int? { inner.size }
+
+    /// Reads up to `count` bytes ahead without consuming them (fewer only at the end of the input).
+    mutating func peek(_ count: Int) throws(SluiceError) -> [UInt8] {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
+        defer { bytes.deallocate() }
+        var filled = 0
+        while filled < count {
+            let read = try inner.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]))
+            if read == 0 { break }
+            filled += read
+        }
+        prefix = Array(bytes[..<filled])
+        prefixPosition = 0
+        return prefix
+    }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
+        if prefixPosition < prefix.count {
+            let count = min(buffer.count, prefix.count - prefixPosition)
+            guard count > 0, let base = buffer.baseAddress else { return 0 }
+            prefix.withUnsafeBytes { source in
+                if let from = source.baseAddress { base.copyMemory(from: from + prefixPosition, byteCount: count) }
+            }
+            prefixPosition += count
+            return count
+        }
+        return try inner.read(into: buffer)
+    }
+}
