@@ -34,6 +34,18 @@ struct MapCommand: ParsableCommand {
     @Option(help: "Bytes per read.")
     var readSize = 1 << 20
 
+    @Option(help: "Threads that map records (NDJSON and array inputs are mapped in parallel).")
+    var workers = ProcessInfoCores.count
+
+    @Option(name: .customLong("chunk-size"), help: "Bytes per chunk handed to a worker.")
+    var chunkSize = 4 << 20
+
+    @Option(name: .customLong("memory-budget"), help: "The most bytes of input and batches held at once, in MiB.")
+    var memoryBudget = 128
+
+    @Option(name: .customLong("byte-range"), help: "Only the records that start in START..<END of the file (NDJSON), e.g. 0:1048576.")
+    var byteRange: ByteRangeArgument?
+
     @Flag(help: "Do not print the summary line on standard error.")
     var quiet = false
 
@@ -53,6 +65,10 @@ struct MapCommand: ParsableCommand {
         options.rejectionPolicy = onReject
         options.batchCapacity = batchSize
         options.readBufferSize = readSize
+        options.workers = workers
+        options.chunkSize = chunkSize
+        options.memoryBudget = memoryBudget << 20
+        options.byteRange = byteRange?.range
 
         var totals = ReadStatistics()
         var unmapped: [String: Int] = [:]
@@ -101,3 +117,18 @@ struct MapCommand: ParsableCommand {
 
 extension InputShape: ExpressibleByArgument {}
 extension RejectionPolicy: ExpressibleByArgument {}
+
+/// `START:END` on the command line.
+struct ByteRangeArgument: ExpressibleByArgument {
+    let range: Range<Int>
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let start = Int(parts[0]), let end = Int(parts[1]), start >= 0, end >= start else { return nil }
+        range = start..<end
+    }
+}
+
+enum ProcessInfoCores {
+    static var count: Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 0 ? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) : 1 }
+}

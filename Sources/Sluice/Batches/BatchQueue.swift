@@ -1,15 +1,19 @@
+import Foundation
+
 /// The batches of one reader: the one being filled, the filled ones waiting for the consumer, and spares.
 ///
 /// One tokenizer call may complete several batches (a large slice of small records), so completed batches wait
 /// here until the consumer takes them; batches the consumer is done with come back as spares, so the reader
-/// allocates only as many as it ever had in flight.
-final class BatchQueue {
+/// allocates only as many as it ever had in flight. Spares are locked: in the parallel pipeline the consumer
+/// hands batches back from its own thread.
+final class BatchQueue: @unchecked Sendable {
     let fields: [FieldSpec]
     let capacity: Int
     private(set) var current: ColumnarBatch
     private var ready: [ColumnarBatch] = []
     private var readyStart = 0
     private var spares: [ColumnarBatch] = []
+    private let sparesLock = NSLock()
 
     let keepsRecordText: Bool
 
@@ -26,7 +30,7 @@ final class BatchQueue {
         guard count > 0 || !current.rejections.isEmpty else { return }
         current.count = count
         ready.append(current)
-        current = spares.popLast() ?? ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)
+        current = takeSpare() ?? ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)
     }
 
     var hasReady: Bool { readyStart < ready.count }
@@ -46,6 +50,14 @@ final class BatchQueue {
     /// Takes back a batch the consumer is done with.
     func recycle(_ batch: ColumnarBatch) {
         batch.reset()
+        sparesLock.lock()
         spares.append(batch)
+        sparesLock.unlock()
+    }
+
+    private func takeSpare() -> ColumnarBatch? {
+        sparesLock.lock()
+        defer { sparesLock.unlock() }
+        return spares.popLast()
     }
 }

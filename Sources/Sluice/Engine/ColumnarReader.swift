@@ -11,13 +11,15 @@
 ///
 /// A reader is single-threaded; batches are reused (a batch stays valid until the next call to ``next()``).
 public final class ColumnarReader {
-    private let engine: MappingEngine
+    private let engine: any BatchSource
+    /// How far the run has come; readable from any thread while it goes on.
+    public let progress = ProgressMonitor()
 
     /// Opens `input` and looks at its first bytes (to skip a byte order mark and detect the shape).
     /// - Throws: ``SluiceError/io(source:byteOffset:message:)`` when the input cannot be opened or read,
     ///   ``SluiceError/invalidOptions(_:)`` for unusable options.
     public init(input: Input, schema: MappingSchema, options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
-        engine = try MappingEngine(plan: schema.plan, source: try input.open(), options: options)
+        engine = try BatchSourceOpener.open(input, plan: schema.plan, options: options, keepsRecordText: false, progress: progress)
     }
 
     /// The next batch of mapped records (with the rejections found while filling it), or `nil` at the end.
@@ -25,8 +27,19 @@ public final class ColumnarReader {
     ///   when a rejected record leaves no place to resume; ``SluiceError/io(source:byteOffset:message:)``. Records before
     ///   the problem are delivered first.
     public func next() throws(SluiceError) -> ColumnarBatch? {
-        try engine.nextBatch()
+        do {
+            let batch = try engine.nextBatch()
+            progress.update(engine.statistics)
+            if batch == nil { progress.finish() }
+            return batch
+        } catch {
+            progress.update(engine.statistics)
+            progress.finish()
+            throw error
+        }
     }
+
+    deinit { engine.cancel() }
 
     /// Counts so far; final once ``next()`` has returned `nil` or thrown.
     public var statistics: ReadStatistics { engine.statistics }

@@ -10,13 +10,13 @@ import Darwin
 /// other shapes stream through one yajl handle slice by slice, and the state machine finds the record
 /// boundaries. Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
 /// rejections can copy them.
-final class MappingEngine {
+final class MappingEngine: BatchSource {
     let plan: CompiledPlan
     let options: ReaderOptions
     let shape: InputShape
     private var source: any ByteSource
     private let input: InputBuffer
-    private let batches: BatchQueue
+    let batches: BatchQueue
     private let machine: UnsafeMutablePointer<RecordStateMachine>
     private let tokenizer: YajlTokenizer
     private var lentBatch: ColumnarBatch?
@@ -36,19 +36,20 @@ final class MappingEngine {
     /// Records the consumer rejected after they were committed (typed finishing hooks and transforms).
     private var rejectedAfterCommit = 0
 
-    init(plan: CompiledPlan, source: any ByteSource, options: ReaderOptions, keepsRecordText: Bool = false) throws(SluiceError) {
-        self.plan = plan
-        self.options = try options.validated()
-        self.source = source
+    /// Opens `source`, looking at its first bytes for a byte order mark and, when asked, the shape.
+    convenience init(plan: CompiledPlan, source: any ByteSource, options: ReaderOptions, keepsRecordText: Bool = false) throws(SluiceError) {
+        let options = try options.validated()
+        var source = source
         // Small inputs of known size (a nested array mapped on its own) get a buffer of their size.
         let capacity = max(options.readBufferSize, 64 << 10)
-        input = InputBuffer(capacity: source.size.map { min(capacity, $0 + 16) } ?? capacity)
+        let input = InputBuffer(capacity: source.size.map { min(capacity, $0 + 16) } ?? capacity)
 
         // Peek at the first bytes: a byte order mark to skip, and the shape when it is to be detected.
         let peekSize = 64 << 10
+        var peekError: SluiceError?
         while input.count < peekSize && !input.isAtEnd {
             do {
-                try input.fill(from: &self.source, readSize: min(options.readBufferSize, peekSize - input.count))
+                try input.fill(from: &source, readSize: min(options.readBufferSize, peekSize - input.count))
             } catch {
                 // Records before the failure are still delivered; the error comes when reading reaches it.
                 peekError = error
@@ -57,11 +58,26 @@ final class MappingEngine {
         }
         var start = 0
         if input.count >= 3 && input.storage[0] == 0xEF && input.storage[1] == 0xBB && input.storage[2] == 0xBF { start = 3 }
-        if options.shape == .automatic {
-            shape = ShapeDetector.detect(UnsafeBufferPointer(start: input.storage + start, count: input.count - start))
-        } else {
-            shape = options.shape
-        }
+        let shape = options.shape == .automatic
+            ? ShapeDetector.detect(UnsafeBufferPointer(start: input.storage + start, count: input.count - start))
+            : options.shape
+        self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
+        self.peekError = peekError
+    }
+
+    /// An engine for the parallel pipeline's workers: it maps chunks lent to ``mapChunk(_:count:at:)``, one
+    /// after another, in `shape` (``InputShape/ndjson`` or ``InputShape/concatenated``).
+    convenience init(plan: CompiledPlan, chunkShape shape: InputShape, options: ReaderOptions, keepsRecordText: Bool, sourceName: String) {
+        self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText,
+                  source: MemorySource(bytes: [], name: sourceName), input: InputBuffer(capacity: 16), start: 0)
+    }
+
+    private init(plan: CompiledPlan, shape: InputShape, options: ReaderOptions, keepsRecordText: Bool, source: any ByteSource, input: InputBuffer, start: Int) {
+        self.plan = plan
+        self.options = options
+        self.source = source
+        self.input = input
+        self.shape = shape
         lineStart = start
         scanFrom = start
         feedFrom = start
@@ -76,6 +92,51 @@ final class MappingEngine {
         ))
         machine.pointee.boundary = start
         tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated)
+    }
+
+    /// What mapping one chunk gave: its batches (to be recycled through ``recycle(_:)``), its counts, the line
+    /// feeds it held, and the error that ended it, if any.
+    struct ChunkOutcome {
+        var batches: [ColumnarBatch]
+        var statistics: ReadStatistics
+        var lineFeeds: Int
+        var error: SluiceError?
+    }
+
+    /// Maps a whole chunk of records in place: `count` bytes whose first byte sits at absolute `offset`.
+    /// Ordinals and lines in the outcome count from the chunk's start (1 and 1).
+    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int) -> ChunkOutcome {
+        input.borrow(bytes, count: count, at: offset)
+        lineStart = offset
+        scanFrom = offset
+        feedFrom = offset
+        lineNumber = 1
+        isDiscardingOversizedLine = false
+        hasEnded = false
+        pendingError = nil
+        rejectedAfterCommit = 0
+        machine.pointee.restart(at: offset)
+        tokenizer.reset()
+        var produced: [ColumnarBatch] = []
+        while true {
+            if let batch = batches.takeReady() {
+                produced.append(batch)
+                continue
+            }
+            if hasEnded { break }
+            do {
+                if shape == .ndjson { try stepLines() } else { try stepStream() }
+            } catch {
+                end(with: error)
+            }
+        }
+        let lineFeeds = shape == .ndjson ? lineNumber - 1 : NewlineCounter.count(in: UnsafeBufferPointer(start: bytes, count: count))
+        return ChunkOutcome(batches: produced, statistics: statistics, lineFeeds: lineFeeds, error: pendingError)
+    }
+
+    /// Takes back a batch handed out by ``mapChunk(_:count:at:)``; safe from any thread.
+    func recycle(_ batch: ColumnarBatch) {
+        batches.recycle(batch)
     }
 
     deinit {
@@ -95,6 +156,8 @@ final class MappingEngine {
             recordsRejected: machine.pointee.rejectedCount + rejectedAfterCommit, bytesRead: input.bytesRead, shape: shape
         )
     }
+
+    func cancel() {}
 
     /// Counts a committed record as rejected after all (the consumer's own checks refused it).
     func countRejectedAfterCommit() {
@@ -276,6 +339,7 @@ final class MappingEngine {
                     endWithMachineRejection()
                     return
                 }
+                machine.pointee.countLines(upTo: machine.pointee.boundary)
                 input.discard(before: machine.pointee.boundary)
                 try fillInput()
                 continue
@@ -294,7 +358,11 @@ final class MappingEngine {
             failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
             return
         }
-        let status = tokenizer.finish()
+        // Only whitespace after the last value: nothing for yajl to complete (it would call an input without a
+        // value malformed, though an empty stream of values is not).
+        let onlyWhitespaceLeft = shape == .concatenated && !machine.pointee.inRecord
+            && machine.pointee.recordInProgressStart >= input.endOffset
+        let status = onlyWhitespaceLeft ? .ok : tokenizer.finish()
         handleStreamStatus(status)
         guard !hasEnded else { return }
         if machine.pointee.inRecord || machine.pointee.isOuterOpen {

@@ -21,6 +21,21 @@ public struct ReaderOptions: Sendable, Hashable {
     public var maximumDepth = 1024
     /// Stop at the first rejected record, or collect rejections and go on.
     public var rejectionPolicy: RejectionPolicy = .stop
+    /// Threads that map records. With more than one, NDJSON and top-level arrays are cut into chunks that workers
+    /// map in parallel, and batches still arrive in input order, numbered as by one reader; other shapes are read
+    /// by one thread. One (the default) reads on the caller's thread.
+    public var workers = 1
+    /// Bytes per chunk handed to a worker (cut at the last record boundary). A record larger than a chunk gets a
+    /// chunk of its own, up to ``maximumRecordSize``.
+    public var chunkSize = 4 << 20
+    /// The most bytes the parallel pipeline holds at once: chunks read, being mapped or waiting, and their batches
+    /// (each chunk counts twice its size until the consumer is done with its batches). The reader waits while it
+    /// is spent, so memory stays flat whatever the input size; the default keeps a run well under 256 MiB resident.
+    public var memoryBudget = 128 << 20
+    /// Only the records that start inside this range of the file's bytes (NDJSON files only): shards that
+    /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from
+    /// the shard's first record; byte offsets stay the file's.
+    public var byteRange: Range<Int>?
 
     /// Options with every default.
     public init() {}
@@ -28,7 +43,8 @@ public struct ReaderOptions: Sendable, Hashable {
     /// Options with the given values; omitted ones keep their defaults.
     public init(
         shape: InputShape = .automatic, readBufferSize: Int = 1 << 20, batchCapacity: Int = 4096,
-        maximumRecordSize: Int = 64 << 20, maximumDepth: Int = 1024, rejectionPolicy: RejectionPolicy = .stop
+        maximumRecordSize: Int = 64 << 20, maximumDepth: Int = 1024, rejectionPolicy: RejectionPolicy = .stop,
+        workers: Int = 1, chunkSize: Int = 4 << 20, memoryBudget: Int = 128 << 20, byteRange: Range<Int>? = nil
     ) {
         self.shape = shape
         self.readBufferSize = readBufferSize
@@ -36,6 +52,10 @@ public struct ReaderOptions: Sendable, Hashable {
         self.maximumRecordSize = maximumRecordSize
         self.maximumDepth = maximumDepth
         self.rejectionPolicy = rejectionPolicy
+        self.workers = workers
+        self.chunkSize = chunkSize
+        self.memoryBudget = memoryBudget
+        self.byteRange = byteRange
     }
 
     func validated() throws(SluiceError) -> ReaderOptions {
@@ -44,6 +64,10 @@ public struct ReaderOptions: Sendable, Hashable {
         if batchCapacity < 1 { problems.append("batchCapacity must be at least 1") }
         if maximumRecordSize < 1 { problems.append("maximumRecordSize must be at least 1") }
         if maximumDepth < 1 { problems.append("maximumDepth must be at least 1") }
+        if workers < 1 { problems.append("workers must be at least 1") }
+        if chunkSize < 1 { problems.append("chunkSize must be at least 1") }
+        if memoryBudget < 1 << 20 { problems.append("memoryBudget must be at least 1 MiB") }
+        if let byteRange, byteRange.lowerBound < 0 { problems.append("byteRange must not start before byte 0") }
         if !problems.isEmpty { throw .invalidOptions(problems.joined(separator: "; ")) }
         return self
     }

@@ -12,12 +12,30 @@ final class InputBuffer {
     /// Total bytes read from the source.
     private(set) var bytesRead = 0
 
+    /// Whether `storage` belongs to someone else (a chunk lent by the parallel pipeline).
+    private var isBorrowed = false
+
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
         storage = .allocate(capacity: self.capacity)
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        if !isBorrowed { storage.deallocate() }
+    }
+
+    /// Holds `count` bytes owned by the caller, starting at absolute `offset`, as the whole input; the bytes must
+    /// stay valid until the next call. Nothing is copied.
+    func borrow(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int) {
+        if !isBorrowed { storage.deallocate() }
+        isBorrowed = true
+        storage = bytes
+        capacity = count
+        self.count = count
+        baseOffset = offset
+        isAtEnd = true
+        bytesRead = count
+    }
 
     /// The absolute offset just past the last byte read.
     var endOffset: Int { baseOffset + count }
@@ -39,6 +57,7 @@ final class InputBuffer {
     /// bytes read, 0 at the end of the input.
     @discardableResult
     func fill(from source: inout any ByteSource, readSize: Int) throws(SluiceError) -> Int {
+        guard !isBorrowed else { return 0 }
         if count + readSize > capacity {
             var newCapacity = capacity * 2
             while newCapacity < count + readSize { newCapacity *= 2 }

@@ -74,6 +74,8 @@ struct RecordStateMachine {
     /// handle `nil` and sets ``scriptedOffset`` instead.
     var handle: yajl_handle?
     var sliceOffset = 0
+    /// While yajl completes the input: its end, past which a top-level number cannot reach.
+    var scalarEndLimit = Int.max
     var scriptedOffset = 0
     /// NDJSON: the start and line of the record on the current line, known from framing.
     var knownRecordStart: Int?
@@ -285,7 +287,7 @@ struct RecordStateMachine {
         } else if node == Self.mustStop {
             return false
         }
-        if frameCount == 0 { return endRecord(end: offsetAfterToken()) }
+        if frameCount == 0 { return endRecord(end: min(offsetAfterToken(), scalarEndLimit)) }
         return true
     }
 
@@ -535,7 +537,7 @@ struct RecordStateMachine {
         frameCount -= 1
         let frame = frames[frameCount]
         if frame.captureStart >= 0 { capture(node: frame.node, from: frame.captureStart, to: offsetAfterToken()) }
-        if frameCount == 0 { return endRecord(end: offsetAfterToken()) }
+        if frameCount == 0 { return endRecord(end: min(offsetAfterToken(), scalarEndLimit)) }
         return true
     }
 
@@ -698,6 +700,13 @@ struct RecordStateMachine {
         _ = rejectOversized(location: location)
     }
 
+    /// Counts the lines up to `offset` (at most the boundary), before the driver lets go of the bytes before it.
+    mutating func countLines(upTo offset: Int) {
+        guard let buffer, offset > lineCountedTo, lineCountedTo >= bufferOffset else { return }
+        line += NewlineCounter.count(in: UnsafeBufferPointer(start: buffer + (lineCountedTo - bufferOffset), count: offset - lineCountedTo))
+        lineCountedTo = offset
+    }
+
     /// Where the record in progress starts, as far as the bytes read tell (streams only).
     var recordInProgressStart: Int {
         var start = boundary
@@ -761,6 +770,30 @@ struct RecordStateMachine {
 
     /// Whether no record is in progress or waiting to be finished.
     var isBetweenRecords: Bool { !inRecord && !hasDeferredRecord }
+
+    /// Forgets the input read so far, to read another one whose first byte sits at absolute `offset`: counters,
+    /// lines and the position start over; the plan's caches and the unmapped-key counts are kept.
+    mutating func restart(at offset: Int) {
+        ordinal = 0
+        mappedCount = 0
+        rejectedCount = 0
+        line = 1
+        lineCountedTo = offset
+        boundary = offset
+        outerOpen = false
+        outerClosed = false
+        inRecord = false
+        failures.removeAll()
+        hasDeferredRecord = false
+        deferredEnd = 0
+        stoppingRejection = nil
+        endingRejection = nil
+        frameCount = 0
+        skipDepth = 0
+        skipCaptureNode = -1
+        knownRecordStart = nil
+        serial &+= 1
+    }
 
     /// Hands the partly filled batch to the queue (end of input, or a stop).
     mutating func flush() {

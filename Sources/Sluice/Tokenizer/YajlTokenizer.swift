@@ -81,6 +81,11 @@ final class YajlTokenizer {
     /// Tells yajl the input has ended, so that a final number is delivered and a truncated value reported.
     func finish() -> Status {
         guard let handle else { return .ok }
+        // A number at the very end is delivered now; its record ends where the input does.
+        sliceOffset = fedEnd
+        machine.pointee.sliceOffset = fedEnd
+        machine.pointee.scalarEndLimit = fedEnd
+        defer { machine.pointee.scalarEndLimit = .max }
         switch status(yajl_complete_parse(handle)) {
         case .malformed(let message, _):
             // yajl's byte count refers to the last slice; the problem is the end of the input.

@@ -19,7 +19,9 @@ public struct ModelBatch<Model> {
 ///
 /// The arrays of a batch are reused for the next one when the caller has let go of them.
 public final class TypedReader<Model> {
-    private let engine: MappingEngine
+    private let engine: any BatchSource
+    /// How far the run has come; readable from any thread while it goes on.
+    public let progress = ProgressMonitor()
     private let mapping: Mapping<Model>
     private var models = ContiguousArray<Model>()
     private var locations = ContiguousArray<RecordLocation>()
@@ -35,7 +37,7 @@ public final class TypedReader<Model> {
     public init(input: Input, mapping: Mapping<Model>, options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
         self.mapping = mapping
         self.options = options
-        engine = try MappingEngine(plan: mapping.plan, source: try input.open(), options: options, keepsRecordText: mapping.rejectsAfterCommit)
+        engine = try BatchSourceOpener.open(input, plan: mapping.plan, options: options, keepsRecordText: mapping.rejectsAfterCommit, progress: progress)
         models.reserveCapacity(options.batchCapacity)
         locations.reserveCapacity(options.batchCapacity)
     }
@@ -69,7 +71,7 @@ public final class TypedReader<Model> {
             self.pendingError = nil
             throw pendingError
         }
-        guard !hasStopped, let batch = try engine.nextBatch() else { return nil }
+        guard !hasStopped, let batch = try nextEngineBatch() else { return nil }
         let refused = mapping.appendModels(from: batch, to: &models)
         for row in 0..<batch.count {
             locations.append(RecordLocation(ordinal: batch.ordinals[row], line: batch.lines[row], byteOffset: batch.byteOffsets[row]))
@@ -77,6 +79,21 @@ public final class TypedReader<Model> {
         if !refused.isEmpty { takeOut(refused, of: batch) }
         return batch
     }
+
+    private func nextEngineBatch() throws(SluiceError) -> ColumnarBatch? {
+        do {
+            let batch = try engine.nextBatch()
+            progress.update(engine.statistics)
+            if batch == nil { progress.finish() }
+            return batch
+        } catch {
+            progress.update(engine.statistics)
+            progress.finish()
+            throw error
+        }
+    }
+
+    deinit { engine.cancel() }
 
     /// Turns rows refused while their models were made into rejections, like any other.
     private func takeOut(_ refused: [Int: [Rejection.Failure]], of batch: ColumnarBatch) {

@@ -15,10 +15,21 @@ enum Compression: Sendable, Equatable {
         var prefixed = PrefixedSource(source)
         let prefix = try prefixed.peek(4)
         switch detect(prefix) {
-        case .gzip: return try GzipSource(compressed: prefixed)
-        case .zstd: return try ZstdSource(compressed: prefixed)
+        case .gzip: return DecompressedSource(try GzipSource(compressed: prefixed))
+        case .zstd: return DecompressedSource(try ZstdSource(compressed: prefixed))
         case nil: return prefixed
         }
+    }
+}
+
+/// Marks a source as the output of a decompressor (byte ranges cannot be applied to it).
+struct DecompressedSource: ByteSource {
+    private var inner: any ByteSource
+    init(_ inner: any ByteSource) { self.inner = inner }
+    var name: String { inner.name }
+    var size: Int? { nil }
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
+        try inner.read(into: buffer)
     }
 }
 
@@ -32,20 +43,44 @@ struct PrefixedSource: ByteSource {
 
     var name: String { inner.name }
     var size: Int? { inner.size }
+    var isDecompressing: Bool { inner is DecompressedSource }
+
+    /// Reads and forgets `count` bytes (fewer at the end of the input).
+    mutating func skip(_ count: Int) throws(SluiceError) {
+        var left = count
+        let prefixLeft = prefix.count - prefixPosition
+        let fromPrefix = min(left, prefixLeft)
+        prefixPosition += fromPrefix
+        left -= fromPrefix
+        guard left > 0 else { return }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: min(left, 1 << 20), alignment: 1)
+        defer { scratch.deallocate() }
+        while left > 0 {
+            let read = try inner.read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<min(left, scratch.count)]))
+            if read == 0 { return }
+            left -= read
+        }
+    }
 
     /// Reads up to `count` bytes ahead without consuming them (fewer only at the end of the input).
     mutating func peek(_ count: Int) throws(SluiceError) -> [UInt8] {
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
-        defer { bytes.deallocate() }
-        var filled = 0
-        while filled < count {
-            let read = try inner.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]))
-            if read == 0 { break }
-            filled += read
+        if prefixPosition > 0 {
+            prefix.removeFirst(prefixPosition)
+            prefixPosition = 0
         }
-        prefix = Array(bytes[..<filled])
-        prefixPosition = 0
-        return prefix
+        let missing = count - prefix.count
+        if missing > 0 {
+            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: missing, alignment: 1)
+            defer { bytes.deallocate() }
+            var filled = 0
+            while filled < missing {
+                let read = try inner.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]))
+                if read == 0 { break }
+                filled += read
+            }
+            prefix += bytes[..<filled]
+        }
+        return Array(prefix.prefix(count))
     }
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {

@@ -1,0 +1,56 @@
+/// What the readers pull batches from: the single-threaded ``MappingEngine`` or the ``ParallelPipeline``.
+protocol BatchSource: AnyObject {
+    var shape: InputShape { get }
+    /// The next batch, `nil` at the end; the batch returned before is recycled by this call.
+    func nextBatch() throws(SluiceError) -> ColumnarBatch?
+    var statistics: ReadStatistics { get }
+    var unmappedKeys: [String: Int] { get }
+    /// Counts a delivered record as rejected after all (the typed door's checks refused it).
+    func countRejectedAfterCommit()
+    /// Stops background work early; the reader is being dropped.
+    func cancel()
+}
+
+enum BatchSourceOpener {
+    /// Opens `input` and picks how to read it: several workers (or a byte range) and an NDJSON or array input go
+    /// through the parallel pipeline; everything else is read on the caller's thread.
+    static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
+        let options = try options.validated()
+        let raw = try input.openRaw()
+        progress.start(totalBytes: raw.size)
+        var source = PrefixedSource(try Compression.decompressing(CountingSource(raw, progress: progress)))
+        guard options.workers > 1 || options.byteRange != nil else {
+            return try MappingEngine(plan: plan, source: source, options: options, keepsRecordText: keepsRecordText)
+        }
+        if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
+            throw .invalidOptions("a byte range needs an uncompressed regular file (\(raw.name) is not one)")
+        }
+        var startOffset = 0
+        if let range = options.byteRange, range.lowerBound > 0 {
+            // Read from the byte before the range, to see whether a line starts at its first byte.
+            try source.skip(range.lowerBound - 1)
+            startOffset = range.lowerBound - 1
+        }
+        let peeked = try source.peek(64 << 10)
+        var shape = options.shape
+        if startOffset == 0 && peeked.starts(with: [0xEF, 0xBB, 0xBF]) {
+            try source.skip(3)
+            startOffset = 3
+        }
+        if shape == .automatic {
+            shape = options.byteRange != nil ? .ndjson
+                : peeked.withUnsafeBufferPointer { ShapeDetector.detect(UnsafeBufferPointer(rebasing: $0[(startOffset == 3 ? 3 : 0)...])) }
+        }
+        if options.byteRange != nil && shape != .ndjson {
+            throw .invalidOptions("a byte range can split NDJSON only; this input is read as \(shape.rawValue)")
+        }
+        guard shape == .ndjson || shape == .array else {
+            // Concatenated values and documents have no boundaries a scan can find cheaply: one thread reads them.
+            var sequential = options
+            sequential.shape = shape
+            return try MappingEngine(plan: plan, source: source, options: sequential, keepsRecordText: keepsRecordText)
+        }
+        return ParallelPipeline(plan: plan, source: source, shape: shape, startOffset: startOffset, options: options,
+                                keepsRecordText: keepsRecordText)
+    }
+}

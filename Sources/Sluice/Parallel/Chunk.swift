@@ -1,0 +1,60 @@
+import Foundation
+
+/// A run of whole records cut from the input by the pipeline's reader, mapped by one worker.
+struct Chunk: @unchecked Sendable {
+    /// Its place in the input: results are delivered in this order.
+    let index: Int
+    /// The bytes, owned by the pipeline's buffer pool until the worker is done with them.
+    let bytes: UnsafeMutablePointer<UInt8>
+    let capacity: Int
+    let count: Int
+    /// The absolute input offset of `bytes[0]`.
+    let offset: Int
+    /// Bytes of the memory budget held for this chunk until its batches are consumed.
+    let reservation: Int
+    /// A problem the reader found after this chunk's records; the run ends with it.
+    var failure: FramingFailure?
+}
+
+/// A problem the reader found in the input's structure, reported as the rejection that ends the run.
+struct FramingFailure: Sendable {
+    /// Where the unreadable record starts.
+    var byteOffset: Int
+    /// Line feeds between the end of the chunk's bytes and `byteOffset`.
+    var lineFeedsBefore: Int
+    var failure: Rejection.Failure
+    var rawText: [UInt8]
+    var isRawTextTruncated = false
+}
+
+/// A reusable chunk buffer, so that steady-state reading allocates (and page-faults) nothing.
+final class ChunkBufferPool: @unchecked Sendable {
+    private var free: [(bytes: UnsafeMutablePointer<UInt8>, capacity: Int)] = []
+    private let lock = NSLock()
+
+    func take(capacity: Int) -> (bytes: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        lock.lock()
+        if let index = free.firstIndex(where: { $0.capacity >= capacity }) {
+            let buffer = free.remove(at: index)
+            lock.unlock()
+            return buffer
+        }
+        lock.unlock()
+        return (.allocate(capacity: capacity), capacity)
+    }
+
+    /// Takes a buffer back; buffers larger than `keepLimit` (grown for one huge record) are freed instead.
+    func give(_ bytes: UnsafeMutablePointer<UInt8>, capacity: Int, keepLimit: Int) {
+        guard capacity <= keepLimit else {
+            bytes.deallocate()
+            return
+        }
+        lock.lock()
+        free.append((bytes, capacity))
+        lock.unlock()
+    }
+
+    deinit {
+        for buffer in free { buffer.bytes.deallocate() }
+    }
+}

@@ -1,0 +1,296 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The pipeline's reading side: reads the source in large pieces, cuts the bytes into chunks that end on record
+/// boundaries (NDJSON at line feeds, arrays at element ends found by ``ArrayFramer``), and hands each chunk on.
+///
+/// The bytes after the last boundary are carried into the next chunk's buffer. A record longer than a chunk grows
+/// the buffer, up to the maximum record size: a longer NDJSON line is cut off there (the worker rejects it as too
+/// large) and the rest of it skipped; a longer array element ends the run.
+final class ChunkReader {
+    /// Where the reader hands chunks; it blocks while the memory budget is spent, and returns `false` when the
+    /// run was cancelled.
+    typealias Emit = (Chunk) -> Bool
+
+    private var source: any ByteSource
+    private let shape: InputShape
+    private let chunkSize: Int
+    private let maximumRecordSize: Int
+    private let pool: ChunkBufferPool
+    private let reserve: (Int) -> Int?
+    private var framer: ArrayFramer
+    /// Byte-range shard: records (lines) that start inside `range` of the file, whose reading starts at
+    /// `range.lowerBound - 1` (to see whether a line starts at the bound).
+    private let range: Range<Int>?
+
+    private(set) var bytesRead = 0
+    private var nextIndex = 0
+
+    // The buffer being filled: bytes [0, filled) sit at absolute offset `bufferOffset`.
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var reservation: Int
+    private var filled = 0
+    private var bufferOffset: Int
+    /// Bytes at the front already searched for a boundary (NDJSON) or framed (arrays).
+    private var scanned = 0
+    private var isAtEnd = false
+    /// Skipping the rest of an NDJSON line that was cut off at the size limit.
+    private var isDiscardingLine = false
+    /// A shard that starts inside a line skips to the next line.
+    private var isSkippingToFirstLine = false
+
+    /// - Parameters:
+    ///   - reserve: Blocks until the budget allows `bytes` more, and returns the bytes reserved, or `nil` when the
+    ///     run was cancelled.
+    init(
+        source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
+        maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, reserve: @escaping (Int) -> Int?
+    ) {
+        self.source = source
+        self.shape = shape
+        self.chunkSize = chunkSize
+        self.maximumRecordSize = maximumRecordSize
+        self.pool = pool
+        self.reserve = reserve
+        self.range = range
+        framer = ArrayFramer(maximumDepth: maximumDepth)
+        bufferOffset = startOffset
+        isSkippingToFirstLine = range.map { $0.lowerBound > 0 } ?? false
+        buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        capacity = 0
+        reservation = 0
+    }
+
+    /// Reads to the end of the input (or of the shard), handing out every chunk. Returns normally at the end
+    /// or when cancelled; throws the read error that stopped it, after handing out the records before it.
+    func run(emit: Emit) throws(SluiceError) {
+        buffer.deallocate()
+        guard let reserved = reserve(2 * chunkSize) else { return }
+        (buffer, capacity) = pool.take(capacity: chunkSize)
+        reservation = reserved
+        defer { pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize) }
+        while true {
+            do {
+                try readUntilChunkIsFull()
+            } catch {
+                // Hand out the whole records read before the failure, then report it.
+                if let cut = completeRecordsEnd(), cut > 0 { _ = hand(upTo: cut, failure: nil, emit: emit) }
+                throw error
+            }
+            if isSkippingToFirstLine { skipToFirstLine(); continue }
+            if isDiscardingLine { discardLine(); if isAtEnd && filled == 0 { return }; continue }
+            switch shape {
+            case .array:
+                guard try frameArray(emit: emit) else { return }
+            default:
+                guard frameLines(emit: emit) else { return }
+            }
+            if isAtEnd && filled == 0 { return }
+        }
+    }
+
+    // MARK: - Reading
+
+    private func readUntilChunkIsFull() throws(SluiceError) {
+        while filled < chunkSize && !isAtEnd {
+            if filled == capacity { grow(to: capacity * 2) }
+            let want = capacity - filled
+            let count = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: want))
+            if count == 0 {
+                isAtEnd = true
+            } else {
+                filled += count
+                bytesRead += count
+            }
+        }
+    }
+
+    /// Reads more into a full buffer whose bytes hold no boundary yet (one record larger than a chunk).
+    private func readMore() throws(SluiceError) {
+        if filled == capacity { grow(to: capacity * 2) }
+        let count = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
+        if count == 0 { isAtEnd = true } else { filled += count; bytesRead += count }
+    }
+
+    private func grow(to newCapacity: Int) {
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.initialize(from: buffer, count: filled)
+        pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize)
+        buffer = grown
+        capacity = newCapacity
+    }
+
+    /// For a read error: where the whole records read so far end.
+    private func completeRecordsEnd() -> Int? {
+        guard shape == .ndjson, filled > 0, !isDiscardingLine, !isSkippingToFirstLine else { return nil }
+        return lastLineFeed(from: 0, to: filled).map { $0 + 1 }
+    }
+
+    // MARK: - Handing out
+
+    /// Hands bytes `[0, cut)` out as a chunk and carries the rest into a fresh buffer.
+    private func hand(upTo cut: Int, failure: FramingFailure?, emit: Emit) -> Bool {
+        let chunk = Chunk(index: nextIndex, bytes: buffer, capacity: capacity, count: cut, offset: bufferOffset,
+                          reservation: reservation, failure: failure)
+        nextIndex += 1
+        let carried = filled - cut
+        // Reserve the next buffer before handing this one on, so the carried bytes have somewhere to go.
+        guard let reserved = reserve(2 * max(chunkSize, carried)) else {
+            pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize)
+            buffer = .allocate(capacity: 1)
+            capacity = 1
+            return false
+        }
+        let next = pool.take(capacity: max(chunkSize, carried))
+        if carried > 0 { next.bytes.initialize(from: buffer + cut, count: carried) }
+        buffer = next.bytes
+        capacity = next.capacity
+        reservation = reserved
+        bufferOffset += cut
+        filled = carried
+        scanned = carried
+        return emit(chunk)
+    }
+
+    // MARK: - NDJSON
+
+    private func frameLines(emit: Emit) -> Bool {
+        // A shard ends with the line that holds byte `upperBound - 1`.
+        if let range, bufferOffset + filled >= range.upperBound {
+            let from = max(range.upperBound - 1 - bufferOffset, 0)
+            if from < filled, let found = memchr(buffer + from, 0x0A, filled - from) {
+                let cut = UnsafeRawPointer(found) - UnsafeRawPointer(buffer) + 1
+                isAtEnd = true
+                filled = cut
+                return hand(upTo: cut, failure: nil, emit: emit)
+            }
+        }
+        if isAtEnd {
+            return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
+        }
+        if let lineFeed = lastLineFeed(from: scanned, to: filled) {
+            return hand(upTo: lineFeed + 1, failure: nil, emit: emit)
+        }
+        scanned = filled
+        // No line feed: one line is longer than a chunk.
+        var first = 0
+        while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+        if filled - first > maximumRecordSize {
+            // The worker sees a last line over the limit and rejects it as the sequential reader does; the
+            // rest of the line is skipped, and its line feed starts the next chunk (so lines stay counted).
+            let cut = first + maximumRecordSize + 1
+            isDiscardingLine = true
+            return hand(upTo: cut, failure: nil, emit: emit)
+        }
+        do { try readMore() } catch { return true }  // the error comes again from the next read
+        return true
+    }
+
+    /// The last line feed in `buffer[from..<to]`; a record is short next to a chunk, so searching backwards
+    /// touches few bytes.
+    private func lastLineFeed(from: Int, to: Int) -> Int? {
+        var position = to
+        while position > from {
+            position -= 1
+            if buffer[position] == 0x0A { return position }
+        }
+        return nil
+    }
+
+    private func discardLine() {
+        if let found = memchr(buffer, 0x0A, filled) {
+            let lineFeed = UnsafeRawPointer(found) - UnsafeRawPointer(buffer)
+            drop(lineFeed)
+            isDiscardingLine = false
+        } else {
+            drop(filled)
+        }
+    }
+
+    private func skipToFirstLine() {
+        // Reading started one byte before the shard: a line feed there means a line starts at the bound.
+        if let found = memchr(buffer, 0x0A, filled) {
+            drop(UnsafeRawPointer(found) - UnsafeRawPointer(buffer) + 1)
+            isSkippingToFirstLine = false
+        } else {
+            drop(filled)
+            if isAtEnd { isSkippingToFirstLine = false }
+        }
+    }
+
+    /// Forgets the first `count` bytes of the buffer.
+    private func drop(_ count: Int) {
+        guard count > 0 else { return }
+        let kept = filled - count
+        if kept > 0 { buffer.update(from: buffer + count, count: kept) }
+        filled = kept
+        bufferOffset += count
+        scanned = 0
+    }
+
+    // MARK: - Arrays
+
+    private func frameArray(emit: Emit) throws(SluiceError) -> Bool {
+        var lastElementEnd: Int?
+        var problem: ArrayFramer.Problem?
+        if filled > scanned {
+            (lastElementEnd, problem) = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned)
+            scanned = filled
+        }
+        if problem == nil && isAtEnd { problem = framer.problemAtEnd(offset: bufferOffset + filled) }
+        if let problem {
+            return handProblem(problem, lastElementEnd: lastElementEnd, emit: emit)
+        }
+        if isAtEnd {
+            return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
+        }
+        if let lastElementEnd {
+            return hand(upTo: lastElementEnd - bufferOffset, failure: nil, emit: emit)
+        }
+        // One element longer than a chunk.
+        var first = 0
+        while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+        if filled - first > maximumRecordSize {
+            let shown = Array(UnsafeBufferPointer(start: buffer + first, count: min(1024, maximumRecordSize)))
+            let failure = FramingFailure(
+                byteOffset: bufferOffset + first, lineFeedsBefore: NewlineCounter.count(in: UnsafeBufferPointer(start: buffer, count: first)),
+                failure: Rejection.Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(maximumRecordSize) bytes",
+                                           found: "a longer record", byteOffset: bufferOffset + first),
+                rawText: shown, isRawTextTruncated: true)
+            _ = hand(upTo: 0, failure: failure, emit: emit)
+            return false
+        }
+        try readMore()
+        return true
+    }
+
+    /// Ends the run at a structural problem: the records before it are handed out, then the problem.
+    private func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?, emit: Emit) -> Bool {
+        let at = problem.offset - bufferOffset
+        if problem.isInsideElement {
+            // The worker's parser reports what is wrong with the element, as the sequential reader would.
+            _ = hand(upTo: min(at + 1, filled), failure: nil, emit: emit)
+            return false
+        }
+        let cut = lastElementEnd.map { $0 - bufferOffset } ?? 0
+        let isEnd = problem.message == "premature EOF"
+        var found = isEnd ? "the end of the input" : problem.message
+        if !isEnd, at < filled {
+            // Only the offending byte: what else is in view depends on where reads and chunks ended.
+            found += " near " + ValueDescription.quoted(UnsafeBufferPointer(start: buffer + at, count: 1))
+        }
+        let failure = FramingFailure(
+            byteOffset: problem.offset,
+            lineFeedsBefore: NewlineCounter.count(in: UnsafeBufferPointer(start: buffer + cut, count: max(at - cut, 0))),
+            failure: Rejection.Failure(keyPath: "$", kind: isEnd ? .truncated : .malformedJSON,
+                                       expected: isEnd ? "the rest of the record" : "well-formed JSON", found: found,
+                                       byteOffset: problem.offset),
+            rawText: at < filled ? [buffer[at]] : [])
+        _ = hand(upTo: cut, failure: failure, emit: emit)
+        return false
+    }
+}

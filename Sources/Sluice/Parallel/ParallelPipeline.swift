@@ -1,0 +1,354 @@
+import Foundation
+
+/// Maps one input with several workers: a reader thread cuts it into chunks (``ChunkReader``), worker threads
+/// map chunks into batches, each with its own yajl handle and state machine, and the consumer receives the batches
+/// in input order with ordinals and lines renumbered as if one reader had read everything.
+///
+/// Memory is bounded by a byte budget: each chunk holds twice its buffer's size (its bytes, then its batches) from
+/// when it is read until the consumer is done with its batches, and the reader waits while the budget is spent.
+/// A slow consumer therefore slows the reader, and nothing queues without bound.
+final class ParallelPipeline: @unchecked Sendable, BatchSource {
+    let shape: InputShape
+    private let plan: CompiledPlan
+    private let options: ReaderOptions
+    private let sourceName: String
+    private let pool = ChunkBufferPool()
+
+    // Everything below is guarded by `condition`.
+    private let condition = NSCondition()
+    private var pendingChunks: [Chunk] = []
+    private var pendingStart = 0
+    private var results: [Int: ChunkResult] = [:]
+    private var chunkCount = 0
+    private var readerFinished = false
+    /// The reader's error, raised after the chunks before it.
+    private var readerError: SluiceError?
+    private var isCancelled = false
+    private var budgetInUse = 0
+    private var runningThreads = 0
+    private var workerUnmappedKeys: [String: Int] = [:]
+    private var runningWorkers = 0
+    /// Bytes the reader read, once it has finished.
+    private var readerBytes: Int?
+
+    // The consumer's side (one thread).
+    private var nextIndex = 0
+    private var current: ChunkResult?
+    private var currentPosition = 0
+    private var lentBatch: (batch: ColumnarBatch, engine: MappingEngine?)?
+    /// A batch holding only the rejection the reader ended the run with.
+    private var terminalBatch: ColumnarBatch?
+    /// The error to raise on the call after the batch that reports it.
+    private var pendingError: SluiceError?
+    private var ordinalBase = 0
+    private var lineBase = 0
+    private var totals = ReadStatistics()
+    private var hasEnded = false
+
+    private struct ChunkResult {
+        var chunk: Chunk
+        var outcome: MappingEngine.ChunkOutcome
+        var engine: MappingEngine
+    }
+
+    /// Starts reading `source` (already past any byte order mark: its first byte sits at `startOffset`) and
+    /// mapping it with `options.workers` workers.
+    init(plan: CompiledPlan, source: any ByteSource, shape: InputShape, startOffset: Int, options: ReaderOptions,
+         keepsRecordText: Bool) {
+        self.plan = plan
+        self.shape = shape
+        self.options = options
+        sourceName = source.name
+        totals.shape = shape
+        let workers = max(options.workers, 1)
+        // Keep at least two chunks per worker plus one being read inside the budget.
+        let chunkSize = max(min(options.chunkSize, options.memoryBudget / (2 * (2 * workers + 1))), 1)
+        runningThreads = workers + 1
+        runningWorkers = workers
+
+        // Workers map array chunks as concatenated values (the framer blanked the array's punctuation), and the
+        // array's own level no longer counts towards the depth limit.
+        var adjusted = options
+        if shape == .array { adjusted.maximumDepth = max(options.maximumDepth - 1, 1) }
+        let workerOptions = adjusted
+        let chunkShape: InputShape = shape == .array ? .concatenated : .ndjson
+        let sourceName = source.name
+        for number in 0..<workers {
+            let queue = DispatchQueue(label: "sluice.worker.\(number)")
+            queue.async { [self] in
+                let engine = MappingEngine(plan: plan, chunkShape: chunkShape, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName)
+                work(with: engine)
+            }
+        }
+        let sendableSource = UncheckedBox(source)
+        DispatchQueue(label: "sluice.reader").async { [self] in
+            read(sendableSource.value, startOffset: startOffset, chunkSize: chunkSize)
+        }
+    }
+
+    deinit {
+        for index in pendingStart..<pendingChunks.count {
+            let chunk = pendingChunks[index]
+            pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 0)
+        }
+    }
+
+    // MARK: - Reader thread
+
+    private func read(_ source: any ByteSource, startOffset: Int, chunkSize: Int) {
+        let reader = ChunkReader(
+            source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
+            maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
+            reserve: { [self] bytes in reserve(bytes) })
+        var failure: SluiceError?
+        do {
+            try reader.run { [self] chunk in
+                condition.lock()
+                defer { condition.unlock() }
+                guard !isCancelled else {
+                    pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 0)
+                    budgetInUse -= chunk.reservation
+                    return false
+                }
+                pendingChunks.append(chunk)
+                chunkCount += 1
+                condition.broadcast()
+                return true
+            }
+        } catch {
+            failure = error
+        }
+        condition.lock()
+        readerBytes = startOffset == 3 ? reader.bytesRead + 3 : reader.bytesRead
+        readerError = failure
+        readerFinished = true
+        runningThreads -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Blocks until `bytes` fit in the budget (always when nothing else is held, so one huge record can pass).
+    private func reserve(_ bytes: Int) -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !isCancelled && budgetInUse > 0 && budgetInUse + bytes > options.memoryBudget {
+            condition.wait()
+        }
+        guard !isCancelled else { return nil }
+        budgetInUse += bytes
+        return bytes
+    }
+
+    // MARK: - Worker threads
+
+    private func work(with engine: MappingEngine) {
+        while true {
+            condition.lock()
+            while pendingStart == pendingChunks.count && !readerFinished && !isCancelled {
+                condition.wait()
+            }
+            guard !isCancelled, pendingStart < pendingChunks.count else {
+                for (key, count) in engine.unmappedKeys { workerUnmappedKeys[key, default: 0] += count }
+                runningThreads -= 1
+                runningWorkers -= 1
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let chunk = pendingChunks[pendingStart]
+            pendingStart += 1
+            if pendingStart > 64 && pendingStart * 2 > pendingChunks.count {
+                pendingChunks.removeFirst(pendingStart)
+                pendingStart = 0
+            }
+            condition.unlock()
+
+            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset)
+            pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * options.chunkSize)
+
+            condition.lock()
+            results[chunk.index] = ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    // MARK: - Consumer
+
+    /// Stops the reader and the workers as soon as they look up, and frees what is queued.
+    func cancel() {
+        condition.lock()
+        isCancelled = true
+        for index in pendingStart..<pendingChunks.count {
+            let chunk = pendingChunks[index]
+            pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 0)
+            budgetInUse -= chunk.reservation
+        }
+        pendingChunks.removeAll()
+        pendingStart = 0
+        for result in results.values {
+            for batch in result.outcome.batches { result.engine.recycle(batch) }
+        }
+        results.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until the reader and every worker have stopped (after the end, an error or ``cancel()``).
+    func waitUntilStopped() {
+        condition.lock()
+        while runningThreads > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    func nextBatch() throws(SluiceError) -> ColumnarBatch? {
+        if let lentBatch {
+            lentBatch.engine?.recycle(lentBatch.batch)
+            self.lentBatch = nil
+        }
+        while true {
+            if let pendingError {
+                self.pendingError = nil
+                throw end(with: pendingError)
+            }
+            if hasEnded { return nil }
+            if var result = current {
+                if currentPosition < result.outcome.batches.count {
+                    let batch = result.outcome.batches[currentPosition]
+                    currentPosition += 1
+                    renumber(batch)
+                    lentBatch = (batch, result.engine)
+                    return batch
+                }
+                try finish(&result)
+                current = nil
+                if let terminalBatch {
+                    self.terminalBatch = nil
+                    lentBatch = (terminalBatch, nil)
+                    return terminalBatch
+                }
+                continue
+            }
+            guard let result = try waitForNextResult() else {
+                hasEnded = true
+                return nil
+            }
+            current = result
+            currentPosition = 0
+        }
+    }
+
+    private func waitForNextResult() throws(SluiceError) -> ChunkResult? {
+        condition.lock()
+        while results[nextIndex] == nil && !(readerFinished && nextIndex >= chunkCount) && !isCancelled {
+            condition.wait()
+        }
+        if let result = results.removeValue(forKey: nextIndex) {
+            condition.unlock()
+            nextIndex += 1
+            return result
+        }
+        let error = readerError
+        condition.unlock()
+        if let error { throw end(with: error) }
+        return nil
+    }
+
+    /// Accounts for a chunk whose batches are all delivered, and raises what ended it, if anything did.
+    private func finish(_ result: inout ChunkResult) throws(SluiceError) {
+        let statistics = result.outcome.statistics
+        totals.recordsRead += statistics.recordsRead
+        totals.recordsMapped += statistics.recordsMapped
+        totals.recordsRejected += statistics.recordsRejected
+        totals.bytesRead += result.chunk.count
+        condition.lock()
+        budgetInUse -= result.chunk.reservation
+        condition.broadcast()
+        condition.unlock()
+        if var error = result.outcome.error {
+            renumber(&error)
+            throw end(with: error)
+        }
+        ordinalBase += statistics.recordsRead
+        lineBase += result.outcome.lineFeeds
+        if let framing = result.chunk.failure {
+            ordinalBase += 1
+            lineBase += framing.lineFeedsBefore
+            totals.recordsRead += 1
+            totals.recordsRejected += 1
+            let rejection = Rejection(
+                location: RecordLocation(ordinal: ordinalBase, line: lineBase + 1, byteOffset: framing.byteOffset),
+                failures: [framing.failure], rawText: framing.rawText, isRawTextTruncated: framing.isRawTextTruncated)
+            // Reported like a worker's rejections: in a batch of its own, then raised on the next call.
+            let batch = ColumnarBatch(fields: plan.fields, capacity: 1)
+            batch.rejections = [rejection]
+            terminalBatch = batch
+            pendingError = .streamEnded(source: sourceName, rejection)
+        }
+    }
+
+    private func end(with error: SluiceError) -> SluiceError {
+        hasEnded = true
+        cancel()
+        return error
+    }
+
+    private func renumber(_ batch: ColumnarBatch) {
+        guard ordinalBase != 0 || lineBase != 0 else { return }
+        for row in 0..<batch.count {
+            batch.ordinals[row] += ordinalBase
+            batch.lines[row] += lineBase
+        }
+        for index in batch.rejections.indices { renumber(&batch.rejections[index]) }
+    }
+
+    private func renumber(_ rejection: inout Rejection) {
+        rejection.location.ordinal += ordinalBase
+        rejection.location.line += lineBase
+    }
+
+    private func renumber(_ error: inout SluiceError) {
+        switch error {
+        case .rejected(var rejection):
+            renumber(&rejection)
+            error = .rejected(rejection)
+        case .streamEnded(let source, var rejection):
+            renumber(&rejection)
+            error = .streamEnded(source: source, rejection)
+        default:
+            break
+        }
+    }
+
+    // MARK: - BatchSource
+
+    var statistics: ReadStatistics {
+        var statistics = totals
+        if hasEnded {
+            condition.lock()
+            if let readerBytes { statistics.bytesRead = readerBytes }
+            condition.unlock()
+        }
+        return statistics
+    }
+
+    /// Counted by each worker and added up as the workers stop: complete once the run has ended.
+    var unmappedKeys: [String: Int] {
+        condition.lock()
+        defer { condition.unlock() }
+        while hasEnded && runningWorkers > 0 { condition.wait() }
+        return workerUnmappedKeys
+    }
+
+    /// The typed door's refusals after commit: counted on the consumer's side.
+    func countRejectedAfterCommit() {
+        totals.recordsMapped -= 1
+        totals.recordsRejected += 1
+    }
+}
+
+/// Carries a value the compiler cannot prove safe to another thread, where the code hands it over whole.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
