@@ -43,7 +43,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceFixtures"]
+            dependencies: ["Sluice", "SluiceFixtures", "CZlib", "CZstd"]
         ),
     ]
 )

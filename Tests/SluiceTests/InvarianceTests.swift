@@ -58,3 +58,22 @@ import SluiceFixtures
 
     let fixtureFields = ReferenceMapping.fields
 }
+
+/// Lines in streams are counted before the bytes holding them are let go: records spread over several lines
+/// keep their line numbers at every read size.
+@Suite struct StreamLineCountTests {
+    @Test(arguments: [InputShape.array, .concatenated])
+    func multiLineRecordsKeepTheirLines(_ shape: InputShape) throws {
+        // Enough records, with enough text, that the reader lets go of bytes many times over.
+        let padding = String(repeating: "p", count: 200)
+        let records = (1...3000).map { "{\n  \"id\": \($0),\n  \"name\": \"\(padding)\"\n}" }
+        let text = shape == .array ? "[\n" + records.joined(separator: ",\n") + "\n]\n" : records.joined(separator: "\n")
+        let fields = [field("id", .int64)]
+        let expectedLines = (0..<3000).map { (shape == .array ? 2 : 1) + $0 * 4 }
+        for readSize in [7, 64, 4093, 1 << 20] {
+            let result = try transcript(of: text, fields: fields, options: ReaderOptions(shape: shape, readBufferSize: readSize, rejectionPolicy: .collect))
+            let lines = result.rows.compactMap { row in Int(row.split(separator: "@")[1].split(separator: ":")[0]) }
+            #expect(lines == expectedLines, "read size \(readSize)")
+        }
+    }
+}

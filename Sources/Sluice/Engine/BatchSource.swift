@@ -23,7 +23,7 @@ enum BatchSourceOpener {
             return try MappingEngine(plan: plan, source: source, options: options, keepsRecordText: keepsRecordText)
         }
         if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
-            throw .invalidOptions("a byte range needs an uncompressed regular file (\(raw.name) is not one)")
+            throw .invalidOptions("a byte range needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
         }
         var startOffset = 0
         if let range = options.byteRange, range.lowerBound > 0 {

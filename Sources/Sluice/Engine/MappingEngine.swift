@@ -22,6 +22,8 @@ final class MappingEngine: BatchSource {
     private var lentBatch: ColumnarBatch?
     private var hasEnded = false
     private var pendingError: SluiceError?
+    /// Whether this engine maps the parallel pipeline's chunks.
+    private var isMappingChunks = false
     /// A read that failed while the first bytes were peeked at.
     private var peekError: SluiceError?
 
@@ -107,6 +109,7 @@ final class MappingEngine: BatchSource {
     /// Ordinals and lines in the outcome count from the chunk's start (1 and 1).
     func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int) -> ChunkOutcome {
         input.borrow(bytes, count: count, at: offset)
+        isMappingChunks = true
         lineStart = offset
         scanFrom = offset
         feedFrom = offset
@@ -419,7 +422,8 @@ final class MappingEngine: BatchSource {
             return Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the input", byteOffset: offset)
         }
         let from = max(offset - 16, max(record.lowerBound, input.baseOffset))
-        let to = min(offset + 8, min(record.upperBound, input.endOffset))
+        // An array chunk ends where the chunk size says: there, show only what leads up to the problem.
+        let to = isMappingChunks && shape != .ndjson ? min(offset, input.endOffset) : min(offset + 8, min(record.upperBound, input.endOffset))
         var found = message.hasSuffix(".") ? String(message.dropLast()) : message
         if to > from {
             found += " near " + ValueDescription.quoted(UnsafeBufferPointer(start: input.pointer(at: from), count: to - from))

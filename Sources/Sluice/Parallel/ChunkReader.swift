@@ -159,6 +159,12 @@ final class ChunkReader {
     // MARK: - NDJSON
 
     private func frameLines(emit: Emit) -> Bool {
+        if let range, bufferOffset >= range.upperBound {
+            // The next line starts at or past the shard's end: it belongs to the next shard.
+            filled = 0
+            isAtEnd = true
+            return true
+        }
         // A shard ends with the line that holds byte `upperBound - 1`.
         if let range, bufferOffset + filled >= range.upperBound {
             let from = max(range.upperBound - 1 - bufferOffset, 0)

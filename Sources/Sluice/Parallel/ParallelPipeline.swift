@@ -25,6 +25,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var readerError: SluiceError?
     private var isCancelled = false
     private var budgetInUse = 0
+    private var peakBudget = 0
     private var runningThreads = 0
     private var workerUnmappedKeys: [String: Int] = [:]
     private var runningWorkers = 0
@@ -136,6 +137,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         }
         guard !isCancelled else { return nil }
         budgetInUse += bytes
+        peakBudget = max(peakBudget, budgetInUse)
         return bytes
     }
 
@@ -206,6 +208,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             lentBatch.engine?.recycle(lentBatch.batch)
             self.lentBatch = nil
         }
+        condition.lock()
+        let cancelled = isCancelled
+        condition.unlock()
+        if cancelled && !hasEnded && pendingError == nil { hasEnded = true }
         while true {
             if let pendingError {
                 self.pendingError = nil
@@ -318,6 +324,13 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         default:
             break
         }
+    }
+
+    /// The most budget held at once so far.
+    var peakBudgetInUse: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return peakBudget
     }
 
     // MARK: - BatchSource

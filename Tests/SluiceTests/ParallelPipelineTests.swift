@@ -1,0 +1,350 @@
+import Foundation
+import Testing
+import SluiceFixtures
+@testable import Sluice
+
+/// The parallel pipeline must give exactly what one reader gives: the same records with the same ordinals, lines
+/// and offsets, the same rejections and the same ending, for every worker count, chunk size and batch capacity.
+@Suite struct ParallelPipelineTests {
+    static let workerCounts = [2, 4]
+    static let chunkSizes = [1, 5, 64, 1000, 1 << 20]
+    static let capacities = [1, 3, 4096]
+
+    static func parallel(_ workers: Int, chunk: Int, capacity: Int, shape: InputShape = .automatic, policy: RejectionPolicy = .collect, maximumRecordSize: Int = 64 << 20) -> ReaderOptions {
+        ReaderOptions(shape: shape, batchCapacity: capacity, maximumRecordSize: maximumRecordSize, rejectionPolicy: policy, workers: workers, chunkSize: chunk)
+    }
+
+    /// Runs `input` sequentially and then in parallel in every configuration; each must match the first.
+    static func expectSameAsSequential(_ input: Input, fields: [FieldSpec], shape: InputShape = .automatic, maximumRecordSize: Int = 64 << 20, chunkSizes: [Int] = chunkSizes, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunTranscript {
+        let reference = try transcript(of: input, fields: fields, options: ReaderOptions(shape: shape, maximumRecordSize: maximumRecordSize, rejectionPolicy: .collect))
+        for workers in workerCounts {
+            for (index, chunk) in chunkSizes.enumerated() {
+                let capacity = capacities[(index + workers) % capacities.count]
+                let result = try transcript(of: input, fields: fields, options: parallel(workers, chunk: chunk, capacity: capacity, shape: shape, maximumRecordSize: maximumRecordSize))
+                #expect(result == reference, "\(workers) workers, chunks of \(chunk), batches of \(capacity):\n\(result)\n--- expected\n\(reference)", sourceLocation: sourceLocation)
+            }
+        }
+        return reference
+    }
+
+    @Test(arguments: GoldenTests.cases.filter { ["people-ndjson", "people-array", "tweets-example"].contains($0.name) })
+    func goldenInputs(_ testCase: GoldenTests.Case) throws {
+        let schema = try MappingSchema(contentsOfFile: GoldenTests.golden.appendingPathComponent(testCase.mapping).path)
+        _ = try Self.expectSameAsSequential(.file(testCase.input.path), fields: schema.fields, shape: testCase.shape)
+    }
+
+    @Test func realArrayRecordsInBigChunks() throws {
+        let testCase = try #require(GoldenTests.cases.first { $0.name == "amazon-arrays" })
+        let schema = try MappingSchema(contentsOfFile: GoldenTests.golden.appendingPathComponent(testCase.mapping).path)
+        let reference = try Self.expectSameAsSequential(.file(testCase.input.path), fields: schema.fields, chunkSizes: [4096, 1 << 20])
+        #expect(reference.rows.count > 500)
+    }
+
+    /// Generated tweets with rejections of every kind NDJSON can resume after, blank lines, CRLF and no final
+    /// line feed.
+    @Test func generatedNDJSONWithRejections() throws {
+        var generator = TweetGenerator(seed: 11)
+        var lines = (1...60).map { generator.nextRecord(ordinal: $0) }
+        lines[5] = "{\"id\": 1, broken"
+        lines[9] = lines[9].replacingOccurrences(of: "\"retweet_count\":", with: "\"retweet_count\":\"many\",\"x\":")
+        lines[14] = "{\"id\":2} {\"id\":3}"
+        lines[20] = ""
+        lines[21] = "   "
+        lines[30] = lines[30] + "\r"
+        lines[44] = "[1, 2"
+        let text = "\u{FEFF}" + lines.joined(separator: "\n")
+        let reference = try Self.expectSameAsSequential(.bytes(Array(text.utf8)), fields: ReferenceMapping.fields)
+        #expect(reference.rejections.count == 4)
+        #expect(reference.rows.count == 54)
+    }
+
+    /// Pretty-printed arrays: records over several lines, so lines must be counted across chunks.
+    @Test func generatedArraysOverSeveralLines() throws {
+        var generator = TweetGenerator(seed: 5)
+        var records = (1...50).map { generator.nextRecord(ordinal: $0) }
+        records[7] = records[7].replacingOccurrences(of: "\"retweet_count\":", with: "\"retweet_count\":\"many\",\"x\":")
+        let pretty = records.map { $0.replacingOccurrences(of: ",\"user\":", with: ",\n    \"user\":") }
+        let text = "\n[\n  " + pretty.joined(separator: " ,\n\n  ") + "\n]\n\n"
+        let reference = try Self.expectSameAsSequential(.bytes(Array(text.utf8)), fields: ReferenceMapping.fields)
+        #expect(reference.rows.count == 49)
+        #expect(reference.error == nil)
+    }
+
+    @Test func arraysOfScalarsAndStrings() throws {
+        let fields = [field("value", .json, path: "$")]
+        _ = try Self.expectSameAsSequential(.bytes(Array("[1, 2.5 ,\"a,]b\" ,true,null, -3e2,{\"x\":[1,{}]},[] ]".utf8)), fields: fields)
+        _ = try Self.expectSameAsSequential(.bytes(Array("[]".utf8)), fields: fields, shape: .array)
+        _ = try Self.expectSameAsSequential(.bytes(Array("  [ ]  \n".utf8)), fields: fields, shape: .array)
+    }
+
+    /// Broken arrays end the run at the same record, with the same error, for every worker count and chunk
+    /// size, after delivering the records before it.
+    @Test(arguments: [
+        ("[{\"a\":1} {\"a\":2}]", 1), ("[{\"a\":1},,{\"a\":2}]", 1), ("[{\"a\":1},]", 1), ("[{\"a\":1}] x", 1),
+        ("[{\"a\":1},{\"a\":2}", 2), ("[{\"a\":1},{\"a\":[1}]", 1), ("[{\"a\":1},{\"a\":2", 1), ("x", 0), ("[1 2]", 0),
+        ("[{\"a\":1},{\"a\":tru}]", 1), ("{\"a\":1}", 0),
+    ])
+    func brokenArrays(_ text: String, delivered: Int) throws {
+        let fields = [field("a", .int64, optional: true)]
+        let bytes = Input.bytes(Array(text.utf8))
+        let reference = try transcript(of: bytes, fields: fields, options: Self.parallel(2, chunk: 1 << 20, capacity: 4096, shape: .array))
+        #expect(reference.rows.count == delivered)
+        #expect(reference.error?.contains("cannot read past rejected record") == true, "\(reference)")
+        let sequential = try transcript(of: bytes, fields: fields, options: ReaderOptions(shape: .array, rejectionPolicy: .collect))
+        #expect(sequential.rows == reference.rows)
+        #expect(sequential.statistics.recordsRead == reference.statistics.recordsRead)
+        for workers in Self.workerCounts {
+            for chunk in [1, 2, 3, 7, 64] {
+                #expect(try transcript(of: bytes, fields: fields, options: Self.parallel(workers, chunk: chunk, capacity: 2, shape: .array)) == reference, "\(workers) workers, chunks of \(chunk)")
+            }
+        }
+    }
+
+    @Test func oversizedLinesAreRejectedAndSkipped() throws {
+        let lines = ["{\"a\":1}", "{\"a\":\"" + String(repeating: "x", count: 300) + "\"}", "{\"a\":3}", "   {\"a\":\"" + String(repeating: "y", count: 90) + "\"}", "{\"a\":5}"]
+        let reference = try Self.expectSameAsSequential(.bytes(Array(lines.joined(separator: "\n").utf8)), fields: [field("a", .json)], maximumRecordSize: 64, chunkSizes: [1, 7, 50, 100, 1000])
+        #expect(reference.rows.count == 3)
+        #expect(reference.rejections.allSatisfy { $0.contains("at most 64 bytes") })
+    }
+
+    @Test func oversizedArrayElementEndsTheRun() throws {
+        let text = "[{\"a\":1},{\"a\":\"" + String(repeating: "x", count: 300) + "\"},{\"a\":3}]"
+        let fields = [field("a", .json)]
+        let reference = try transcript(of: .bytes(Array(text.utf8)), fields: fields, options: Self.parallel(2, chunk: 1, capacity: 3, maximumRecordSize: 100))
+        #expect(reference.rows.count == 1)
+        #expect(reference.error?.contains("expected at most 100 bytes, found a longer record") == true, "\(reference)")
+        for chunk in [5, 64, 99, 4096] {
+            #expect(try transcript(of: .bytes(Array(text.utf8)), fields: fields, options: Self.parallel(2, chunk: chunk, capacity: 3, maximumRecordSize: 100)) == reference)
+        }
+    }
+
+    @Test func stopPolicyStopsAtTheSameRecord() throws {
+        var generator = TweetGenerator(seed: 3)
+        var lines = (1...40).map { generator.nextRecord(ordinal: $0) }
+        lines[23] = lines[23].replacingOccurrences(of: "\"retweet_count\":", with: "\"retweet_count\":\"many\",\"x\":")
+        let input = Input.bytes(Array(lines.joined(separator: "\n").utf8))
+        let fields = ReferenceMapping.fields
+        let reference = try transcript(of: input, fields: fields, options: ReaderOptions(rejectionPolicy: .stop))
+        #expect(reference.rows.count == 23)
+        for chunk in [1, 3000, 1 << 20] {
+            #expect(try transcript(of: input, fields: fields, options: Self.parallel(3, chunk: chunk, capacity: 5, policy: .stop)) == reference)
+        }
+    }
+
+    // MARK: - Shards
+
+    /// For many random split points, the shards together hold every record of the whole run exactly once.
+    @Test func shardsPartitionTheRecords() throws {
+        var generator = TweetGenerator(seed: 21)
+        var lines = (1...120).map { generator.nextRecord(ordinal: $0) }
+        lines[10] = ""
+        lines[50] = "{\"id\": broken"
+        let bytes = Array(lines.joined(separator: "\n").utf8)
+        let url = try temporaryFile(bytes, name: "shards.ndjson")
+        let fields = ReferenceMapping.fields
+        let whole = try transcript(of: .file(url.path), fields: fields)
+        let expectedRows = Set(whole.rows.map(Self.withoutOrdinalAndLine))
+        #expect(expectedRows.count == whole.rows.count)
+        var random = SplitMix(seed: 99)
+        for round in 0..<12 {
+            let shardCount = 2 + round % 5
+            var bounds = (1..<shardCount).map { _ in random.below(bytes.count + 1) }
+            bounds = [0] + bounds.sorted() + [bytes.count]
+            var rows: [String] = []
+            var rejected = 0
+            for index in 0..<shardCount {
+                let options = ReaderOptions(batchCapacity: 7, rejectionPolicy: .collect, workers: 1 + index % 2, chunkSize: 1 + round * 300, byteRange: bounds[index]..<bounds[index + 1])
+                let shard = try transcript(of: .file(url.path), fields: fields, options: options)
+                #expect(shard.error == nil)
+                rows += shard.rows.map(Self.withoutOrdinalAndLine)
+                rejected += shard.rejections.count
+            }
+            #expect(rows.count == whole.rows.count, "round \(round), bounds \(bounds)")
+            #expect(Set(rows) == expectedRows, "round \(round), bounds \(bounds)")
+            #expect(rejected == whole.rejections.count)
+        }
+    }
+
+    @Test func shardEdges() throws {
+        let text = "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n"
+        let url = try temporaryFile(Array(text.utf8), name: "edges.ndjson")
+        let fields = [field("a", .int64)]
+        func values(_ range: Range<Int>) throws -> [String] {
+            try transcript(of: .file(url.path), fields: fields, options: ReaderOptions(rejectionPolicy: .collect, byteRange: range)).rows
+        }
+        #expect(try values(0..<1) == ["#1@1:0 a=1"])
+        #expect(try values(0..<8) == ["#1@1:0 a=1"])  // byte 8 starts line 2
+        #expect(try values(0..<9) == ["#1@1:0 a=1", "#2@2:8 a=2"])
+        #expect(try values(8..<9) == ["#1@1:8 a=2"])
+        #expect(try values(1..<8) == [])
+        #expect(try values(7..<24) == ["#1@1:8 a=2", "#2@2:16 a=3"])
+        #expect(try values(24..<100) == [])
+        #expect(try values(5..<5) == [])
+        // Bytes in memory split the same way.
+        #expect(try transcript(of: .bytes(Array(text.utf8)), fields: fields, options: ReaderOptions(byteRange: 7..<9)).rows == ["#1@1:8 a=2"])
+    }
+
+    static func withoutOrdinalAndLine(_ row: String) -> String {
+        // "#ordinal@line:offset rest": keep the offset and the values.
+        guard let colon = row.firstIndex(of: ":") else { return row }
+        return String(row[colon...])
+    }
+
+    // MARK: - Compressed input
+
+    @Test(arguments: [1, 3])
+    func compressedInputsMatchTheirPlainTwins(_ workers: Int) throws {
+        var generator = TweetGenerator(seed: 8)
+        let lines = (1...300).map { generator.nextRecord(ordinal: $0) }
+        let plain = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let half = Array((lines[..<150].joined(separator: "\n") + "\n").utf8)
+        let rest = Array((lines[150...].joined(separator: "\n") + "\n").utf8)
+        let fields = ReferenceMapping.fields
+        let options = ReaderOptions(batchCapacity: 64, rejectionPolicy: .collect, workers: workers, chunkSize: 10_000)
+        let reference = try transcript(of: .bytes(plain), fields: fields, options: options)
+        #expect(reference.rows.count == 300)
+        let twins: [(String, [UInt8])] = [
+            ("gzip", Compressor.gzip(plain)), ("zstd", Compressor.zstd(plain)),
+            ("two gzip members", Compressor.gzip(half) + Compressor.gzip(rest)), ("two zstd frames", Compressor.zstd(half) + Compressor.zstd(rest)),
+        ]
+        for (name, compressed) in twins {
+            #expect(compressed.count > 0 && compressed.count < plain.count / 2)
+            let url = try temporaryFile(compressed, name: "twin.\(name.replacingOccurrences(of: " ", with: "-"))")
+            let result = try transcript(of: .file(url.path), fields: fields, options: options)
+            #expect(result.rows == reference.rows, "\(name)")
+            #expect(result.statistics.bytesRead == plain.count, "\(name)")
+        }
+    }
+
+    @Test(arguments: ["gzip", "zstd"])
+    func damagedCompressedInputsNameTheFileAndOffset(_ format: String) throws {
+        var generator = TweetGenerator(seed: 9)
+        let plain = Array(((1...200).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n") + "\n").utf8)
+        let compressed = format == "gzip" ? Compressor.gzip(plain) : Compressor.zstd(plain)
+        let truncated = try temporaryFile(Array(compressed[..<(compressed.count * 2 / 3)]), name: "truncated.\(format)")
+        // Garbage where a next member or frame would start (a flipped byte inside a zstd frame without a
+        // checksum may decode to other bytes without complaint).
+        let corrupt = compressed + Array("not compressed at all".utf8)
+        let corrupted = try temporaryFile(corrupt, name: "corrupt.\(format)")
+        for workers in [1, 2] {
+            let options = ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 4096)
+            let cut = try transcript(of: .file(truncated.path), fields: ReferenceMapping.fields, options: options)
+            #expect(cut.error?.contains(truncated.path) == true && cut.error?.contains("truncated \(format) data") == true, "\(cut.error ?? "no error")")
+            #expect(cut.rows.count > 0 && cut.rows.count < 200)
+            #expect(cut.rows == Array(try transcript(of: .bytes(plain), fields: ReferenceMapping.fields).rows.prefix(cut.rows.count)))
+            let bad = try transcript(of: .file(corrupted.path), fields: ReferenceMapping.fields, options: options)
+            #expect(bad.error?.contains(corrupted.path) == true && bad.error?.contains("corrupt \(format) data") == true, "\(bad.error ?? "no error")")
+            #expect(bad.rows.count == 200)
+        }
+    }
+
+    // MARK: - Typed door, progress, cancellation, budget
+
+    @Test func typedReaderInParallelMatchesSequential() throws {
+        var generator = TweetGenerator(seed: 13)
+        let text = (1...200).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n")
+        func models(_ options: ReaderOptions) throws -> [String] {
+            let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: ReferenceMapping.richTyped(), options: options)
+            var out: [String] = []
+            while let batch = try reader.next() {
+                for (model, location) in zip(batch.models, batch.locations) { out.append("\(location) \(model)") }
+            }
+            #expect(reader.statistics.recordsMapped == out.count)
+            return out
+        }
+        let reference = try models(ReaderOptions(rejectionPolicy: .collect))
+        #expect(reference.count == 200)
+        #expect(try models(ReaderOptions(batchCapacity: 9, rejectionPolicy: .collect, workers: 3, chunkSize: 5000)) == reference)
+    }
+
+    @Test func progressReportsTheWholeRun() throws {
+        var generator = TweetGenerator(seed: 2)
+        let bytes = Array((1...500).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
+        let url = try temporaryFile(bytes, name: "progress.ndjson")
+        for workers in [1, 2] {
+            let reader = try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields), options: ReaderOptions(workers: workers, chunkSize: 20_000))
+            let monitor = reader.progress
+            #expect(monitor.snapshot.totalBytes == bytes.count)
+            #expect(!monitor.snapshot.isFinished)
+            while try reader.next() != nil {}
+            let done = monitor.snapshot
+            #expect(done.isFinished)
+            #expect(done.bytesRead == bytes.count)
+            #expect(done.fractionDone == 1)
+            #expect(done.recordsRead == 500)
+            #expect(done.recordsRejected == 0)
+        }
+    }
+
+    @Test func cancellationStopsTheWorkersAndFreesThePipeline() throws {
+        var generator = TweetGenerator(seed: 4)
+        let bytes = Array((1...3000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
+        weak var weakPipeline: ParallelPipeline?
+        do {
+            let source = try BatchSourceOpener.open(.bytes(bytes), plan: MappingSchema(fields: ReferenceMapping.fields).plan,
+                                                    options: ReaderOptions(workers: 2, chunkSize: 8192, memoryBudget: 1 << 20),
+                                                    keepsRecordText: false, progress: ProgressMonitor())
+            let pipeline = try #require(source as? ParallelPipeline)
+            weakPipeline = pipeline
+            #expect(try pipeline.nextBatch() != nil)
+            pipeline.cancel()
+            pipeline.waitUntilStopped()
+            #expect(try pipeline.nextBatch() == nil)
+        }
+        // The threads let go of the pipeline as their last blocks return.
+        for _ in 0..<100 where weakPipeline != nil { usleep(10_000) }
+        #expect(weakPipeline == nil)
+    }
+
+    /// A consumer slower than the workers holds the pipeline to its budget: the reader waits.
+    @Test func aSlowConsumerKeepsTheBudget() throws {
+        var generator = TweetGenerator(seed: 6)
+        let bytes = Array((1...4000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
+        let budget = 1 << 20
+        let source = try BatchSourceOpener.open(.bytes(bytes), plan: MappingSchema(fields: ReferenceMapping.fields).plan,
+                                                options: ReaderOptions(batchCapacity: 100, workers: 2, chunkSize: 64 << 10, memoryBudget: budget),
+                                                keepsRecordText: false, progress: ProgressMonitor())
+        let pipeline = try #require(source as? ParallelPipeline)
+        var records = 0
+        while let batch = try pipeline.nextBatch() {
+            records += batch.count
+            usleep(200)
+        }
+        #expect(records == 4000)
+        #expect(pipeline.peakBudgetInUse <= budget)
+        #expect(pipeline.peakBudgetInUse > 0)
+    }
+
+    @Test func invalidParallelOptionsAreReported() throws {
+        let schema = try MappingSchema(fields: [field("a", .int64)])
+        #expect(throws: SluiceError.self) { try ColumnarReader(input: .bytes([]), schema: schema, options: ReaderOptions(workers: 0)) }
+        #expect(throws: SluiceError.self) { try ColumnarReader(input: .bytes([]), schema: schema, options: ReaderOptions(memoryBudget: 1000)) }
+        let url = try temporaryFile(Array("[{\"a\":1}]".utf8), name: "array.json")
+        #expect(throws: SluiceError.self) { try ColumnarReader(input: .file(url.path), schema: schema, options: ReaderOptions(shape: .array, byteRange: 0..<3)) }
+        let gz = try temporaryFile(Compressor.gzip(Array("{\"a\":1}\n".utf8)), name: "one.gz")
+        #expect(throws: SluiceError.self) { try ColumnarReader(input: .file(gz.path), schema: schema, options: ReaderOptions(byteRange: 0..<3)) }
+    }
+}
+
+/// A small seeded generator for split points.
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
+
+/// Writes `bytes` to a fresh file in the temporary directory.
+func temporaryFile(_ bytes: [UInt8], name: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tests-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let url = directory.appendingPathComponent(UUID().uuidString + "-" + name)
+    try Data(bytes).write(to: url)
+    return url
+}
