@@ -28,7 +28,7 @@ let package = Package(
         ),
         .target(
             name: "SluiceFixtures",
-            dependencies: ["Sluice"]
+            dependencies: ["Sluice", "CZlib", "CZstd"]
         ),
         .executableTarget(
             name: "SluiceCLI",
@@ -40,6 +40,11 @@ let package = Package(
             name: "EngineThroughput",
             dependencies: ["Sluice", "SluiceFixtures"],
             path: "Benchmarks/EngineThroughput"
+        ),
+        .executableTarget(
+            name: "PipelineScaling",
+            dependencies: ["Sluice", "SluiceFixtures"],
+            path: "Benchmarks/PipelineScaling"
         ),
         .testTarget(
             name: "SluiceTests",

@@ -77,6 +77,31 @@ import SluiceFixtures
         _ = try Self.expectSameAsSequential(.bytes(Array("  [ ]  \n".utf8)), fields: fields, shape: .array)
     }
 
+    /// Elements whose strings hold brackets, quotes, commas and escapes at every position relative to the framer's
+    /// eight-byte words: the framer must find exactly the boundaries the parser finds.
+    @Test func randomElementsWithTrickyStrings() throws {
+        var random = SplitMix(seed: 1234)
+        let pieces = ["{", "}", "[", "]", "\\\"", "\\\\", ",", ":", "x", "é", "東", " ", "\\n", "\\u005B"]
+        func string() -> String {
+            "\"" + (0..<random.below(20)).map { _ in pieces[random.below(pieces.count)] }.joined() + "\""
+        }
+        func value(_ depth: Int) -> String {
+            switch depth > 3 ? random.below(3) : random.below(6) {
+            case 0: return string()
+            case 1: return String(random.below(100_000))
+            case 2: return ["true", "false", "null"][random.below(3)]
+            case 3: return "[" + (0..<random.below(4)).map { _ in value(depth + 1) }.joined(separator: ",") + "]"
+            default: return "{" + (0..<random.below(5)).map { _ in string() + ":" + value(depth + 1) }.joined(separator: ", ") + "}"
+            }
+        }
+        let elements = (0..<300).map { _ in "{\"id\":\(random.below(1000)),\"v\":" + value(0) + "}" }
+        let text = "[" + elements.joined(separator: random.below(2) == 0 ? "," : " ,\n ") + "]"
+        let fields = [field("id", .int64), field("v", .json, optional: true)]
+        let reference = try Self.expectSameAsSequential(.bytes(Array(text.utf8)), fields: fields, chunkSizes: [1, 13, 333, 4096])
+        #expect(reference.rows.count == 300)
+        #expect(reference.error == nil)
+    }
+
     /// Broken arrays end the run at the same record, with the same error, for every worker count and chunk
     /// size, after delivering the records before it.
     @Test(arguments: [

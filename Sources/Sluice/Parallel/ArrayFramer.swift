@@ -35,8 +35,9 @@ struct ArrayFramer {
     }
 
     private(set) var state = State.beforeArray
-    /// Closing brackets expected inside the current element, innermost last.
-    private var closers: [UInt8] = []
+    /// Closing brackets expected inside the current element, innermost last (`depth` of them).
+    private let closers: UnsafeMutablePointer<UInt8>
+    private var depth = 0
     private var inString = false
     private var escaped = false
     /// The element is a scalar outside a string (a number or literal), which ends at whitespace, `,` or `]`.
@@ -45,6 +46,82 @@ struct ArrayFramer {
 
     init(maximumDepth: Int) {
         self.maximumDepth = maximumDepth
+        closers = .allocate(capacity: maximumDepth + 1)
+    }
+
+    /// Frees the bracket stack; call once, when framing is done.
+    func deallocate() {
+        closers.deallocate()
+    }
+
+    private enum ElementScan {
+        case continues, ended, tooDeep, mismatched
+    }
+
+    /// Scans inside an element from `index` until it ends (`index` then points past its last byte), a problem
+    /// (`index` at the offending byte), or the end of the bytes. The state lives in locals meanwhile: this loop
+    /// is the reader thread's whole cost on array files.
+    private mutating func scanElement(_ bytes: UnsafeMutablePointer<UInt8>, _ index: inout Int, _ count: Int) -> ElementScan {
+        var position = index
+        var depth = self.depth
+        var inString = self.inString
+        var escaped = self.escaped
+        defer {
+            index = position
+            self.depth = depth
+            self.inString = inString
+            self.escaped = escaped
+        }
+        while position < count {
+            // Inside a container, eight bytes at a time while no backslash complicates things.
+            if depth > 0 && !escaped {
+                switch wordScan(bytes, &position, count, &depth, &inString) {
+                case .continues: break
+                case let other: return other
+                }
+                guard position < count else { return .continues }
+            }
+            if inString {
+                if escaped {
+                    escaped = false
+                    position += 1
+                    continue
+                }
+                position = Self.nextQuoteOrBackslash(bytes, from: position, to: count)
+                guard position < count else { return .continues }
+                if bytes[position] == UInt8(ascii: "\\") {
+                    escaped = true
+                } else {
+                    inString = false
+                    if depth == 0 {
+                        position += 1
+                        return .ended
+                    }
+                }
+                position += 1
+                continue
+            }
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth < maximumDepth else { return .tooDeep }
+                closers[depth] = byte &+ 2  // `}` and `]` sit two code points after `{` and `[`
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard depth > 0, closers[depth - 1] == byte else { return .mismatched }
+                depth -= 1
+                if depth == 0 {
+                    position += 1
+                    return .ended
+                }
+            default:
+                break
+            }
+            position += 1
+        }
+        return .continues
     }
 
     /// Whether the outer array has been closed.
@@ -60,22 +137,6 @@ struct ArrayFramer {
             let byte = bytes[index]
             switch state {
             case .inElement:
-                if inString {
-                    // Most bytes of a record are string content: skip to the next quote or backslash.
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                        if closers.isEmpty {
-                            state = .afterElement
-                            lastElementEnd = offset + index + 1
-                        }
-                    }
-                    index += 1
-                    continue
-                }
                 if inBareScalar {
                     if Self.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") {
                         inBareScalar = false
@@ -90,27 +151,17 @@ struct ArrayFramer {
                     index += 1
                     continue
                 }
-                switch byte {
-                case UInt8(ascii: "\""):
-                    inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    guard closers.count < maximumDepth else {
-                        return (lastElementEnd, fail(offset + index, "nesting too deep", insideElement: true))
-                    }
-                    closers.append(byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    guard closers.last == byte else {
-                        return (lastElementEnd, fail(offset + index, "mismatched bracket", insideElement: true))
-                    }
-                    closers.removeLast()
-                    if closers.isEmpty {
-                        state = .afterElement
-                        lastElementEnd = offset + index + 1
-                    }
-                default:
+                switch scanElement(bytes, &index, count) {
+                case .continues:
                     break
+                case .ended:
+                    state = .afterElement
+                    lastElementEnd = offset + index
+                case .tooDeep:
+                    return (lastElementEnd, fail(offset + index, "nesting too deep", insideElement: true))
+                case .mismatched:
+                    return (lastElementEnd, fail(offset + index, "mismatched bracket", insideElement: true))
                 }
-                index += 1
             case .beforeArray:
                 if byte == UInt8(ascii: "[") {
                     bytes[index] = 0x20
@@ -176,6 +227,88 @@ struct ArrayFramer {
     private mutating func fail(_ offset: Int, _ message: String, insideElement: Bool) -> Problem {
         state = .failed
         return Problem(offset: offset, message: message, isInsideElement: insideElement)
+    }
+
+    /// Eight bytes at a time: exact masks of quotes and brackets; quote parity (a prefix xor across the word's
+    /// bytes) tells which bytes lie inside strings; only brackets outside strings touch the depth. Stops at the
+    /// first word holding a backslash (escapes go byte by byte), at the element's end, or at a problem.
+    @inline(__always)
+    private func wordScan(_ bytes: UnsafeMutablePointer<UInt8>, _ position: inout Int, _ count: Int, _ depth: inout Int, _ inString: inout Bool) -> ElementScan {
+        let raw = UnsafeRawPointer(bytes)
+        while position + 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            if Self.bytes(equalTo: 0x5C, in: word) != 0 { return .continues }
+            let quotes = Self.bytes(equalTo: 0x22, in: word)
+            let opens = Self.bytes(equalTo: 0x7B, in: word) | Self.bytes(equalTo: 0x5B, in: word)
+            let closes = Self.bytes(equalTo: 0x7D, in: word) | Self.bytes(equalTo: 0x5D, in: word)
+            if quotes | opens | closes == 0 {
+                position += 8
+                continue
+            }
+            // The high bit of byte i: the parity of the quotes in bytes 0...i.
+            var parity = quotes
+            parity ^= parity << 8
+            parity ^= parity << 16
+            parity ^= parity << 32
+            let insideString = (inString ? ~parity : parity) & Self.highBits
+            var brackets = (opens | closes) & ~insideString
+            while brackets != 0 {
+                let bit = brackets.trailingZeroBitCount
+                brackets &= brackets &- 1
+                let at = position + bit / 8
+                let byte = bytes[at]
+                if opens & (1 << UInt64(bit)) != 0 {
+                    guard depth < maximumDepth else { position = at; return .tooDeep }
+                    closers[depth] = byte &+ 2
+                    depth += 1
+                } else {
+                    guard depth > 0, closers[depth - 1] == byte else { position = at; return .mismatched }
+                    depth -= 1
+                    if depth == 0 {
+                        // A bracket outside strings closed the element: no string is open.
+                        inString = false
+                        position = at + 1
+                        return .ended
+                    }
+                }
+            }
+            if quotes.nonzeroBitCount & 1 == 1 { inString.toggle() }
+            position += 8
+        }
+        return .continues
+    }
+
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of each byte of `word` equal to `byte`, exactly (no borrow between bytes).
+    @inline(__always)
+    private static func bytes(equalTo byte: UInt8, in word: UInt64) -> UInt64 {
+        let x = word ^ (UInt64(byte) &* 0x0101_0101_0101_0101)
+        let low = (x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F
+        return ~(low | x | 0x7F7F_7F7F_7F7F_7F7F)
+    }
+
+    /// The index of the first `"` or `\\` in `bytes[from..<to]`, or `to`: eight bytes at a time, with the classic
+    /// test for a zero byte applied to the word xor-ed with each pattern (the lowest flagged byte is exact).
+    @inline(__always)
+    static func nextQuoteOrBackslash(_ bytes: UnsafeMutablePointer<UInt8>, from: Int, to: Int) -> Int {
+        var index = from
+        let raw = UnsafeRawPointer(bytes)
+        while index + 8 <= to {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let quotes = word ^ 0x2222_2222_2222_2222
+            let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let marks = ((quotes &- 0x0101_0101_0101_0101) & ~quotes | (backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
+                & 0x8080_8080_8080_8080
+            if marks != 0 { return index + marks.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        while index < to {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
+            index += 1
+        }
+        return to
     }
 
     @inline(__always) private static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -69,6 +69,7 @@ final class ChunkReader {
     /// or when cancelled; throws the read error that stopped it, after handing out the records before it.
     func run(emit: Emit) throws(SluiceError) {
         buffer.deallocate()
+        defer { framer.deallocate() }
         guard let reserved = reserve(2 * chunkSize) else { return }
         (buffer, capacity) = pool.take(capacity: chunkSize)
         reservation = reserved

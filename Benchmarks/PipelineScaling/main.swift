@@ -1,0 +1,169 @@
+// Throughput of the parallel pipeline against one thread, in one run, interleaved, on the reference mapping:
+//   - NDJSON read by one thread (the sequential engine), then by 2…N workers,
+//   - the same records as one top-level JSON array, N workers,
+//   - the same NDJSON compressed with zstd, N workers,
+// each checked against the others (a checksum over every record) before its time counts. With --rss-sizes it
+// also maps generated inputs of the given sizes (in MiB) in child processes with the default memory budget and
+// reports each one's peak resident memory.
+//
+// Usage: PipelineScaling [--megabytes N] [--repetitions N] [--workers N] [--chunk-size BYTES] [--rss-sizes 256,4096] [--keep]
+//                        [--only NAME-PREFIX]
+import Foundation
+import Sluice
+import SluiceFixtures
+
+struct Options {
+    var megabytes = 200
+    var repetitions = 5
+    var workers = ProcessInfo.processInfo.activeProcessorCount
+    var rssSizes: [Int] = []
+    var keep = false
+    var chunkSize = ReaderOptions().chunkSize
+    /// Run only the contenders whose name starts with this (for profilers); no checks or table.
+    var only: String?
+    /// Internal: map this file once and print the peak resident memory (a child process of --rss-sizes).
+    var rssRun: String?
+
+    init(arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--megabytes": megabytes = iterator.next().flatMap(Int.init) ?? megabytes
+            case "--repetitions": repetitions = iterator.next().flatMap(Int.init) ?? repetitions
+            case "--workers": workers = iterator.next().flatMap(Int.init) ?? workers
+            case "--rss-sizes": rssSizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            case "--rss-run": rssRun = iterator.next()
+            case "--keep": keep = true
+            case "--only": only = iterator.next()
+            case "--chunk-size": chunkSize = iterator.next().flatMap(Int.init) ?? chunkSize
+            default:
+                FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
+                exit(2)
+            }
+        }
+    }
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func peakResidentKilobytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss
+}
+
+/// Maps `path` with the reference mapping; returns a checksum over every record and the records mapped.
+func mapAll(_ path: String, workers: Int, chunkSize: Int = ReaderOptions().chunkSize) throws -> (sum: Int64, records: Int) {
+    let reader = try ColumnarReader(input: .file(path), schema: MappingSchema(fields: ReferenceMapping.fields),
+                                    options: ReaderOptions(workers: workers, chunkSize: chunkSize))
+    var sum: Int64 = 0
+    while let batch = try reader.next() {
+        guard let followers = batch.column(named: "followers"), let id = batch.column(named: "id") else { break }
+        for row in 0..<batch.count { sum &+= (followers.int64(row) ?? 0) &* 31 &+ (id.int64(row) ?? 0) }
+    }
+    let statistics = reader.statistics
+    guard statistics.recordsRejected == 0 else {
+        throw NSError(domain: "PipelineScaling", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(statistics.recordsRejected) records rejected in \(path)"])
+    }
+    return (sum, statistics.recordsMapped)
+}
+
+func fixture(_ megabytes: Int, _ layout: FixtureFile.Layout, _ compression: FixtureFile.Compression) throws -> String {
+    let path = NSTemporaryDirectory() + "sluice-pipeline-\(megabytes)MB-\(layout.rawValue)\(layout == .array ? ".json" : ".ndjson")\(compression.fileExtension)"
+    if !FileManager.default.fileExists(atPath: path) {
+        FileHandle.standardError.write(Data("generating \(path)…\n".utf8))
+        try FixtureFile(layout: layout, compression: compression).write(bytes: megabytes << 20, to: path)
+    }
+    return path
+}
+
+func run() throws {
+    let options = Options(arguments: CommandLine.arguments)
+    if let path = options.rssRun {
+        let outcome = try mapAll(path, workers: options.workers)
+        print("\(peakResidentKilobytes()) \(outcome.records)")
+        return
+    }
+    let ndjson = try fixture(options.megabytes, .ndjson, .none)
+    let array = try fixture(options.megabytes, .array, .none)
+    let zstd = try fixture(options.megabytes, .ndjson, .zstd)
+    let size = (try FileManager.default.attributesOfItem(atPath: ndjson)[.size] as? Int) ?? 0
+    let workers = max(options.workers, 2)
+
+    var contenders: [(name: String, path: String, workers: Int)] = [("NDJSON, 1 thread (sequential)", ndjson, 1)]
+    for count in 2...workers { contenders.append(("NDJSON, \(count) workers", ndjson, count)) }
+    contenders.append(("JSON array, \(workers) workers", array, workers))
+    contenders.append(("NDJSON .zst, \(workers) workers", zstd, workers))
+
+    var timings: [String: [Double]] = [:]
+    var checksums: [String: Int64] = [:]
+    var records = 0
+    if let only = options.only { contenders = contenders.filter { $0.name.hasPrefix(only) } }
+    for _ in 0..<options.repetitions {
+        for contender in contenders {
+            var outcome = (sum: Int64(0), records: 0)
+            timings[contender.name, default: []].append(try seconds { outcome = try mapAll(contender.path, workers: contender.workers, chunkSize: options.chunkSize) })
+            checksums[contender.name] = outcome.sum
+            records = outcome.records
+        }
+    }
+    if options.only != nil { return }
+    guard Set(checksums.values).count == 1 else {
+        throw NSError(domain: "PipelineScaling", code: 1, userInfo: [NSLocalizedDescriptionKey: "checksums differ: \(checksums)"])
+    }
+    let megabytes = Double(size) / 1e6
+    let single = median(timings[contenders[0].name] ?? [1])
+    let widest = median(timings["NDJSON, \(workers) workers"] ?? [1])
+    print("input: \(size) bytes of NDJSON (the array holds the same records), \(records) records; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print("repetitions: \(options.repetitions), interleaved; median (min–max)")
+    print("")
+    print("| contender | MB/s | records/s | vs 1 thread | vs NDJSON, \(workers) workers |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for contender in contenders {
+        let values = timings[contender.name] ?? []
+        let time = median(values)
+        let spread = "\(String(format: "%.0f", megabytes / (values.max() ?? time)))–\(String(format: "%.0f", megabytes / (values.min() ?? time)))"
+        print("| \(contender.name) | \(String(format: "%.0f", megabytes / time)) (\(spread)) | \(String(format: "%.0f", Double(records) / time)) | \(String(format: "%.2f", single / time))× | \(String(format: "%.0f", widest / time * 100)) % |")
+    }
+    if !options.keep {
+        for path in [ndjson, array, zstd] { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    if !options.rssSizes.isEmpty {
+        print("")
+        print("| input | records | peak RSS (default budget, \(workers) workers) |")
+        print("| ---: | ---: | ---: |")
+        for megabytes in options.rssSizes {
+            let path = try fixture(megabytes, .ndjson, .none)
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            child.arguments = ["--rss-run", path, "--workers", String(workers)]
+            let pipe = Pipe()
+            child.standardOutput = pipe
+            try child.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            child.waitUntilExit()
+            let parts = output.split(separator: " ")
+            let kilobytes = parts.first.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+            let count = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespacesAndNewlines) : "?"
+            print("| \(megabytes) MiB | \(count) | \(String(format: "%.1f", Double(kilobytes) / 1024)) MiB |")
+            if !options.keep { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }
+}
+
+do {
+    try run()
+} catch {
+    FileHandle.standardError.write(Data("PipelineScaling: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,148 @@
+import CZlib
+import CZstd
+import Foundation
+
+/// Writes generated tweet records to a file of about a requested size, as NDJSON or as one JSON array, plain or
+/// compressed (gzip, zstd), streaming: nothing the size of the file is held in memory.
+public struct FixtureFile {
+    /// How the records are laid out.
+    public enum Layout: String, Sendable, CaseIterable {
+        case ndjson
+        case array
+    }
+
+    /// How the bytes are stored.
+    public enum Compression: String, Sendable, CaseIterable {
+        case none
+        case gzip
+        case zstd
+
+        /// The file name extension, with its dot, or nothing.
+        public var fileExtension: String {
+            switch self {
+            case .none: return ""
+            case .gzip: return ".gz"
+            case .zstd: return ".zst"
+            }
+        }
+    }
+
+    public var layout: Layout
+    public var compression: Compression
+    public var seed: UInt64
+
+    public init(layout: Layout = .ndjson, compression: Compression = .none, seed: UInt64 = 42) {
+        self.layout = layout
+        self.compression = compression
+        self.seed = seed
+    }
+
+    /// Writes records until about `bytes` uncompressed bytes, to `path`; returns the number of records.
+    @discardableResult
+    public func write(bytes: Int, to path: String) throws -> Int {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        defer { try? handle.close() }
+        let sink = try CompressingSink(compression: compression) { try handle.write(contentsOf: $0) }
+        var generator = TweetGenerator(seed: seed)
+        var pending = [UInt8]()
+        pending.reserveCapacity(1 << 20)
+        if layout == .array { pending += Array("[\n".utf8) }
+        var first = true
+        let records = try generator.writeNDJSON(bytes: bytes) { line in
+            if layout == .array {
+                if !first { pending += Array(",\n".utf8) }
+                pending += line.utf8.dropLast()
+            } else {
+                pending += line.utf8
+            }
+            first = false
+            if pending.count >= 1 << 20 {
+                try sink.write(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        if layout == .array { pending += Array("\n]\n".utf8) }
+        try sink.write(pending)
+        try sink.finish()
+        return records
+    }
+}
+
+/// Compresses what it is given into `output`, one member or frame for the whole stream.
+final class CompressingSink {
+    private let compression: FixtureFile.Compression
+    private let output: (Data) throws -> Void
+    private var zlib = z_stream()
+    private var zstd: OpaquePointer?
+    private var buffer = [UInt8](repeating: 0, count: 1 << 20)
+
+    init(compression: FixtureFile.Compression, output: @escaping (Data) throws -> Void) throws {
+        self.compression = compression
+        self.output = output
+        switch compression {
+        case .none: break
+        case .gzip:
+            // 15 + 16: the largest window, with a gzip header.
+            guard czlib_deflate_init(&zlib, 6, 15 + 16) == Z_OK else { throw CocoaError(.fileWriteUnknown) }
+        case .zstd:
+            zstd = ZSTD_createCCtx()
+            guard let zstd else { throw CocoaError(.fileWriteUnknown) }
+            ZSTD_CCtx_setParameter(zstd, ZSTD_c_compressionLevel, 3)
+            ZSTD_CCtx_setParameter(zstd, ZSTD_c_checksumFlag, 1)
+        }
+    }
+
+    deinit {
+        if compression == .gzip { deflateEnd(&zlib) }
+        if let zstd { ZSTD_freeCCtx(zstd) }
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        try push(bytes, finishing: false)
+    }
+
+    func finish() throws {
+        try push([], finishing: true)
+    }
+
+    private func push(_ bytes: [UInt8], finishing: Bool) throws {
+        switch compression {
+        case .none:
+            if !bytes.isEmpty { try output(Data(bytes)) }
+        case .gzip:
+            var input = bytes
+            try input.withUnsafeMutableBufferPointer { inputBuffer in
+                zlib.next_in = inputBuffer.baseAddress
+                zlib.avail_in = UInt32(inputBuffer.count)
+                while true {
+                    let (status, produced) = buffer.withUnsafeMutableBufferPointer { out -> (Int32, Int) in
+                        zlib.next_out = out.baseAddress
+                        zlib.avail_out = UInt32(out.count)
+                        let status = deflate(&zlib, finishing ? Z_FINISH : Z_NO_FLUSH)
+                        return (status, out.count - Int(zlib.avail_out))
+                    }
+                    if produced > 0 { try output(Data(buffer[..<produced])) }
+                    if status == Z_STREAM_END || (!finishing && zlib.avail_in == 0 && produced < buffer.count) { break }
+                    guard status == Z_OK || status == Z_BUF_ERROR else { throw CocoaError(.fileWriteUnknown) }
+                }
+            }
+        case .zstd:
+            guard let zstd else { return }
+            try bytes.withUnsafeBytes { inputBytes in
+                var input = ZSTD_inBuffer(src: inputBytes.baseAddress, size: inputBytes.count, pos: 0)
+                while true {
+                    let (remaining, produced) = buffer.withUnsafeMutableBytes { out -> (Int, Int) in
+                        var outBuffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                        let remaining = ZSTD_compressStream2(zstd, &outBuffer, &input, finishing ? ZSTD_e_end : ZSTD_e_continue)
+                        return (remaining, outBuffer.pos)
+                    }
+                    guard ZSTD_isError(remaining) == 0 else { throw CocoaError(.fileWriteUnknown) }
+                    if produced > 0 { try output(Data(buffer[..<produced])) }
+                    if finishing ? remaining == 0 : input.pos == input.size { break }
+                }
+            }
+        }
+    }
+}
