@@ -133,7 +133,10 @@ final class MappingEngine: BatchSource {
                 end(with: error)
             }
         }
-        let lineFeeds = shape == .ndjson ? lineNumber - 1 : NewlineCounter.count(in: UnsafeBufferPointer(start: bytes, count: count))
+        // The machine counted lines up to the last record's start; only the rest of the chunk is left to count.
+        pointMachineAtBuffer()
+        machine.pointee.countLines(upTo: offset + count)
+        let lineFeeds = shape == .ndjson ? lineNumber - 1 : machine.pointee.linesCounted
         return ChunkOutcome(batches: produced, statistics: statistics, lineFeeds: lineFeeds, error: pendingError)
     }
 

@@ -707,6 +707,9 @@ struct RecordStateMachine {
         lineCountedTo = offset
     }
 
+    /// Line feeds counted so far (up to the last record's start, or where ``countLines(upTo:)`` was asked).
+    var linesCounted: Int { line - 1 }
+
     /// Where the record in progress starts, as far as the bytes read tell (streams only).
     var recordInProgressStart: Int {
         var start = boundary

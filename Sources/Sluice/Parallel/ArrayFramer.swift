@@ -237,11 +237,14 @@ struct ArrayFramer {
         let raw = UnsafeRawPointer(bytes)
         while position + 8 <= count {
             let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-            if Self.bytes(equalTo: 0x5C, in: word) != 0 { return .continues }
-            let quotes = Self.bytes(equalTo: 0x22, in: word)
-            let opens = Self.bytes(equalTo: 0x7B, in: word) | Self.bytes(equalTo: 0x5B, in: word)
-            let closes = Self.bytes(equalTo: 0x7D, in: word) | Self.bytes(equalTo: 0x5D, in: word)
-            if quotes | opens | closes == 0 {
+            // A backslash: take the bytes before it now, then the escape.
+            let backslashes = Self.bytes(equalTo: 0x5C, in: word)
+            let length = backslashes == 0 ? 8 : backslashes.trailingZeroBitCount / 8
+            let kept: UInt64 = length == 8 ? ~0 : (1 << UInt64(length * 8)) &- 1
+            let quotes = Self.bytes(equalTo: 0x22, in: word) & kept
+            let opens = (Self.bytes(equalTo: 0x7B, in: word) | Self.bytes(equalTo: 0x5B, in: word)) & kept
+            let closes = (Self.bytes(equalTo: 0x7D, in: word) | Self.bytes(equalTo: 0x5D, in: word)) & kept
+            if quotes | opens | closes == 0 && length == 8 {
                 position += 8
                 continue
             }
@@ -273,7 +276,15 @@ struct ArrayFramer {
                 }
             }
             if quotes.nonzeroBitCount & 1 == 1 { inString.toggle() }
-            position += 8
+            guard length < 8 else {
+                position += 8
+                continue
+            }
+            position += length
+            // An escape inside a string covers the backslash and the byte after it; anything else (a backslash
+            // outside a string, an escape cut by the end of the bytes) goes byte by byte.
+            guard inString, position + 2 <= count else { return .continues }
+            position += 2
         }
         return .continues
     }
