@@ -20,11 +20,13 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
+        // The array framer's 64-byte block scan, in C for the SSE2 byte masks Swift has no portable form of.
+        .target(name: "CStructuralScan"),
         // The engine is one module on purpose: tokenizer callbacks, the state machine, conversion and
         // column writes call each other per value, and whole-module optimisation inlines across them.
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", "CZlib", "CZstd", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CYajl", "CZlib", "CZstd", "CStructuralScan", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "SluiceFixtures",

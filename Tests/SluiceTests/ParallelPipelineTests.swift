@@ -80,22 +80,7 @@ import SluiceFixtures
     /// Elements whose strings hold brackets, quotes, commas and escapes at every position relative to the framer's
     /// eight-byte words: the framer must find exactly the boundaries the parser finds.
     @Test func randomElementsWithTrickyStrings() throws {
-        var random = SplitMix(seed: 1234)
-        let pieces = ["{", "}", "[", "]", "\\\"", "\\\\", ",", ":", "x", "é", "東", " ", "\\n", "\\u005B"]
-        func string() -> String {
-            "\"" + (0..<random.below(20)).map { _ in pieces[random.below(pieces.count)] }.joined() + "\""
-        }
-        func value(_ depth: Int) -> String {
-            switch depth > 3 ? random.below(3) : random.below(6) {
-            case 0: return string()
-            case 1: return String(random.below(100_000))
-            case 2: return ["true", "false", "null"][random.below(3)]
-            case 3: return "[" + (0..<random.below(4)).map { _ in value(depth + 1) }.joined(separator: ",") + "]"
-            default: return "{" + (0..<random.below(5)).map { _ in string() + ":" + value(depth + 1) }.joined(separator: ", ") + "}"
-            }
-        }
-        let elements = (0..<300).map { _ in "{\"id\":\(random.below(1000)),\"v\":" + value(0) + "}" }
-        let text = "[" + elements.joined(separator: random.below(2) == 0 ? "," : " ,\n ") + "]"
+        let text = trickyArray(seed: 1234, elements: 300)
         let fields = [field("id", .int64), field("v", .json, optional: true)]
         let reference = try Self.expectSameAsSequential(.bytes(Array(text.utf8)), fields: fields, chunkSizes: [1, 13, 333, 4096])
         #expect(reference.rows.count == 300)
@@ -349,6 +334,26 @@ import SluiceFixtures
         let gz = try temporaryFile(Compressor.gzip(Array("{\"a\":1}\n".utf8)), name: "one.gz")
         #expect(throws: SluiceError.self) { try ColumnarReader(input: .file(gz.path), schema: schema, options: ReaderOptions(byteRange: 0..<3)) }
     }
+}
+
+/// A top-level array whose elements' strings hold brackets, quotes, commas and escapes in every arrangement.
+func trickyArray(seed: UInt64, elements count: Int) -> String {
+    var random = SplitMix(seed: seed)
+    let pieces = ["{", "}", "[", "]", "\\\"", "\\\\", ",", ":", "x", "é", "東", " ", "\\n", "\\u005B"]
+    func string() -> String {
+        "\"" + (0..<random.below(20)).map { _ in pieces[random.below(pieces.count)] }.joined() + "\""
+    }
+    func value(_ depth: Int) -> String {
+        switch depth > 3 ? random.below(3) : random.below(6) {
+        case 0: return string()
+        case 1: return String(random.below(100_000))
+        case 2: return ["true", "false", "null"][random.below(3)]
+        case 3: return "[" + (0..<random.below(4)).map { _ in value(depth + 1) }.joined(separator: ",") + "]"
+        default: return "{" + (0..<random.below(5)).map { _ in string() + ":" + value(depth + 1) }.joined(separator: ", ") + "}"
+        }
+    }
+    let elements = (0..<count).map { _ in "{\"id\":\(random.below(1000)),\"v\":" + value(0) + "}" }
+    return "[" + elements.joined(separator: random.below(2) == 0 ? "," : " ,\n ") + "]"
 }
 
 /// A small seeded generator for split points.

@@ -1,3 +1,5 @@
+import CStructuralScan
+
 /// Finds the element boundaries of a top-level JSON array without parsing it, so that the parallel pipeline can
 /// cut array files into chunks as it cuts NDJSON at line feeds.
 ///
@@ -73,7 +75,23 @@ struct ArrayFramer {
             self.escaped = escaped
         }
         while position < count {
-            // Inside a container, eight bytes at a time while no backslash complicates things.
+            // Inside a container: 64 bytes at a time, then eight.
+            if depth > 0 && count - position >= 64 {
+                var blockState = sluice_scan_state(depth: depth, in_string: inString ? 1 : 0, escaped: escaped ? 1 : 0)
+                var blockPosition = position
+                let outcome = sluice_scan_element(bytes, count, &blockPosition, &blockState, closers, maximumDepth)
+                position = blockPosition
+                depth = blockState.depth
+                inString = blockState.in_string != 0
+                escaped = blockState.escaped != 0
+                switch Int(outcome) {
+                case Int(SLUICE_SCAN_ENDED): return .ended
+                case Int(SLUICE_SCAN_TOO_DEEP): return .tooDeep
+                case Int(SLUICE_SCAN_MISMATCHED): return .mismatched
+                default: break
+                }
+                guard position < count else { return .continues }
+            }
             if depth > 0 && !escaped {
                 switch wordScan(bytes, &position, count, &depth, &inString) {
                 case .continues: break
