@@ -38,7 +38,7 @@ struct MapCommand: ParsableCommand {
     var workers = ProcessInfoCores.count
 
     @Option(name: .customLong("chunk-size"), help: "Bytes per chunk handed to a worker.")
-    var chunkSize = 4 << 20
+    var chunkSize = 512 << 10
 
     @Option(name: .customLong("memory-budget"), help: "The most bytes of input and batches held at once, in MiB.")
     var memoryBudget = 128

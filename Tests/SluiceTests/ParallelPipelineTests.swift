@@ -306,6 +306,48 @@ import SluiceFixtures
         #expect(weakPipeline == nil)
     }
 
+    @Test(arguments: [1, 3])
+    func asyncBatchesMatchTheSynchronousOnes(_ workers: Int) async throws {
+        var generator = TweetGenerator(seed: 17)
+        let bytes = Array((1...700).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
+        let schema = try MappingSchema(fields: ReferenceMapping.fields)
+        let options = ReaderOptions(batchCapacity: 50, rejectionPolicy: .collect, workers: workers, chunkSize: 30_000)
+        let expected = try transcript(of: .bytes(bytes), fields: ReferenceMapping.fields, options: options).rows
+        let reader = try ColumnarReader(input: .bytes(bytes), schema: schema, options: options)
+        var rows: [String] = []
+        for try await batch in reader.batches {
+            for row in 0..<batch.count { rows.append(render(batch, row: row)) }
+        }
+        #expect(rows == expected)
+
+        let typed = try TypedReader(input: .bytes(bytes), mapping: ReferenceMapping.typed(), options: options)
+        var models = 0
+        for try await batch in typed.batches { models += batch.models.count }
+        #expect(models == 700)
+    }
+
+    @Test func cancellingTheTaskStopsTheReader() async throws {
+        var generator = TweetGenerator(seed: 19)
+        let bytes = Array((1...20_000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
+        let reader = try ColumnarReader(input: .bytes(bytes), schema: MappingSchema(fields: ReferenceMapping.fields),
+                                        options: ReaderOptions(batchCapacity: 100, workers: 2, chunkSize: 64 << 10))
+        let batches = reader.batches
+        let task = Task {
+            var seen = 0
+            for try await batch in batches {
+                seen += batch.count
+                if seen >= 500 { try await Task.sleep(for: .seconds(30)) }
+            }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        // The sleep throws on cancellation; what matters is that the run ends now, long before the input does.
+        let outcome = await task.result
+        if case .success(let seen) = outcome { #expect(seen < 20_000) }
+        #expect(reader.statistics.recordsRead < 20_000)
+    }
+
     /// A consumer slower than the workers holds the pipeline to its budget: the reader waits.
     @Test func aSlowConsumerKeepsTheBudget() throws {
         var generator = TweetGenerator(seed: 6)

@@ -41,6 +41,12 @@ public final class ColumnarReader {
 
     deinit { engine.cancel() }
 
+    /// Stops reading: the parallel pipeline's threads stop and its memory is released; ``next()`` then returns
+    /// `nil`. Safe to call from any thread.
+    public func cancelReading() {
+        engine.cancel()
+    }
+
     /// Counts so far; final once ``next()`` has returned `nil` or thrown.
     public var statistics: ReadStatistics { engine.statistics }
 

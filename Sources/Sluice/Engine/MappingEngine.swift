@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,6 +23,7 @@ final class MappingEngine: BatchSource {
     private var lentBatch: ColumnarBatch?
     private var hasEnded = false
     private var pendingError: SluiceError?
+    private let isCancelled = Atomic<Bool>(false)
     /// Whether this engine maps the parallel pipeline's chunks.
     private var isMappingChunks = false
     /// A read that failed while the first bytes were peeked at.
@@ -163,7 +165,10 @@ final class MappingEngine: BatchSource {
         )
     }
 
-    func cancel() {}
+    /// Makes the next call to ``nextBatch()`` end the run; safe from any thread.
+    func cancel() {
+        isCancelled.store(true, ordering: .relaxed)
+    }
 
     /// Counts a committed record as rejected after all (the consumer's own checks refused it).
     func countRejectedAfterCommit() {
@@ -176,6 +181,7 @@ final class MappingEngine: BatchSource {
             batches.recycle(lentBatch)
             self.lentBatch = nil
         }
+        if isCancelled.load(ordering: .relaxed) { return nil }
         while true {
             if let batch = batches.takeReady() {
                 lentBatch = batch

@@ -26,6 +26,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var isCancelled = false
     private var budgetInUse = 0
     private var peakBudget = 0
+    /// Chunks read and not yet consumed, and the most allowed: enough to keep every worker busy while the
+    /// consumer works through earlier results. More would only hold memory (each chunk's batches too).
+    private var chunksInFlight = 0
+    private let maximumChunksInFlight: Int
     private var runningThreads = 0
     private var workerUnmappedKeys: [String: Int] = [:]
     private var runningWorkers = 0
@@ -66,6 +70,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let chunkSize = max(min(options.chunkSize, options.memoryBudget / (2 * (2 * workers + 1))), 1)
         runningThreads = workers + 1
         runningWorkers = workers
+        maximumChunksInFlight = 3 * workers + 2
 
         // Workers map array chunks as concatenated values (the framer blanked the array's punctuation), and the
         // array's own level no longer counts towards the depth limit.
@@ -109,6 +114,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
                 guard !isCancelled else {
                     pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 0)
                     budgetInUse -= chunk.reservation
+                    chunksInFlight -= 1
                     return false
                 }
                 pendingChunks.append(chunk)
@@ -132,11 +138,13 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private func reserve(_ bytes: Int) -> Int? {
         condition.lock()
         defer { condition.unlock() }
-        while !isCancelled && budgetInUse > 0 && budgetInUse + bytes > options.memoryBudget {
+        while !isCancelled && budgetInUse > 0
+                && (budgetInUse + bytes > options.memoryBudget || chunksInFlight >= maximumChunksInFlight) {
             condition.wait()
         }
         guard !isCancelled else { return nil }
         budgetInUse += bytes
+        chunksInFlight += 1
         peakBudget = max(peakBudget, budgetInUse)
         return bytes
     }
@@ -185,6 +193,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             let chunk = pendingChunks[index]
             pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 0)
             budgetInUse -= chunk.reservation
+            chunksInFlight -= 1
         }
         pendingChunks.removeAll()
         pendingStart = 0
@@ -269,6 +278,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         totals.bytesRead += result.chunk.count
         condition.lock()
         budgetInUse -= result.chunk.reservation
+        chunksInFlight -= 1
         condition.broadcast()
         condition.unlock()
         if var error = result.outcome.error {

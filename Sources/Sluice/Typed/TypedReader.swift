@@ -95,6 +95,12 @@ public final class TypedReader<Model> {
 
     deinit { engine.cancel() }
 
+    /// Stops reading: the parallel pipeline's threads stop and its memory is released; ``next()`` then returns
+    /// `nil`. Safe to call from any thread.
+    public func cancelReading() {
+        engine.cancel()
+    }
+
     /// Turns rows refused while their models were made into rejections, like any other.
     private func takeOut(_ refused: [Int: [Rejection.Failure]], of batch: ColumnarBatch) {
         for row in refused.keys.sorted() {
