@@ -248,6 +248,33 @@ import SluiceFixtures
         }
     }
 
+    /// A file cut or extended while it is read ends the run with an error naming it, never a silent short result.
+    @Test(arguments: [(1, true), (2, true), (1, false), (2, false)])
+    func aFileThatChangesSizeWhileReadIsAnError(_ workers: Int, cut: Bool) throws {
+        var generator = TweetGenerator(seed: 23)
+        let bytes = Array((1...12_000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
+        let url = try temporaryFile(bytes, name: "changing.ndjson")
+        let reader = try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields),
+                                        options: ReaderOptions(readBufferSize: 64 << 10, batchCapacity: 100, workers: workers, chunkSize: 64 << 10, memoryBudget: 1 << 20))
+        _ = try reader.next()
+        let handle = try FileHandle(forWritingTo: url)
+        if cut {
+            try handle.truncate(atOffset: UInt64(bytes.count / 2))
+        } else {
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("\n{\"id\":1}".utf8))
+        }
+        try handle.close()
+        var failure: SluiceError?
+        do {
+            while try reader.next() != nil {}
+        } catch {
+            failure = error
+        }
+        #expect(failure?.description.contains("\(url.path): read error") == true, "\(failure.map { "\($0)" } ?? "no error")")
+        #expect(failure?.description.contains("the file changed size while being read") == true)
+    }
+
     // MARK: - Typed door, progress, cancellation, budget
 
     @Test func typedReaderInParallelMatchesSequential() throws {

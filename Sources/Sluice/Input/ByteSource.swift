@@ -62,6 +62,12 @@ final class FileSource: ByteSource {
             let count = systemRead(descriptor, base, buffer.count)
             if count >= 0 {
                 offset += count
+                // A regular file must end where it ended when opened: a shorter file was cut while being read,
+                // a longer one is still being written. Either way the records read would not be the file's.
+                if let size, (count == 0 && offset < size) || offset > size {
+                    throw .io(source: name, byteOffset: min(offset, size),
+                              message: "the file changed size while being read (\(size) bytes when opened, \(count == 0 ? "it ended at \(offset)" : "more now"))")
+                }
                 return count
             }
             if errno == EINTR { continue }
