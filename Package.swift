@@ -32,9 +32,14 @@ let package = Package(
             name: "SluiceFixtures",
             dependencies: ["Sluice", "CZlib", "CZstd"]
         ),
+        // `sluice bench`: the contenders, the runner and the reports (a library, so that tests can run it small).
+        .target(
+            name: "SluiceBench",
+            dependencies: ["Sluice", "SluiceFixtures"]
+        ),
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sluice", "SluiceBench", "SluiceFixtures", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks/ holds benchmark programs; they are targets here (not a separate package) so that they build
         // from any checkout directory name, and nothing in the library depends on them.
@@ -50,7 +55,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceFixtures", "CZlib", "CZstd"]
+            dependencies: ["Sluice", "SluiceFixtures", "SluiceBench", "CZlib", "CZstd"]
         ),
     ]
 )

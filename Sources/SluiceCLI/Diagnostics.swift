@@ -5,8 +5,8 @@ import Glibc
 
 enum Diagnostics {
     /// Writes one line to standard error (the C global `stderr` is not concurrency-safe in Swift 6).
-    static func printError(_ line: String) {
-        var text = line + "\n"
+    static func printError(_ line: String, terminator: String = "\n") {
+        var text = line + terminator
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {

@@ -37,9 +37,16 @@ public struct FixtureFile {
         self.seed = seed
     }
 
-    /// Writes records until about `bytes` uncompressed bytes, to `path`; returns the number of records.
+    /// What a write produced.
+    public struct Written: Sendable {
+        public var records: Int
+        /// Bytes of JSON before compression.
+        public var bytes: Int
+    }
+
+    /// Writes records until about `bytes` uncompressed bytes, to `path`.
     @discardableResult
-    public func write(bytes: Int, to path: String) throws -> Int {
+    public func write(bytes: Int, to path: String) throws -> Written {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
@@ -50,6 +57,7 @@ public struct FixtureFile {
         pending.reserveCapacity(1 << 20)
         if layout == .array { pending += Array("[\n".utf8) }
         var first = true
+        var written = 0
         let records = try generator.writeNDJSON(bytes: bytes) { line in
             if layout == .array {
                 if !first { pending += Array(",\n".utf8) }
@@ -59,14 +67,16 @@ public struct FixtureFile {
             }
             first = false
             if pending.count >= 1 << 20 {
+                written += pending.count
                 try sink.write(pending)
                 pending.removeAll(keepingCapacity: true)
             }
         }
         if layout == .array { pending += Array("\n]\n".utf8) }
+        written += pending.count
         try sink.write(pending)
         try sink.finish()
-        return records
+        return Written(records: records, bytes: written)
     }
 }
 

@@ -1,0 +1,126 @@
+import Foundation
+import Sluice
+import SluiceFixtures
+
+/// Runs contenders over one input, interleaved, repetition after repetition, and checks that every mapping
+/// contender produced the same checksum before any time counts.
+public struct BenchRunner {
+    public var input: BenchInput
+    public var contenders: [Contender]
+    public var repetitions: Int
+    /// Measures one contender's peak memory on its own (a child process), or `nil` when that is not possible.
+    public var measurePeakMemory: ((Contender) -> Int?)?
+    /// Told about progress (which contender, which repetition), for a status line.
+    public var onProgress: ((String) -> Void)?
+
+    public init(input: BenchInput, contenders: [Contender], repetitions: Int) {
+        self.input = input
+        self.contenders = contenders
+        self.repetitions = repetitions
+    }
+
+    public func run() throws -> BenchResult {
+        var samples: [String: [Sample]] = [:]
+        var checksums: [String: Checksum] = [:]
+        for repetition in 1...max(repetitions, 1) {
+            for contender in contenders {
+                onProgress?("\(contender.name) (\(repetition)/\(repetitions))")
+                let cpuBefore = Self.cpuSeconds()
+                let start = DispatchTime.now().uptimeNanoseconds
+                let outcome: RunOutcome
+                do {
+                    outcome = try contender(input)
+                } catch {
+                    throw BenchError("\(contender.name) failed: \(error)")
+                }
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                let cpu = outcome.cpuSeconds ?? (Self.cpuSeconds() - cpuBefore)
+                samples[contender.key, default: []].append(Sample(seconds: outcome.seconds ?? elapsed, cpuSeconds: cpu, peakResidentBytes: outcome.peakResidentBytes))
+                if let checksum = outcome.checksum {
+                    if let previous = checksums[contender.key], previous != checksum {
+                        throw BenchError("\(contender.name) gave a different checksum on repetition \(repetition)")
+                    }
+                    checksums[contender.key] = checksum
+                }
+            }
+        }
+        let distinct = Set(checksums.values)
+        guard distinct.count <= 1 else {
+            let listing = checksums.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.value) over \($0.value.records) records" }
+            throw BenchError("the contenders disagree about the records:\n  " + listing.joined(separator: "\n  "))
+        }
+        let records = distinct.first?.records ?? 0
+        let rows = contenders.map { contender -> BenchResult.Row in
+            let runs = samples[contender.key] ?? []
+            var peak = runs.compactMap(\.peakResidentBytes).max()
+            if peak == nil, let measurePeakMemory {
+                onProgress?("\(contender.name): peak memory")
+                peak = measurePeakMemory(contender)
+            }
+            return BenchResult.Row(
+                name: contender.name, key: contender.key, family: contender.family, threads: contender.threads,
+                seconds: runs.map(\.seconds), cpuSeconds: runs.map(\.cpuSeconds), peakResidentBytes: peak)
+        }
+        return BenchResult(machine: MachineInfo.current(), bytes: input.bytes, records: records, layout: input.layout.rawValue,
+                           compression: input.compression.rawValue, repetitions: repetitions, rows: rows)
+    }
+
+    struct Sample {
+        var seconds: Double
+        var cpuSeconds: Double
+        var peakResidentBytes: Int?
+    }
+
+    /// User plus system CPU seconds of this process, every thread.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// This process's peak resident memory, in bytes: `VmHWM` from `/proc/self/status` on Linux. Not
+    /// `getrusage`, whose `ru_maxrss` survives `execve`: a child started by a bigger parent reports the parent's
+    /// size at the fork.
+    public static func peakResidentBytes() -> Int {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kilobytes = Int(line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") {
+            return kilobytes * 1024
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+}
+
+/// The machine a run was measured on.
+public struct MachineInfo: Codable, Sendable {
+    public var cores: Int
+    public var cpu: String
+    public var os: String
+    public var swift: String
+    public var memoryBytes: UInt64
+
+    public static func current() -> MachineInfo {
+        let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
+        let release = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
+        let os = release.split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") }
+            .map { String($0.dropFirst("PRETTY_NAME=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } ?? ProcessInfo.processInfo.operatingSystemVersionString
+        return MachineInfo(cores: ProcessInfo.processInfo.activeProcessorCount, cpu: model, os: os, swift: swiftVersion, memoryBytes: ProcessInfo.processInfo.physicalMemory)
+    }
+
+    /// The compiler this program was built with.
+    static var swiftVersion: String {
+        #if compiler(>=6.4)
+        return "6.4 or later"
+        #elseif compiler(>=6.3)
+        return "6.3"
+        #elseif compiler(>=6.2)
+        return "6.2"
+        #else
+        return "6.1"
+        #endif
+    }
+}

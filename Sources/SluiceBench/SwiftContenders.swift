@@ -1,0 +1,132 @@
+import Foundation
+import Sluice
+
+/// The contenders that run in this process.
+public enum SwiftContenders {
+    public static let ceiling = Contender(name: "yajl, empty callbacks (ceiling)", key: "yajl-ceiling", family: .ceiling, threads: 1) { input in
+        _ = try TokenizerBaseline.tokenize(.file(input.path))
+        return RunOutcome(checksum: nil)
+    }
+
+    public static func columnar(workers: Int) -> Contender {
+        Contender(name: "Sluice columnar, \(workers) worker\(workers == 1 ? "" : "s")", key: "sluice-columnar-\(workers)", family: .sluice, threads: workers) { input in
+            let schema = try input.schema ?? MappingSchema(fields: BenchMapping.fields)
+            let reader = try ColumnarReader(input: .file(input.path), schema: schema, options: ReaderOptions(workers: workers))
+            var checksum = Checksum()
+            if input.schema != nil {
+                // The user's own mapping: count what was mapped.
+                while let batch = try reader.next() { for _ in 0..<batch.count { checksum.add(id: 0, followers: 0, retweets: 0, createdSeconds: 0, userCreatedMilliseconds: 0, textBytes: 0, verified: false, firstHashtagBytes: 0) } }
+                return RunOutcome(checksum: checksum)
+            }
+            while let batch = try reader.next() {
+                guard let id = batch.column(named: "id"), let followers = batch.column(named: "followers"),
+                      let retweets = batch.column(named: "retweets"), let created = batch.column(named: "created_at"),
+                      let userCreated = batch.column(named: "user_created"), let text = batch.column(named: "text"),
+                      let verified = batch.column(named: "verified"), let hashtag = batch.column(named: "first_hashtag") else {
+                    throw BenchError("the bench mapping lost a column")
+                }
+                for row in 0..<batch.count {
+                    checksum.add(
+                        id: id.int64(row) ?? 0, followers: followers.int64(row) ?? 0, retweets: retweets.int64(row) ?? 0,
+                        createdSeconds: (created.dateNanoseconds(row) ?? 0) / 1_000_000_000,
+                        userCreatedMilliseconds: (userCreated.dateNanoseconds(row) ?? 0) / 1_000_000,
+                        textBytes: text.withUTF8(row) { $0?.count ?? 0 }, verified: verified.bool(row) ?? false,
+                        firstHashtagBytes: hashtag.withUTF8(row) { $0?.count })
+                }
+            }
+            return RunOutcome(checksum: checksum)
+        }
+    }
+
+    public static func typed(workers: Int) -> Contender {
+        Contender(name: "Sluice typed, \(workers) worker\(workers == 1 ? "" : "s")", key: "sluice-typed-\(workers)", family: .sluice, threads: workers) { input in
+            let reader = try TypedReader(input: .file(input.path), mapping: BenchMapping.typed(), options: ReaderOptions(workers: workers))
+            var checksum = Checksum()
+            while let batch = try reader.next() {
+                for tweet in batch.models {
+                    checksum.add(
+                        id: tweet.id, followers: tweet.followers, retweets: tweet.retweets,
+                        createdSeconds: Int64(tweet.createdAt.timeIntervalSince1970.rounded(.down)),
+                        userCreatedMilliseconds: Int64((tweet.userCreated.timeIntervalSince1970 * 1000).rounded()),
+                        textBytes: tweet.text.utf8.count, verified: tweet.isVerified, firstHashtagBytes: tweet.firstHashtag?.utf8.count)
+                }
+            }
+            return RunOutcome(checksum: checksum)
+        }
+    }
+
+    /// `JSONDecoder` line by line into `Decodable` structs, `created_at` parsed by hand (the fast way to use it).
+    public static let decoder = Contender(name: "JSONDecoder, dates by hand", key: "jsondecoder", family: .foundation, threads: 1) { input in
+        let decoder = JSONDecoder()
+        var checksum = Checksum()
+        try LineReader.forEachLine(of: input.path) { line in
+            let tweet = try decoder.decode(DecodableTweet.self, from: line)
+            guard let created = TwitterDate.seconds(tweet.created_at) else { throw BenchError("JSONDecoder: bad date \(tweet.created_at)") }
+            checksum.add(
+                id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count, createdSeconds: created,
+                userCreatedMilliseconds: tweet.user.created_ms, textBytes: tweet.text.utf8.count, verified: tweet.user.verified,
+                firstHashtagBytes: tweet.entities.hashtags.first?.text.utf8.count)
+        }
+        return RunOutcome(checksum: checksum)
+    }
+
+    /// `JSONDecoder` the usual way: `created_at` as a `Date` through a `DateFormatter`.
+    public static let decoderWithFormatter = Contender(name: "JSONDecoder, DateFormatter", key: "jsondecoder-dateformatter", family: .foundation, threads: 1) { input in
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "EEE MMM dd HH:mm:ss Z yyyy"
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .formatted(formatter)
+        var checksum = Checksum()
+        try LineReader.forEachLine(of: input.path) { line in
+            let tweet = try decoder.decode(DecodableTweetWithDate.self, from: line)
+            checksum.add(
+                id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count,
+                createdSeconds: Int64(tweet.created_at.timeIntervalSince1970.rounded(.down)),
+                userCreatedMilliseconds: tweet.user.created_ms, textBytes: tweet.text.utf8.count, verified: tweet.user.verified,
+                firstHashtagBytes: tweet.entities.hashtags.first?.text.utf8.count)
+        }
+        return RunOutcome(checksum: checksum)
+    }
+
+    /// `JSONSerialization` into `[String: Any]`, then fields picked out by hand: what the Objective-C mappers did.
+    public static let serialization = Contender(name: "JSONSerialization + hand mapping", key: "jsonserialization", family: .foundation, threads: 1) { input in
+        var checksum = Checksum()
+        try LineReader.forEachLine(of: input.path) { line in
+            guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any],
+                  let user = object["user"] as? [String: Any],
+                  let createdText = object["created_at"] as? String, let created = TwitterDate.seconds(createdText) else {
+                throw BenchError("JSONSerialization: a record without its fields")
+            }
+            let entities = object["entities"] as? [String: Any]
+            let hashtags = entities?["hashtags"] as? [[String: Any]]
+            checksum.add(
+                id: (object["id"] as? NSNumber)?.int64Value ?? 0, followers: (user["followers_count"] as? NSNumber)?.int64Value ?? 0,
+                retweets: (object["retweet_count"] as? NSNumber)?.int64Value ?? 0, createdSeconds: created,
+                userCreatedMilliseconds: (user["created_ms"] as? NSNumber)?.int64Value ?? 0,
+                textBytes: (object["text"] as? String)?.utf8.count ?? 0, verified: (user["verified"] as? Bool) ?? false,
+                firstHashtagBytes: (hashtags?.first?["text"] as? String)?.utf8.count)
+        }
+        return RunOutcome(checksum: checksum)
+    }
+}
+
+/// NDJSON lines as `Data`, read in 1 MiB pieces (what the Foundation contenders decode one by one).
+enum LineReader {
+    static func forEachLine(of path: String, _ body: (Data) throws -> Void) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw BenchError("cannot open \(path)") }
+        defer { try? handle.close() }
+        var pending = Data()
+        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+            pending.append(piece)
+            var start = pending.startIndex
+            while let lineFeed = pending[start...].firstIndex(of: 0x0A) {
+                if lineFeed > start { try body(pending[start..<lineFeed]) }
+                start = lineFeed + 1
+            }
+            pending = Data(pending[start...])
+        }
+        if !pending.isEmpty { try body(pending) }
+    }
+}
