@@ -30,6 +30,17 @@ import Testing
         #expect(FileManager.default.isExecutableFile(atPath: Self.executable.path), "\(Self.executable.path)")
     }
 
+    @Test func benchRunsAndWritesItsReports() throws {
+        let html = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bench-\(UUID().uuidString).html")
+        let outcome = try run(["bench", "--megabytes", "1", "--repetitions", "1", "--workers", "1,2", "--no-foreign",
+                               "--only", "yajl,sluice,jsondecoder", "--json", "-", "--html", html.path])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("| Sluice columnar, 2 workers | "))
+        #expect(outcome.standardOutput.contains("\"key\" : \"sluice-typed-1\""))
+        #expect(outcome.standardOutput.contains("JSONDecoder, DateFormatter"))
+        #expect(try String(contentsOf: html, encoding: .utf8).contains("<svg"))
+    }
+
     @Test func mapsTheBundledExample() throws {
         let outcome = try run(["map", "--mapping", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson"])
         #expect(outcome.status == 0)
