@@ -46,6 +46,9 @@ struct MapCommand: ParsableCommand {
     @Option(name: .customLong("byte-range"), help: "Only the records that start in START..<END of the file (NDJSON), e.g. 0:1048576.")
     var byteRange: ByteRangeArgument?
 
+    @Option(name: .customLong("records-at"), help: "The key path of the records inside a wrapper document (an array, or an object whose members are the records; their keys are $key). Overrides the mapping file's 'records'.")
+    var recordsAt: String?
+
     @Flag(help: "Do not print the summary line on standard error.")
     var quiet = false
 
@@ -56,7 +59,12 @@ struct MapCommand: ParsableCommand {
     var inputs: [String] = []
 
     func run() throws {
-        let schema = try MappingSchema(contentsOfFile: mapping)
+        var schema = try MappingSchema(contentsOfFile: mapping)
+        if let recordsAt {
+            var mappingOptions = schema.options
+            mappingOptions.recordsPath = recordsAt
+            schema = try MappingSchema(fields: schema.fields, options: mappingOptions)
+        }
         let output = FileOutput.standardOutput()
         let writer = NDJSONWriter(fields: schema.fields, output: output)
         let rejectOutput = try rejects.map { path throws(SluiceError) in try FileOutput(path: path) }

@@ -65,5 +65,22 @@ enum JSONText {
         append(UInt8(ascii: "\""))
     }
 
+    /// Appends JSON text without the whitespace between its tokens (strings kept as they are), so that a
+    /// pretty-printed object captured by a json field stays on one NDJSON line.
+    static func appendCompact(_ bytes: UnsafeBufferPointer<UInt8>, _ append: (UInt8) -> Void) {
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+            } else if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                continue
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            }
+            append(byte)
+        }
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

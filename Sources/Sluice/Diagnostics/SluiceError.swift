@@ -12,6 +12,9 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible {
     case io(source: String, byteOffset: Int, message: String)
     /// The reader was configured with values it cannot work with.
     case invalidOptions(String)
+    /// The records path leads nowhere in this input, or to a value that holds no records; records delivered
+    /// before it was noticed stand.
+    case recordsPath(source: String, message: String)
 
     public var description: String {
         switch self {
@@ -26,6 +29,8 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible {
             return "\(source): read error at byte \(byteOffset): \(message)"
         case .invalidOptions(let message):
             return "invalid options: \(message)"
+        case .recordsPath(let source, let message):
+            return "\(source): \(message)"
         }
     }
 }

@@ -24,6 +24,8 @@ final class MappingEngine: BatchSource {
     private var hasEnded = false
     private var pendingError: SluiceError?
     private let isCancelled = Atomic<Bool>(false)
+    /// Turns a wrapper document into an array of its records as bytes are read (with a records path).
+    private var recordsFilter: RecordsPathFilter?
     /// Whether this engine maps the parallel pipeline's chunks.
     private var isMappingChunks = false
     /// A read that failed while the first bytes were peeked at.
@@ -62,11 +64,20 @@ final class MappingEngine: BatchSource {
         }
         var start = 0
         if input.count >= 3 && input.storage[0] == 0xEF && input.storage[1] == 0xBB && input.storage[2] == 0xBF { start = 3 }
-        let shape = options.shape == .automatic
+        var filter = plan.recordsPath.map { RecordsPathFilter(path: $0, maximumDepth: options.maximumDepth) }
+        if filter != nil {
+            // A wrapper document: what the filter leaves is a top-level array of the records.
+            filter?.filter(input.storage + start, count: input.count - start, at: start)
+        }
+        let shape = filter != nil ? .array : options.shape == .automatic
             ? ShapeDetector.detect(UnsafeBufferPointer(start: input.storage + start, count: input.count - start))
             : options.shape
         self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
         self.peekError = peekError
+        if let filter {
+            recordsFilter = filter
+            machine.pointee.recordKeys = filter.keys
+        }
     }
 
     /// An engine for the parallel pipeline's workers: it maps chunks lent to ``mapChunk(_:count:at:)``, one
@@ -148,6 +159,7 @@ final class MappingEngine: BatchSource {
     }
 
     deinit {
+        recordsFilter?.deallocate()
         machine.pointee.deallocate()
         machine.deinitialize(count: 1)
         machine.deallocate()
@@ -214,7 +226,11 @@ final class MappingEngine: BatchSource {
             self.peekError = nil
             throw peekError
         }
+        let before = input.endOffset
         try input.fill(from: &source, readSize: options.readBufferSize)
+        if recordsFilter != nil && input.endOffset > before {
+            recordsFilter?.filter(input.pointer(at: before), count: input.endOffset - before, at: before)
+        }
     }
 
     private func pointMachineAtBuffer() {
@@ -366,6 +382,11 @@ final class MappingEngine: BatchSource {
 
     private func finishStream() {
         pointMachineAtBuffer()
+        if let failure = recordsFilter?.finish() {
+            // The records path led nowhere: whatever yajl would say about the blanked document is beside the point.
+            end(with: RecordsPathFilter.error(failure, source: source.name))
+            return
+        }
         if shape == .document && machine.pointee.ordinal == 0 && machine.pointee.recordInProgressStart >= input.endOffset {
             failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
             return

@@ -86,6 +86,9 @@ struct RecordStateMachine {
     private var lineCountedTo = 0
     private var line = 1
 
+    /// The keys of the records of an object at the records path, in record order.
+    var recordKeys: RecordKeys?
+
     // MARK: Counters and the outcome
     private(set) var ordinal = 0
     private(set) var mappedCount = 0
@@ -277,7 +280,17 @@ struct RecordStateMachine {
         }
         inRecord = true
         serial &+= 1
+        if plan.keyNode >= 0 { writeRecordKey() }
         return 0
+    }
+
+    /// `$key` fields: the record's key in the object of records (nothing for the elements of an array).
+    @inline(never)
+    private mutating func writeRecordKey() {
+        guard let key = recordKeys?.take(), !key.isEmpty else { return }
+        key.withUnsafeBufferPointer { buffer in
+            writeScalar(node: plan.keyNode, .string, buffer.baseAddress, buffer.count, false)
+        }
     }
 
     private mutating func scalar(_ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) -> Bool {

@@ -38,6 +38,10 @@ final class CompiledPlan: @unchecked Sendable {
     let validatorTable: UnsafeMutablePointer<CompiledValidator>
     /// Whether a key no field reads rejects its record.
     let rejectsUnmappedKeys: Bool
+    /// Where the records sit inside a wrapper document, if they do (set once, by the compiler).
+    var recordsPath: FieldPath?
+    /// The node of the `$key` fields (the member key of each record of an object at the records path), or -1.
+    var keyNode: Int32 = -1
     /// Per node: the key path as rejections print it. Read only when a record fails.
     let displayPaths: [String]
     let nodeCount: Int

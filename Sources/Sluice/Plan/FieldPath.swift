@@ -17,6 +17,10 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses key-path text.
     /// - Throws: A message naming what is wrong: an empty segment, a dangling or unknown escape.
+    init(segments: [Segment]) {
+        self.segments = segments
+    }
+
     public init(parsing text: String) throws(FieldPathSyntaxError) {
         var body = Substring(text)
         if body == "$" {

@@ -14,12 +14,17 @@ public struct MappingOptions: Sendable, Hashable {
     public var ignoredPaths: [String]
     /// How fields without a path name their key: by default the key is the field's name as it is.
     public var naming: NamingConvention?
+    /// Where the records sit when the input is one wrapper document: the key path of the array whose elements
+    /// are the records (`statuses`), or of the object whose member values are (`events`; each member's key is then
+    /// the field source `$key`). Everything else in the document is skipped as it streams past.
+    public var recordsPath: String?
 
-    /// Options; the defaults ignore unmapped keys and take keys as named.
-    public init(unmappedKeys: UnmappedKeys = .ignore, ignoredPaths: [String] = [], naming: NamingConvention? = nil) {
+    /// Options; the defaults ignore unmapped keys, take keys as named, and read top-level records.
+    public init(unmappedKeys: UnmappedKeys = .ignore, ignoredPaths: [String] = [], naming: NamingConvention? = nil, recordsPath: String? = nil) {
         self.unmappedKeys = unmappedKeys
         self.ignoredPaths = ignoredPaths
         self.naming = naming
+        self.recordsPath = recordsPath
     }
 }
 

@@ -20,6 +20,14 @@ enum PlanCompiler {
             if !seenNames.insert(field.name).inserted {
                 problems.append(MappingProblem(field: field.name, message: "the name is used by more than one field"))
             }
+            if field.resolvedPath(naming: nil) == RecordKeyField.path {
+                // Not a key of the record: the key the record has in the object at the records path.
+                if options.recordsPath == nil {
+                    problems.append(MappingProblem(field: field.name, message: "reads $key, which needs a records path (the key of each record in an object of records)"))
+                }
+                parsedPaths.append(FieldPath(segments: [RecordKeyField.segment]))
+                continue
+            }
             do {
                 parsedPaths.append(try FieldPath(parsing: field.resolvedPath(naming: nil)))
             } catch {
@@ -57,8 +65,27 @@ enum PlanCompiler {
         var reported: Set<Int> = []
         root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
 
+        var recordsPath: FieldPath?
+        if let path = options.recordsPath {
+            do {
+                recordsPath = try FieldPath(parsing: path)
+                if recordsPath?.segments.isEmpty == true {
+                    problems.append(MappingProblem(field: nil, message: "records path '\(path)': name the key path of the records, not the whole document"))
+                }
+            } catch {
+                problems.append(MappingProblem(field: nil, message: "records path '\(path)': \(error.message)"))
+            }
+        }
+
         guard problems.isEmpty else { throw .invalidMapping(problems) }
-        return root.flatten(fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: options.unmappedKeys == .reject)
+        let plan = root.flatten(fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: options.unmappedKeys == .reject)
+        plan.recordsPath = recordsPath
+        let keyBytes = RecordKeyField.segment.key
+        let entry = keyBytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { plan.lookupFull(node: plan.nodes[0], key: $0, buffer.count) } ?? -1
+        }
+        if entry >= 0 { plan.keyNode = plan.keyEntries[Int(entry)].node }
+        return plan
     }
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.
@@ -128,7 +155,8 @@ private final class TrieBuilderNode {
     private func keyChild(_ key: [UInt8]) -> TrieBuilderNode {
         if let existing = keyChildren.first(where: { $0.key == key }) { return existing.node }
         let name = FieldPath.escaped(key: String(decoding: key, as: UTF8.self))
-        let child = TrieBuilderNode(displayPath: displayPath + "." + name, depth: depth + 1)
+        let isRecordKey = depth == 1 && key == RecordKeyField.segment.key
+        let child = TrieBuilderNode(displayPath: isRecordKey ? RecordKeyField.path : displayPath + "." + name, depth: depth + 1)
         keyChildren.append((key, child))
         return child
     }
@@ -219,4 +247,11 @@ private final class TrieBuilderNode {
             maxDepth: order.map(\.depth).max() ?? 1
         )
     }
+}
+
+/// `$key`: a field fed with the key of each record in an object of records. It sits in the trie under a key no
+/// JSON text can hold (a 0xFF byte is never valid UTF-8, which yajl checks), so no input key reaches it.
+enum RecordKeyField {
+    static let path = "$key"
+    static let segment = FieldPath.Segment(key: [0xFF] + Array("key".utf8), index: nil)
 }

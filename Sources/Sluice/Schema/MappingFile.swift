@@ -6,7 +6,7 @@ import Yams
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
 enum MappingFile {
     static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate"]
-    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming"]
+    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records"]
 
     static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> (fields: [FieldSpec], options: MappingOptions) {
         let root: Node?
@@ -135,6 +135,13 @@ enum MappingFile {
                 options.ignoredPaths = paths
             } else {
                 problems.append(MappingProblem(field: nil, message: "\(where_(ignore, source)): 'ignore' must be a list of key paths"))
+            }
+        }
+        if let records = top["records"] {
+            if let path = records.scalar?.string, !path.isEmpty {
+                options.recordsPath = path
+            } else {
+                problems.append(MappingProblem(field: nil, message: "\(where_(records, source)): 'records' must be the key path of the records (e.g. statuses)"))
             }
         }
         guard problems.isEmpty else { throw .invalidMapping(problems) }

@@ -45,7 +45,8 @@ public struct NDJSONWriter {
         case .bytes:
             try output.write("\"" + Base64.encode(column.textBytes(row)) + "\"")
         case .json:
-            try output.write(column.textBytes(row))
+            // Input text may be pretty-printed; a line feed inside would split the NDJSON record.
+            JSONText.appendCompact(column.textBytes(row)) { output.write(byte: $0) }
         }
     }
 }

@@ -1,0 +1,417 @@
+import CStructuralScan
+
+/// Keys of the records of an object found at the records path (`{"events": {"138586341": {...}}}`), in record
+/// order: the filter adds them as it meets them, the state machine takes one per record for `$key` fields.
+final class RecordKeys: @unchecked Sendable {
+    private var keys: [[UInt8]] = []
+    private var next = 0
+
+    func append(_ key: [UInt8]) { keys.append(key) }
+
+    /// The next record's key (empty when the records are array elements).
+    func take() -> [UInt8] {
+        guard next < keys.count else { return [] }
+        defer {
+            next += 1
+            if next > 4096 && next * 2 > keys.count {
+                keys.removeFirst(next)
+                next = 0
+            }
+        }
+        return keys[next]
+    }
+
+    /// Every key not taken yet, in order; the queue is left empty.
+    func takeAll() -> [[UInt8]] {
+        defer { keys.removeAll(keepingCapacity: true); next = 0 }
+        return Array(keys[next...])
+    }
+
+    var pending: Int { keys.count - next }
+}
+
+/// Turns a wrapper document into a top-level array of its records, in place, as the bytes stream past: everything
+/// outside the container at the records path becomes spaces (line feeds stay, so lines still count), an object
+/// container's `{` and `}` become `[` and `]` and its member keys and colons spaces (the keys go to
+/// ``RecordKeys``). Downstream, the array reader and the parallel array framer read the result as they read any
+/// top-level array; every record keeps its byte offsets. Nothing but the records is ever held.
+struct RecordsPathFilter {
+    enum Failure: Equatable {
+        /// The document ended without the path: the path, the deepest part of it found, and the keys found there.
+        case notFound(path: String, foundAt: String, keys: [String])
+        /// The path leads to a value that cannot hold records, or through one that cannot hold the rest of the path.
+        case wrongShape(path: String, found: String, offset: Int)
+    }
+
+    private let segments: [FieldPath.Segment]
+    private let displayPath: String
+    let keys = RecordKeys()
+    private(set) var failure: Failure?
+
+    private enum Mode { case wrapper, recordsArray, recordsObject, after }
+    private var mode = Mode.wrapper
+
+    // The wrapper: the containers along the path (each an object or array, matched to segments[0..<count]).
+    private struct Level {
+        var isArray: Bool
+        var nextIndex = 0
+        /// Objects: the key being read, or the last one read.
+        var key: [UInt8] = []
+        var expectsKey = true
+        var readingKey = false
+        var keyEscaped = false
+        /// The next value belongs to the path.
+        var valueIsNext = false
+    }
+    private var levels: [Level] = []
+    private var startedDocument = false
+    /// Keys seen in the deepest level along the path, for the message when the path is not found.
+    private var keysAtDeepest: [String] = []
+    private var deepestMatched = 0
+
+    // Skipping a value off the path (in the wrapper), or a record's value (in the records container).
+    private var skipDepth = 0
+    private var skipInString = false
+    private var skipEscaped = false
+    /// A scalar off the path (outside a string), which ends at a delimiter.
+    private var skipScalar = false
+
+    // The records container.
+    private let closers: UnsafeMutablePointer<UInt8>
+    private let maximumDepth: Int
+    private var recordKey: [UInt8] = []
+    private var readingRecordKey = false
+    private var recordKeyEscaped = false
+    private var expectingRecordKey = true
+
+    init(path: FieldPath, maximumDepth: Int) {
+        segments = path.segments
+        displayPath = path.description
+        self.maximumDepth = maximumDepth
+        closers = .allocate(capacity: maximumDepth + 2)
+    }
+
+    func deallocate() { closers.deallocate() }
+
+    @inline(__always) private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// Filters `count` bytes at `bytes` (absolute `offset` of the first) in place.
+    mutating func filter(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int) {
+        var index = 0
+        while index < count {
+            switch mode {
+            case .wrapper:
+                index = wrapper(bytes, index, count, offset)
+            case .recordsArray, .recordsObject:
+                index = records(bytes, index, count)
+            case .after:
+                while index < count {
+                    if !Self.isWhitespace(bytes[index]) { bytes[index] = 0x20 }
+                    index += 1
+                }
+            }
+        }
+    }
+
+    /// The problem as a run's error.
+    static func error(_ failure: Failure, source: String) -> SluiceError {
+        switch failure {
+        case .notFound(let path, let foundAt, let keys):
+            let place = foundAt == "$" ? "the document" : foundAt
+            let listing = keys.isEmpty ? "no keys" : "the keys " + keys.map { "'\($0)'" }.joined(separator: ", ")
+            return .recordsPath(source: source, message: "records path \(path) not found: \(place) holds \(listing)")
+        case .wrongShape(let path, let found, let offset):
+            return .recordsPath(source: source, message: "records path \(path): expected an array or object of records, found \(found) at byte \(offset)")
+        }
+    }
+
+    /// At the end of the input: the problem, if the path was never reached.
+    mutating func finish() -> Failure? {
+        if failure == nil && mode == .wrapper {
+            let foundAt = FieldPath(segments: Array(segments.prefix(max(deepestMatched - 1, 0)))).description
+            failure = .notFound(path: displayPath, foundAt: foundAt, keys: keysAtDeepest)
+        }
+        return failure
+    }
+
+    // MARK: - The wrapper
+
+    private mutating func blank(_ bytes: UnsafeMutablePointer<UInt8>, _ index: Int) {
+        if !Self.isWhitespace(bytes[index]) { bytes[index] = 0x20 }
+    }
+
+    /// One step in the wrapper; returns the next index.
+    private mutating func wrapper(_ bytes: UnsafeMutablePointer<UInt8>, _ start: Int, _ count: Int, _ offset: Int) -> Int {
+        var index = start
+        if skipDepth > 0 || skipScalar || skipInString {
+            index = skipValue(bytes, index, count)
+            return index
+        }
+        let byte = bytes[index]
+        if Self.isWhitespace(byte) { return index + 1 }
+        guard !levels.isEmpty else {
+            // The document's own value.
+            if startedDocument {
+                blank(bytes, index)  // content after the document: not ours to judge
+                return index + 1
+            }
+            startedDocument = true
+            return beginValue(bytes, index, offset, onPath: true)
+        }
+        let level = levels.count - 1
+        if levels[level].isArray {
+            switch byte {
+            case UInt8(ascii: ","):
+                blank(bytes, index)
+                return index + 1
+            case UInt8(ascii: "]"):
+                blank(bytes, index)
+                levels.removeLast()
+                return index + 1
+            default:
+                let position = levels[level].nextIndex
+                levels[level].nextIndex += 1
+                return beginValue(bytes, index, offset, onPath: segments[level].index == position)
+            }
+        }
+        // An object along the path.
+        if levels[level].readingKey {
+            blank(bytes, index)
+            if levels[level].keyEscaped {
+                levels[level].keyEscaped = false
+                levels[level].key.append(byte)
+            } else if byte == UInt8(ascii: "\\") {
+                levels[level].keyEscaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                levels[level].readingKey = false
+                levels[level].expectsKey = false
+                levels[level].valueIsNext = levels[level].key == segments[level].key
+                if level + 1 > deepestMatched || (level + 1 == deepestMatched) {
+                    if keysAtDeepest.count < 20 { keysAtDeepest.append(String(decoding: levels[level].key, as: UTF8.self)) }
+                }
+            } else {
+                levels[level].key.append(byte)
+            }
+            return index + 1
+        }
+        switch byte {
+        case UInt8(ascii: "\"") where levels[level].expectsKey:
+            blank(bytes, index)
+            levels[level].readingKey = true
+            levels[level].key.removeAll(keepingCapacity: true)
+            return index + 1
+        case UInt8(ascii: ":"), UInt8(ascii: ","):
+            blank(bytes, index)
+            if byte == UInt8(ascii: ",") { levels[level].expectsKey = true }
+            return index + 1
+        case UInt8(ascii: "}"):
+            blank(bytes, index)
+            levels.removeLast()
+            return index + 1
+        default:
+            let onPath = levels[level].valueIsNext
+            levels[level].valueIsNext = false
+            return beginValue(bytes, index, offset, onPath: onPath)
+        }
+    }
+
+    /// A value starts at `index`: the records container, a container along the path, or something to skip.
+    private mutating func beginValue(_ bytes: UnsafeMutablePointer<UInt8>, _ index: Int, _ offset: Int, onPath: Bool) -> Int {
+        let byte = bytes[index]
+        let isContainer = byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")
+        guard onPath else {
+            return skipValue(bytes, index, -1)
+        }
+        let depth = levels.count
+        if depth == segments.count {
+            // The records container.
+            guard isContainer else {
+                fail(.wrongShape(path: displayPath, found: Self.describe(byte) + " where the records should be", offset: offset + index))
+                return index
+            }
+            if byte == UInt8(ascii: "{") {
+                bytes[index] = UInt8(ascii: "[")
+                mode = .recordsObject
+                expectingRecordKey = true
+            } else {
+                mode = .recordsArray
+            }
+            closers[0] = UInt8(ascii: "]")
+            return index + 1
+        }
+        guard isContainer else {
+            fail(.wrongShape(path: displayPath, found: Self.describe(byte) + " at " + FieldPath(segments: Array(segments.prefix(depth))).description, offset: offset + index))
+            return index
+        }
+        blank(bytes, index)
+        levels.append(Level(isArray: byte == UInt8(ascii: "[")))
+        if levels.count > deepestMatched {
+            deepestMatched = levels.count
+            keysAtDeepest.removeAll()
+        }
+        return index + 1
+    }
+
+    private mutating func fail(_ problem: Failure) {
+        failure = problem
+        mode = .after
+    }
+
+    private static func describe(_ byte: UInt8) -> String {
+        switch byte {
+        case UInt8(ascii: "\""): return "a string"
+        case UInt8(ascii: "{"): return "an object"
+        case UInt8(ascii: "["): return "an array"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a Boolean"
+        case UInt8(ascii: "n"): return "null"
+        default: return "a number"
+        }
+    }
+
+    /// Skips (blanking) a value off the path, from its first byte or from where the last call stopped. `count` of
+    /// -1 means: just start skipping at `index` and return.
+    private mutating func skipValue(_ bytes: UnsafeMutablePointer<UInt8>, _ start: Int, _ count: Int) -> Int {
+        var index = start
+        if count < 0 {
+            // Starting: note what kind of value, then come back with the real count.
+            let byte = bytes[index]
+            blank(bytes, index)
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["): skipDepth = 1
+            case UInt8(ascii: "\""): skipInString = true
+            default: skipScalar = true
+            }
+            return index + 1
+        }
+        while index < count {
+            let byte = bytes[index]
+            if skipInString {
+                blank(bytes, index)
+                if skipEscaped { skipEscaped = false } else if byte == UInt8(ascii: "\\") { skipEscaped = true } else if byte == UInt8(ascii: "\"") { skipInString = false }
+                index += 1
+                if !skipInString && skipDepth == 0 { return index }
+                continue
+            }
+            if skipScalar {
+                if Self.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
+                    skipScalar = false
+                    return index  // the delimiter belongs to the container
+                }
+                blank(bytes, index)
+                index += 1
+                continue
+            }
+            blank(bytes, index)
+            switch byte {
+            case UInt8(ascii: "\""): skipInString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): skipDepth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                skipDepth -= 1
+                if skipDepth == 0 { return index + 1 }
+            default: break
+            }
+            index += 1
+        }
+        return index
+    }
+
+    // MARK: - The records container
+
+    /// Inside the records container: records pass through; for an object container, keys and colons become
+    /// spaces (and are kept), the closing brace a bracket. Returns the next index.
+    private mutating func records(_ bytes: UnsafeMutablePointer<UInt8>, _ start: Int, _ count: Int) -> Int {
+        var index = start
+        // Inside a record (depth > 1 counting the container): the block scanner finds where it closes.
+        if skipDepth > 1 || skipInString || skipEscaped {
+            if skipDepth > 1 && count - index >= 64 {
+                // Depths relative to the record, so that the scanner stops where the record ends.
+                var state = sluice_scan_state(depth: skipDepth - 1, in_string: skipInString ? 1 : 0, escaped: skipEscaped ? 1 : 0)
+                var position = index
+                let outcome = sluice_scan_element(bytes, count, &position, &state, closers + 1, maximumDepth)
+                skipDepth = state.depth + 1
+                skipInString = state.in_string != 0
+                skipEscaped = state.escaped != 0
+                // A problem inside a record is the parser's to report: go on byte by byte past it.
+                if Int(outcome) == Int(SLUICE_SCAN_ENDED) || Int(outcome) == Int(SLUICE_SCAN_CONTINUES) || position >= count {
+                    return position
+                }
+                index = position
+            }
+            let byte = bytes[index]
+            if skipInString {
+                if skipEscaped { skipEscaped = false } else if byte == UInt8(ascii: "\\") { skipEscaped = true } else if byte == UInt8(ascii: "\"") { skipInString = false }
+            } else if byte == UInt8(ascii: "\"") {
+                skipInString = true
+            } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                if skipDepth <= maximumDepth { closers[skipDepth] = byte &+ 2 }
+                skipDepth += 1
+            } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                skipDepth -= 1
+            }
+            return index + 1
+        }
+        if skipDepth == 0 { skipDepth = 1 }  // the container itself
+        let byte = bytes[index]
+        if mode == .recordsObject {
+            if readingRecordKey {
+                bytes[index] = Self.isWhitespace(byte) ? byte : 0x20
+                if recordKeyEscaped {
+                    recordKeyEscaped = false
+                    recordKey.append(Self.unescaped(byte))
+                } else if byte == UInt8(ascii: "\\") {
+                    recordKeyEscaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    readingRecordKey = false
+                    expectingRecordKey = false
+                    keys.append(recordKey)
+                } else {
+                    recordKey.append(byte)
+                }
+                return index + 1
+            }
+            if byte == UInt8(ascii: "\"") && expectingRecordKey {
+                bytes[index] = 0x20
+                readingRecordKey = true
+                recordKey.removeAll(keepingCapacity: true)
+                return index + 1
+            }
+            if byte == UInt8(ascii: ":") {
+                bytes[index] = 0x20
+                return index + 1
+            }
+            if byte == UInt8(ascii: ",") {
+                expectingRecordKey = true
+                return index + 1
+            }
+            if byte == UInt8(ascii: "}") && skipDepth == 1 {
+                bytes[index] = UInt8(ascii: "]")
+                skipDepth = 0
+                mode = .after
+                return index + 1
+            }
+        } else if byte == UInt8(ascii: "]") && skipDepth == 1 {
+            skipDepth = 0
+            mode = .after
+            return index + 1
+        }
+        // A record's own bytes at the container's level: open containers go to the scanner above.
+        if byte == UInt8(ascii: "\"") {
+            skipInString = true
+        } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+            closers[1] = byte &+ 2
+            skipDepth = 2
+        }
+        return index + 1
+    }
+
+    private static func unescaped(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "n"): return 0x0A
+        case UInt8(ascii: "t"): return 0x09
+        case UInt8(ascii: "r"): return 0x0D
+        default: return byte  // \" \\ \/ stand for themselves; \u escapes are kept as written
+        }
+    }
+}
