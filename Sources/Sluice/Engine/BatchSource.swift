@@ -37,11 +37,14 @@ enum BatchSourceOpener {
             try source.skip(3)
             startOffset = 3
         }
-        if shape == .automatic {
+        if plan.recordsPath != nil {
+            // A wrapper document, which the reader turns into an array of its records.
+            shape = .array
+        } else if shape == .automatic {
             shape = options.byteRange != nil ? .ndjson
                 : peeked.withUnsafeBufferPointer { ShapeDetector.detect(UnsafeBufferPointer(rebasing: $0[(startOffset == 3 ? 3 : 0)...])) }
         }
-        if options.byteRange != nil && shape != .ndjson {
+        if options.byteRange != nil && (shape != .ndjson || plan.recordsPath != nil) {
             throw .invalidOptions("a byte range can split NDJSON only; this input is read as \(shape.rawValue)")
         }
         guard shape == .ndjson || shape == .array else {

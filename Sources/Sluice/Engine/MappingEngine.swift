@@ -120,7 +120,8 @@ final class MappingEngine: BatchSource {
 
     /// Maps a whole chunk of records in place: `count` bytes whose first byte sits at absolute `offset`.
     /// Ordinals and lines in the outcome count from the chunk's start (1 and 1).
-    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int) -> ChunkOutcome {
+    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, recordKeys: [[UInt8]] = []) -> ChunkOutcome {
+        machine.pointee.recordKeys = recordKeys.isEmpty ? nil : RecordKeys(recordKeys)
         input.borrow(bytes, count: count, at: offset)
         isMappingChunks = true
         lineStart = offset

@@ -21,10 +21,20 @@ final class RecordKeys: @unchecked Sendable {
         return keys[next]
     }
 
-    /// Every key not taken yet, in order; the queue is left empty.
-    func takeAll() -> [[UInt8]] {
-        defer { keys.removeAll(keepingCapacity: true); next = 0 }
-        return Array(keys[next...])
+    /// The next `count` keys (fewer if fewer are waiting).
+    func take(_ count: Int) -> [[UInt8]] {
+        let end = min(next + count, keys.count)
+        let taken = Array(keys[next..<end])
+        next = end
+        if next == keys.count {
+            keys.removeAll(keepingCapacity: true)
+            next = 0
+        }
+        return taken
+    }
+
+    init(_ keys: [[UInt8]] = []) {
+        self.keys = keys
     }
 
     var pending: Int { keys.count - next }

@@ -142,6 +142,9 @@ struct ArrayFramer {
         return .continues
     }
 
+    /// Elements whose end has been found so far.
+    private(set) var elementsEnded = 0
+
     /// Whether the outer array has been closed.
     var isComplete: Bool { state == .afterArray }
 
@@ -161,6 +164,7 @@ struct ArrayFramer {
                         state = .afterElement
                         // The terminator goes with the element: a worker's parser sees the number end.
                         lastElementEnd = offset + index + 1
+                        elementsEnded += 1
                         continue  // the same byte, now after the element
                     }
                     if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
@@ -175,6 +179,7 @@ struct ArrayFramer {
                 case .ended:
                     state = .afterElement
                     lastElementEnd = offset + index
+                    elementsEnded += 1
                 case .tooDeep:
                     return (lastElementEnd, fail(offset + index, "nesting too deep", insideElement: true))
                 case .mismatched:

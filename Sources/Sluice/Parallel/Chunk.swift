@@ -14,6 +14,8 @@ struct Chunk: @unchecked Sendable {
     let reservation: Int
     /// A problem the reader found after this chunk's records; the run ends with it.
     var failure: FramingFailure?
+    /// With a records path leading to an object: the keys of the chunk's records, in order.
+    var recordKeys: [[UInt8]] = []
 }
 
 /// A problem the reader found in the input's structure, reported as the rejection that ends the run.

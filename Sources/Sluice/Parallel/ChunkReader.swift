@@ -28,6 +28,9 @@ final class ChunkReader {
 
     private(set) var bytesRead = 0
     private var nextIndex = 0
+    /// With a records path: turns the wrapper into an array of the records as bytes arrive.
+    private var recordsFilter: RecordsPathFilter?
+    private var elementsHanded = 0
 
     // The buffer being filled: bytes [0, filled) sit at absolute offset `bufferOffset`.
     private var buffer: UnsafeMutablePointer<UInt8>
@@ -48,7 +51,8 @@ final class ChunkReader {
     ///     run was cancelled.
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
-        maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, reserve: @escaping (Int) -> Int?
+        maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPath: FieldPath? = nil,
+        reserve: @escaping (Int) -> Int?
     ) {
         self.source = source
         self.shape = shape
@@ -58,6 +62,7 @@ final class ChunkReader {
         self.reserve = reserve
         self.range = range
         framer = ArrayFramer(maximumDepth: maximumDepth)
+        recordsFilter = recordsPath.map { RecordsPathFilter(path: $0, maximumDepth: maximumDepth) }
         bufferOffset = startOffset
         isSkippingToFirstLine = range.map { $0.lowerBound > 0 } ?? false
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
@@ -69,7 +74,10 @@ final class ChunkReader {
     /// or when cancelled; throws the read error that stopped it, after handing out the records before it.
     func run(emit: Emit) throws(SluiceError) {
         buffer.deallocate()
-        defer { framer.deallocate() }
+        defer {
+            framer.deallocate()
+            recordsFilter?.deallocate()
+        }
         guard let reserved = reserve(2 * chunkSize) else { return }
         (buffer, capacity) = pool.take(capacity: chunkSize)
         reservation = reserved
@@ -90,7 +98,10 @@ final class ChunkReader {
             default:
                 guard frameLines(emit: emit) else { return }
             }
-            if isAtEnd && filled == 0 { return }
+            if isAtEnd && filled == 0 { break }
+        }
+        if let failure = recordsFilter?.finish() {
+            throw RecordsPathFilter.error(failure, source: source.name)
         }
     }
 
@@ -104,6 +115,7 @@ final class ChunkReader {
             if count == 0 {
                 isAtEnd = true
             } else {
+                recordsFilter?.filter(buffer + filled, count: count, at: bufferOffset + filled)
                 filled += count
                 bytesRead += count
             }
@@ -114,7 +126,13 @@ final class ChunkReader {
     private func readMore() throws(SluiceError) {
         if filled == capacity { grow(to: capacity * 2) }
         let count = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
-        if count == 0 { isAtEnd = true } else { filled += count; bytesRead += count }
+        if count == 0 {
+            isAtEnd = true
+        } else {
+            recordsFilter?.filter(buffer + filled, count: count, at: bufferOffset + filled)
+            filled += count
+            bytesRead += count
+        }
     }
 
     private func grow(to newCapacity: Int) {
@@ -135,8 +153,14 @@ final class ChunkReader {
 
     /// Hands bytes `[0, cut)` out as a chunk and carries the rest into a fresh buffer.
     private func hand(upTo cut: Int, failure: FramingFailure?, emit: Emit) -> Bool {
-        let chunk = Chunk(index: nextIndex, bytes: buffer, capacity: capacity, count: cut, offset: bufferOffset,
+        var chunk = Chunk(index: nextIndex, bytes: buffer, capacity: capacity, count: cut, offset: bufferOffset,
                           reservation: reservation, failure: failure)
+        if let keys = recordsFilter?.keys, keys.pending > 0 {
+            // The chunk's records are the elements ended since the last chunk; their keys come in the same order.
+            let count = framer.elementsEnded - elementsHanded
+            chunk.recordKeys = keys.take(count)
+        }
+        elementsHanded = framer.elementsEnded
         nextIndex += 1
         let carried = filled - cut
         // Reserve the next buffer before handing this one on, so the carried bytes have somewhere to go.

@@ -105,7 +105,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let reader = ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
-            reserve: { [self] bytes in reserve(bytes) })
+            recordsPath: plan.recordsPath, reserve: { [self] bytes in reserve(bytes) })
         var failure: SluiceError?
         do {
             try reader.run { [self] chunk in
@@ -173,7 +173,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
             condition.unlock()
 
-            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset)
+            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, recordKeys: chunk.recordKeys)
             pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * options.chunkSize)
 
             condition.lock()
