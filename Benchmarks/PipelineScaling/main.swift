@@ -2,6 +2,7 @@
 //   - NDJSON read by one thread (the sequential engine), then by 2…N workers,
 //   - the same records as one top-level JSON array, N workers,
 //   - the same NDJSON compressed with zstd, N workers,
+//   - the same records inside a wrapper object, {"traceEvents": [...]} (records path traceEvents), N workers,
 // each checked against the others (a checksum over every record) before its time counts. With --rss-sizes it
 // also maps generated inputs of the given sizes (in MiB) in child processes with the default memory budget and
 // reports each one's peak resident memory.
@@ -23,6 +24,7 @@ struct Options {
     var only: String?
     /// Internal: map this file once and print the peak resident memory (a child process of --rss-sizes).
     var rssRun: String?
+    var recordsPath: String?
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -33,6 +35,7 @@ struct Options {
             case "--workers": workers = iterator.next().flatMap(Int.init) ?? workers
             case "--rss-sizes": rssSizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--rss-run": rssRun = iterator.next()
+            case "--records-path": recordsPath = iterator.next()
             case "--keep": keep = true
             case "--only": only = iterator.next()
             case "--chunk-size": chunkSize = iterator.next().flatMap(Int.init) ?? chunkSize
@@ -69,9 +72,9 @@ func peakResidentKilobytes() -> Int {
 }
 
 /// Maps `path` with the reference mapping; returns a checksum over every record and the records mapped.
-func mapAll(_ path: String, workers: Int, chunkSize: Int = ReaderOptions().chunkSize) throws -> (sum: Int64, records: Int) {
-    let reader = try ColumnarReader(input: .file(path), schema: MappingSchema(fields: ReferenceMapping.fields),
-                                    options: ReaderOptions(workers: workers, chunkSize: chunkSize))
+func mapAll(_ path: String, workers: Int, chunkSize: Int = ReaderOptions().chunkSize, recordsPath: String? = nil) throws -> (sum: Int64, records: Int) {
+    let schema = try MappingSchema(fields: ReferenceMapping.fields, options: MappingOptions(recordsPath: recordsPath))
+    let reader = try ColumnarReader(input: .file(path), schema: schema, options: ReaderOptions(workers: workers, chunkSize: chunkSize))
     var sum: Int64 = 0
     while let batch = try reader.next() {
         guard let followers = batch.column(named: "followers"), let id = batch.column(named: "id") else { break }
@@ -85,7 +88,7 @@ func mapAll(_ path: String, workers: Int, chunkSize: Int = ReaderOptions().chunk
 }
 
 func fixture(_ megabytes: Int, _ layout: FixtureFile.Layout, _ compression: FixtureFile.Compression) throws -> String {
-    let path = NSTemporaryDirectory() + "sluice-pipeline-\(megabytes)MB-\(layout.rawValue)\(layout == .array ? ".json" : ".ndjson")\(compression.fileExtension)"
+    let path = NSTemporaryDirectory() + "sluice-pipeline-\(megabytes)MB-\(layout.rawValue)\(layout == .ndjson ? ".ndjson" : ".json")\(compression.fileExtension)"
     if !FileManager.default.fileExists(atPath: path) {
         FileHandle.standardError.write(Data("generating \(path)…\n".utf8))
         try FixtureFile(layout: layout, compression: compression).write(bytes: megabytes << 20, to: path)
@@ -96,20 +99,22 @@ func fixture(_ megabytes: Int, _ layout: FixtureFile.Layout, _ compression: Fixt
 func run() throws {
     let options = Options(arguments: CommandLine.arguments)
     if let path = options.rssRun {
-        let outcome = try mapAll(path, workers: options.workers)
+        let outcome = try mapAll(path, workers: options.workers, recordsPath: options.recordsPath)
         print("\(peakResidentKilobytes()) \(outcome.records)")
         return
     }
     let ndjson = try fixture(options.megabytes, .ndjson, .none)
     let array = try fixture(options.megabytes, .array, .none)
     let zstd = try fixture(options.megabytes, .ndjson, .zstd)
+    let wrapped = try fixture(options.megabytes, .wrapped, .none)
     let size = (try FileManager.default.attributesOfItem(atPath: ndjson)[.size] as? Int) ?? 0
     let workers = max(options.workers, 2)
 
-    var contenders: [(name: String, path: String, workers: Int)] = [("NDJSON, 1 thread (sequential)", ndjson, 1)]
-    for count in 2...workers { contenders.append(("NDJSON, \(count) workers", ndjson, count)) }
-    contenders.append(("JSON array, \(workers) workers", array, workers))
-    contenders.append(("NDJSON .zst, \(workers) workers", zstd, workers))
+    var contenders: [(name: String, path: String, workers: Int, recordsPath: String?)] = [("NDJSON, 1 thread (sequential)", ndjson, 1, nil)]
+    for count in 2...workers { contenders.append(("NDJSON, \(count) workers", ndjson, count, nil)) }
+    contenders.append(("JSON array, \(workers) workers", array, workers, nil))
+    contenders.append(("NDJSON .zst, \(workers) workers", zstd, workers, nil))
+    contenders.append(("{\"traceEvents\": [...]}, \(workers) workers", wrapped, workers, "traceEvents"))
 
     var timings: [String: [Double]] = [:]
     var checksums: [String: Int64] = [:]
@@ -118,7 +123,7 @@ func run() throws {
     for _ in 0..<options.repetitions {
         for contender in contenders {
             var outcome = (sum: Int64(0), records: 0)
-            timings[contender.name, default: []].append(try seconds { outcome = try mapAll(contender.path, workers: contender.workers, chunkSize: options.chunkSize) })
+            timings[contender.name, default: []].append(try seconds { outcome = try mapAll(contender.path, workers: contender.workers, chunkSize: options.chunkSize, recordsPath: contender.recordsPath) })
             checksums[contender.name] = outcome.sum
             records = outcome.records
         }
@@ -142,18 +147,19 @@ func run() throws {
         print("| \(contender.name) | \(String(format: "%.0f", megabytes / time)) (\(spread)) | \(String(format: "%.0f", Double(records) / time)) | \(String(format: "%.2f", single / time))× | \(String(format: "%.0f", widest / time * 100)) % |")
     }
     if !options.keep {
-        for path in [ndjson, array, zstd] { try? FileManager.default.removeItem(atPath: path) }
+        for path in [ndjson, array, zstd, wrapped] { try? FileManager.default.removeItem(atPath: path) }
     }
 
     if !options.rssSizes.isEmpty {
         print("")
-        print("| input | records | peak RSS (default budget, \(workers) workers) |")
-        print("| ---: | ---: | ---: |")
+        print("| input | layout | records | peak RSS (default budget, \(workers) workers) |")
+        print("| ---: | --- | ---: | ---: |")
         for megabytes in options.rssSizes {
-            let path = try fixture(megabytes, .ndjson, .none)
+          for layout in [FixtureFile.Layout.ndjson, .wrapped] {
+            let path = try fixture(megabytes, layout, .none)
             let child = Process()
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = ["--rss-run", path, "--workers", String(workers)]
+            child.arguments = ["--rss-run", path, "--workers", String(workers)] + (layout == .wrapped ? ["--records-path", "traceEvents"] : [])
             let pipe = Pipe()
             child.standardOutput = pipe
             try child.run()
@@ -162,8 +168,9 @@ func run() throws {
             let parts = output.split(separator: " ")
             let kilobytes = parts.first.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
             let count = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespacesAndNewlines) : "?"
-            print("| \(megabytes) MiB | \(count) | \(String(format: "%.1f", Double(kilobytes) / 1024)) MiB |")
+            print("| \(megabytes) MiB | \(layout == .ndjson ? "NDJSON" : "{\"traceEvents\": [...]}") | \(count) | \(String(format: "%.1f", Double(kilobytes) / 1024)) MiB |")
             if !options.keep { try? FileManager.default.removeItem(atPath: path) }
+          }
         }
     }
 }

@@ -9,6 +9,9 @@ public struct FixtureFile {
     public enum Layout: String, Sendable, CaseIterable {
         case ndjson
         case array
+        /// The array inside a wrapper object, the way profiler traces are written:
+        /// `{"traceEvents": [...], "displayTimeUnit": "ns", ...}` (records path `traceEvents`).
+        case wrapped
     }
 
     /// How the bytes are stored.
@@ -56,10 +59,11 @@ public struct FixtureFile {
         var pending = [UInt8]()
         pending.reserveCapacity(1 << 20)
         if layout == .array { pending += Array("[\n".utf8) }
+        if layout == .wrapped { pending += Array("{\"otherData\": {\"version\": \"sluice fixture\", \"seed\": \(seed)},\n\"traceEvents\": [\n".utf8) }
         var first = true
         var written = 0
         let records = try generator.writeNDJSON(bytes: bytes) { line in
-            if layout == .array {
+            if layout != .ndjson {
                 if !first { pending += Array(",\n".utf8) }
                 pending += line.utf8.dropLast()
             } else {
@@ -73,6 +77,7 @@ public struct FixtureFile {
             }
         }
         if layout == .array { pending += Array("\n]\n".utf8) }
+        if layout == .wrapped { pending += Array("\n],\n\"displayTimeUnit\": \"ns\"}\n".utf8) }
         written += pending.count
         try sink.write(pending)
         try sink.finish()
