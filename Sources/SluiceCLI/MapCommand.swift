@@ -59,12 +59,7 @@ struct MapCommand: ParsableCommand {
     var inputs: [String] = []
 
     func run() throws {
-        var schema = try MappingSchema(contentsOfFile: mapping)
-        if let recordsAt {
-            var mappingOptions = schema.options
-            mappingOptions.recordsPath = recordsAt
-            schema = try MappingSchema(fields: schema.fields, options: mappingOptions)
-        }
+        let schema = try MappingSchema(contentsOfFile: mapping, recordsPath: recordsAt)
         let output = FileOutput.standardOutput()
         let writer = NDJSONWriter(fields: schema.fields, output: output)
         let rejectOutput = try rejects.map { path throws(SluiceError) in try FileOutput(path: path) }

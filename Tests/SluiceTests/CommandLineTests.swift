@@ -41,6 +41,20 @@ import Testing
         #expect(try String(contentsOf: html, encoding: .utf8).contains("<svg"))
     }
 
+    @Test func readsRecordsInsideAWrapperDocument() throws {
+        let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-records-\(UUID().uuidString).yaml")
+        try "fields:\n  - {name: event, path: $key, type: int64}\n  - {name: name, type: string}\n".write(to: mapping, atomically: true, encoding: .utf8)
+        let catalog = sharedDirectory.appendingPathComponent("realdata/citm_catalog.json").path
+        let outcome = try run(["map", "-m", mapping.path, "--records-at", "events", "--workers", "2", catalog])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = outcome.standardOutput.split(separator: "\n")
+        #expect(lines.count == 184)
+        #expect(lines.first == #"{"event":138586341,"name":"30th Anniversary Tour"}"#)
+        let missing = try run(["map", "-m", mapping.path, "--records-at", "concerts", catalog])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("records path $.concerts not found: the document holds the keys 'areaNames'"))
+    }
+
     @Test func mapsTheBundledExample() throws {
         let outcome = try run(["map", "--mapping", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson"])
         #expect(outcome.status == 0)

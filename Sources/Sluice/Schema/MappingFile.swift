@@ -210,21 +210,24 @@ extension MappingSchema {
     /// - Parameters:
     ///   - text: The file's contents.
     ///   - source: How to name the text in problems, e.g. its path.
-    /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem with its line.
     ///   - registry: Named validators the file may refer to.
-    public init(mappingText text: String, source: String = "<mapping>", registry: MappingRegistry = MappingRegistry()) throws(SluiceError) {
-        let parsed = try MappingFile.parse(text, source: source, registry: registry)
+    ///   - recordsPath: A records path that replaces the file's `records:` (what `--records-at` gives).
+    /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem with its line.
+    public init(mappingText text: String, source: String = "<mapping>", registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
+        var parsed = try MappingFile.parse(text, source: source, registry: registry)
+        if let recordsPath { parsed.options.recordsPath = recordsPath }
         try self.init(fields: parsed.fields, options: parsed.options)
     }
 
-    /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators from `registry`.
-    public init(contentsOfFile path: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) {
+    /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators from `registry`, and
+    /// `recordsPath` in place of the file's `records:` when given.
+    public init(contentsOfFile path: String, registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: \(error.localizedDescription)")
         }
-        try self.init(mappingText: text, source: path, registry: registry)
+        try self.init(mappingText: text, source: path, registry: registry, recordsPath: recordsPath)
     }
 }
