@@ -45,12 +45,12 @@ let package = Package(
         // from any checkout directory name, and nothing in the library depends on them.
         .executableTarget(
             name: "EngineThroughput",
-            dependencies: ["Sluice", "SluiceFixtures"],
+            dependencies: ["Sluice", "SluiceFixtures", "SluiceBench"],
             path: "Benchmarks/EngineThroughput"
         ),
         .executableTarget(
             name: "PipelineScaling",
-            dependencies: ["Sluice", "SluiceFixtures"],
+            dependencies: ["Sluice", "SluiceFixtures", "SluiceBench"],
             path: "Benchmarks/PipelineScaling"
         ),
         .testTarget(

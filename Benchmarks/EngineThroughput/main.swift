@@ -9,6 +9,7 @@
 // Usage: EngineThroughput [--megabytes N] [--repetitions N] [--file PATH] [--keep] [--only yajl|columnar|rich|typed|richtyped]
 import Foundation
 import Sluice
+import SluiceBench
 import SluiceFixtures
 
 struct Options {
@@ -36,16 +37,6 @@ struct Options {
     }
 }
 
-func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    try body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
 
 func run() throws {
     let options = Options(arguments: CommandLine.arguments)
@@ -112,7 +103,7 @@ func run() throws {
     for _ in 0..<options.repetitions {
         for contender in contenders where options.only == nil || options.only == contender.key {
             var outcome: (sum: Int64, records: Int)?
-            timings[contender.name, default: []].append(try seconds { outcome = try contender.run() })
+            timings[contender.name, default: []].append(try Measure.seconds { outcome = try contender.run() })
             if let outcome {
                 checksums[contender.name] = outcome.sum
                 records = outcome.records
@@ -124,7 +115,7 @@ func run() throws {
         throw NSError(domain: "EngineThroughput", code: 1, userInfo: [NSLocalizedDescriptionKey: "checksums differ: \(checksums)"])
     }
     let megabytes = Double(size) / 1e6
-    let ceiling = median(timings["yajl empty callbacks"] ?? [1])
+    let ceiling = Measure.median(timings["yajl empty callbacks"] ?? [1])
     print("input: \(path), \(size) bytes, \(records) records, \(String(format: "%.0f", Double(size) / Double(max(records, 1)))) bytes/record")
     print("repetitions: \(options.repetitions), interleaved; median (min–max)")
     print("")
@@ -132,7 +123,7 @@ func run() throws {
     print("| --- | ---: | ---: | ---: |")
     for name in contenders.map(\.name) {
         let values = timings[name] ?? []
-        let time = median(values)
+        let time = Measure.median(values)
         let spread = "\(String(format: "%.0f", megabytes / (values.max() ?? time)))–\(String(format: "%.0f", megabytes / (values.min() ?? time)))"
         print("| \(name) | \(String(format: "%.0f", megabytes / time)) (\(spread)) | \(String(format: "%.0f", Double(records) / time)) | \(String(format: "%.0f", ceiling / time * 100)) % |")
     }

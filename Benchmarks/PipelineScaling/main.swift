@@ -11,6 +11,7 @@
 //                        [--only NAME-PREFIX]
 import Foundation
 import Sluice
+import SluiceBench
 import SluiceFixtures
 
 struct Options {
@@ -47,29 +48,7 @@ struct Options {
     }
 }
 
-func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    try body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-}
 
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-/// VmHWM from /proc/self/status: `ru_maxrss` survives `execve`, so a child would report at least its parent's size
-/// at the fork.
-func peakResidentKilobytes() -> Int {
-    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-       let kilobytes = Int(line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") {
-        return kilobytes
-    }
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return usage.ru_maxrss
-}
 
 /// Maps `path` with the reference mapping; returns a checksum over every record and the records mapped.
 func mapAll(_ path: String, workers: Int, chunkSize: Int = ReaderOptions().chunkSize, recordsPath: String? = nil) throws -> (sum: Int64, records: Int) {
@@ -100,7 +79,7 @@ func run() throws {
     let options = Options(arguments: CommandLine.arguments)
     if let path = options.rssRun {
         let outcome = try mapAll(path, workers: options.workers, recordsPath: options.recordsPath)
-        print("\(peakResidentKilobytes()) \(outcome.records)")
+        print("\(Measure.peakResidentBytes() / 1024) \(outcome.records)")
         return
     }
     let ndjson = try fixture(options.megabytes, .ndjson, .none)
@@ -123,7 +102,7 @@ func run() throws {
     for _ in 0..<options.repetitions {
         for contender in contenders {
             var outcome = (sum: Int64(0), records: 0)
-            timings[contender.name, default: []].append(try seconds { outcome = try mapAll(contender.path, workers: contender.workers, chunkSize: options.chunkSize, recordsPath: contender.recordsPath) })
+            timings[contender.name, default: []].append(try Measure.seconds { outcome = try mapAll(contender.path, workers: contender.workers, chunkSize: options.chunkSize, recordsPath: contender.recordsPath) })
             checksums[contender.name] = outcome.sum
             records = outcome.records
         }
@@ -133,8 +112,8 @@ func run() throws {
         throw NSError(domain: "PipelineScaling", code: 1, userInfo: [NSLocalizedDescriptionKey: "checksums differ: \(checksums)"])
     }
     let megabytes = Double(size) / 1e6
-    let single = median(timings[contenders[0].name] ?? [1])
-    let widest = median(timings["NDJSON, \(workers) workers"] ?? [1])
+    let single = Measure.median(timings[contenders[0].name] ?? [1])
+    let widest = Measure.median(timings["NDJSON, \(workers) workers"] ?? [1])
     print("input: \(size) bytes of NDJSON (the array holds the same records), \(records) records; \(ProcessInfo.processInfo.activeProcessorCount) cores")
     print("repetitions: \(options.repetitions), interleaved; median (min–max)")
     print("")
@@ -142,7 +121,7 @@ func run() throws {
     print("| --- | ---: | ---: | ---: | ---: |")
     for contender in contenders {
         let values = timings[contender.name] ?? []
-        let time = median(values)
+        let time = Measure.median(values)
         let spread = "\(String(format: "%.0f", megabytes / (values.max() ?? time)))–\(String(format: "%.0f", megabytes / (values.min() ?? time)))"
         print("| \(contender.name) | \(String(format: "%.0f", megabytes / time)) (\(spread)) | \(String(format: "%.0f", Double(records) / time)) | \(String(format: "%.2f", single / time))× | \(String(format: "%.0f", widest / time * 100)) % |")
     }

@@ -21,14 +21,8 @@ public struct BenchResult: Codable, Sendable {
         public var cpuSeconds: [Double]
         public var peakResidentBytes: Int?
 
-        public var medianSeconds: Double { Self.median(seconds) }
-        public var medianCPUSeconds: Double { Self.median(cpuSeconds) }
-
-        static func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            guard !sorted.isEmpty else { return .nan }
-            return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
+        public var medianSeconds: Double { Measure.median(seconds) }
+        public var medianCPUSeconds: Double { Measure.median(cpuSeconds) }
     }
 
     func row(_ key: String) -> Row? { rows.first { $0.key == key } }

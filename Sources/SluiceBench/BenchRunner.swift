@@ -77,20 +77,6 @@ public struct BenchRunner {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
-
-    /// This process's peak resident memory, in bytes: `VmHWM` from `/proc/self/status` on Linux. Not
-    /// `getrusage`, whose `ru_maxrss` survives `execve`: a child started by a bigger parent reports the parent's
-    /// size at the fork.
-    public static func peakResidentBytes() -> Int {
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kilobytes = Int(line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") {
-            return kilobytes * 1024
-        }
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss * 1024
-    }
 }
 
 /// The machine a run was measured on.

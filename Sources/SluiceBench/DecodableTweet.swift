@@ -1,7 +1,8 @@
 import Foundation
 
-/// The bench mapping as `Decodable` models, the way Swift users write them for `JSONDecoder`.
-struct DecodableTweet: Decodable {
+/// The bench mapping as `Decodable` models, the way Swift users write them for `JSONDecoder`; `CreatedAt` is
+/// `String` (parsed by hand afterwards) or `Date` (decoded by a `DateFormatter`).
+struct DecodableTweet<CreatedAt: Decodable>: Decodable {
     struct User: Decodable {
         var id: Int64
         var screen_name: String
@@ -22,7 +23,7 @@ struct DecodableTweet: Decodable {
 
     var id: Int64
     var id_str: String
-    var created_at: String
+    var created_at: CreatedAt
     var text: String
     var user: User
     var retweet_count: Int64
@@ -32,20 +33,4 @@ struct DecodableTweet: Decodable {
     var score: Double
     var coordinates: Coordinates?
     var entities: Entities
-}
-
-/// The same with `created_at` as a `Date`, decoded by a `DateFormatter` (the usual way).
-struct DecodableTweetWithDate: Decodable {
-    var id: Int64
-    var id_str: String
-    var created_at: Date
-    var text: String
-    var user: DecodableTweet.User
-    var retweet_count: Int64
-    var favorite_count: Int64
-    var favorited: Bool
-    var lang: String
-    var score: Double
-    var coordinates: DecodableTweet.Coordinates?
-    var entities: DecodableTweet.Entities
 }

@@ -60,7 +60,7 @@ public enum SwiftContenders {
         let decoder = JSONDecoder()
         var checksum = Checksum()
         try LineReader.forEachLine(of: input.path) { line in
-            let tweet = try decoder.decode(DecodableTweet.self, from: line)
+            let tweet = try decoder.decode(DecodableTweet<String>.self, from: line)
             guard let created = TwitterDate.seconds(tweet.created_at) else { throw BenchError("JSONDecoder: bad date \(tweet.created_at)") }
             checksum.add(
                 id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count, createdSeconds: created,
@@ -80,7 +80,7 @@ public enum SwiftContenders {
         decoder.dateDecodingStrategy = .formatted(formatter)
         var checksum = Checksum()
         try LineReader.forEachLine(of: input.path) { line in
-            let tweet = try decoder.decode(DecodableTweetWithDate.self, from: line)
+            let tweet = try decoder.decode(DecodableTweet<Date>.self, from: line)
             checksum.add(
                 id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count,
                 createdSeconds: Int64(tweet.created_at.timeIntervalSince1970.rounded(.down)),

@@ -11,6 +11,22 @@ protocol BatchSource: AnyObject {
     func cancel()
 }
 
+extension BatchSource {
+    /// The next batch, with `progress` brought up to date (and finished at the end, or at an error).
+    func nextBatch(reportingTo progress: ProgressMonitor) throws(SluiceError) -> ColumnarBatch? {
+        do {
+            let batch = try nextBatch()
+            progress.update(statistics)
+            if batch == nil { progress.finish() }
+            return batch
+        } catch {
+            progress.update(statistics)
+            progress.finish()
+            throw error
+        }
+    }
+}
+
 enum BatchSourceOpener {
     /// Opens `input` and picks how to read it: several workers (or a byte range) and an NDJSON or array input go
     /// through the parallel pipeline; everything else is read on the caller's thread.

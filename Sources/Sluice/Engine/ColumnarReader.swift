@@ -27,16 +27,7 @@ public final class ColumnarReader {
     ///   when a rejected record leaves no place to resume; ``SluiceError/io(source:byteOffset:message:)``. Records before
     ///   the problem are delivered first.
     public func next() throws(SluiceError) -> ColumnarBatch? {
-        do {
-            let batch = try engine.nextBatch()
-            progress.update(engine.statistics)
-            if batch == nil { progress.finish() }
-            return batch
-        } catch {
-            progress.update(engine.statistics)
-            progress.finish()
-            throw error
-        }
+        try engine.nextBatch(reportingTo: progress)
     }
 
     deinit { engine.cancel() }

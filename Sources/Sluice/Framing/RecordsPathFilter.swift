@@ -66,10 +66,9 @@ struct RecordsPathFilter {
         var isArray: Bool
         var nextIndex = 0
         /// Objects: the key being read, or the last one read.
-        var key: [UInt8] = []
+        var key = KeyText()
         var expectsKey = true
         var readingKey = false
-        var keyEscaped = false
         /// The next value belongs to the path.
         var valueIsNext = false
     }
@@ -89,9 +88,8 @@ struct RecordsPathFilter {
     // The records container.
     private let closers: UnsafeMutablePointer<UInt8>
     private let maximumDepth: Int
-    private var recordKey: [UInt8] = []
+    private var recordKey = KeyText()
     private var readingRecordKey = false
-    private var recordKeyEscaped = false
     private var expectingRecordKey = true
 
     init(path: FieldPath, maximumDepth: Int) {
@@ -189,20 +187,13 @@ struct RecordsPathFilter {
         // An object along the path.
         if levels[level].readingKey {
             blank(bytes, index)
-            if levels[level].keyEscaped {
-                levels[level].keyEscaped = false
-                levels[level].key.append(byte)
-            } else if byte == UInt8(ascii: "\\") {
-                levels[level].keyEscaped = true
-            } else if byte == UInt8(ascii: "\"") {
+            if levels[level].key.take(byte) {
                 levels[level].readingKey = false
                 levels[level].expectsKey = false
-                levels[level].valueIsNext = levels[level].key == segments[level].key
-                if level + 1 > deepestMatched || (level + 1 == deepestMatched) {
-                    if keysAtDeepest.count < 20 { keysAtDeepest.append(String(decoding: levels[level].key, as: UTF8.self)) }
+                levels[level].valueIsNext = levels[level].key.bytes == segments[level].key
+                if level + 1 >= deepestMatched && keysAtDeepest.count < 20 {
+                    keysAtDeepest.append(String(decoding: levels[level].key.bytes, as: UTF8.self))
                 }
-            } else {
-                levels[level].key.append(byte)
             }
             return index + 1
         }
@@ -210,7 +201,7 @@ struct RecordsPathFilter {
         case UInt8(ascii: "\"") where levels[level].expectsKey:
             blank(bytes, index)
             levels[level].readingKey = true
-            levels[level].key.removeAll(keepingCapacity: true)
+            levels[level].key.start()
             return index + 1
         case UInt8(ascii: ":"), UInt8(ascii: ","):
             blank(bytes, index)
@@ -367,24 +358,17 @@ struct RecordsPathFilter {
         if mode == .recordsObject {
             if readingRecordKey {
                 bytes[index] = Self.isWhitespace(byte) ? byte : 0x20
-                if recordKeyEscaped {
-                    recordKeyEscaped = false
-                    recordKey.append(Self.unescaped(byte))
-                } else if byte == UInt8(ascii: "\\") {
-                    recordKeyEscaped = true
-                } else if byte == UInt8(ascii: "\"") {
+                if recordKey.take(byte) {
                     readingRecordKey = false
                     expectingRecordKey = false
-                    keys.append(recordKey)
-                } else {
-                    recordKey.append(byte)
+                    keys.append(recordKey.bytes)
                 }
                 return index + 1
             }
             if byte == UInt8(ascii: "\"") && expectingRecordKey {
                 bytes[index] = 0x20
                 readingRecordKey = true
-                recordKey.removeAll(keepingCapacity: true)
+                recordKey.start()
                 return index + 1
             }
             if byte == UInt8(ascii: ":") {
@@ -415,13 +399,38 @@ struct RecordsPathFilter {
         }
         return index + 1
     }
+}
 
-    private static func unescaped(_ byte: UInt8) -> UInt8 {
-        switch byte {
-        case UInt8(ascii: "n"): return 0x0A
-        case UInt8(ascii: "t"): return 0x09
-        case UInt8(ascii: "r"): return 0x0D
-        default: return byte  // \" \\ \/ stand for themselves; \u escapes are kept as written
+/// A JSON key read a byte at a time after its opening quote, with the one-character escapes undone (`\u`
+/// escapes are kept as written).
+struct KeyText {
+    private(set) var bytes: [UInt8] = []
+    private var escaped = false
+
+    mutating func start() {
+        bytes.removeAll(keepingCapacity: true)
+        escaped = false
+    }
+
+    /// Takes the key's next byte; returns `true` at its closing quote.
+    mutating func take(_ byte: UInt8) -> Bool {
+        if escaped {
+            escaped = false
+            switch byte {
+            case UInt8(ascii: "n"): bytes.append(0x0A)
+            case UInt8(ascii: "t"): bytes.append(0x09)
+            case UInt8(ascii: "r"): bytes.append(0x0D)
+            case UInt8(ascii: "u"): bytes += [0x5C, byte]
+            default: bytes.append(byte)  // \" \\ \/ stand for themselves
+            }
+            return false
         }
+        if byte == UInt8(ascii: "\\") {
+            escaped = true
+            return false
+        }
+        if byte == UInt8(ascii: "\"") { return true }
+        bytes.append(byte)
+        return false
     }
 }

@@ -109,20 +109,11 @@ final class ChunkReader {
 
     private func readUntilChunkIsFull() throws(SluiceError) {
         while filled < chunkSize && !isAtEnd {
-            if filled == capacity { grow(to: capacity * 2) }
-            let want = capacity - filled
-            let count = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: want))
-            if count == 0 {
-                isAtEnd = true
-            } else {
-                recordsFilter?.filter(buffer + filled, count: count, at: bufferOffset + filled)
-                filled += count
-                bytesRead += count
-            }
+            try readMore()
         }
     }
 
-    /// Reads more into a full buffer whose bytes hold no boundary yet (one record larger than a chunk).
+    /// Reads once into the free end of the buffer (growing it when full: one record larger than a chunk).
     private func readMore() throws(SluiceError) {
         if filled == capacity { grow(to: capacity * 2) }
         let count = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))

@@ -71,26 +71,13 @@ public final class TypedReader<Model> {
             self.pendingError = nil
             throw pendingError
         }
-        guard !hasStopped, let batch = try nextEngineBatch() else { return nil }
+        guard !hasStopped, let batch = try engine.nextBatch(reportingTo: progress) else { return nil }
         let refused = mapping.appendModels(from: batch, to: &models)
         for row in 0..<batch.count {
             locations.append(RecordLocation(ordinal: batch.ordinals[row], line: batch.lines[row], byteOffset: batch.byteOffsets[row]))
         }
         if !refused.isEmpty { takeOut(refused, of: batch) }
         return batch
-    }
-
-    private func nextEngineBatch() throws(SluiceError) -> ColumnarBatch? {
-        do {
-            let batch = try engine.nextBatch()
-            progress.update(engine.statistics)
-            if batch == nil { progress.finish() }
-            return batch
-        } catch {
-            progress.update(engine.statistics)
-            progress.finish()
-            throw error
-        }
     }
 
     deinit { engine.cancel() }

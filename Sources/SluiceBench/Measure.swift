@@ -1,0 +1,32 @@
+import Foundation
+
+/// The measurements every benchmark program here takes, done one way.
+public enum Measure {
+    /// Wall-clock seconds that `body` takes.
+    public static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    /// The median (the mean of the middle two for an even count), NaN for no values.
+    public static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// This process's peak resident memory, in bytes: `VmHWM` from `/proc/self/status` on Linux. Not
+    /// `getrusage`, whose `ru_maxrss` survives `execve`: a child started by a bigger parent reports the parent's
+    /// size at the fork.
+    public static func peakResidentBytes() -> Int {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kilobytes = Int(line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") {
+            return kilobytes * 1024
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+}
