@@ -58,7 +58,10 @@ struct RecordsPathFilter {
     let keys = RecordKeys()
     private(set) var failure: Failure?
 
-    private enum Mode { case wrapper, recordsArray, recordsObject, after }
+    private enum Mode { case wrapper, recordsArray, recordsObject, after, handedOver }
+    /// Stop at an array of records and leave the rest as it is: the parallel reader's array framer finds the
+    /// array's end and blanks what follows, so the bytes need not be scanned twice.
+    var handsOverArrays = false
     private var mode = Mode.wrapper
 
     // The wrapper: the containers along the path (each an object or array, matched to segments[0..<count]).
@@ -119,6 +122,8 @@ struct RecordsPathFilter {
                     if !Self.isWhitespace(bytes[index]) { bytes[index] = 0x20 }
                     index += 1
                 }
+            case .handedOver:
+                return
             }
         }
     }
@@ -237,7 +242,7 @@ struct RecordsPathFilter {
                 mode = .recordsObject
                 expectingRecordKey = true
             } else {
-                mode = .recordsArray
+                mode = handsOverArrays ? .handedOver : .recordsArray
             }
             closers[0] = UInt8(ascii: "]")
             return index + 1

@@ -142,6 +142,10 @@ struct ArrayFramer {
         return .continues
     }
 
+    /// After the array: blank whatever follows instead of calling it trailing garbage (the array is the records of
+    /// a wrapper document, whose rest the records-path filter left as it was).
+    var blanksTrailingContent = false
+
     /// Elements whose end has been found so far.
     private(set) var elementsEnded = 0
 
@@ -225,6 +229,11 @@ struct ArrayFramer {
                     return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", insideElement: false))
                 }
             case .afterArray:
+                if blanksTrailingContent {
+                    if !Self.isWhitespace(byte) { bytes[index] = 0x20 }
+                    index += 1
+                    continue
+                }
                 guard Self.isWhitespace(byte) else {
                     return (lastElementEnd, fail(offset + index, "trailing garbage", insideElement: false))
                 }

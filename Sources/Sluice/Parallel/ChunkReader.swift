@@ -63,6 +63,9 @@ final class ChunkReader {
         self.range = range
         framer = ArrayFramer(maximumDepth: maximumDepth)
         recordsFilter = recordsPath.map { RecordsPathFilter(path: $0, maximumDepth: maximumDepth) }
+        // An array of records is scanned once, by the framer, which also blanks what follows it.
+        recordsFilter?.handsOverArrays = true
+        framer.blanksTrailingContent = recordsPath != nil
         bufferOffset = startOffset
         isSkippingToFirstLine = range.map { $0.lowerBound > 0 } ?? false
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
