@@ -1,7 +1,8 @@
 /// Writes deterministic, tweet-like NDJSON records for tests and benchmarks.
 ///
 /// Each record is 1–2 KB with what real dumps hold: non-ASCII text and escapes, integers above 2^53 beside their
-/// string form, nulls, nested objects, arrays of objects, and about as many bytes again in fields the reference
+/// string form, dates in three formats (Twitter's text, epoch milliseconds, ISO 8601 with an offset), URLs,
+/// base64, nulls, nested objects, arrays of objects, and about as many bytes again in fields the reference
 /// mapping does not read. The same seed always gives the same bytes.
 public struct TweetGenerator {
     private var state: UInt64
@@ -66,7 +67,8 @@ public struct TweetGenerator {
         // Fields no reference mapping reads: about as many bytes again.
         let unmapped = """
             ,"source":"<a href=\\"http://twitter.com/download/iphone\\" rel=\\"nofollow\\">Twitter for iPhone</a>",\
-            "metadata":{"result_type":"recent","iso_language_code":"\(Self.languages[below(7)])","counts":[\(below(100)),\(below(100)),\(below(100)),\(below(100))]},\
+            "metadata":{"result_type":"recent","iso_language_code":"\(Self.languages[below(7)])","counts":[\(below(100)),\(below(100)),\(below(100)),\(below(100))],\
+            "indexed_at":"20\(10 + below(15))-\(String(format2: 1 + below(12)))-\(String(format2: 1 + below(28)))T\(String(format2: below(24))):\(String(format2: below(60))):\(String(format2: below(60))).\(100 + below(900))+09:00"},\
             "profile":{"description":"\(sentence(10 + below(10)))","url":"http://example.com/\(below(100_000))/profile?lang=en&ref=\(below(1000))",\
             "background":"http://a\(below(4)).twimg.com/profile_background_images/\(below(1_000_000))/bg.png","colors":["C0DEED","333333","0084B4","DDEEF6"],\
             "counts":{"friends":\(below(10_000)),"listed":\(below(1000)),"statuses":\(below(100_000)),"favourites":\(below(50_000))},"utc_offset":\(below(2) == 0 ? "null" : "\(below(50_000) - 25_000)")},\

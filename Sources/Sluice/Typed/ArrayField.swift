@@ -111,7 +111,7 @@ enum ArrayElements {
     /// fails the whole array with the element's path.
     static func map<Element>(_ text: [UInt8], with mapping: Mapping<Element>, path: String) -> Result<[Element]?, ElementFailure> {
         do {
-            let reader = try TypedReader(input: .bytes(text, name: path), mapping: mapping, options: ReaderOptions(shape: .array, batchCapacity: 16, rejectionPolicy: .collect))
+            let reader = try TypedReader(elementsOf: text, name: path, mapping: mapping, options: ReaderOptions(shape: .array, batchCapacity: 16, rejectionPolicy: .collect))
             var elements: [Element] = []
             while let batch = try reader.next() {
                 for (model, location) in zip(batch.models, batch.locations) where !startsWithNull(text, at: location.byteOffset) {

@@ -21,7 +21,7 @@ public struct ModelBatch<Model> {
 public final class TypedReader<Model> {
     private let engine: any BatchSource
     /// How far the run has come; readable from any thread while it goes on.
-    public let progress = ProgressMonitor()
+    public let progress: ProgressMonitor
     private let mapping: Mapping<Model>
     private var models = ContiguousArray<Model>()
     private var locations = ContiguousArray<RecordLocation>()
@@ -37,7 +37,19 @@ public final class TypedReader<Model> {
     public init(input: Input, mapping: Mapping<Model>, options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
         self.mapping = mapping
         self.options = options
+        progress = ProgressMonitor()
         engine = try BatchSourceOpener.open(input, plan: mapping.plan, options: options, keepsRecordText: mapping.rejectsAfterCommit, progress: progress)
+        models.reserveCapacity(options.batchCapacity)
+        locations.reserveCapacity(options.batchCapacity)
+    }
+
+    /// Reads bytes already in memory on this thread, with no compression check, no byte counting and a progress
+    /// monitor shared by all such readers: what a nested array's elements need, once per array value.
+    init(elementsOf bytes: [UInt8], name: String, mapping: Mapping<Model>, options: ReaderOptions) throws(SluiceError) {
+        self.mapping = mapping
+        self.options = options
+        progress = ProgressMonitor.unobserved
+        engine = try MappingEngine(plan: mapping.plan, source: MemorySource(bytes: bytes, name: name), options: options, keepsRecordText: mapping.rejectsAfterCommit)
         models.reserveCapacity(options.batchCapacity)
         locations.reserveCapacity(options.batchCapacity)
     }
