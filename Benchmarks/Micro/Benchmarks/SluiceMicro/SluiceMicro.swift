@@ -1,6 +1,8 @@
 // Each benchmark maps the same small in-memory input over and over, so that its allocation count and peak memory
-// are deterministic; the committed thresholds (Thresholds/) hold those to 2 % and 15 %. Wall time varies by ±20 %
-// on shared machines, so its thresholds only catch a collapse (4× slower).
+// are nearly deterministic (a few allocations of lazy runtime set-up come and go, and the parallel ones depend on
+// how many chunks were in flight); the committed thresholds (Thresholds/) hold them to 5 % (10 % for the parallel
+// framing) and peak memory to 15 %. Wall time varies by ±20 % on shared machines, and by 2× between a busy and an
+// idle minute, so its thresholds (400 % for time, 300 % for throughput) only catch a collapse.
 import Benchmark
 import Foundation
 import Sluice
@@ -36,10 +38,10 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(2),
         // Malloc counts and peak memory are what the committed thresholds hold to; time only catches a collapse.
         thresholds: [
-            .mallocCountTotal: .init(relative: [.p90: 2]),
+            .mallocCountTotal: .init(relative: [.p90: 5]),
             .peakMemoryResident: .init(relative: [.p90: 15]),
             .wallClock: .init(relative: [.p90: 400]),
-            .throughput: .init(relative: [.p90: 80]),
+            .throughput: .init(relative: [.p90: 300]),
         ]
     )
 
@@ -96,10 +98,14 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Framing: the parallel pipeline's chunking of NDJSON and of a top-level array (the structural scan).
-    Benchmark("Framing.ndjsonTwoWorkers") { benchmark in
+    let parallel = Benchmark.Configuration(thresholds: [
+        .mallocCountTotal: .init(relative: [.p90: 10]), .peakMemoryResident: .init(relative: [.p90: 15]),
+        .wallClock: .init(relative: [.p90: 400]), .throughput: .init(relative: [.p90: 300]),
+    ])
+    Benchmark("Framing.ndjsonTwoWorkers", configuration: parallel) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try mapAll(tweetBytes, ReferenceMapping.fields, options: ReaderOptions(workers: 2, chunkSize: 64 << 10))) }
     }
-    Benchmark("Framing.arrayTwoWorkers") { benchmark in
+    Benchmark("Framing.arrayTwoWorkers", configuration: parallel) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try mapAll(tweetArray, ReferenceMapping.fields, options: ReaderOptions(workers: 2, chunkSize: 64 << 10))) }
     }
 }
