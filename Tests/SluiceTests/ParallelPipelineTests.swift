@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import SluiceFixtures
 @testable import Sluice
@@ -392,6 +393,28 @@ import SluiceFixtures
         #expect(records == 4000)
         #expect(pipeline.peakBudgetInUse <= budget)
         #expect(pipeline.peakBudgetInUse > 0)
+    }
+
+    /// A record larger than the whole budget still passes (alone), and the reader never waits behind its own chunk.
+    @Test func aRecordLargerThanTheBudgetDoesNotStallTheReader() throws {
+        var generator = TweetGenerator(seed: 29)
+        var lines = (1...300).map { generator.nextRecord(ordinal: $0) }
+        // Two in a row: the second's start is carried past the first's end, more than the budget holds.
+        lines[100] = "{\"id\": 1, \"blob\": \"" + String(repeating: "x", count: 3 << 20) + "\"}"
+        lines[101] = "{\"id\": 2, \"blob\": \"" + String(repeating: "y", count: 5 << 20) + "\"}"
+        let bytes = Array(lines.joined(separator: "\n").utf8)
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<RunTranscript?>(nil)
+        let thread = Thread {
+            let result = try? transcript(of: .bytes(bytes), fields: [field("id", .int64)],
+                                         options: ReaderOptions(rejectionPolicy: .collect, workers: 2, chunkSize: 64 << 10, memoryBudget: 1 << 20))
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        thread.start()
+        #expect(done.wait(timeout: .now() + 60) == .success, "the reader stalled")
+        let result = outcome.withLock { $0 }
+        #expect(result?.rows.count == 300)
     }
 
     @Test func invalidParallelOptionsAreReported() throws {

@@ -20,7 +20,7 @@ final class ChunkReader {
     private let chunkSize: Int
     private let maximumRecordSize: Int
     private let pool: ChunkBufferPool
-    private let reserve: (Int) -> Int?
+    private let reserve: (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     private var framer: ArrayFramer
     /// Byte-range shard: records (lines) that start inside `range` of the file, whose reading starts at
     /// `range.lowerBound - 1` (to see whether a line starts at the bound).
@@ -47,12 +47,14 @@ final class ChunkReader {
     private var isSkippingToFirstLine = false
 
     /// - Parameters:
-    ///   - reserve: Blocks until the budget allows `bytes` more, and returns the bytes reserved, or `nil` when the
+    ///   - reserve: Blocks until the budget allows `bytes` more, not counting the `holding` bytes of the reader's own
+    ///     chunk that is about to be handed on (so a record larger than the budget cannot stall the reader behind
+    ///     itself), for a new chunk or for a chunk's growth, and returns the bytes reserved, or `nil` when the
     ///     run was cancelled.
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
         maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPath: FieldPath? = nil,
-        reserve: @escaping (Int) -> Int?
+        reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
         self.shape = shape
@@ -81,7 +83,7 @@ final class ChunkReader {
             framer.deallocate()
             recordsFilter?.deallocate()
         }
-        guard let reserved = reserve(2 * chunkSize) else { return }
+        guard let reserved = reserve(2 * chunkSize, 0, true) else { return }
         (buffer, capacity) = pool.take(capacity: chunkSize)
         reservation = reserved
         defer { pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize) }
@@ -118,7 +120,13 @@ final class ChunkReader {
 
     /// Reads once into the free end of the buffer (growing it when full: one record larger than a chunk).
     private func readMore() throws(SluiceError) {
-        if filled == capacity { grow(to: capacity * 2) }
+        if filled == capacity {
+            // A record longer than the buffer: the growth is reserved like any chunk (or the run was cancelled).
+            guard grow(to: capacity * 2) else {
+                isAtEnd = true
+                return
+            }
+        }
         let count = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
         if count == 0 {
             isAtEnd = true
@@ -129,12 +137,15 @@ final class ChunkReader {
         }
     }
 
-    private func grow(to newCapacity: Int) {
+    private func grow(to newCapacity: Int) -> Bool {
+        guard let more = reserve(2 * (newCapacity - capacity), reservation, false) else { return false }
+        reservation += more
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         grown.initialize(from: buffer, count: filled)
         pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize)
         buffer = grown
         capacity = newCapacity
+        return true
     }
 
     /// For a read error: where the whole records read so far end.
@@ -158,7 +169,7 @@ final class ChunkReader {
         nextIndex += 1
         let carried = filled - cut
         // Reserve the next buffer before handing this one on, so the carried bytes have somewhere to go.
-        guard let reserved = reserve(2 * max(chunkSize, carried)) else {
+        guard let reserved = reserve(2 * max(chunkSize, carried), reservation, true) else {
             pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize)
             buffer = .allocate(capacity: 1)
             capacity = 1

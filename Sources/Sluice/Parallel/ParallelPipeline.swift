@@ -105,7 +105,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let reader = ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
-            recordsPath: plan.recordsPath, reserve: { [self] bytes in reserve(bytes) })
+            recordsPath: plan.recordsPath, reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
         var failure: SluiceError?
         do {
             try reader.run { [self] chunk in
@@ -134,17 +134,18 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         condition.unlock()
     }
 
-    /// Blocks until `bytes` fit in the budget (always when nothing else is held, so one huge record can pass).
-    private func reserve(_ bytes: Int) -> Int? {
+    /// Blocks until `bytes` fit in the budget (and, for a new chunk, the cap on chunks in flight allows one more),
+    /// or nothing is held but the caller's own `holding` bytes (so one huge record can always pass).
+    private func reserve(_ bytes: Int, holding: Int, isNewChunk: Bool) -> Int? {
         condition.lock()
         defer { condition.unlock() }
-        while !isCancelled && budgetInUse > 0
-                && (budgetInUse + bytes > options.memoryBudget || chunksInFlight >= maximumChunksInFlight) {
+        while !isCancelled && budgetInUse > holding
+                && (budgetInUse + bytes > options.memoryBudget || (isNewChunk && chunksInFlight >= maximumChunksInFlight)) {
             condition.wait()
         }
         guard !isCancelled else { return nil }
         budgetInUse += bytes
-        chunksInFlight += 1
+        if isNewChunk { chunksInFlight += 1 }
         peakBudget = max(peakBudget, budgetInUse)
         return bytes
     }
