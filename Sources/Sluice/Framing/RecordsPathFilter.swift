@@ -104,10 +104,6 @@ struct RecordsPathFilter {
 
     func deallocate() { closers.deallocate() }
 
-    @inline(__always) private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
     /// Filters `count` bytes at `bytes` (absolute `offset` of the first) in place.
     mutating func filter(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int) {
         var index = 0
@@ -119,7 +115,7 @@ struct RecordsPathFilter {
                 index = records(bytes, index, count)
             case .after:
                 while index < count {
-                    if !Self.isWhitespace(bytes[index]) { bytes[index] = 0x20 }
+                    Self.blank(bytes, index)
                     index += 1
                 }
             case .handedOver:
@@ -151,23 +147,34 @@ struct RecordsPathFilter {
 
     // MARK: - The wrapper
 
-    private mutating func blank(_ bytes: UnsafeMutablePointer<UInt8>, _ index: Int) {
-        if !Self.isWhitespace(bytes[index]) { bytes[index] = 0x20 }
+    /// Turns the byte into a space, unless it is whitespace already (line feeds stay, so lines still count).
+    private static func blank(_ bytes: UnsafeMutablePointer<UInt8>, _ index: Int) {
+        if !ShapeDetector.isWhitespace(bytes[index]) { bytes[index] = 0x20 }
+    }
+
+    /// One byte inside a string: an escape, the closing quote, or content.
+    @inline(__always)
+    private static func stepInString(_ byte: UInt8, _ inString: inout Bool, _ escaped: inout Bool) {
+        if escaped {
+            escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+            escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+            inString = false
+        }
     }
 
     /// One step in the wrapper; returns the next index.
-    private mutating func wrapper(_ bytes: UnsafeMutablePointer<UInt8>, _ start: Int, _ count: Int, _ offset: Int) -> Int {
-        var index = start
+    private mutating func wrapper(_ bytes: UnsafeMutablePointer<UInt8>, _ index: Int, _ count: Int, _ offset: Int) -> Int {
         if skipDepth > 0 || skipScalar || skipInString {
-            index = skipValue(bytes, index, count)
-            return index
+            return skipValue(bytes, index, count)
         }
         let byte = bytes[index]
-        if Self.isWhitespace(byte) { return index + 1 }
+        if ShapeDetector.isWhitespace(byte) { return index + 1 }
         guard !levels.isEmpty else {
             // The document's own value.
             if startedDocument {
-                blank(bytes, index)  // content after the document: not ours to judge
+                Self.blank(bytes, index)  // content after the document: not ours to judge
                 return index + 1
             }
             startedDocument = true
@@ -177,10 +184,10 @@ struct RecordsPathFilter {
         if levels[level].isArray {
             switch byte {
             case UInt8(ascii: ","):
-                blank(bytes, index)
+                Self.blank(bytes, index)
                 return index + 1
             case UInt8(ascii: "]"):
-                blank(bytes, index)
+                Self.blank(bytes, index)
                 levels.removeLast()
                 return index + 1
             default:
@@ -191,7 +198,7 @@ struct RecordsPathFilter {
         }
         // An object along the path.
         if levels[level].readingKey {
-            blank(bytes, index)
+            Self.blank(bytes, index)
             if levels[level].key.take(byte) {
                 levels[level].readingKey = false
                 levels[level].expectsKey = false
@@ -204,16 +211,16 @@ struct RecordsPathFilter {
         }
         switch byte {
         case UInt8(ascii: "\"") where levels[level].expectsKey:
-            blank(bytes, index)
+            Self.blank(bytes, index)
             levels[level].readingKey = true
             levels[level].key.start()
             return index + 1
         case UInt8(ascii: ":"), UInt8(ascii: ","):
-            blank(bytes, index)
+            Self.blank(bytes, index)
             if byte == UInt8(ascii: ",") { levels[level].expectsKey = true }
             return index + 1
         case UInt8(ascii: "}"):
-            blank(bytes, index)
+            Self.blank(bytes, index)
             levels.removeLast()
             return index + 1
         default:
@@ -228,7 +235,7 @@ struct RecordsPathFilter {
         let byte = bytes[index]
         let isContainer = byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")
         guard onPath else {
-            return skipValue(bytes, index, -1)
+            return beginSkip(bytes, index)
         }
         let depth = levels.count
         if depth == segments.count {
@@ -244,14 +251,13 @@ struct RecordsPathFilter {
             } else {
                 mode = handsOverArrays ? .handedOver : .recordsArray
             }
-            closers[0] = UInt8(ascii: "]")
             return index + 1
         }
         guard isContainer else {
             fail(.wrongShape(path: displayPath, found: Self.describe(byte) + " at " + FieldPath(segments: Array(segments.prefix(depth))).description, offset: offset + index))
             return index
         }
-        blank(bytes, index)
+        Self.blank(bytes, index)
         levels.append(Level(isArray: byte == UInt8(ascii: "[")))
         if levels.count > deepestMatched {
             deepestMatched = levels.count
@@ -276,40 +282,39 @@ struct RecordsPathFilter {
         }
     }
 
-    /// Skips (blanking) a value off the path, from its first byte or from where the last call stopped. `count` of
-    /// -1 means: just start skipping at `index` and return.
+    /// Starts skipping (blanking) a value off the path at its first byte; ``skipValue(_:_:_:)`` goes on with it.
+    private mutating func beginSkip(_ bytes: UnsafeMutablePointer<UInt8>, _ index: Int) -> Int {
+        switch bytes[index] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): skipDepth = 1
+        case UInt8(ascii: "\""): skipInString = true
+        default: skipScalar = true
+        }
+        Self.blank(bytes, index)
+        return index + 1
+    }
+
+    /// Skips (blanking) the rest of a value off the path, from where the last call stopped.
     private mutating func skipValue(_ bytes: UnsafeMutablePointer<UInt8>, _ start: Int, _ count: Int) -> Int {
         var index = start
-        if count < 0 {
-            // Starting: note what kind of value, then come back with the real count.
-            let byte = bytes[index]
-            blank(bytes, index)
-            switch byte {
-            case UInt8(ascii: "{"), UInt8(ascii: "["): skipDepth = 1
-            case UInt8(ascii: "\""): skipInString = true
-            default: skipScalar = true
-            }
-            return index + 1
-        }
         while index < count {
             let byte = bytes[index]
             if skipInString {
-                blank(bytes, index)
-                if skipEscaped { skipEscaped = false } else if byte == UInt8(ascii: "\\") { skipEscaped = true } else if byte == UInt8(ascii: "\"") { skipInString = false }
+                Self.blank(bytes, index)
+                Self.stepInString(byte, &skipInString, &skipEscaped)
                 index += 1
                 if !skipInString && skipDepth == 0 { return index }
                 continue
             }
             if skipScalar {
-                if Self.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
+                if ShapeDetector.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
                     skipScalar = false
                     return index  // the delimiter belongs to the container
                 }
-                blank(bytes, index)
+                Self.blank(bytes, index)
                 index += 1
                 continue
             }
-            blank(bytes, index)
+            Self.blank(bytes, index)
             switch byte {
             case UInt8(ascii: "\""): skipInString = true
             case UInt8(ascii: "{"), UInt8(ascii: "["): skipDepth += 1
@@ -347,7 +352,7 @@ struct RecordsPathFilter {
             }
             let byte = bytes[index]
             if skipInString {
-                if skipEscaped { skipEscaped = false } else if byte == UInt8(ascii: "\\") { skipEscaped = true } else if byte == UInt8(ascii: "\"") { skipInString = false }
+                Self.stepInString(byte, &skipInString, &skipEscaped)
             } else if byte == UInt8(ascii: "\"") {
                 skipInString = true
             } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
@@ -362,7 +367,7 @@ struct RecordsPathFilter {
         let byte = bytes[index]
         if mode == .recordsObject {
             if readingRecordKey {
-                bytes[index] = Self.isWhitespace(byte) ? byte : 0x20
+                Self.blank(bytes, index)
                 if recordKey.take(byte) {
                     readingRecordKey = false
                     expectingRecordKey = false

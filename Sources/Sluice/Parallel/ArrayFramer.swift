@@ -75,7 +75,7 @@ struct ArrayFramer {
             self.escaped = escaped
         }
         while position < count {
-            // Inside a container: 64 bytes at a time, then eight.
+            // Inside a container: 64 bytes at a time; the last few bytes of a call go byte by byte.
             if depth > 0 && count - position >= 64 {
                 var blockState = sluice_scan_state(depth: depth, in_string: inString ? 1 : 0, escaped: escaped ? 1 : 0)
                 var blockPosition = position
@@ -89,13 +89,6 @@ struct ArrayFramer {
                 case Int(SLUICE_SCAN_TOO_DEEP): return .tooDeep
                 case Int(SLUICE_SCAN_MISMATCHED): return .mismatched
                 default: break
-                }
-                guard position < count else { return .continues }
-            }
-            if depth > 0 && !escaped {
-                switch wordScan(bytes, &position, count, &depth, &inString) {
-                case .continues: break
-                case let other: return other
                 }
                 guard position < count else { return .continues }
             }
@@ -149,9 +142,6 @@ struct ArrayFramer {
     /// Elements whose end has been found so far.
     private(set) var elementsEnded = 0
 
-    /// Whether the outer array has been closed.
-    var isComplete: Bool { state == .afterArray }
-
     /// Scans `count` bytes at `bytes`, whose first byte sits at absolute `offset`, and rewrites the outer array's
     /// punctuation into spaces. Returns the absolute offset just past the last element that ended in these bytes
     /// (`nil` if none did), and the first problem found, after which the rest is not scanned.
@@ -163,7 +153,7 @@ struct ArrayFramer {
             switch state {
             case .inElement:
                 if inBareScalar {
-                    if Self.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") {
+                    if ShapeDetector.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") {
                         inBareScalar = false
                         state = .afterElement
                         // The terminator goes with the element: a worker's parser sees the number end.
@@ -193,12 +183,12 @@ struct ArrayFramer {
                 if byte == UInt8(ascii: "[") {
                     bytes[index] = 0x20
                     state = .beforeFirstElement
-                } else if !Self.isWhitespace(byte) {
+                } else if !ShapeDetector.isWhitespace(byte) {
                     return (lastElementEnd, fail(offset + index, "expected a top-level array of records", insideElement: false))
                 }
                 index += 1
             case .beforeFirstElement, .beforeElement:
-                if Self.isWhitespace(byte) {
+                if ShapeDetector.isWhitespace(byte) {
                     index += 1
                 } else if byte == UInt8(ascii: "]") && state == .beforeFirstElement {
                     bytes[index] = 0x20
@@ -215,7 +205,7 @@ struct ArrayFramer {
                     index += 1
                 }
             case .afterElement:
-                if Self.isWhitespace(byte) {
+                if ShapeDetector.isWhitespace(byte) {
                     index += 1
                 } else if byte == UInt8(ascii: ",") {
                     bytes[index] = 0x20
@@ -230,11 +220,11 @@ struct ArrayFramer {
                 }
             case .afterArray:
                 if blanksTrailingContent {
-                    if !Self.isWhitespace(byte) { bytes[index] = 0x20 }
+                    if !ShapeDetector.isWhitespace(byte) { bytes[index] = 0x20 }
                     index += 1
                     continue
                 }
-                guard Self.isWhitespace(byte) else {
+                guard ShapeDetector.isWhitespace(byte) else {
                     return (lastElementEnd, fail(offset + index, "trailing garbage", insideElement: false))
                 }
                 index += 1
@@ -261,76 +251,6 @@ struct ArrayFramer {
         return Problem(offset: offset, message: message, isInsideElement: insideElement)
     }
 
-    /// Eight bytes at a time: exact masks of quotes and brackets; quote parity (a prefix xor across the word's
-    /// bytes) tells which bytes lie inside strings; only brackets outside strings touch the depth. Stops at the
-    /// first word holding a backslash (escapes go byte by byte), at the element's end, or at a problem.
-    @inline(__always)
-    private func wordScan(_ bytes: UnsafeMutablePointer<UInt8>, _ position: inout Int, _ count: Int, _ depth: inout Int, _ inString: inout Bool) -> ElementScan {
-        let raw = UnsafeRawPointer(bytes)
-        while position + 8 <= count {
-            let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-            // A backslash: take the bytes before it now, then the escape.
-            let backslashes = Self.bytes(equalTo: 0x5C, in: word)
-            let length = backslashes == 0 ? 8 : backslashes.trailingZeroBitCount / 8
-            let kept: UInt64 = length == 8 ? ~0 : (1 << UInt64(length * 8)) &- 1
-            let quotes = Self.bytes(equalTo: 0x22, in: word) & kept
-            let opens = (Self.bytes(equalTo: 0x7B, in: word) | Self.bytes(equalTo: 0x5B, in: word)) & kept
-            let closes = (Self.bytes(equalTo: 0x7D, in: word) | Self.bytes(equalTo: 0x5D, in: word)) & kept
-            if quotes | opens | closes == 0 && length == 8 {
-                position += 8
-                continue
-            }
-            // The high bit of byte i: the parity of the quotes in bytes 0...i.
-            var parity = quotes
-            parity ^= parity << 8
-            parity ^= parity << 16
-            parity ^= parity << 32
-            let insideString = (inString ? ~parity : parity) & Self.highBits
-            var brackets = (opens | closes) & ~insideString
-            while brackets != 0 {
-                let bit = brackets.trailingZeroBitCount
-                brackets &= brackets &- 1
-                let at = position + bit / 8
-                let byte = bytes[at]
-                if opens & (1 << UInt64(bit)) != 0 {
-                    guard depth < maximumDepth else { position = at; return .tooDeep }
-                    closers[depth] = byte &+ 2
-                    depth += 1
-                } else {
-                    guard depth > 0, closers[depth - 1] == byte else { position = at; return .mismatched }
-                    depth -= 1
-                    if depth == 0 {
-                        // A bracket outside strings closed the element: no string is open.
-                        inString = false
-                        position = at + 1
-                        return .ended
-                    }
-                }
-            }
-            if quotes.nonzeroBitCount & 1 == 1 { inString.toggle() }
-            guard length < 8 else {
-                position += 8
-                continue
-            }
-            position += length
-            // An escape inside a string covers the backslash and the byte after it; anything else (a backslash
-            // outside a string, an escape cut by the end of the bytes) goes byte by byte.
-            guard inString, position + 2 <= count else { return .continues }
-            position += 2
-        }
-        return .continues
-    }
-
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-    /// The high bit of each byte of `word` equal to `byte`, exactly (no borrow between bytes).
-    @inline(__always)
-    private static func bytes(equalTo byte: UInt8, in word: UInt64) -> UInt64 {
-        let x = word ^ (UInt64(byte) &* 0x0101_0101_0101_0101)
-        let low = (x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F
-        return ~(low | x | 0x7F7F_7F7F_7F7F_7F7F)
-    }
-
     /// The index of the first `"` or `\\` in `bytes[from..<to]`, or `to`: eight bytes at a time, with the classic
     /// test for a zero byte applied to the word xor-ed with each pattern (the lowest flagged byte is exact).
     @inline(__always)
@@ -352,9 +272,5 @@ struct ArrayFramer {
             index += 1
         }
         return to
-    }
-
-    @inline(__always) private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 }
