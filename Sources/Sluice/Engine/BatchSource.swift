@@ -34,7 +34,7 @@ enum BatchSourceOpener {
         let options = try options.validated()
         let raw = try input.openRaw()
         progress.start(totalBytes: raw.size)
-        var source = PrefixedSource(try Compression.decompressing(CountingSource(raw, progress: progress)))
+        var source = try Compression.decompressing(CountingSource(raw, progress: progress))
         guard options.workers > 1 || options.byteRange != nil else {
             return try MappingEngine(plan: plan, source: source, options: options, keepsRecordText: keepsRecordText)
         }
@@ -48,17 +48,18 @@ enum BatchSourceOpener {
             startOffset = range.lowerBound - 1
         }
         let peeked = try source.peek(64 << 10)
-        var shape = options.shape
-        if startOffset == 0 && peeked.starts(with: [0xEF, 0xBB, 0xBF]) {
-            try source.skip(3)
-            startOffset = 3
+        let byteOrderMark = startOffset == 0 ? peeked.withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength) : 0
+        if byteOrderMark > 0 {
+            try source.skip(byteOrderMark)
+            startOffset = byteOrderMark
         }
+        var shape = options.shape
         if plan.recordsPath != nil {
             // A wrapper document, which the reader turns into an array of its records.
             shape = .array
         } else if shape == .automatic {
             shape = options.byteRange != nil ? .ndjson
-                : peeked.withUnsafeBufferPointer { ShapeDetector.detect(UnsafeBufferPointer(rebasing: $0[(startOffset == 3 ? 3 : 0)...])) }
+                : peeked.withUnsafeBufferPointer { ShapeDetector.detect(UnsafeBufferPointer(rebasing: $0[byteOrderMark...])) }
         }
         if options.byteRange != nil && (shape != .ndjson || plan.recordsPath != nil) {
             throw .invalidOptions("a byte range can split NDJSON only; this input is read as \(shape.rawValue)")

@@ -62,8 +62,7 @@ final class MappingEngine: BatchSource {
                 break
             }
         }
-        var start = 0
-        if input.count >= 3 && input.storage[0] == 0xEF && input.storage[1] == 0xBB && input.storage[2] == 0xBF { start = 3 }
+        let start = ShapeDetector.byteOrderMarkLength(UnsafeBufferPointer(start: input.storage, count: input.count))
         var filter = plan.recordsPath.map { RecordsPathFilter(path: $0, maximumDepth: options.maximumDepth) }
         if filter != nil {
             // A wrapper document: what the filter leaves is a top-level array of the records.

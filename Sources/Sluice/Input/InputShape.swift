@@ -21,6 +21,11 @@ public enum InputShape: String, Sendable, Hashable, CaseIterable {
 /// otherwise `.ndjson`. Input that does not start with `{` or `[` is read as NDJSON. A file that mixes one-line
 /// and multi-line values needs the shape given explicitly.
 enum ShapeDetector {
+    /// 3 when `bytes` start with a UTF-8 byte order mark, else 0.
+    static func byteOrderMarkLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+    }
+
     /// - Parameter bytes: The first bytes of the input, after any byte order mark.
     static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> InputShape {
         var position = 0

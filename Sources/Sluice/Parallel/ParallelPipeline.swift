@@ -12,6 +12,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private let plan: CompiledPlan
     private let options: ReaderOptions
     private let sourceName: String
+    /// Bytes per chunk: the option, made smaller when the budget needs it.
+    private let chunkSize: Int
     private let pool = ChunkBufferPool()
 
     // Everything below is guarded by `condition`.
@@ -30,7 +32,6 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// consumer works through earlier results. More would only hold memory (each chunk's batches too).
     private var chunksInFlight = 0
     private let maximumChunksInFlight: Int
-    private var runningThreads = 0
     private var workerUnmappedKeys: [String: Int] = [:]
     private var runningWorkers = 0
     /// Bytes the reader read, once it has finished.
@@ -67,8 +68,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         totals.shape = shape
         let workers = max(options.workers, 1)
         // Keep at least two chunks per worker plus one being read inside the budget.
-        let chunkSize = max(min(options.chunkSize, options.memoryBudget / (2 * (2 * workers + 1))), 1)
-        runningThreads = workers + 1
+        chunkSize = max(min(options.chunkSize, options.memoryBudget / (2 * (2 * workers + 1))), 1)
         runningWorkers = workers
         maximumChunksInFlight = 3 * workers + 2
 
@@ -88,7 +88,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         }
         let sendableSource = UncheckedBox(source)
         DispatchQueue(label: "sluice.reader").async { [self] in
-            read(sendableSource.value, startOffset: startOffset, chunkSize: chunkSize)
+            read(sendableSource.value, startOffset: startOffset)
         }
     }
 
@@ -101,7 +101,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Reader thread
 
-    private func read(_ source: any ByteSource, startOffset: Int, chunkSize: Int) {
+    private func read(_ source: any ByteSource, startOffset: Int) {
         let reader = ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
@@ -126,10 +126,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             failure = error
         }
         condition.lock()
-        readerBytes = startOffset == 3 ? reader.bytesRead + 3 : reader.bytesRead
+        // The bytes before the reader's start (a byte order mark, the skipped part of a shard) were read too.
+        readerBytes = startOffset + reader.bytesRead
         readerError = failure
         readerFinished = true
-        runningThreads -= 1
         condition.broadcast()
         condition.unlock()
     }
@@ -160,7 +160,6 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
             guard !isCancelled, pendingStart < pendingChunks.count else {
                 for (key, count) in engine.unmappedKeys { workerUnmappedKeys[key, default: 0] += count }
-                runningThreads -= 1
                 runningWorkers -= 1
                 condition.broadcast()
                 condition.unlock()
@@ -175,7 +174,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             condition.unlock()
 
             let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, recordKeys: chunk.recordKeys)
-            pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * options.chunkSize)
+            pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
 
             condition.lock()
             results[chunk.index] = ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
@@ -209,7 +208,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// Waits until the reader and every worker have stopped (after the end, an error or ``cancel()``).
     func waitUntilStopped() {
         condition.lock()
-        while runningThreads > 0 { condition.wait() }
+        while runningWorkers > 0 || !readerFinished { condition.wait() }
         condition.unlock()
     }
 

@@ -10,26 +10,16 @@ enum Compression: Sendable, Equatable {
         return nil
     }
 
-    /// Wraps `source` in a decompressor when its first bytes say it is compressed.
-    static func decompressing(_ source: any ByteSource) throws(SluiceError) -> any ByteSource {
+    /// Wraps `source` in a decompressor when its first bytes say it is compressed; either way the result can
+    /// still be peeked at.
+    static func decompressing(_ source: any ByteSource) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
         let prefix = try prefixed.peek(4)
         switch detect(prefix) {
-        case .gzip: return DecompressedSource(try GzipSource(compressed: prefixed))
-        case .zstd: return DecompressedSource(try ZstdSource(compressed: prefixed))
+        case .gzip: return PrefixedSource(try GzipSource(compressed: prefixed), isDecompressing: true)
+        case .zstd: return PrefixedSource(try ZstdSource(compressed: prefixed), isDecompressing: true)
         case nil: return prefixed
         }
-    }
-}
-
-/// Marks a source as the output of a decompressor (byte ranges cannot be applied to it).
-struct DecompressedSource: ByteSource {
-    private var inner: any ByteSource
-    init(_ inner: any ByteSource) { self.inner = inner }
-    var name: String { inner.name }
-    var size: Int? { nil }
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
-        try inner.read(into: buffer)
     }
 }
 
@@ -39,11 +29,16 @@ struct PrefixedSource: ByteSource {
     private var prefix: [UInt8] = []
     private var prefixPosition = 0
 
-    init(_ inner: any ByteSource) { self.inner = inner }
+    /// Whether the bytes come out of a decompressor (byte ranges cannot be applied to them).
+    let isDecompressing: Bool
+
+    init(_ inner: any ByteSource, isDecompressing: Bool = false) {
+        self.inner = inner
+        self.isDecompressing = isDecompressing
+    }
 
     var name: String { inner.name }
     var size: Int? { inner.size }
-    var isDecompressing: Bool { inner is DecompressedSource }
 
     /// Reads and forgets `count` bytes (fewer at the end of the input).
     mutating func skip(_ count: Int) throws(SluiceError) {
