@@ -39,8 +39,13 @@ public enum BenchMapping {
         public init() {}
     }
 
-    public static func typed() throws(SluiceError) -> Mapping<Tweet> {
-        try Mapping(Tweet.init) {
+    /// The mapping options for a fixture laid out as `layout`: a wrapper's records sit at `traceEvents`.
+    public static func options(for layout: FixtureFile.Layout) -> MappingOptions {
+        MappingOptions(recordsPath: layout == .wrapped ? "traceEvents" : nil)
+    }
+
+    public static func typed(options: MappingOptions = MappingOptions()) throws(SluiceError) -> Mapping<Tweet> {
+        try Mapping(Tweet.init, options: options) {
             Field("id", \.id)
             Field("id_str", \.idString)
             Field("created_at", \.createdAt, formats: [.twitter])
@@ -74,6 +79,11 @@ public struct Checksum: Sendable, Hashable {
     public init(value: Int64, records: Int) {
         self.value = value
         self.records = records
+    }
+
+    /// Records of a mapping this checksum knows nothing about (your own): counted, not summed.
+    public mutating func countOnly(_ records: Int) {
+        self.records += records
     }
 
     public mutating func add(

@@ -1,12 +1,14 @@
 import Foundation
+import SluiceFixtures
 
 /// msgspec and DuckDB, run as Python subprocesses when `python3` can import them (`pip install msgspec duckdb`).
 /// Each script times itself (after its imports) and prints its checksum, CPU seconds and peak memory as JSON.
 public enum ForeignContenders {
-    /// The ones installed here, for `threads` (DuckDB gets the same number of threads as Sluice's widest run).
-    public static func available(threads: Int) -> [Contender] {
+    /// The ones installed here that read `layout`, for `threads` (DuckDB gets the same number of threads as
+    /// Sluice's widest run). The msgspec script decodes a line at a time, so it reads NDJSON only.
+    public static func available(threads: Int, layout: FixtureFile.Layout) -> [Contender] {
         var found: [Contender] = []
-        if canImport("msgspec") {
+        if layout == .ndjson && canImport("msgspec") {
             found.append(Contender(name: "msgspec (Python), typed structs", key: "msgspec", family: .foreign, threads: 1) { input in
                 try runScript(msgspecScript, arguments: [input.path])
             })
@@ -24,8 +26,9 @@ public enum ForeignContenders {
     }
 
     static func runScript(_ script: String, arguments: [String]) throws -> RunOutcome {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bench-\(ProcessInfo.processInfo.processIdentifier)-\(abs(script.hashValue)).py")
-        if !FileManager.default.fileExists(atPath: url.path) { try script.write(to: url, atomically: true, encoding: .utf8) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bench-\(UUID().uuidString).py")
+        try script.write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
         let result = try run(["python3", url.path] + arguments)
         guard result.status == 0, let data = result.output.data(using: .utf8),
               let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any],

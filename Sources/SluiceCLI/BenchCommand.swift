@@ -21,14 +21,14 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Size of the generated input, in MiB of JSON.")
     var megabytes = 64
 
-    @Option(help: "Layout of the generated input: ndjson or array.")
+    @Option(help: "Layout of the generated input: ndjson, array, or wrapped ({\"traceEvents\": [...]}).")
     var layout: FixtureFile.Layout = .ndjson
 
     @Option(help: "Compression of the generated input: none, gzip or zstd.")
     var compression: FixtureFile.Compression = .none
 
     @Option(help: "Worker counts for the Sluice contenders, comma-separated.")
-    var workers: String = "1,\(ProcessInfoCores.count)"
+    var workers: String = "1,\(ProcessInfo.processInfo.activeProcessorCount)"
 
     @Option(help: "Repetitions of each contender.")
     var repetitions = 5
@@ -95,7 +95,10 @@ struct BenchCommand: ParsableCommand {
             if json == "-" { print(text, terminator: "") } else { try text.write(toFile: json, atomically: true, encoding: .utf8) }
         }
         if let html { try result.html().write(toFile: html, atomically: true, encoding: .utf8) }
-        if input == nil && !keep { try? FileManager.default.removeItem(atPath: benchInput.path) }
+        if input == nil && !keep {
+            try? FileManager.default.removeItem(atPath: benchInput.path)
+            try? FileManager.default.removeItem(atPath: benchInput.path + ".size")
+        }
     }
 
     private func prepareInput() throws -> BenchInput {
@@ -105,7 +108,7 @@ struct BenchCommand: ParsableCommand {
             let size = (try FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
             return BenchInput(path: input, layout: .ndjson, compression: .none, bytes: size, schema: schema)
         }
-        let name = "sluice-bench-\(megabytes)MiB.\(layout == .array ? "json" : "ndjson")\(compression.fileExtension)"
+        let name = "sluice-bench-\(megabytes)MiB-\(layout.rawValue).\(layout == .ndjson ? "ndjson" : "json")\(compression.fileExtension)"
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
         let sizePath = path + ".size"
         if let recorded = try? String(contentsOfFile: sizePath, encoding: .utf8), let bytes = Int(recorded), FileManager.default.fileExists(atPath: path) {
@@ -126,8 +129,10 @@ struct BenchCommand: ParsableCommand {
             // Foundation reads a line at a time from plain NDJSON.
             contenders += [SwiftContenders.decoder, SwiftContenders.decoderWithFormatter, SwiftContenders.serialization]
         }
-        if !noForeign && input.compression == .none {
-            contenders += ForeignContenders.available(threads: threads.max() ?? 1)
+        // The foreign contenders read plain NDJSON (and DuckDB arrays); a child measuring one Swift contender's memory does
+        // not need to look for them (each look starts Python).
+        if !noForeign && measureMemory == nil && input.compression == .none && input.layout != .wrapped {
+            contenders += ForeignContenders.available(threads: threads.max() ?? 1, layout: input.layout)
         }
         return contenders
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Sluice
 #if canImport(Glibc)
 import Glibc
@@ -35,7 +36,7 @@ struct MapCommand: ParsableCommand {
     var readSize = 1 << 20
 
     @Option(help: "Threads that map records (NDJSON and array inputs are mapped in parallel).")
-    var workers = ProcessInfoCores.count
+    var workers = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(name: .customLong("chunk-size"), help: "Bytes per chunk handed to a worker.")
     var chunkSize = 512 << 10
@@ -130,8 +131,4 @@ struct ByteRangeArgument: ExpressibleByArgument {
         guard parts.count == 2, let start = Int(parts[0]), let end = Int(parts[1]), start >= 0, end >= start else { return nil }
         range = start..<end
     }
-}
-
-enum ProcessInfoCores {
-    static var count: Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 0 ? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) : 1 }
 }

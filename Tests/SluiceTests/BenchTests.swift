@@ -24,7 +24,7 @@ import SluiceFixtures
         #expect(result.rows.allSatisfy { $0.seconds.count == 2 && $0.medianSeconds > 0 })
     }
 
-    @Test(arguments: [(FixtureFile.Layout.array, FixtureFile.Compression.none), (.ndjson, .gzip), (.ndjson, .zstd)])
+    @Test(arguments: [(FixtureFile.Layout.array, FixtureFile.Compression.none), (.wrapped, .none), (.ndjson, .gzip), (.ndjson, .zstd)])
     func sluiceReadsEveryLayoutAndCompressionToTheSameRecords(_ layout: FixtureFile.Layout, _ compression: FixtureFile.Compression) throws {
         let plain = try BenchRunner(input: try Self.smallInput(), contenders: [SwiftContenders.columnar(workers: 1)], repetitions: 1).run()
         let other = try BenchRunner(input: try Self.smallInput(layout: layout, compression: compression),

@@ -17,7 +17,7 @@ final class MappingEngine: BatchSource {
     let shape: InputShape
     private var source: any ByteSource
     private let input: InputBuffer
-    let batches: BatchQueue
+    private let batches: BatchQueue
     private let machine: UnsafeMutablePointer<RecordStateMachine>
     private let tokenizer: YajlTokenizer
     private var lentBatch: ColumnarBatch?
