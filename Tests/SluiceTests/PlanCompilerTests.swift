@@ -24,7 +24,7 @@ import Testing
             "field 'id': the name is used by more than one field",
             "field 'bad': key path 'a..b' has an empty segment",
             "field '': the name is empty",
-            "field 'user': reads $.user as string, but 'user_name' reads inside it; only a json field can share a node with fields beneath it",
+            "field 'user': reads $.user as string, but 'user_name' reads inside it; only a json or transformed field can share a node with fields beneath it",
         ])
     }
 
@@ -38,7 +38,7 @@ import Testing
 
     @Test func scalarAtANumericSegmentConflictIsReportedOnce() {
         #expect(problems([field("first", .string, path: "tags.0"), field("first_name", .string, path: "tags.0.name")]) == [
-            "field 'first': reads $.tags.0 as string, but 'first_name' reads inside it; only a json field can share a node with fields beneath it",
+            "field 'first': reads $.tags.0 as string, but 'first_name' reads inside it; only a json or transformed field can share a node with fields beneath it",
         ])
     }
 

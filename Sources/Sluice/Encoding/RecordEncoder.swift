@@ -39,7 +39,8 @@ struct RecordEncoder: Sendable {
 
     init(plan: CompiledPlan) {
         let root = Node()
-        for (column, field) in plan.fields.enumerated() {
+        // A transform has no way back: its fields are not written.
+        for (column, field) in plan.fields.enumerated() where field.transform == nil {
             guard let path = try? FieldPath(parsing: field.resolvedPath(naming: nil)) else { continue }
             var node = root
             for segment in path.segments {

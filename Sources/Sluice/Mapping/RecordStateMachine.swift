@@ -19,6 +19,7 @@ struct RecordStateMachine {
     private let targets: UnsafeMutablePointer<Int32>
     private let columnTypes: UnsafeMutablePointer<FieldType>
     private let columnIsOptional: UnsafeMutablePointer<Bool>
+    private let columnIsTransformed: UnsafeMutablePointer<Bool>
     private let columnHasDefault: UnsafeMutablePointer<Bool>
     private let columnCount: Int
     private let requiredColumns: [Int]
@@ -110,6 +111,7 @@ struct RecordStateMachine {
         targets = plan.targets
         columnTypes = plan.columnTypes
         columnIsOptional = plan.columnIsOptional
+        columnIsTransformed = plan.columnIsTransformed
         columnHasDefault = plan.columnHasDefault
         columnCount = plan.fields.count
         requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
@@ -310,83 +312,148 @@ struct RecordStateMachine {
         if node.hasChildren && kind != .null {
             fail(node: nodeID, .typeMismatch, expected: node.expectsArray ? "an object or array" : "an object", kind, bytes, length, boolValue)
         }
+        if node.hasTransforms { return writeTransformedScalar(node: nodeID, kind, bytes, length, boolValue) }
         var target = Int(node.targetStart)
         let end = target + Int(node.targetCount)
         while target < end {
             let column = Int(targets[target])
             target += 1
-            stamps[column] = serial
-            let storage = columns + column
-            if kind == .null {
-                writeNull(column: column, node: nodeID)
+            convert(column: column, node: nodeID, kind, bytes, length, boolValue)
+        }
+    }
+
+    /// Converts one scalar into one column by the column's type.
+    @inline(__always)
+    private mutating func convert(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        stamps[column] = serial
+        let storage = columns + column
+        if kind == .null {
+            writeNull(column: column, node: nodeID)
+            return
+        }
+        // Every type's accepted inputs are in docs/mapping.md ("Types and conversions").
+        switch columnTypes[column] {
+        case .string:
+            guard let bytes, kind == .string || kind == .number else {
+                fail(node: nodeID, .typeMismatch, expected: "string", kind, bytes, length, boolValue)
+                return
+            }
+            storage.pointee.writeText(bytes, count: length, row: row)
+        case .int64:
+            guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
+                fail(node: nodeID, .typeMismatch, expected: "int64", kind, bytes, length, boolValue)
+                return
+            }
+            var result = NumberConversion.int64(bytes, length)
+            if result == .fractional && plan.conversions[column].truncatesFractions {
+                result = NumberConversion.signed(NumberConversion.exactInteger(bytes, length, truncates: true))
+            }
+            switch result {
+            case .value(let value): storage.pointee.write(value, row: row)
+            case .fractional: fail(node: nodeID, .outOfRange, expected: "int64 (an integer)", kind, bytes, length, boolValue)
+            case .outOfRange: fail(node: nodeID, .outOfRange, expected: "int64 (within ±9223372036854775807)", kind, bytes, length, boolValue)
+            }
+        case .uint64:
+            guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
+                fail(node: nodeID, .typeMismatch, expected: "uint64", kind, bytes, length, boolValue)
+                return
+            }
+            switch NumberConversion.exactInteger(bytes, length, truncates: plan.conversions[column].truncatesFractions) {
+            case .value(let negative, let magnitude) where !negative || magnitude == 0: storage.pointee.write(magnitude, row: row)
+            case .fractional: fail(node: nodeID, .outOfRange, expected: "uint64 (an integer)", kind, bytes, length, boolValue)
+            default: fail(node: nodeID, .outOfRange, expected: "uint64 (0 to 18446744073709551615)", kind, bytes, length, boolValue)
+            }
+        case .double:
+            guard let bytes, kind == .number || (kind == .string && NumberConversion.isNumberText(bytes, length)) else {
+                fail(node: nodeID, .typeMismatch, expected: "double", kind, bytes, length, boolValue)
+                return
+            }
+            if let value = NumberConversion.double(bytes, length) {
+                storage.pointee.write(value, row: row)
+            } else {
+                fail(node: nodeID, .outOfRange, expected: "double (finite)", kind, bytes, length, boolValue)
+            }
+        case .bool:
+            if kind == .bool {
+                storage.pointee.write(boolValue, row: row)
+            } else if let bytes, let value = Self.boolean(fromText: bytes, length, isNumber: kind == .number) {
+                storage.pointee.write(value, row: row)
+            } else {
+                fail(node: nodeID, .typeMismatch, expected: "bool", kind, bytes, length, boolValue)
+            }
+        case .json:
+            storage.pointee.beginText(row: row)
+            switch kind {
+            case .string:
+                JSONText.appendStringLiteral(UnsafeBufferPointer(start: bytes, count: length)) { storage.pointee.appendText(byte: $0) }
+            case .number:
+                if let bytes { storage.pointee.appendText(bytes, count: length) }
+            case .bool:
+                for byte in (boolValue ? "true" : "false").utf8 { storage.pointee.appendText(byte: byte) }
+            case .null:
+                for byte in "null".utf8 { storage.pointee.appendText(byte: byte) }
+            }
+            storage.pointee.endText(row: row)
+        case .date, .url, .bytes, .enumeration:
+            writeRichScalar(column: column, node: nodeID, kind, bytes, length, boolValue)
+        }
+    }
+
+    /// A scalar at a node that a transformed column reads: such columns get what their transform makes of it,
+    /// the others the scalar itself.
+    @inline(never)
+    private mutating func writeTransformedScalar(node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        let node = nodes[Int(nodeID)]
+        for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
+            let column = Int(targets[target])
+            guard columnIsTransformed[column] else {
+                convert(column: column, node: nodeID, kind, bytes, length, boolValue)
                 continue
             }
-            // Every type's accepted inputs are in docs/mapping.md ("Types and conversions").
-            switch columnTypes[column] {
-            case .string:
-                guard let bytes, kind == .string || kind == .number else {
-                    fail(node: nodeID, .typeMismatch, expected: "string", kind, bytes, length, boolValue)
-                    continue
-                }
-                storage.pointee.writeText(bytes, count: length, row: row)
-            case .int64:
-                guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
-                    fail(node: nodeID, .typeMismatch, expected: "int64", kind, bytes, length, boolValue)
-                    continue
-                }
-                var result = NumberConversion.int64(bytes, length)
-                if result == .fractional && plan.conversions[column].truncatesFractions {
-                    result = NumberConversion.signed(NumberConversion.exactInteger(bytes, length, truncates: true))
-                }
-                switch result {
-                case .value(let value): storage.pointee.write(value, row: row)
-                case .fractional: fail(node: nodeID, .outOfRange, expected: "int64 (an integer)", kind, bytes, length, boolValue)
-                case .outOfRange: fail(node: nodeID, .outOfRange, expected: "int64 (within ±9223372036854775807)", kind, bytes, length, boolValue)
-                }
-            case .uint64:
-                guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
-                    fail(node: nodeID, .typeMismatch, expected: "uint64", kind, bytes, length, boolValue)
-                    continue
-                }
-                switch NumberConversion.exactInteger(bytes, length, truncates: plan.conversions[column].truncatesFractions) {
-                case .value(let negative, let magnitude) where !negative || magnitude == 0: storage.pointee.write(magnitude, row: row)
-                case .fractional: fail(node: nodeID, .outOfRange, expected: "uint64 (an integer)", kind, bytes, length, boolValue)
-                default: fail(node: nodeID, .outOfRange, expected: "uint64 (0 to 18446744073709551615)", kind, bytes, length, boolValue)
-                }
-            case .double:
-                guard let bytes, kind == .number || (kind == .string && NumberConversion.isNumberText(bytes, length)) else {
-                    fail(node: nodeID, .typeMismatch, expected: "double", kind, bytes, length, boolValue)
-                    continue
-                }
-                if let value = NumberConversion.double(bytes, length) {
-                    storage.pointee.write(value, row: row)
-                } else {
-                    fail(node: nodeID, .outOfRange, expected: "double (finite)", kind, bytes, length, boolValue)
-                }
-            case .bool:
-                if kind == .bool {
-                    storage.pointee.write(boolValue, row: row)
-                } else if let bytes, let value = Self.boolean(fromText: bytes, length, isNumber: kind == .number) {
-                    storage.pointee.write(value, row: row)
-                } else {
-                    fail(node: nodeID, .typeMismatch, expected: "bool", kind, bytes, length, boolValue)
-                }
-            case .json:
-                storage.pointee.beginText(row: row)
-                switch kind {
-                case .string:
-                    JSONText.appendStringLiteral(UnsafeBufferPointer(start: bytes, count: length)) { storage.pointee.appendText(byte: $0) }
-                case .number:
-                    if let bytes { storage.pointee.appendText(bytes, count: length) }
-                case .bool:
-                    for byte in (boolValue ? "true" : "false").utf8 { storage.pointee.appendText(byte: byte) }
-                case .null:
-                    for byte in "null".utf8 { storage.pointee.appendText(byte: byte) }
-                }
-                storage.pointee.endText(row: row)
-            case .date, .url, .bytes, .enumeration:
-                writeRichScalar(column: column, node: nodeID, kind, bytes, length, boolValue)
+            let text = { String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) }
+            let value: JSONValue = switch kind {
+            case .string: .string(text())
+            case .number: .number(text())
+            case .bool: .bool(boolValue)
+            case .null: .null
             }
+            writeTransformed(value, column: column, node: nodeID)
+        }
+    }
+
+    /// Runs a column's transform and converts its result by the column's type; nil converts as `null` does.
+    @inline(never)
+    private mutating func writeTransformed(_ value: JSONValue, column: Int, node nodeID: Int32) {
+        stamps[column] = serial
+        guard let transform = plan.conversions[column].transform else { return }
+        let result: JSONValue?
+        do {
+            result = try transform.body(value)
+        } catch {
+            failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .custom, expected: transform.description, found: "\(error)"))
+            return
+        }
+        switch result ?? .null {
+        case .null:
+            convert(column: column, node: nodeID, .null, nil, 0, false)
+        case .bool(let flag):
+            convert(column: column, node: nodeID, .bool, nil, 0, flag)
+        case .string(var text):
+            text.withUTF8 { convert(column: column, node: nodeID, .string, $0.baseAddress ?? emptyBytes, $0.count, false) }
+        case .number(var text):
+            let isNumber = !text.hasPrefix("+") && text.withUTF8 { NumberConversion.isNumberText($0.baseAddress ?? emptyBytes, $0.count) }
+            guard isNumber else {
+                failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .custom, expected: transform.description, found: "it returned .number(\"\(text)\"), which is not a JSON number"))
+                return
+            }
+            text.withUTF8 { convert(column: column, node: nodeID, .number, $0.baseAddress ?? emptyBytes, $0.count, false) }
+        case .object(json: var text), .array(json: var text):
+            guard columnTypes[column] == .json else {
+                let found = text.hasPrefix("[") ? ValueDescription.array : ValueDescription.object
+                failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: columnTypes[column].description, found: found))
+                return
+            }
+            text.withUTF8 { columns[column].writeText($0.baseAddress ?? emptyBytes, count: $0.count, row: row) }
         }
     }
 
@@ -506,7 +573,7 @@ struct RecordStateMachine {
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
             stamps[Int(column)] = serial
-            if columnTypes[column] != .json {
+            if columnTypes[column] != .json && !columnIsTransformed[column] {
                 failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: columnTypes[column].description, found: found))
             }
         }
@@ -560,6 +627,12 @@ struct RecordStateMachine {
         guard let buffer else { return }
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
+            if columnIsTransformed[column] {
+                if let value = JSONValue(jsonText: UnsafeBufferPointer(start: buffer + (start - bufferOffset), count: end - start)) {
+                    writeTransformed(value, column: column, node: nodeID)
+                }
+                continue
+            }
             guard columnTypes[column] == .json else { continue }
             stamps[column] = serial
             columns[column].writeText(buffer + (start - bufferOffset), count: end - start, row: row)

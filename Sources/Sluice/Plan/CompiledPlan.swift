@@ -27,6 +27,8 @@ final class CompiledPlan: @unchecked Sendable {
     /// Per column: its type, whether it is optional.
     let columnTypes: UnsafeMutablePointer<FieldType>
     let columnIsOptional: UnsafeMutablePointer<Bool>
+    /// Per column: whether its values go through a ``ValueTransform`` (it then takes any value, as json does).
+    let columnIsTransformed: UnsafeMutablePointer<Bool>
     /// Per column: how values convert beyond the type (dates, enums, truncation, defaults). Plain memory, so
     /// that reading a column's parser or table in place costs no reference counting.
     let conversions: UnsafeMutablePointer<ColumnConversion>
@@ -75,6 +77,7 @@ final class CompiledPlan: @unchecked Sendable {
         self.targets = .allocateCopy(of: targets)
         self.columnTypes = .allocateCopy(of: fields.map(\.type))
         self.columnIsOptional = .allocateCopy(of: fields.map(\.isOptional))
+        columnIsTransformed = .allocateCopy(of: fields.map { $0.transform != nil })
         self.displayPaths = displayPaths
         self.maxDepth = maxDepth
     }
@@ -88,6 +91,7 @@ final class CompiledPlan: @unchecked Sendable {
         targets.deallocate()
         columnTypes.deallocate()
         columnIsOptional.deallocate()
+        columnIsTransformed.deallocate()
         columnHasDefault.deallocate()
         conversions.deinitialize(count: fields.count)
         validatorTable.deinitialize(count: validators.count)
@@ -191,6 +195,7 @@ struct ColumnConversion: Sendable {
     var dateParser: DateParser?
     var enumTable: EnumTable?
     var defaultValue: FieldValue?
+    var transform: ValueTransform?
 }
 
 /// One trie node: a place in the record that some field reads, or that lies on the way to one.
@@ -203,10 +208,13 @@ struct PlanNode {
     var indexEntryCount: Int32 = 0
     var targetStart: Int32 = 0
     var targetCount: Int32 = 0
-    /// Whether a `json` column reads this node: its value's text must be captured, even while skipping it.
+    /// Whether a `json` or transformed column reads this node: its value's text must be captured, even while
+    /// skipping it.
     var capturesJSON = false
-    /// Whether a column other than json reads this node (it then takes scalars only).
+    /// Whether a column other than json reads this node without a transform (it then takes scalars only).
     var hasScalarTargets = false
+    /// Whether a column with a transform reads this node.
+    var hasTransforms = false
 
     var expectsObject: Bool { keyEntryCount > 0 }
     var expectsArray: Bool { indexEntryCount > 0 }

@@ -25,11 +25,16 @@ public struct FieldSpec: Sendable, Hashable {
     public var enumValues: [EnumValue]
     /// Rules the value must follow for the record to be accepted.
     public var validators: [Validator]
+    /// Your own conversion, run on the JSON value before the type converts it (see ``ValueTransform``).
+    public var transform: ValueTransform?
     /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
     var requiresFoundationURL = false
     /// For typed fields declared without a path: the property path (`address.city`), each component of which the
     /// naming convention converts into a key.
     var propertyPath: [String]?
+
+    /// Whether the field reads any JSON value, objects and arrays included: json fields and transformed ones.
+    var takesAnyValue: Bool { type == .json || transform != nil }
 
     /// The key path to read, given the mapping's naming convention.
     func resolvedPath(naming: NamingConvention?) -> String {
@@ -50,10 +55,11 @@ public struct FieldSpec: Sendable, Hashable {
     ///   - dateFormats: For dates, the text formats to try, in order.
     ///   - enumValues: For enums, the value map.
     ///   - validators: Rules the value must follow.
+    ///   - transform: Your own conversion of the JSON value, before the type's.
     public init(
         name: String, path: String? = nil, type: FieldType, isOptional: Bool = false, defaultValue: FieldValue? = nil,
         truncatesFractions: Bool = false, epochUnit: EpochUnit = .seconds, dateFormats: [DateFormat] = [.iso8601],
-        enumValues: [EnumValue] = [], validators: [Validator] = []
+        enumValues: [EnumValue] = [], validators: [Validator] = [], transform: ValueTransform? = nil
     ) {
         self.name = name
         self.path = path
@@ -65,6 +71,7 @@ public struct FieldSpec: Sendable, Hashable {
         self.dateFormats = dateFormats
         self.enumValues = enumValues
         self.validators = validators
+        self.transform = transform
     }
 }
 

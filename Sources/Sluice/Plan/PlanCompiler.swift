@@ -90,7 +90,7 @@ enum PlanCompiler {
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.
     private static func compileConversion(_ field: FieldSpec, problems: inout [MappingProblem]) -> ColumnConversion {
-        var conversion = ColumnConversion(truncatesFractions: field.truncatesFractions, requiresFoundationURL: field.requiresFoundationURL)
+        var conversion = ColumnConversion(truncatesFractions: field.truncatesFractions, requiresFoundationURL: field.requiresFoundationURL, transform: field.transform)
         func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
         if field.truncatesFractions && field.type != .int64 && field.type != .uint64 {
             problem("truncation applies to int64 and uint64 fields, not \(field.type)")
@@ -169,16 +169,17 @@ private final class TrieBuilderNode {
     }
 
     /// A string, number or Boolean field can never be read at a node that other fields look inside: the value
-    /// there has to be an object or array for them, and a scalar for it. Only `json` may share such a node.
+    /// there has to be an object or array for them, and a scalar for it. Only `json` and transformed fields may
+    /// share such a node.
     func checkScalarTargetsAreLeaves(fields: [FieldSpec], reported: inout Set<Int>, problems: inout [MappingProblem]) {
         if !keyChildren.isEmpty || !indexChildren.isEmpty {
             // A numeric segment puts a field on two nodes (key and index branch): report it once.
-            for column in targets where fields[column].type != .json && reported.insert(column).inserted {
+            for column in targets where !fields[column].takesAnyValue && reported.insert(column).inserted {
                 let beneath = Set(descendantTargets()).sorted().map { "'\(fields[$0].name)'" }
                 problems.append(MappingProblem(
                     field: fields[column].name,
                     message: "reads \(displayPath) as \(fields[column].type), but \(beneath.joined(separator: ", ")) "
-                        + "read\(beneath.count == 1 ? "s" : "") inside it; only a json field can share a node with fields beneath it"
+                        + "read\(beneath.count == 1 ? "s" : "") inside it; only a json or transformed field can share a node with fields beneath it"
                 ))
             }
         }
@@ -237,8 +238,9 @@ private final class TrieBuilderNode {
             node.targetStart = Int32(targets.count)
             node.targetCount = Int32(builder.targets.count)
             targets.append(contentsOf: builder.targets.map { Int32($0) })
-            node.capturesJSON = builder.targets.contains { fields[$0].type == .json }
-            node.hasScalarTargets = builder.targets.contains { fields[$0].type != .json }
+            node.capturesJSON = builder.targets.contains { fields[$0].takesAnyValue }
+            node.hasScalarTargets = builder.targets.contains { !fields[$0].takesAnyValue }
+            node.hasTransforms = builder.targets.contains { fields[$0].transform != nil }
             nodes.append(node)
         }
         return CompiledPlan(

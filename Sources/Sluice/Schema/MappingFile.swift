@@ -5,7 +5,7 @@ import Yams
 ///
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
 enum MappingFile {
-    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate"]
+    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate", "transform"]
     static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records"]
 
     static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> (fields: [FieldSpec], options: MappingOptions) {
@@ -101,6 +101,14 @@ enum MappingFile {
                     }
                 } else {
                     entryProblems.append("'default' must be a single value")
+                }
+            }
+            if let transformNode = mapping["transform"] {
+                if let name = transformNode.scalar?.string, let transform = registry.transforms[name] {
+                    spec.transform = transform
+                } else {
+                    let known = registry.transforms.keys.sorted()
+                    entryProblems.append("'transform' must name a registered transform (registered: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
                 }
             }
             if let validateNode = mapping["validate"] {
@@ -210,7 +218,7 @@ extension MappingSchema {
     /// - Parameters:
     ///   - text: The file's contents.
     ///   - source: How to name the text in problems, e.g. its path.
-    ///   - registry: Named validators the file may refer to.
+    ///   - registry: Named validators and transforms the file may refer to.
     ///   - recordsPath: A records path that replaces the file's `records:` (what `--records-at` gives).
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem with its line.
     public init(mappingText text: String, source: String = "<mapping>", registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
@@ -219,8 +227,8 @@ extension MappingSchema {
         try self.init(fields: parsed.fields, options: parsed.options)
     }
 
-    /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators from `registry`, and
-    /// `recordsPath` in place of the file's `records:` when given.
+    /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators and transforms from
+    /// `registry`, and `recordsPath` in place of the file's `records:` when given.
     public init(contentsOfFile path: String, registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
         let text: String
         do {

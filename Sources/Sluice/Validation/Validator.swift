@@ -56,16 +56,3 @@ public enum Validator: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(description)
     }
 }
-
-/// Named validators that mapping files can refer to (`validate: {custom: isEven}`).
-public struct MappingRegistry: Sendable {
-    var validators: [String: @Sendable (FieldValue) -> Bool] = [:]
-
-    /// An empty registry.
-    public init() {}
-
-    /// Registers a validator under `name`.
-    public mutating func registerValidator(named name: String, _ check: @escaping @Sendable (FieldValue) -> Bool) {
-        validators[name] = check
-    }
-}
