@@ -49,7 +49,7 @@ import Testing
                 return
             }
             #expect(problems.map(\.description) == [
-                "m.yaml:9: unknown top-level key 'extra' (known: fields, ignore, naming, records, unmapped)",
+                "m.yaml:9: unknown top-level key 'extra' (known: fields, header, ignore, naming, records, skip, unmapped)",
                 "m.yaml:2: field 'id': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum)",
                 "m.yaml:4: field 'x': unknown key 'typ' (known: default, formats, name, optional, path, transform, truncate, type, unit, validate, values)",
                 "m.yaml:4: field 'x': 'type' is missing",

@@ -31,7 +31,16 @@ enum BatchSourceOpener {
     /// Opens `input` and picks how to read it: several workers (or a byte range) and an NDJSON or array input go
     /// through the parallel pipeline; everything else is read on the caller's thread.
     static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
-        let options = try options.validated()
+        var options = try options.validated()
+        // A shard past the file's start holds neither the records to skip nor the header: they are read from
+        // the start of the file, and the shard starts after them at the earliest.
+        var columnNames: [[UInt8]]?
+        if let range = options.byteRange, range.lowerBound > 0, plan.skippedRecords > 0 || plan.columnsFromHeader {
+            let preamble = try Preamble(of: input, skipping: plan.skippedRecords, header: plan.columnsFromHeader, limit: options.maximumRecordSize)
+            columnNames = preamble.columnNames
+            let start = max(range.lowerBound, preamble.end)
+            options.byteRange = min(start, range.upperBound)..<range.upperBound
+        }
         let raw = try input.openRaw()
         progress.start(totalBytes: raw.size)
         var source = try Compression.decompressing(CountingSource(raw, progress: progress))
@@ -70,7 +79,8 @@ enum BatchSourceOpener {
             sequential.shape = shape
             return try MappingEngine(plan: plan, source: source, options: sequential, keepsRecordText: keepsRecordText)
         }
+        let startsAtInputStart = (options.byteRange?.lowerBound ?? 0) == 0
         return ParallelPipeline(plan: plan, source: source, shape: shape, startOffset: startOffset, options: options,
-                                keepsRecordText: keepsRecordText)
+                                keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
     }
 }

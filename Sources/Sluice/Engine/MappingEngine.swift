@@ -73,6 +73,8 @@ final class MappingEngine: BatchSource {
             : options.shape
         self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
         self.peekError = peekError
+        machine.pointee.recordsToSkip = plan.skippedRecords
+        machine.pointee.readsHeader = plan.columnsFromHeader
         if let filter {
             recordsFilter = filter
             machine.pointee.recordKeys = filter.keys
@@ -80,10 +82,12 @@ final class MappingEngine: BatchSource {
     }
 
     /// An engine for the parallel pipeline's workers: it maps chunks lent to ``mapChunk(_:count:at:)``, one
-    /// after another, in `shape` (``InputShape/ndjson`` or ``InputShape/concatenated``).
-    convenience init(plan: CompiledPlan, chunkShape shape: InputShape, options: ReaderOptions, keepsRecordText: Bool, sourceName: String) {
+    /// after another, in `shape` (``InputShape/ndjson`` or ``InputShape/concatenated``). The run's engines share
+    /// `columnHeader`: the one that maps the first chunk reads the header into it.
+    convenience init(plan: CompiledPlan, chunkShape shape: InputShape, options: ReaderOptions, keepsRecordText: Bool, sourceName: String, columnHeader: ColumnHeader) {
         self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText,
                   source: MemorySource(bytes: [], name: sourceName), input: InputBuffer(capacity: 16), start: 0)
+        machine.pointee.columnHeader = columnHeader
     }
 
     private init(plan: CompiledPlan, shape: InputShape, options: ReaderOptions, keepsRecordText: Bool, source: any ByteSource, input: InputBuffer, start: Int) {
@@ -118,8 +122,19 @@ final class MappingEngine: BatchSource {
     }
 
     /// Maps a whole chunk of records in place: `count` bytes whose first byte sits at absolute `offset`.
-    /// Ordinals and lines in the outcome count from the chunk's start (1 and 1).
-    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, recordKeys: [[UInt8]] = []) -> ChunkOutcome {
+    /// Ordinals and lines in the outcome count from the chunk's start (1 and 1). The first chunk of the input
+    /// (`isFirst`) holds the records to skip and the header whole.
+    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, isFirst: Bool, recordKeys: [[UInt8]] = []) -> ChunkOutcome {
+        if isFirst {
+            machine.pointee.recordsToSkip = plan.skippedRecords
+            machine.pointee.readsHeader = plan.columnsFromHeader
+        } else if plan.columnsFromHeader && !machine.pointee.knowsHeader {
+            guard let names = machine.pointee.columnHeader?.waitForNames() else {
+                // The first chunk ends the run with why; this one is never delivered.
+                return ChunkOutcome(batches: [], statistics: ReadStatistics(), lineFeeds: 0, error: .invalidOptions("no column header"))
+            }
+            machine.pointee.useHeader(names)
+        }
         machine.pointee.recordKeys = recordKeys.isEmpty ? nil : RecordKeys(recordKeys)
         input.borrow(bytes, count: count, at: offset)
         isMappingChunks = true
@@ -150,6 +165,8 @@ final class MappingEngine: BatchSource {
         pointMachineAtBuffer()
         machine.pointee.countLines(upTo: offset + count)
         let lineFeeds = shape == .ndjson ? lineNumber - 1 : machine.pointee.linesCounted
+        // Engines waiting for a header the first chunk did not hold must not wait for ever.
+        if isFirst && machine.pointee.readsHeader { machine.pointee.columnHeader?.fail() }
         return ChunkOutcome(batches: produced, statistics: statistics, lineFeeds: lineFeeds, error: pendingError)
     }
 
@@ -291,6 +308,11 @@ final class MappingEngine: BatchSource {
     private func mapLine(from start: Int, to end: Int, endsWithLineFeed: Bool) {
         let first = min(firstNonWhitespace(from: start), end)
         guard first < end else { return }  // a blank line
+        if machine.pointee.recordsToSkip > 0 {
+            // A line passed over need not even be JSON (a title, a comment).
+            machine.pointee.recordsToSkip -= 1
+            return
+        }
         // The size limit counts from the first byte to the line feed, so that it is the same whether the line
         // was seen whole or noticed too long while reading.
         if (endsWithLineFeed ? end - 1 : end) - first > options.maximumRecordSize {
@@ -348,8 +370,11 @@ final class MappingEngine: BatchSource {
     }
 
     private func stopByPolicy() {
-        guard let rejection = machine.pointee.stoppingRejection else { return }
-        end(with: .rejected(rejection))
+        if let rejection = machine.pointee.stoppingRejection {
+            end(with: .rejected(rejection))
+        } else {
+            endWithMachineRejection()
+        }
     }
 
     // MARK: - Streams (array, concatenated, document)

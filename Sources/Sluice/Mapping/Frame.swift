@@ -12,6 +12,8 @@ struct Frame {
     var keyCount = 0
     /// In an array: the index of the next element.
     var nextIndex = 0
+    /// The root array of a CSV-like row, whose values are found by the header's names.
+    var readsByHeader = false
     /// Absolute offset of the container's first byte when a json field captures it, else -1.
     var captureStart = -1
 }

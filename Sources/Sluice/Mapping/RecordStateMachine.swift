@@ -90,6 +90,19 @@ struct RecordStateMachine {
     /// The keys of the records of an object at the records path, in record order.
     var recordKeys: RecordKeys?
 
+    // MARK: Records passed over at the start, and the column header
+    /// Records still to pass over before the data (or the header) starts.
+    var recordsToSkip = 0
+    /// Whether this machine reads the header from the stream (it meets the input's start); others wait for it.
+    var readsHeader = false
+    /// Where the header's names are shared with the run's other machines.
+    var columnHeader: ColumnHeader?
+    /// Per value of a row, the root's child node it feeds (unmapped past the named columns), once the header is
+    /// known (``knowsHeader``).
+    private var headerNodes: [Int32] = []
+    private(set) var knowsHeader = false
+    private var isPassingOver = false
+
     // MARK: Counters and the outcome
     private(set) var ordinal = 0
     private(set) var mappedCount = 0
@@ -256,6 +269,7 @@ struct RecordStateMachine {
             if frame.pointee.isArray {
                 let index = frame.pointee.nextIndex
                 frame.pointee.nextIndex = index + 1
+                if frame.pointee.readsByHeader { return headerNode(index) }
                 return plan.lookupIndex(node: nodes[Int(frame.pointee.node)], index: index)
             }
             let child = frame.pointee.pendingChild
@@ -282,6 +296,11 @@ struct RecordStateMachine {
         }
         inRecord = true
         serial &+= 1
+        if recordsToSkip > 0 || readsHeader {
+            isPassingOver = true
+            if plan.keyNode >= 0 { _ = recordKeys?.take() }
+            return Self.unmapped
+        }
         if plan.keyNode >= 0 { writeRecordKey() }
         return 0
     }
@@ -552,12 +571,14 @@ struct RecordStateMachine {
         if frameCount + outerLevels + 1 > maximumDepth { return tooDeep() }
         if nodeID == Self.unmapped { return beginSkip(captureNode: -1) }
         let node = nodes[Int(nodeID)]
-        let fitsShape = isArray ? node.expectsArray : node.expectsObject
+        // A row of a CSV-like input is read by its header's names, as if it were an object.
+        let fitsShape = isArray ? node.expectsArray || (nodeID == 0 && knowsHeader) : node.expectsObject
         if !fitsShape || node.hasScalarTargets {
             reportContainerMismatches(node: nodeID, isArray: isArray, fitsShape: fitsShape)
         }
         if !fitsShape { return beginSkip(captureNode: node.capturesJSON ? nodeID : -1) }
         var frame = Frame(node: nodeID, isArray: isArray)
+        frame.readsByHeader = isArray && nodeID == 0 && knowsHeader
         if node.capturesJSON { frame.captureStart = offsetAfterToken() - 1 }
         frames[frameCount] = frame
         frameCount += 1
@@ -659,6 +680,7 @@ struct RecordStateMachine {
     }
 
     private mutating func finishRecord(end: Int) -> Bool {
+        if isPassingOver { return finishPassingOver(end: end) }
         let location = locateRecord(end: end)
         if knownRecordStart == nil && end - location.byteOffset > maximumRecordSize {
             return rejectOversized(location: location)
@@ -672,6 +694,58 @@ struct RecordStateMachine {
             return true
         }
         return reject(location: location, end: end, failures: failures)
+    }
+
+    /// A record passed over (skipped, or the header): it gets no ordinal and is neither mapped nor rejected. A
+    /// header that is not an array of strings ends the run: nothing after it could be read by name.
+    @inline(never)
+    private mutating func finishPassingOver(end: Int) -> Bool {
+        isPassingOver = false
+        failures.removeAll()
+        let location = locateRecord(end: end)
+        ordinal -= 1
+        if recordsToSkip > 0 {
+            recordsToSkip -= 1
+            return true
+        }
+        readsHeader = false
+        var text: [UInt8] = []
+        if let buffer, end > location.byteOffset, location.byteOffset >= bufferOffset {
+            text = Array(UnsafeBufferPointer(start: buffer + (location.byteOffset - bufferOffset), count: end - location.byteOffset))
+        }
+        if let names = text.withUnsafeBufferPointer({ ColumnHeader.names(inRecordText: $0) }) {
+            columnHeader?.publish(names)
+            useHeader(names)
+            return true
+        }
+        columnHeader?.fail()
+        let found = text.withUnsafeBufferPointer { ValueDescription.quoted(UnsafeBufferPointer(rebasing: $0.prefix(64))) }
+        endingRejection = Rejection(
+            location: location,
+            failures: [Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "a header record (an array of column names)", found: found)],
+            rawText: text)
+        return false
+    }
+
+    /// Reads rows by these column names from now on.
+    mutating func useHeader(_ names: [[UInt8]]) {
+        headerNodes = names.map { name in
+            name.withUnsafeBufferPointer { buffer in
+                let entry = plan.lookupFull(node: nodes[0], key: buffer.baseAddress ?? emptyBytes, buffer.count)
+                return entry >= 0 ? keyEntries[Int(entry)].node : Self.unmapped
+            }
+        }
+        knowsHeader = true
+    }
+
+    /// The node of a row's value at `index`; a value past the header's columns is a failure of its record.
+    @inline(__always)
+    private mutating func headerNode(_ index: Int) -> Int32 {
+        if index < headerNodes.count { return headerNodes[index] }
+        if index == headerNodes.count {
+            failures.append(Rejection.Failure(keyPath: "$", kind: .extraValue, expected: "at most \(headerNodes.count) values (one per header column)", found: "more"))
+        }
+        return Self.unmapped
     }
 
     /// Runs the plan's validators on the row; defaults count as values, so they are validated too.
@@ -881,6 +955,7 @@ struct RecordStateMachine {
         skipDepth = 0
         skipCaptureNode = -1
         knownRecordStart = nil
+        isPassingOver = false
         serial &+= 1
     }
 

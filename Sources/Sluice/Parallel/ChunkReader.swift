@@ -31,6 +31,8 @@ final class ChunkReader {
     /// With a records path: turns the wrapper into an array of the records as bytes arrive.
     private var recordsFilter: RecordsPathFilter?
     private var elementsHanded = 0
+    /// Records the first chunk must hold whole: those skipped and the header, which one worker reads.
+    private let firstChunkRecords: Int
 
     // The buffer being filled: bytes [0, filled) sit at absolute offset `bufferOffset`.
     private var buffer: UnsafeMutablePointer<UInt8>
@@ -53,7 +55,7 @@ final class ChunkReader {
     ///     run was cancelled.
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
-        maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPath: FieldPath? = nil,
+        maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPath: FieldPath? = nil, firstChunkRecords: Int = 0,
         reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
@@ -63,6 +65,7 @@ final class ChunkReader {
         self.pool = pool
         self.reserve = reserve
         self.range = range
+        self.firstChunkRecords = firstChunkRecords
         framer = ArrayFramer(maximumDepth: maximumDepth)
         recordsFilter = recordsPath.map { RecordsPathFilter(path: $0, maximumDepth: maximumDepth) }
         // An array of records is scanned once, by the framer, which also blanks what follows it.
@@ -209,7 +212,12 @@ final class ChunkReader {
             return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
         }
         if let lineFeed = lastLineFeed(from: scanned, to: filled) {
-            return hand(upTo: lineFeed + 1, failure: nil, emit: emit)
+            if nextIndex > 0 || firstChunkRecords == 0 || linesWithContent(upTo: lineFeed + 1) >= firstChunkRecords {
+                return hand(upTo: lineFeed + 1, failure: nil, emit: emit)
+            }
+            scanned = filled
+            do { try readMore() } catch { return true }  // the error comes again from the next read
+            return true
         }
         scanned = filled
         // No line feed: one line is longer than a chunk.
@@ -224,6 +232,22 @@ final class ChunkReader {
         }
         do { try readMore() } catch { return true }  // the error comes again from the next read
         return true
+    }
+
+    /// Lines in `buffer[0..<end]` that hold more than whitespace: NDJSON records.
+    private func linesWithContent(upTo end: Int) -> Int {
+        var count = 0
+        var hasContent = false
+        for index in 0..<end {
+            let byte = buffer[index]
+            if byte == 0x0A {
+                if hasContent { count += 1 }
+                hasContent = false
+            } else if !ShapeDetector.isWhitespace(byte) {
+                hasContent = true
+            }
+        }
+        return count
     }
 
     /// The last line feed in `buffer[from..<to]`; a record is short next to a chunk, so searching backwards
@@ -285,7 +309,11 @@ final class ChunkReader {
             return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
         }
         if let lastElementEnd {
-            return hand(upTo: lastElementEnd - bufferOffset, failure: nil, emit: emit)
+            if nextIndex > 0 || framer.elementsEnded >= firstChunkRecords {
+                return hand(upTo: lastElementEnd - bufferOffset, failure: nil, emit: emit)
+            }
+            try readMore()
+            return true
         }
         // One element longer than a chunk.
         var first = 0

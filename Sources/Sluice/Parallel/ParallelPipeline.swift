@@ -33,6 +33,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var chunksInFlight = 0
     private let maximumChunksInFlight: Int
     private var workerUnmappedKeys: [String: Int] = [:]
+    /// CSV-like rows: the header's names, read by the worker that maps the first chunk, for all of them.
+    private let columnHeader = ColumnHeader()
+    /// Records the first chunk holds whole for one worker to skip or read as the header.
+    private let firstChunkRecords: Int
     private var runningWorkers = 0
     /// Bytes the reader read, once it has finished.
     private var readerBytes: Int?
@@ -59,11 +63,15 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     /// Starts reading `source` (already past any byte order mark: its first byte sits at `startOffset`) and
     /// mapping it with `options.workers` workers.
+    /// A shard that does not start at the input's start (`startsAtInputStart` false) skips no records; its
+    /// rows are read by `columnNames` when the plan takes columns from a header.
     init(plan: CompiledPlan, source: any ByteSource, shape: InputShape, startOffset: Int, options: ReaderOptions,
-         keepsRecordText: Bool) {
+         keepsRecordText: Bool, startsAtInputStart: Bool = true, columnNames: [[UInt8]]? = nil) {
         self.plan = plan
         self.shape = shape
         self.options = options
+        firstChunkRecords = startsAtInputStart ? plan.skippedRecords + (plan.columnsFromHeader ? 1 : 0) : 0
+        if let columnNames { columnHeader.publish(columnNames) }
         sourceName = source.name
         totals.shape = shape
         let workers = max(options.workers, 1)
@@ -79,10 +87,11 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let workerOptions = adjusted
         let chunkShape: InputShape = shape == .array ? .concatenated : .ndjson
         let sourceName = source.name
+        let columnHeader = self.columnHeader
         for number in 0..<workers {
             let queue = DispatchQueue(label: "sluice.worker.\(number)")
             queue.async { [self] in
-                let engine = MappingEngine(plan: plan, chunkShape: chunkShape, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName)
+                let engine = MappingEngine(plan: plan, chunkShape: chunkShape, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
                 work(with: engine)
             }
         }
@@ -105,7 +114,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let reader = ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
-            recordsPath: plan.recordsPath, reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
+            recordsPath: plan.recordsPath, firstChunkRecords: firstChunkRecords, reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
         var failure: SluiceError?
         do {
             try reader.run { [self] chunk in
@@ -173,7 +182,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
             condition.unlock()
 
-            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, recordKeys: chunk.recordKeys)
+            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0, recordKeys: chunk.recordKeys)
             pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
 
             condition.lock()
@@ -187,6 +196,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     /// Stops the reader and the workers as soon as they look up, and frees what is queued.
     func cancel() {
+        columnHeader.fail()
         condition.lock()
         isCancelled = true
         for index in pendingStart..<pendingChunks.count {

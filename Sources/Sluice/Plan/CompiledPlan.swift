@@ -42,6 +42,10 @@ final class CompiledPlan: @unchecked Sendable {
     let rejectsUnmappedKeys: Bool
     /// Where the records sit inside a wrapper document, if they do (set once, by the compiler).
     var recordsPath: FieldPath?
+    /// Records at the start of the input that are passed over, and whether the next one is a header naming the
+    /// columns of array records (set once, by the compiler).
+    var skippedRecords = 0
+    var columnsFromHeader = false
     /// The node of the `$key` fields (the member key of each record of an object at the records path), or -1.
     var keyNode: Int32 = -1
     /// Per node: the key path as rejections print it. Read only when a record fails.

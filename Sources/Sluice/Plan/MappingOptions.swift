@@ -18,13 +18,25 @@ public struct MappingOptions: Sendable, Hashable {
     /// are the records (`statuses`), or of the object whose member values are (`events`; each member's key is then
     /// the field source `$key`). Everything else in the document is skipped as it streams past.
     public var recordsPath: String?
+    /// Records at the start of the input that are not data (a title, a comment line): read, then passed over
+    /// without an ordinal; they are neither mapped nor rejected.
+    public var skippedRecords: Int
+    /// The records are arrays (CSV-like rows) and the first one after the skipped records is a header naming
+    /// the columns: key paths then start with a column name (`price`, `seller.name`) instead of an index, as if
+    /// each row were an object of header name to value. The header is not a record.
+    public var columnsFromHeader: Bool
 
-    /// Options; the defaults ignore unmapped keys, take keys as named, and read top-level records.
-    public init(unmappedKeys: UnmappedKeys = .ignore, ignoredPaths: [String] = [], naming: NamingConvention? = nil, recordsPath: String? = nil) {
+    /// Options; the defaults ignore unmapped keys, take keys as named, and read top-level records, all of them.
+    public init(
+        unmappedKeys: UnmappedKeys = .ignore, ignoredPaths: [String] = [], naming: NamingConvention? = nil, recordsPath: String? = nil,
+        skippedRecords: Int = 0, columnsFromHeader: Bool = false
+    ) {
         self.unmappedKeys = unmappedKeys
         self.ignoredPaths = ignoredPaths
         self.naming = naming
         self.recordsPath = recordsPath
+        self.skippedRecords = skippedRecords
+        self.columnsFromHeader = columnsFromHeader
     }
 }
 

@@ -77,9 +77,15 @@ enum PlanCompiler {
             }
         }
 
+        if options.skippedRecords < 0 {
+            problems.append(MappingProblem(field: nil, message: "skipped records: \(options.skippedRecords) is negative"))
+        }
+
         guard problems.isEmpty else { throw .invalidMapping(problems) }
         let plan = root.flatten(fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: options.unmappedKeys == .reject)
         plan.recordsPath = recordsPath
+        plan.skippedRecords = options.skippedRecords
+        plan.columnsFromHeader = options.columnsFromHeader
         let keyBytes = RecordKeyField.segment.key
         let entry = keyBytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress.map { plan.lookupFull(node: plan.nodes[0], key: $0, buffer.count) } ?? -1

@@ -6,7 +6,7 @@ import Yams
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
 enum MappingFile {
     static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate", "transform"]
-    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records"]
+    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records", "skip", "header"]
 
     static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> (fields: [FieldSpec], options: MappingOptions) {
         let root: Node?
@@ -150,6 +150,20 @@ enum MappingFile {
                 options.recordsPath = path
             } else {
                 problems.append(MappingProblem(field: nil, message: "\(where_(records, source)): 'records' must be the key path of the records (e.g. statuses)"))
+            }
+        }
+        if let skip = top["skip"] {
+            if let count = skip.int, count >= 0 {
+                options.skippedRecords = count
+            } else {
+                problems.append(MappingProblem(field: nil, message: "\(where_(skip, source)): 'skip' must be a number of records, 0 or more"))
+            }
+        }
+        if let header = top["header"] {
+            if let flag = header.bool {
+                options.columnsFromHeader = flag
+            } else {
+                problems.append(MappingProblem(field: nil, message: "\(where_(header, source)): 'header' must be true or false"))
             }
         }
         guard problems.isEmpty else { throw .invalidMapping(problems) }

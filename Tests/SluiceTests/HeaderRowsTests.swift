@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import Sluice
+
+/// CSV-like records: arrays addressed by index, or by the names of a header record; records skipped at the start.
+@Suite struct HeaderRowsTests {
+    static let cellphones = sharedDirectory.appendingPathComponent("realdata/amazon_cellphones.ndjson")
+
+    static func run(_ input: Input, _ fields: [FieldSpec], options: MappingOptions, workers: Int = 1, chunk: Int = 512 << 10, capacity: Int = 4096, range: Range<Int>? = nil) throws -> RunTranscript {
+        try transcript(of: input, fields: fields,
+                       options: ReaderOptions(batchCapacity: capacity, rejectionPolicy: .collect, workers: workers, chunkSize: chunk, byteRange: range),
+                       schemaOptions: options)
+    }
+
+    /// The same transcript for one thread and for the pipeline at chunk sizes from one byte up.
+    static func expectInvariant(_ input: Input, _ fields: [FieldSpec], options: MappingOptions, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunTranscript {
+        let reference = try run(input, fields, options: options)
+        for (workers, chunk, capacity) in [(2, 1, 3), (2, 700, 4096), (3, 20_000, 17), (4, 1 << 20, 1)] {
+            let result = try run(input, fields, options: options, workers: workers, chunk: chunk, capacity: capacity)
+            #expect(result == reference, "\(workers) workers, chunks of \(chunk)", sourceLocation: sourceLocation)
+        }
+        return reference
+    }
+
+    static let cellphoneFields = [
+        field("asin", .string), field("brand", .string), field("rating", .double), field("reviews", .int64, path: "totalReviews"),
+        field("price", .string, path: "prices"),
+    ]
+
+    @Test func theAmazonSampleMapsByItsHeadersColumnNames() throws {
+        let result = try Self.expectInvariant(.file(Self.cellphones.path), Self.cellphoneFields, options: MappingOptions(columnsFromHeader: true))
+        #expect(result.error == nil && result.rejections.isEmpty)
+        // Counted by Python's json module: 792 rows under the header, 82,551 reviews in all.
+        #expect(result.rows.count == 792)
+        let reviews = result.rows.compactMap { row in row.split(separator: " ").first { $0.hasPrefix("reviews=") }.flatMap { Int($0.dropFirst(8)) } }
+        #expect(reviews.reduce(0, +) == 82_551)
+        // Ordinals count data rows; lines and offsets are the file's.
+        #expect(result.rows.first?.hasPrefix("#1@2:84 asin=\"B0000SX2UC\" brand=\"Nokia\" rating=3.0 reviews=14") == true, "\(result.rows.first ?? "")")
+        try assertGolden(result.description + "\n", file: "golden/amazon-cellphones-by-header.expected")
+    }
+
+    @Test func keyPathsStartingWithAnIndexAddressTheElements() throws {
+        let fields = [field("asin", .string, path: "0"), field("reviews", .int64, path: "7")]
+        let result = try Self.run(.file(Self.cellphones.path), fields, options: MappingOptions(skippedRecords: 1))
+        #expect(result.rows.count == 792 && result.rejections.isEmpty)
+        #expect(result.rows.first == "#1@2:84 asin=\"B0000SX2UC\" reviews=14")
+        // Without skipping, the header is a record like any other, and its text fails the int64 column.
+        let unskipped = try Self.run(.file(Self.cellphones.path), fields, options: MappingOptions())
+        #expect(unskipped.rejections.first == #"record 1 (line 1, byte 0): $[7]: expected int64, found string "totalReviews""#)
+    }
+
+    static let titled = """
+        "Exported 2026-11-01"
+
+        ["id","name","score"]
+        [1,"Ann",9.5]
+        [2,"Bob"]
+        [3,"Cy",7,"extra"]
+        {"id":4,"name":"Dee","score":1}
+
+        """
+    static let titledFields = [field("id", .int64), field("name", .string), field("score", .double, optional: true)]
+
+    @Test func recordsAreSkippedBeforeTheHeaderAndRowsMissOrOverrunColumns() throws {
+        let result = try Self.expectInvariant(.bytes(Array(Self.titled.utf8)), Self.titledFields, options: MappingOptions(skippedRecords: 1, columnsFromHeader: true))
+        #expect(result.rows == [#"#1@4:45 id=1 name="Ann" score=9.5"#, #"#2@5:59 id=2 name="Bob" score=null"#, #"#4@7:88 id=4 name="Dee" score=1.0"#])
+        #expect(result.rejections == [#"record 3 (line 6, byte 69): $: expected at most 3 values (one per header column), found more"#])
+        #expect(result.statistics.recordsRead == 4)
+    }
+
+    @Test func arraysAndWrappersOfRowsTakeAHeaderToo() throws {
+        let rows = #"[["id","name"],[1,"a"],[2,"b"]]"#
+        let array = try Self.expectInvariant(.bytes(Array(rows.utf8)), [field("id", .int64), field("name", .string)], options: MappingOptions(columnsFromHeader: true))
+        #expect(array.rows == [#"#1@1:15 id=1 name="a""#, #"#2@1:23 id=2 name="b""#])
+        let sheet = #"{"range":"A1:B3","majorDimension":"ROWS","values":\#(rows)}"#
+        let wrapped = try Self.expectInvariant(.bytes(Array(sheet.utf8)), [field("id", .int64), field("name", .string)],
+                                               options: MappingOptions(recordsPath: "values", columnsFromHeader: true))
+        #expect(wrapped.rows.map(RecordsPathTests.valuesOnly) == array.rows.map(RecordsPathTests.valuesOnly))
+    }
+
+    @Test func aHeaderThatIsNotAnArrayOfNamesEndsTheRun() throws {
+        for workers in [1, 2] {
+            let result = try Self.run(.bytes(Array("{\"id\":1}\n[1]\n".utf8)), [field("id", .int64)], options: MappingOptions(columnsFromHeader: true), workers: workers, chunk: 4)
+            #expect(result.rows.isEmpty)
+            #expect(result.error == #"<memory>: cannot read past rejected record 1 (line 1, byte 0): $: expected a header record (an array of column names), found "{\"id\":1}""#, "\(workers) workers")
+        }
+    }
+
+    @Test func shardsPastTheStartReadTheHeaderFromTheFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-header-\(UUID().uuidString).ndjson")
+        defer { try? FileManager.default.removeItem(at: url) }
+        var text = "# a title line, skipped\n[\"name\",\"n\"]\n"
+        for index in 0..<2000 { text += "[\"row \(index)\",\(index)]\n" }
+        try Data(text.utf8).write(to: url)
+        let fields = [field("n", .int64), field("name", .string)]
+        let options = MappingOptions(skippedRecords: 1, columnsFromHeader: true)
+        let whole = try Self.run(.file(url.path), fields, options: options)
+        #expect(whole.rows.count == 2000)
+        var union: [String] = []
+        var start = 0
+        for end in [5, 37, 9_000, 20_001, text.utf8.count] {
+            let shard = try Self.run(.file(url.path), fields, options: options, range: start..<end)
+            #expect(shard.error == nil && shard.rejections.isEmpty, "\(start)..<\(end)")
+            union += shard.rows.map(RecordsPathTests.valuesOnly)
+            start = end
+        }
+        #expect(union == whole.rows.map(RecordsPathTests.valuesOnly))
+    }
+
+    @Test func mappingFilesDeclareSkipAndHeader() throws {
+        let schema = try MappingSchema(mappingText: """
+            skip: 1
+            header: true
+            fields: [{name: id, type: int64}, {name: name, type: string}, {name: score, type: double, optional: true}]
+            """)
+        #expect(schema.options.skippedRecords == 1 && schema.options.columnsFromHeader)
+        #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "skip: -2\nfields: [{name: a, type: int64}]") }
+        #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "header: sometimes\nfields: [{name: a, type: int64}]") }
+    }
+
+    struct Phone: Sendable, Equatable {
+        var asin = ""
+        var reviews: Int64 = 0
+    }
+
+    @Test func typedMappingsReadRowsByName() throws {
+        let mapping = try Mapping(Phone.init, options: MappingOptions(columnsFromHeader: true)) {
+            Field("asin", \.asin)
+            Field("totalReviews", \.reviews)
+        }
+        let reader = try TypedReader(input: .file(Self.cellphones.path), mapping: mapping, options: ReaderOptions(workers: 2, chunkSize: 4096))
+        var phones: [Phone] = []
+        while let batch = try reader.next() { phones += batch.models }
+        #expect(phones.count == 792)
+        #expect(phones.first == Phone(asin: "B0000SX2UC", reviews: 14))
+        #expect(phones.map(\.reviews).reduce(0, +) == 82_551)
+    }
+}
