@@ -119,6 +119,13 @@ import SluiceFixtures
         #expect(events.first?.key == 138_586_341 && events.first?.name == "30th Anniversary Tour")
     }
 
+    @Test func escapedKeysAreUnescapedInThePathAndInKeyFields() throws {
+        let document = #"{"donn\u00e9es": {"caf\u00e9": {"n": 1}, "\ud83d\ude00": {"n": 2}, "tab\tA\u0041": {"n": 3}, "lone\ud800": {"n": 4}}}"#
+        let fields = [field("key", .string, path: "$key"), field("n", .int64)]
+        let result = try Self.expectInvariant(.bytes(Array(document.utf8)), fields, recordsPath: "données")
+        #expect(result.rows.map(Self.valuesOnly) == [#" key="café" n=1"#, #" key="😀" n=2"#, " key=\"tab\tAA\" n=3", #" key="lone?" n=4"#])
+    }
+
     static func valuesOnly(_ row: String) -> String {
         guard let space = row.firstIndex(of: " ") else { return "" }
         return String(row[space...])

@@ -411,26 +411,46 @@ struct RecordsPathFilter {
     }
 }
 
-/// A JSON key read a byte at a time after its opening quote, with the one-character escapes undone (`\u`
-/// escapes are kept as written).
+/// A JSON key read a byte at a time after its opening quote, with its escapes undone: `\u` escapes become
+/// UTF-8 (a surrogate pair one character, a lone surrogate `?`).
 struct KeyText {
     private(set) var bytes: [UInt8] = []
     private var escaped = false
+    /// Hex digits of a `\u` escape still to come (0: none), and the value so far.
+    private var hexDigitsLeft = 0
+    private var code: UInt32 = 0
+    /// A high surrogate waiting for its low half.
+    private var highSurrogate: UInt32?
 
     mutating func start() {
         bytes.removeAll(keepingCapacity: true)
         escaped = false
+        hexDigitsLeft = 0
+        highSurrogate = nil
     }
 
     /// Takes the key's next byte; returns `true` at its closing quote.
     mutating func take(_ byte: UInt8) -> Bool {
+        if hexDigitsLeft > 0 {
+            code = code << 4 | UInt32(Self.hexValue(byte))
+            hexDigitsLeft -= 1
+            if hexDigitsLeft == 0 { endUnicodeEscape() }
+            return false
+        }
         if escaped {
             escaped = false
+            if byte == UInt8(ascii: "u") {
+                hexDigitsLeft = 4
+                code = 0
+                return false
+            }
+            flushSurrogate()
             switch byte {
             case UInt8(ascii: "n"): bytes.append(0x0A)
             case UInt8(ascii: "t"): bytes.append(0x09)
             case UInt8(ascii: "r"): bytes.append(0x0D)
-            case UInt8(ascii: "u"): bytes += [0x5C, byte]
+            case UInt8(ascii: "b"): bytes.append(0x08)
+            case UInt8(ascii: "f"): bytes.append(0x0C)
             default: bytes.append(byte)  // \" \\ \/ stand for themselves
             }
             return false
@@ -439,8 +459,51 @@ struct KeyText {
             escaped = true
             return false
         }
+        flushSurrogate()
         if byte == UInt8(ascii: "\"") { return true }
         bytes.append(byte)
         return false
+    }
+
+    private mutating func endUnicodeEscape() {
+        if (0xD800...0xDBFF).contains(code) {
+            flushSurrogate()
+            highSurrogate = code
+            return
+        }
+        if (0xDC00...0xDFFF).contains(code) {
+            if let high = highSurrogate {
+                highSurrogate = nil
+                append(scalar: 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00))
+            } else {
+                bytes.append(UInt8(ascii: "?"))
+            }
+            return
+        }
+        flushSurrogate()
+        append(scalar: code)
+    }
+
+    /// A high surrogate with no low half after it.
+    private mutating func flushSurrogate() {
+        if highSurrogate != nil {
+            highSurrogate = nil
+            bytes.append(UInt8(ascii: "?"))
+        }
+    }
+
+    private mutating func append(scalar: UInt32) {
+        guard let unicodeScalar = Unicode.Scalar(scalar) else { return }
+        bytes.append(contentsOf: String(unicodeScalar).utf8)
+    }
+
+    /// A hex digit's value; the parser reports anything else as malformed, so its value does not matter.
+    private static func hexValue(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: 0
+        }
     }
 }
