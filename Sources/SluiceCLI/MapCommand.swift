@@ -17,8 +17,13 @@ struct MapCommand: ParsableCommand {
             """
     )
 
-    @Option(name: [.short, .long], help: "The mapping file (YAML or JSON; see docs/mapping.md).")
-    var mapping: String
+    @Option(name: [.short, .long], help: ArgumentHelp(
+        "The mapping file (YAML or JSON; see docs/mapping.md). Give several, each with its 'records' path, to map several record types of one document in one pass (with --output-dir).",
+        valueName: "mapping"))
+    var mapping: [String]
+
+    @Option(name: .customLong("output-dir"), help: "Write each mapping's records to DIR/<mapping file name>.ndjson instead of standard output.")
+    var outputDirectory: String?
 
     @Option(help: "Input shape: automatic, ndjson, array, concatenated or document.")
     var format: InputShape = .automatic
@@ -59,10 +64,20 @@ struct MapCommand: ParsableCommand {
     @Argument(help: "Input files; none or '-' reads standard input.")
     var inputs: [String] = []
 
+    func validate() throws {
+        if mapping.isEmpty { throw ValidationError("Give a mapping file with --mapping.") }
+        if mapping.count > 1 && outputDirectory == nil {
+            throw ValidationError("Several mappings write one file each: give --output-dir.")
+        }
+        if mapping.count > 1 && recordsAt != nil {
+            throw ValidationError("--records-at applies to one mapping; with several, each names its own 'records'.")
+        }
+    }
+
     func run() throws {
-        let schema = try MappingSchema(contentsOfFile: mapping, recordsPath: recordsAt)
-        let output = FileOutput.standardOutput()
-        let writer = NDJSONWriter(fields: schema.fields, output: output)
+        let schemas = try mapping.map { path throws(SluiceError) in try MappingSchema(contentsOfFile: path, recordsPath: recordsAt) }
+        let outputs = try outputFiles()
+        let writers = zip(schemas, outputs).map { NDJSONWriter(fields: $0.fields, output: $1) }
         let rejectOutput = try rejects.map { path throws(SluiceError) in try FileOutput(path: path) }
         var options = ReaderOptions()
         options.shape = format
@@ -80,7 +95,7 @@ struct MapCommand: ParsableCommand {
         for name in inputs.isEmpty ? ["-"] : inputs {
             let input: Input = name == "-" ? .standardInput : .file(name)
             do {
-                let reader = try ColumnarReader(input: input, schema: schema, options: options)
+                let reader = try BatchReader(input: input, schemas: schemas, names: mapping, options: options)
                 defer {
                     unmapped.merge(reader.unmappedKeys, uniquingKeysWith: +)
                     let statistics = reader.statistics
@@ -89,8 +104,8 @@ struct MapCommand: ParsableCommand {
                     totals.recordsRejected += statistics.recordsRejected
                     totals.bytesRead += statistics.bytesRead
                 }
-                while let batch = try reader.next() {
-                    try writer.write(batch)
+                while let (schema, batch) = try reader.next() {
+                    try writers[schema].write(batch)
                     for rejection in batch.rejections {
                         Diagnostics.printError("\(name): rejected \(rejection)")
                         if let rejectOutput { try RejectionWriter.write(rejection, source: name, to: rejectOutput) }
@@ -102,7 +117,7 @@ struct MapCommand: ParsableCommand {
                 break
             }
         }
-        try output.flush()
+        for output in outputs { try output.flush() }
         try rejectOutput?.flush()
         if !quiet {
             Diagnostics.printError("sluice: \(totals.recordsRead) records read, \(totals.recordsMapped) mapped, \(totals.recordsRejected) rejected, \(totals.bytesRead) bytes")
@@ -115,6 +130,60 @@ struct MapCommand: ParsableCommand {
         if let failure {
             Diagnostics.printError("sluice: error: \(failure)")
             throw ExitCode.failure
+        }
+    }
+}
+
+extension MapCommand {
+    /// Standard output, or one file per mapping in the output directory.
+    private func outputFiles() throws(SluiceError) -> [FileOutput] {
+        guard let outputDirectory else { return [FileOutput.standardOutput()] }
+        var names: Set<String> = []
+        return try mapping.map { path throws(SluiceError) in
+            var name = URL(fileURLWithPath: path).lastPathComponent
+            for suffix in [".yaml", ".yml", ".json"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
+            if name.hasSuffix(".mapping") { name.removeLast(".mapping".count) }
+            guard names.insert(name).inserted else { throw .invalidOptions("two mappings would both write \(name).ndjson") }
+            return try FileOutput(path: URL(fileURLWithPath: outputDirectory).appendingPathComponent(name + ".ndjson").path)
+        }
+    }
+}
+
+/// One mapping through ``ColumnarReader``, several through ``MultiSchemaReader``, behind one loop.
+private enum BatchReader {
+    case one(ColumnarReader)
+    case several(MultiSchemaReader, names: [String])
+
+    /// `names` tell several mappings' unread keys apart.
+    init(input: Input, schemas: [MappingSchema], names: [String], options: ReaderOptions) throws(SluiceError) {
+        if schemas.count == 1 {
+            self = .one(try ColumnarReader(input: input, schema: schemas[0], options: options))
+        } else {
+            self = .several(try MultiSchemaReader(input: input, schemas: schemas, options: options), names: names)
+        }
+    }
+
+    func next() throws(SluiceError) -> (schema: Int, batch: ColumnarBatch)? {
+        switch self {
+        case .one(let reader): try reader.next().map { (0, $0) }
+        case .several(let reader, _): try reader.next()
+        }
+    }
+
+    var statistics: ReadStatistics {
+        switch self {
+        case .one(let reader): reader.statistics
+        case .several(let reader, _): reader.statistics
+        }
+    }
+
+    var unmappedKeys: [String: Int] {
+        switch self {
+        case .one(let reader): reader.unmappedKeys
+        case .several(let reader, let names):
+            reader.schemas.indices.reduce(into: [:]) { keys, index in
+                for (path, count) in reader.unmappedKeys(ofSchema: index) { keys[names[index] + ": " + path, default: 0] += count }
+            }
         }
     }
 }

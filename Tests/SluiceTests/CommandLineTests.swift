@@ -55,6 +55,25 @@ import Testing
         #expect(missing.standardError.contains("records path $.concerts not found: the document holds the keys 'areaNames'"))
     }
 
+    @Test func mapsSeveralRecordTypesInOnePass() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-types-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let catalog = sharedDirectory.appendingPathComponent("realdata/citm_catalog.json").path
+        let outcome = try run(["map", "-m", "Fixtures/examples/events.mapping.yaml", "-m", "Fixtures/examples/performances.mapping.yaml",
+                               "--output-dir", directory.path, "--workers", "2", catalog])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput.isEmpty)
+        let events = try String(contentsOf: directory.appendingPathComponent("events.ndjson"), encoding: .utf8).split(separator: "\n")
+        let performances = try String(contentsOf: directory.appendingPathComponent("performances.ndjson"), encoding: .utf8).split(separator: "\n")
+        #expect(events.count == 184 && performances.count == 243)
+        #expect(events.first == #"{"event_id":138586341,"name":"30th Anniversary Tour","subtitle":null,"first_topic":324846099}"#)
+        #expect(outcome.standardError.hasPrefix("sluice: 427 records read, 427 mapped, 0 rejected"))
+        let withoutDirectory = try run(["map", "-m", "Fixtures/examples/events.mapping.yaml", "-m", "Fixtures/examples/performances.mapping.yaml", catalog])
+        #expect(withoutDirectory.status != 0)
+        #expect(withoutDirectory.standardError.contains("Several mappings write one file each: give --output-dir."))
+    }
+
     @Test func mapsTheBundledExample() throws {
         let outcome = try run(["map", "--mapping", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson"])
         #expect(outcome.status == 0)

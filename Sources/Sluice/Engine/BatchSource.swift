@@ -80,7 +80,41 @@ enum BatchSourceOpener {
             return try MappingEngine(plan: plan, source: source, options: sequential, keepsRecordText: keepsRecordText)
         }
         let startsAtInputStart = (options.byteRange?.lowerBound ?? 0) == 0
-        return ParallelPipeline(plan: plan, source: source, shape: shape, startOffset: startOffset, options: options,
+        return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
+    }
+
+    /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline
+    /// (with one worker or more): one pass over the input maps every record type.
+    static func openSeveral(_ input: Input, plans: [CompiledPlan], options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> ParallelPipeline {
+        let options = try options.validated()
+        let paths = plans.map(\.recordsPath)
+        var problems: [String] = []
+        if plans.isEmpty { problems.append("no schemas") }
+        for (index, path) in paths.enumerated() {
+            guard let path else {
+                problems.append("schema \(index + 1) has no records path (each record type needs the key path of its records)")
+                continue
+            }
+            for (other, otherPath) in paths.enumerated() where other != index {
+                if let otherPath, otherPath.segments.count <= path.segments.count, Array(path.segments.prefix(otherPath.segments.count)) == otherPath.segments,
+                   otherPath.segments.count < path.segments.count || other < index {
+                    problems.append("records path \(path) lies inside \(otherPath) (schemas \(other + 1) and \(index + 1)): record types must not nest")
+                }
+            }
+        }
+        if paths.count > 64 { problems.append("at most 64 record types can be read in one pass") }
+        if plans.contains(where: { $0.skippedRecords > 0 || $0.columnsFromHeader }) {
+            problems.append("skipped records and headers apply to one record type at a time")
+        }
+        if options.byteRange != nil { problems.append("a byte range can split NDJSON only, not a wrapper document") }
+        guard problems.isEmpty else { throw .invalidOptions(problems.joined(separator: "; ")) }
+
+        let raw = try input.openRaw()
+        progress.start(totalBytes: raw.size)
+        var source = try Compression.decompressing(CountingSource(raw, progress: progress))
+        let byteOrderMark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
+        if byteOrderMark > 0 { try source.skip(byteOrderMark) }
+        return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options, keepsRecordText: false)
     }
 }

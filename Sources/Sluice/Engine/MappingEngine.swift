@@ -63,7 +63,7 @@ final class MappingEngine: BatchSource {
             }
         }
         let start = ShapeDetector.byteOrderMarkLength(UnsafeBufferPointer(start: input.storage, count: input.count))
-        var filter = plan.recordsPath.map { RecordsPathFilter(path: $0, maximumDepth: options.maximumDepth) }
+        var filter = plan.recordsPath.map { RecordsPathFilter(paths: [$0], maximumDepth: options.maximumDepth) }
         if filter != nil {
             // A wrapper document: what the filter leaves is a top-level array of the records.
             filter?.filter(input.storage + start, count: input.count - start, at: start)

@@ -45,6 +45,9 @@ final class RecordKeys: @unchecked Sendable {
 /// container's `{` and `}` become `[` and `]` and its member keys and colons spaces (the keys go to
 /// ``RecordKeys``). Downstream, the array reader and the parallel array framer read the result as they read any
 /// top-level array; every record keeps its byte offsets. Nothing but the records is ever held.
+///
+/// With several records paths (several record types in one pass), each container becomes an array of its own,
+/// in document order, and ``containers`` says which path each one is.
 struct RecordsPathFilter {
     enum Failure: Equatable {
         /// The document ended without the path: the path, the deepest part of it found, and the keys found there.
@@ -53,10 +56,17 @@ struct RecordsPathFilter {
         case wrongShape(path: String, found: String, offset: Int)
     }
 
-    private let segments: [FieldPath.Segment]
-    private let displayPath: String
+    /// Each path's segments and text.
+    private let paths: [[FieldPath.Segment]]
+    private let displayPaths: [String]
+    private let allPaths: UInt64
+    /// Paths whose container has been read.
+    private var pathsFound: UInt64 = 0
     let keys = RecordKeys()
     private(set) var failure: Failure?
+    /// The records containers met so far, in document order: which path, and whether it is an object (whose
+    /// records have keys).
+    private(set) var containers: [(path: Int, isObject: Bool)] = []
 
     private enum Mode { case wrapper, recordsArray, recordsObject, after, handedOver }
     /// Stop at an array of records and leave the rest as it is: the parallel reader's array framer finds the
@@ -72,8 +82,10 @@ struct RecordsPathFilter {
         var key = KeyText()
         var expectsKey = true
         var readingKey = false
-        /// The next value belongs to the path.
-        var valueIsNext = false
+        /// The paths this container lies on.
+        var candidates: UInt64
+        /// The paths the next value lies on (none: it is skipped).
+        var nextCandidates: UInt64 = 0
     }
     private var levels: [Level] = []
     private var startedDocument = false
@@ -95,9 +107,11 @@ struct RecordsPathFilter {
     private var readingRecordKey = false
     private var expectingRecordKey = true
 
-    init(path: FieldPath, maximumDepth: Int) {
-        segments = path.segments
-        displayPath = path.description
+    /// A filter for one records path, or for several (at most 64, none inside another).
+    init(paths: [FieldPath], maximumDepth: Int) {
+        self.paths = paths.map(\.segments)
+        displayPaths = paths.map(\.description)
+        allPaths = paths.count >= 64 ? .max : (1 << UInt64(paths.count)) - 1
         self.maximumDepth = maximumDepth
         closers = .allocate(capacity: maximumDepth + 2)
     }
@@ -138,9 +152,9 @@ struct RecordsPathFilter {
 
     /// At the end of the input: the problem, if the path was never reached.
     mutating func finish() -> Failure? {
-        if failure == nil && mode == .wrapper {
-            let foundAt = FieldPath(segments: Array(segments.prefix(max(deepestMatched - 1, 0)))).description
-            failure = .notFound(path: displayPath, foundAt: foundAt, keys: keysAtDeepest)
+        if failure == nil && pathsFound != allPaths, let missing = paths.indices.first(where: { pathsFound & (1 << UInt64($0)) == 0 }) {
+            let foundAt = FieldPath(segments: Array(paths[missing].prefix(max(deepestMatched - 1, 0)))).description
+            failure = .notFound(path: displayPaths[missing], foundAt: foundAt, keys: keysAtDeepest)
         }
         return failure
     }
@@ -178,7 +192,7 @@ struct RecordsPathFilter {
                 return index + 1
             }
             startedDocument = true
-            return beginValue(bytes, index, offset, onPath: true)
+            return beginValue(bytes, index, offset, onPaths: allPaths)
         }
         let level = levels.count - 1
         if levels[level].isArray {
@@ -193,7 +207,7 @@ struct RecordsPathFilter {
             default:
                 let position = levels[level].nextIndex
                 levels[level].nextIndex += 1
-                return beginValue(bytes, index, offset, onPath: segments[level].index == position)
+                return beginValue(bytes, index, offset, onPaths: matching(levels[level].candidates, level) { $0.index == position })
             }
         }
         // An object along the path.
@@ -202,7 +216,8 @@ struct RecordsPathFilter {
             if levels[level].key.take(byte) {
                 levels[level].readingKey = false
                 levels[level].expectsKey = false
-                levels[level].valueIsNext = levels[level].key.bytes == segments[level].key
+                let key = levels[level].key.bytes
+                levels[level].nextCandidates = matching(levels[level].candidates, level) { $0.key == key }
                 if level + 1 >= deepestMatched && keysAtDeepest.count < 20 {
                     keysAtDeepest.append(String(decoding: levels[level].key.bytes, as: UTF8.self))
                 }
@@ -224,26 +239,37 @@ struct RecordsPathFilter {
             levels.removeLast()
             return index + 1
         default:
-            let onPath = levels[level].valueIsNext
-            levels[level].valueIsNext = false
-            return beginValue(bytes, index, offset, onPath: onPath)
+            let onPaths = levels[level].nextCandidates
+            levels[level].nextCandidates = 0
+            return beginValue(bytes, index, offset, onPaths: onPaths)
         }
     }
 
-    /// A value starts at `index`: the records container, a container along the path, or something to skip.
-    private mutating func beginValue(_ bytes: UnsafeMutablePointer<UInt8>, _ index: Int, _ offset: Int, onPath: Bool) -> Int {
+    /// The paths among `candidates` whose segment at `level` satisfies `test`.
+    private func matching(_ candidates: UInt64, _ level: Int, _ test: (FieldPath.Segment) -> Bool) -> UInt64 {
+        var result: UInt64 = 0
+        for path in paths.indices where candidates & (1 << UInt64(path)) != 0 && level < paths[path].count && test(paths[path][level]) {
+            result |= 1 << UInt64(path)
+        }
+        return result
+    }
+
+    /// A value starts at `index`: a records container, a container along a path, or something to skip.
+    private mutating func beginValue(_ bytes: UnsafeMutablePointer<UInt8>, _ index: Int, _ offset: Int, onPaths candidates: UInt64) -> Int {
         let byte = bytes[index]
         let isContainer = byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")
-        guard onPath else {
+        guard candidates != 0 else {
             return beginSkip(bytes, index)
         }
         let depth = levels.count
-        if depth == segments.count {
-            // The records container.
+        if let path = paths.indices.first(where: { candidates & (1 << UInt64($0)) != 0 && paths[$0].count == depth }) {
+            // A records container.
             guard isContainer else {
-                fail(.wrongShape(path: displayPath, found: Self.describe(byte) + " where the records should be", offset: offset + index))
+                fail(.wrongShape(path: displayPaths[path], found: Self.describe(byte) + " where the records should be", offset: offset + index))
                 return index
             }
+            pathsFound |= 1 << UInt64(path)
+            containers.append((path, byte == UInt8(ascii: "{")))
             if byte == UInt8(ascii: "{") {
                 bytes[index] = UInt8(ascii: "[")
                 mode = .recordsObject
@@ -254,11 +280,12 @@ struct RecordsPathFilter {
             return index + 1
         }
         guard isContainer else {
-            fail(.wrongShape(path: displayPath, found: Self.describe(byte) + " at " + FieldPath(segments: Array(segments.prefix(depth))).description, offset: offset + index))
+            let path = paths.indices.first { candidates & (1 << UInt64($0)) != 0 } ?? 0
+            fail(.wrongShape(path: displayPaths[path], found: Self.describe(byte) + " at " + FieldPath(segments: Array(paths[path].prefix(depth))).description, offset: offset + index))
             return index
         }
         Self.blank(bytes, index)
-        levels.append(Level(isArray: byte == UInt8(ascii: "[")))
+        levels.append(Level(isArray: byte == UInt8(ascii: "["), candidates: candidates))
         if levels.count > deepestMatched {
             deepestMatched = levels.count
             keysAtDeepest.removeAll()
@@ -330,6 +357,12 @@ struct RecordsPathFilter {
 
     // MARK: - The records container
 
+    /// Past a records container: the rest is skipped, or searched for the other paths' containers.
+    private mutating func endContainer() {
+        skipDepth = 0
+        mode = pathsFound == allPaths ? .after : .wrapper
+    }
+
     /// Inside the records container: records pass through; for an object container, keys and colons become
     /// spaces (and are kept), the closing brace a bracket. Returns the next index.
     private mutating func records(_ bytes: UnsafeMutablePointer<UInt8>, _ start: Int, _ count: Int) -> Int {
@@ -391,13 +424,11 @@ struct RecordsPathFilter {
             }
             if byte == UInt8(ascii: "}") && skipDepth == 1 {
                 bytes[index] = UInt8(ascii: "]")
-                skipDepth = 0
-                mode = .after
+                endContainer()
                 return index + 1
             }
         } else if byte == UInt8(ascii: "]") && skipDepth == 1 {
-            skipDepth = 0
-            mode = .after
+            endContainer()
             return index + 1
         }
         // A record's own bytes at the container's level: open containers go to the scanner above.

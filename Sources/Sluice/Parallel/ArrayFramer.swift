@@ -138,6 +138,19 @@ struct ArrayFramer {
     /// After the array: blank whatever follows instead of calling it trailing garbage (the array is the records of
     /// a wrapper document, whose rest the records-path filter left as it was).
     var blanksTrailingContent = false
+    /// After the array: stop at the next `[` (the next records container of several, see ``RecordsPathFilter``)
+    /// and report it in ``nextArrayStart``; ``beginNextArray()`` goes on with it.
+    var stopsAtNextArray = false
+    /// Where the next array starts, once the scan stopped there.
+    private(set) var nextArrayStart: Int?
+    /// Arrays whose `[` has been read.
+    private(set) var arraysStarted = 0
+
+    /// Frames the array that starts at ``nextArrayStart``, scanning again from its `[`.
+    mutating func beginNextArray() {
+        nextArrayStart = nil
+        state = .beforeArray
+    }
 
     /// Elements whose end has been found so far.
     private(set) var elementsEnded = 0
@@ -182,6 +195,7 @@ struct ArrayFramer {
             case .beforeArray:
                 if byte == UInt8(ascii: "[") {
                     bytes[index] = 0x20
+                    arraysStarted += 1
                     state = .beforeFirstElement
                 } else if !ShapeDetector.isWhitespace(byte) {
                     return (lastElementEnd, fail(offset + index, "expected a top-level array of records", insideElement: false))
@@ -219,6 +233,10 @@ struct ArrayFramer {
                     return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", insideElement: false))
                 }
             case .afterArray:
+                if stopsAtNextArray && byte == UInt8(ascii: "[") {
+                    nextArrayStart = offset + index
+                    return (lastElementEnd, nil)
+                }
                 if blanksTrailingContent {
                     if !ShapeDetector.isWhitespace(byte) { bytes[index] = 0x20 }
                     index += 1

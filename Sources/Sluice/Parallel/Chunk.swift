@@ -16,6 +16,8 @@ struct Chunk: @unchecked Sendable {
     var failure: FramingFailure?
     /// With a records path leading to an object: the keys of the chunk's records, in order.
     var recordKeys: [[UInt8]] = []
+    /// With several records paths: whose records the chunk holds (an index into the pipeline's plans).
+    var recordType = 0
 }
 
 /// A problem the reader found in the input's structure, reported as the rejection that ends the run.

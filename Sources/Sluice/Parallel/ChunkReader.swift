@@ -31,6 +31,9 @@ final class ChunkReader {
     /// With a records path: turns the wrapper into an array of the records as bytes arrive.
     private var recordsFilter: RecordsPathFilter?
     private var elementsHanded = 0
+    /// With several records paths: the container whose records are being framed (an index into the filter's
+    /// ``RecordsPathFilter/containers``), or -1 before the first.
+    private var container = -1
     /// Records the first chunk must hold whole: those skipped and the header, which one worker reads.
     private let firstChunkRecords: Int
 
@@ -55,7 +58,7 @@ final class ChunkReader {
     ///     run was cancelled.
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
-        maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPath: FieldPath? = nil, firstChunkRecords: Int = 0,
+        maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], firstChunkRecords: Int = 0,
         reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
@@ -67,10 +70,15 @@ final class ChunkReader {
         self.range = range
         self.firstChunkRecords = firstChunkRecords
         framer = ArrayFramer(maximumDepth: maximumDepth)
-        recordsFilter = recordsPath.map { RecordsPathFilter(path: $0, maximumDepth: maximumDepth) }
-        // An array of records is scanned once, by the framer, which also blanks what follows it.
-        recordsFilter?.handsOverArrays = true
-        framer.blanksTrailingContent = recordsPath != nil
+        recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
+        if recordsPaths.count == 1 {
+            // An array of records is scanned once, by the framer, which also blanks what follows it.
+            recordsFilter?.handsOverArrays = true
+            framer.blanksTrailingContent = true
+        } else {
+            // The filter leaves one array per container, in document order; each starts chunks of its own.
+            framer.stopsAtNextArray = true
+        }
         bufferOffset = startOffset
         isSkippingToFirstLine = range.map { $0.lowerBound > 0 } ?? false
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
@@ -163,7 +171,9 @@ final class ChunkReader {
     private func hand(upTo cut: Int, failure: FramingFailure?, emit: Emit) -> Bool {
         var chunk = Chunk(index: nextIndex, bytes: buffer, capacity: capacity, count: cut, offset: bufferOffset,
                           reservation: reservation, failure: failure)
-        if let keys = recordsFilter?.keys, keys.pending > 0 {
+        let containers = recordsFilter?.containers ?? []
+        if container >= 0 && container < containers.count { chunk.recordType = containers[container].path }
+        if let keys = recordsFilter?.keys, keys.pending > 0, containers.count <= 1 || containers[max(container, 0)].isObject {
             // The chunk's records are the elements ended since the last chunk; their keys come in the same order.
             let count = framer.elementsEnded - elementsHanded
             chunk.recordKeys = keys.take(count)
@@ -298,8 +308,17 @@ final class ChunkReader {
         var lastElementEnd: Int?
         var problem: ArrayFramer.Problem?
         if filled > scanned {
+            let arraysBefore = framer.arraysStarted
             (lastElementEnd, problem) = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned)
             scanned = filled
+            if framer.arraysStarted > arraysBefore { container += 1 }
+            if let next = framer.nextArrayStart {
+                // Another container's records start: what comes before them is the last chunk of this one.
+                guard hand(upTo: next - bufferOffset, failure: nil, emit: emit) else { return false }
+                scanned = 0
+                framer.beginNextArray()
+                return true
+            }
         }
         if problem == nil && isAtEnd { problem = framer.problemAtEnd(offset: bufferOffset + filled) }
         if let problem {

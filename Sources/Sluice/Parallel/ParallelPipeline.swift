@@ -9,7 +9,9 @@ import Foundation
 /// A slow consumer therefore slows the reader, and nothing queues without bound.
 final class ParallelPipeline: @unchecked Sendable, BatchSource {
     let shape: InputShape
-    private let plan: CompiledPlan
+    /// One plan, or one per records path when a document holds several record types.
+    private let plans: [CompiledPlan]
+    private var plan: CompiledPlan { plans[0] }
     private let options: ReaderOptions
     private let sourceName: String
     /// Bytes per chunk: the option, made smaller when the budget needs it.
@@ -32,7 +34,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// consumer works through earlier results. More would only hold memory (each chunk's batches too).
     private var chunksInFlight = 0
     private let maximumChunksInFlight: Int
-    private var workerUnmappedKeys: [String: Int] = [:]
+    /// Per plan.
+    private var workerUnmappedKeys: [[String: Int]]
     /// CSV-like rows: the header's names, read by the worker that maps the first chunk, for all of them.
     private let columnHeader = ColumnHeader()
     /// Records the first chunk holds whole for one worker to skip or read as the header.
@@ -50,7 +53,17 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var terminalBatch: ColumnarBatch?
     /// The error to raise on the call after the batch that reports it.
     private var pendingError: SluiceError?
-    private var ordinalBase = 0
+    /// Per plan: ordinals count each record type's records.
+    private var ordinalBases: [Int]
+    private var typeTotals: [ReadStatistics]
+    /// The plan of the batch handed out last.
+    private(set) var lastBatchType = 0
+    /// The plan of the chunk being delivered.
+    private var currentType = 0
+    private var ordinalBase: Int {
+        get { ordinalBases[currentType] }
+        set { ordinalBases[currentType] = newValue }
+    }
     private var lineBase = 0
     private var totals = ReadStatistics()
     private var hasEnded = false
@@ -65,9 +78,14 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// mapping it with `options.workers` workers.
     /// A shard that does not start at the input's start (`startsAtInputStart` false) skips no records; its
     /// rows are read by `columnNames` when the plan takes columns from a header.
-    init(plan: CompiledPlan, source: any ByteSource, shape: InputShape, startOffset: Int, options: ReaderOptions,
+    /// Several plans, each with its records path, map the record types of one document in one pass.
+    init(plans: [CompiledPlan], source: any ByteSource, shape: InputShape, startOffset: Int, options: ReaderOptions,
          keepsRecordText: Bool, startsAtInputStart: Bool = true, columnNames: [[UInt8]]? = nil) {
-        self.plan = plan
+        self.plans = plans
+        let plan = plans[0]
+        workerUnmappedKeys = plans.map { _ in [:] }
+        ordinalBases = plans.map { _ in 0 }
+        typeTotals = plans.map { _ in ReadStatistics() }
         self.shape = shape
         self.options = options
         firstChunkRecords = startsAtInputStart ? plan.skippedRecords + (plan.columnsFromHeader ? 1 : 0) : 0
@@ -91,8 +109,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         for number in 0..<workers {
             let queue = DispatchQueue(label: "sluice.worker.\(number)")
             queue.async { [self] in
-                let engine = MappingEngine(plan: plan, chunkShape: chunkShape, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
-                work(with: engine)
+                // An engine per record type, made when its first chunk comes.
+                work { plan in
+                    MappingEngine(plan: plan, chunkShape: chunkShape, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
+                }
             }
         }
         let sendableSource = UncheckedBox(source)
@@ -114,7 +134,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let reader = ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
-            recordsPath: plan.recordsPath, firstChunkRecords: firstChunkRecords, reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
+            recordsPaths: plans.compactMap(\.recordsPath), firstChunkRecords: firstChunkRecords, reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
         var failure: SluiceError?
         do {
             try reader.run { [self] chunk in
@@ -161,14 +181,17 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Worker threads
 
-    private func work(with engine: MappingEngine) {
+    private func work(makingEnginesWith makeEngine: (CompiledPlan) -> MappingEngine) {
+        var engines: [MappingEngine?] = plans.map { _ in nil }
         while true {
             condition.lock()
             while pendingStart == pendingChunks.count && !readerFinished && !isCancelled {
                 condition.wait()
             }
             guard !isCancelled, pendingStart < pendingChunks.count else {
-                for (key, count) in engine.unmappedKeys { workerUnmappedKeys[key, default: 0] += count }
+                for (type, engine) in engines.enumerated() {
+                    for (key, count) in engine?.unmappedKeys ?? [:] { workerUnmappedKeys[type][key, default: 0] += count }
+                }
                 runningWorkers -= 1
                 condition.broadcast()
                 condition.unlock()
@@ -182,6 +205,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
             condition.unlock()
 
+            let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
+            engines[chunk.recordType] = engine
             let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0, recordKeys: chunk.recordKeys)
             pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
 
@@ -243,6 +268,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
                     currentPosition += 1
                     renumber(batch)
                     lentBatch = (batch, result.engine)
+                    lastBatchType = currentType
                     return batch
                 }
                 try finish(&result)
@@ -250,6 +276,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
                 if let terminalBatch {
                     self.terminalBatch = nil
                     lentBatch = (terminalBatch, nil)
+                    lastBatchType = currentType
                     return terminalBatch
                 }
                 continue
@@ -259,6 +286,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
                 return nil
             }
             current = result
+            currentType = result.chunk.recordType
             currentPosition = 0
         }
     }
@@ -282,10 +310,14 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// Accounts for a chunk whose batches are all delivered, and raises what ended it, if anything did.
     private func finish(_ result: inout ChunkResult) throws(SluiceError) {
         let statistics = result.outcome.statistics
-        totals.recordsRead += statistics.recordsRead
-        totals.recordsMapped += statistics.recordsMapped
-        totals.recordsRejected += statistics.recordsRejected
-        totals.bytesRead += result.chunk.count
+        for index in [nil, currentType] as [Int?] {
+            var counts = index.map { typeTotals[$0] } ?? totals
+            counts.recordsRead += statistics.recordsRead
+            counts.recordsMapped += statistics.recordsMapped
+            counts.recordsRejected += statistics.recordsRejected
+            counts.bytesRead += result.chunk.count
+            if let index { typeTotals[index] = counts } else { totals = counts }
+        }
         condition.lock()
         budgetInUse -= result.chunk.reservation
         chunksInFlight -= 1
@@ -302,11 +334,13 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             lineBase += framing.lineFeedsBefore
             totals.recordsRead += 1
             totals.recordsRejected += 1
+            typeTotals[currentType].recordsRead += 1
+            typeTotals[currentType].recordsRejected += 1
             let rejection = Rejection(
                 location: RecordLocation(ordinal: ordinalBase, line: lineBase + 1, byteOffset: framing.byteOffset),
                 failures: [framing.failure], rawText: framing.rawText, isRawTextTruncated: framing.isRawTextTruncated)
             // Reported like a worker's rejections: in a batch of its own, then raised on the next call.
-            let batch = ColumnarBatch(fields: plan.fields, capacity: 1)
+            let batch = ColumnarBatch(fields: plans[currentType].fields, capacity: 1)
             batch.rejections = [rejection]
             terminalBatch = batch
             pendingError = .streamEnded(source: sourceName, rejection)
@@ -370,13 +404,25 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         condition.lock()
         defer { condition.unlock() }
         while hasEnded && runningWorkers > 0 { condition.wait() }
-        return workerUnmappedKeys
+        return workerUnmappedKeys[0]
+    }
+
+    /// Per record type: counts so far, and unread keys once the run has ended.
+    func statistics(ofType type: Int) -> ReadStatistics { typeTotals[type] }
+
+    func unmappedKeys(ofType type: Int) -> [String: Int] {
+        condition.lock()
+        defer { condition.unlock() }
+        while hasEnded && runningWorkers > 0 { condition.wait() }
+        return workerUnmappedKeys[type]
     }
 
     /// The typed door's refusals after commit: counted on the consumer's side.
     func countRejectedAfterCommit() {
         totals.recordsMapped -= 1
         totals.recordsRejected += 1
+        typeTotals[lastBatchType].recordsMapped -= 1
+        typeTotals[lastBatchType].recordsRejected += 1
     }
 }
 
