@@ -6,14 +6,15 @@ struct Frame {
     /// The trie node of this container.
     var node: Int32
     var isArray: Bool
+    /// The root array of a CSV-like row, whose values are found by the header's names (beside `isArray`, where
+    /// the frame has room to spare).
+    var readsByHeader = false
     /// In an object: the child the last key selected, for the value that follows it (-1: not mapped).
     var pendingChild: Int32 = -1
     /// In an object: how many keys came so far (the position of the next key in ``KeyOrderCache``).
     var keyCount = 0
     /// In an array: the index of the next element.
     var nextIndex = 0
-    /// The root array of a CSV-like row, whose values are found by the header's names.
-    var readsByHeader = false
     /// Absolute offset of the container's first byte when a json field captures it, else -1.
     var captureStart = -1
 }

@@ -328,10 +328,12 @@ struct RecordStateMachine {
     @inline(__always)
     private mutating func writeScalar(node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         let node = nodes[Int(nodeID)]
-        if node.hasChildren && kind != .null {
-            fail(node: nodeID, .typeMismatch, expected: node.expectsArray ? "an object or array" : "an object", kind, bytes, length, boolValue)
+        if node.scalarNeedsCare {
+            if node.hasChildren && kind != .null {
+                fail(node: nodeID, .typeMismatch, expected: node.expectsArray ? "an object or array" : "an object", kind, bytes, length, boolValue)
+            }
+            if node.hasTransforms { return writeTransformedScalar(node: nodeID, kind, bytes, length, boolValue) }
         }
-        if node.hasTransforms { return writeTransformedScalar(node: nodeID, kind, bytes, length, boolValue) }
         var target = Int(node.targetStart)
         let end = target + Int(node.targetCount)
         while target < end {
@@ -578,7 +580,7 @@ struct RecordStateMachine {
         }
         if !fitsShape { return beginSkip(captureNode: node.capturesJSON ? nodeID : -1) }
         var frame = Frame(node: nodeID, isArray: isArray)
-        frame.readsByHeader = isArray && nodeID == 0 && knowsHeader
+        if isArray && nodeID == 0 && knowsHeader { frame.readsByHeader = true }
         if node.capturesJSON { frame.captureStart = offsetAfterToken() - 1 }
         frames[frameCount] = frame
         frameCount += 1

@@ -219,6 +219,9 @@ struct PlanNode {
     var hasScalarTargets = false
     /// Whether a column with a transform reads this node.
     var hasTransforms = false
+    /// Whether a scalar here needs more than the plain conversion: fields read inside the node (a scalar is then
+    /// a mismatch for them), or a transform. One test on the hot path instead of two.
+    var scalarNeedsCare = false
 
     var expectsObject: Bool { keyEntryCount > 0 }
     var expectsArray: Bool { indexEntryCount > 0 }

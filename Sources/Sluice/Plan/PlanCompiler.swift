@@ -247,6 +247,7 @@ private final class TrieBuilderNode {
             node.capturesJSON = builder.targets.contains { fields[$0].takesAnyValue }
             node.hasScalarTargets = builder.targets.contains { !fields[$0].takesAnyValue }
             node.hasTransforms = builder.targets.contains { fields[$0].transform != nil }
+            node.scalarNeedsCare = node.hasTransforms || !builder.keyChildren.isEmpty || !builder.indexChildren.isEmpty
             nodes.append(node)
         }
         return CompiledPlan(
