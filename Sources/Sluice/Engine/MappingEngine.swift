@@ -161,10 +161,16 @@ final class MappingEngine: BatchSource {
                 end(with: error)
             }
         }
-        // The machine counted lines up to the last record's start; only the rest of the chunk is left to count.
-        pointMachineAtBuffer()
-        machine.pointee.countLines(upTo: offset + count)
-        let lineFeeds = shape == .ndjson ? lineNumber - 1 : machine.pointee.linesCounted
+        // NDJSON framing counted every line already. In a stream the machine counted lines up to the last record's
+        // start; only the rest of the chunk is left to count.
+        let lineFeeds: Int
+        if shape == .ndjson {
+            lineFeeds = lineNumber - 1
+        } else {
+            pointMachineAtBuffer()
+            machine.pointee.countLines(upTo: offset + count)
+            lineFeeds = machine.pointee.linesCounted
+        }
         // Engines waiting for a header the first chunk did not hold must not wait for ever.
         if isFirst && machine.pointee.readsHeader { machine.pointee.columnHeader?.fail() }
         return ChunkOutcome(batches: produced, statistics: statistics, lineFeeds: lineFeeds, error: pendingError)
