@@ -25,7 +25,7 @@ public struct BenchRunner {
         for repetition in 1...max(repetitions, 1) {
             for contender in contenders {
                 onProgress?("\(contender.name) (\(repetition)/\(repetitions))")
-                let cpuBefore = Self.cpuSeconds()
+                let cpuBefore = Measure.cpuSeconds()
                 let start = DispatchTime.now().uptimeNanoseconds
                 let outcome: RunOutcome
                 do {
@@ -34,7 +34,7 @@ public struct BenchRunner {
                     throw BenchError("\(contender.name) failed: \(error)")
                 }
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                let cpu = outcome.cpuSeconds ?? (Self.cpuSeconds() - cpuBefore)
+                let cpu = outcome.cpuSeconds ?? (Measure.cpuSeconds() - cpuBefore)
                 samples[contender.key, default: []].append(Sample(seconds: outcome.seconds ?? elapsed, cpuSeconds: cpu, peakResidentBytes: outcome.peakResidentBytes))
                 if let checksum = outcome.checksum {
                     if let previous = checksums[contender.key], previous != checksum {
@@ -72,11 +72,6 @@ public struct BenchRunner {
     }
 
     /// User plus system CPU seconds of this process, every thread.
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    }
 }
 
 /// The machine a run was measured on.

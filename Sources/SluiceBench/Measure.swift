@@ -9,6 +9,13 @@ public enum Measure {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
+    /// CPU seconds this process has used so far, user and system, over all its threads.
+    public static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
     /// The median (the mean of the middle two for an even count), NaN for no values.
     public static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()

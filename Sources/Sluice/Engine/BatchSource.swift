@@ -28,8 +28,8 @@ extension BatchSource {
 }
 
 enum BatchSourceOpener {
-    /// Opens `input` and picks how to read it: several workers (or a byte range) and an NDJSON or array input go
-    /// through the parallel pipeline; everything else is read on the caller's thread.
+    /// Opens `input` and picks how to read it: several workers (or a byte range, or compressed bytes) and an NDJSON
+    /// or array input go through the parallel pipeline; everything else is read on the caller's thread.
     static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
         var options = try options.validated()
         // A shard past the file's start holds neither the records to skip nor the header: they are read from
@@ -44,7 +44,9 @@ enum BatchSourceOpener {
         let raw = try input.openRaw()
         progress.start(totalBytes: raw.size)
         var source = try Compression.decompressing(CountingSource(raw, progress: progress))
-        guard options.workers > 1 || options.byteRange != nil else {
+        // Compressed input goes through the pipeline even for one worker: the reader thread then decompresses
+        // while the worker maps, on another core.
+        guard options.workers > 1 || options.byteRange != nil || source.isDecompressing else {
             return try MappingEngine(plan: plan, source: source, options: options, keepsRecordText: keepsRecordText)
         }
         if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
