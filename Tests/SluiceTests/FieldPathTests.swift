@@ -40,8 +40,8 @@ import Testing
         ("a..b", "key path 'a..b' has an empty segment"),
         ("a.", "key path 'a.' has an empty segment"),
         (".a", "key path '.a' has an empty segment"),
-        ("a\\b", "key path 'a\\b' has a '\\' that is not followed by '.' or '\\'"),
-        ("a\\", "key path 'a\\' has a '\\' that is not followed by '.' or '\\'"),
+        ("a\\b", "key path 'a\\b' has a '\\' that is not followed by '.', '\\' or '*'"),
+        ("a\\", "key path 'a\\' has a '\\' that is not followed by '.', '\\' or '*'"),
     ])
     func rejectsMalformedPaths(_ text: String, _ message: String) {
         #expect(throws: FieldPathSyntaxError(message: message)) { try FieldPath(parsing: text) }

@@ -53,7 +53,7 @@ func render(_ batch: ColumnarBatch, row: Int) -> String {
         if column.isNull(row) {
             value = "null"
         } else {
-            switch column.field.type {
+            switch column.field.columnType {
             case .int64: value = String(column.int64(row) ?? 0)
             case .double: value = String(column.double(row) ?? 0)
             case .bool: value = String(column.bool(row) ?? false)

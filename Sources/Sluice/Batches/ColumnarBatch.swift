@@ -26,7 +26,7 @@ public final class ColumnarBatch {
         self.capacity = capacity
         columns = .allocate(capacity: max(fields.count, 1))
         for (index, field) in fields.enumerated() {
-            (columns + index).initialize(to: ColumnStorage(type: field.type, capacity: capacity))
+            (columns + index).initialize(to: ColumnStorage(type: field.columnType, capacity: capacity))
         }
         if keepsRecordText {
             let text = UnsafeMutablePointer<ColumnStorage>.allocate(capacity: 1)
@@ -100,7 +100,7 @@ public final class ColumnarBatch {
 
         /// Whether the value in `row` is null.
         public func isNull(_ row: Int) -> Bool {
-            !storage(row, field.type).isValid(row)
+            !storage(row, field.columnType).isValid(row)
         }
 
         /// The value of an `int64` column.
@@ -133,7 +133,7 @@ public final class ColumnarBatch {
             return storage.isValid(row) ? storage.values.assumingMemoryBound(to: UInt8.self)[row] != 0 : nil
         }
 
-        /// The value of a `string`, `json`, `url` or `enum` column.
+        /// The value of a `string`, `json`, `url` or `enum` column, or a list's JSON array text.
         public func string(_ row: Int) -> String? {
             withUTF8(row) { $0.map { String(decoding: $0, as: UTF8.self) } }
         }

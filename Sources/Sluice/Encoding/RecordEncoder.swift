@@ -39,8 +39,8 @@ struct RecordEncoder: Sendable {
 
     init(plan: CompiledPlan) {
         let root = Node()
-        // A transform has no way back: its fields are not written.
-        for (column, field) in plan.fields.enumerated() where field.transform == nil {
+        // A transform has no way back, and lists are not rebuilt: such fields are not written.
+        for (column, field) in plan.fields.enumerated() where field.transform == nil && !field.isList {
             guard let path = try? FieldPath(parsing: field.resolvedPath(naming: nil)) else { continue }
             var node = root
             for segment in path.segments {

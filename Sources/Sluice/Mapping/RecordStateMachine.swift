@@ -20,6 +20,15 @@ struct RecordStateMachine {
     private let columnTypes: UnsafeMutablePointer<FieldType>
     private let columnIsOptional: UnsafeMutablePointer<Bool>
     private let columnIsTransformed: UnsafeMutablePointer<Bool>
+    private let columnIsList: UnsafeMutablePointer<Bool>
+    /// Per column: its place among the list columns (-1 for others); per list: one element's conversion, and
+    /// for unique lists the elements seen in this record.
+    private let listOrdinals: UnsafeMutablePointer<Int32>
+    private let listScratch: UnsafeMutablePointer<ColumnStorage>
+    private var listSeen: [Set<[UInt8]>]
+    /// Whether the plan has list columns (a stored flag: reading the plan's array would retain it per record).
+    private let hasLists: Bool
+    private let startsLists: UnsafeMutablePointer<Bool>
     private let columnHasDefault: UnsafeMutablePointer<Bool>
     private let columnCount: Int
     private let requiredColumns: [Int]
@@ -125,6 +134,17 @@ struct RecordStateMachine {
         columnTypes = plan.columnTypes
         columnIsOptional = plan.columnIsOptional
         columnIsTransformed = plan.columnIsTransformed
+        columnIsList = plan.columnIsList
+        listOrdinals = .allocate(capacity: max(plan.fields.count, 1))
+        listOrdinals.initialize(repeating: -1, count: max(plan.fields.count, 1))
+        for (ordinal, column) in plan.listColumns.enumerated() { listOrdinals[column] = Int32(ordinal) }
+        listScratch = .allocate(capacity: max(plan.listColumns.count, 1))
+        for (ordinal, column) in plan.listColumns.enumerated() {
+            (listScratch + ordinal).initialize(to: ColumnStorage(type: plan.fields[column].type, capacity: 1))
+        }
+        listSeen = plan.listColumns.map { _ in [] }
+        hasLists = !plan.listColumns.isEmpty
+        startsLists = plan.startsLists
         columnHasDefault = plan.columnHasDefault
         columnCount = plan.fields.count
         requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
@@ -152,6 +172,10 @@ struct RecordStateMachine {
         stamps.deallocate()
         frames.deallocate()
         keyOrder.deallocate()
+        listOrdinals.deallocate()
+        for ordinal in 0..<plan.listColumns.count { listScratch[ordinal].deallocate() }
+        listScratch.deinitialize(count: plan.listColumns.count)
+        listScratch.deallocate()
     }
 
     /// Absolute offset just past the token being delivered.
@@ -332,7 +356,7 @@ struct RecordStateMachine {
             if node.hasChildren && kind != .null {
                 fail(node: nodeID, .typeMismatch, expected: node.expectsArray ? "an object or array" : "an object", kind, bytes, length, boolValue)
             }
-            if node.hasTransforms { return writeTransformedScalar(node: nodeID, kind, bytes, length, boolValue) }
+            if node.hasSpecialTargets { return writeSpecialScalar(node: nodeID, kind, bytes, length, boolValue) }
         }
         var target = Int(node.targetStart)
         let end = target + Int(node.targetCount)
@@ -347,11 +371,20 @@ struct RecordStateMachine {
     @inline(__always)
     private mutating func convert(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         stamps[column] = serial
-        let storage = columns + column
         if kind == .null {
             writeNull(column: column, node: nodeID)
             return
         }
+        convertValue(column: column, into: columns + column, row: row, node: nodeID, kind, bytes, length, boolValue)
+    }
+
+    /// Converts a value that is not null by the column's type into `storage` at `row`: the column's own
+    /// storage, or a list column's scratch for one element.
+    @inline(__always)
+    private mutating func convertValue(
+        column: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int, node nodeID: Int32, _ kind: ScalarKind,
+        _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
+    ) {
         // Every type's accepted inputs are in docs/mapping.md ("Types and conversions").
         switch columnTypes[column] {
         case .string:
@@ -416,19 +449,23 @@ struct RecordStateMachine {
             }
             storage.pointee.endText(row: row)
         case .date, .url, .bytes, .enumeration:
-            writeRichScalar(column: column, node: nodeID, kind, bytes, length, boolValue)
+            writeRichScalar(column: column, into: storage, row: row, node: nodeID, kind, bytes, length, boolValue)
         }
     }
 
-    /// A scalar at a node that a transformed column reads: such columns get what their transform makes of it,
-    /// the others the scalar itself.
+    /// A scalar at a node that a transformed or list column reads: transformed columns get what their transform
+    /// makes of it, lists an element, the others the scalar itself.
     @inline(never)
-    private mutating func writeTransformedScalar(node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+    private mutating func writeSpecialScalar(node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         let node = nodes[Int(nodeID)]
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
             guard columnIsTransformed[column] else {
-                convert(column: column, node: nodeID, kind, bytes, length, boolValue)
+                if columnIsList[column] {
+                    appendListElement(column: column, node: nodeID, kind, bytes, length, boolValue)
+                } else {
+                    convert(column: column, node: nodeID, kind, bytes, length, boolValue)
+                }
                 continue
             }
             let text = { String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) }
@@ -440,6 +477,79 @@ struct RecordStateMachine {
             }
             writeTransformed(value, column: column, node: nodeID)
         }
+    }
+
+    // MARK: - Lists
+
+    /// Opens the record's list for `column` (`[`), unless it is open already.
+    private mutating func startList(column: Int) {
+        guard stamps[column] != serial else { return }
+        stamps[column] = serial
+        columns[column].beginText(row: row)
+        columns[column].appendText(byte: UInt8(ascii: "["))
+        let ordinal = Int(listOrdinals[column])
+        if plan.fields[column].isUnique { listSeen[ordinal].removeAll(keepingCapacity: true) }
+    }
+
+    /// The lists whose array starts at `nodeID`: an empty array gives `[]`, not a missing value.
+    @inline(never)
+    private mutating func startLists(at nodeID: Int32) {
+        for (ordinal, arrayNode) in plan.listArrayNodes.enumerated() where arrayNode == nodeID {
+            startList(column: plan.listColumns[ordinal])
+        }
+    }
+
+    /// Converts one element by the list's type and appends it as JSON; nulls are dropped, and an element that
+    /// does not convert fails the record like any value.
+    private mutating func appendListElement(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        guard kind != .null else { return }
+        startList(column: column)
+        let scratch = listScratch + Int(listOrdinals[column])
+        scratch.pointee.reset()
+        let failuresBefore = failures.count
+        convertValue(column: column, into: scratch, row: 0, node: nodeID, kind, bytes, length, boolValue)
+        guard failures.count == failuresBefore, scratch.pointee.isValid(0) else { return }
+        var element: [UInt8] = []
+        if columnTypes[column] == .json {
+            element = Array(scratch.pointee.textBytes(0))
+        } else {
+            switch scratch.pointee.fieldValue(0) {
+            case .string(let text): element = Self.jsonString(Array(text.utf8))
+            case .int64(let value): element = Array(String(value).utf8)
+            case .uint64(let value): element = Array(String(value).utf8)
+            case .double(let value): element = Array(String(value).utf8)
+            case .bool(let value): element = Array((value ? "true" : "false").utf8)
+            case .date(let nanoseconds): element = Self.jsonString(Array(DateText.rfc3339(nanoseconds).utf8))
+            case .bytes(let data): element = Self.jsonString(Array(data.withUnsafeBufferPointer { Base64.encode($0) }.utf8))
+            }
+        }
+        appendListText(column: column, element)
+    }
+
+    /// Appends one element's JSON text to the open list (after a comma unless it is the first).
+    private mutating func appendListText(column: Int, _ element: [UInt8]) {
+        startList(column: column)
+        if plan.fields[column].isUnique && !listSeen[Int(listOrdinals[column])].insert(element).inserted { return }
+        let storage = columns + column
+        if storage.pointee.byteCount > storage.pointee.offsets[row] + 1 { storage.pointee.appendText(byte: UInt8(ascii: ",")) }
+        element.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress { storage.pointee.appendText(base, count: buffer.count) }
+        }
+    }
+
+    /// Closes the record's open lists (`]`), before validators and the commit look at them.
+    @inline(never)
+    private mutating func closeLists() {
+        for column in plan.listColumns where stamps[column] == serial {
+            columns[column].appendText(byte: UInt8(ascii: "]"))
+            columns[column].endText(row: row)
+        }
+    }
+
+    private static func jsonString(_ bytes: [UInt8]) -> [UInt8] {
+        var text: [UInt8] = []
+        bytes.withUnsafeBufferPointer { buffer in JSONText.appendStringLiteral(buffer) { text.append($0) } }
+        return text
     }
 
     /// Runs a column's transform and converts its result by the column's type; nil converts as `null` does.
@@ -498,8 +608,10 @@ struct RecordStateMachine {
 
     /// Dates, URLs, bytes and enums: conversions that read the column's compiled options.
     @inline(never)
-    private mutating func writeRichScalar(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
-        let storage = columns + column
+    private mutating func writeRichScalar(
+        column: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int, node nodeID: Int32, _ kind: ScalarKind,
+        _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
+    ) {
         let conversion = plan.conversions + column
         switch columnTypes[column] {
         case .date:
@@ -581,6 +693,7 @@ struct RecordStateMachine {
         if !fitsShape { return beginSkip(captureNode: node.capturesJSON ? nodeID : -1) }
         var frame = Frame(node: nodeID, isArray: isArray)
         if isArray && nodeID == 0 && knowsHeader { frame.readsByHeader = true }
+        if isArray && startsLists[Int(nodeID)] { startLists(at: nodeID) }
         if node.capturesJSON { frame.captureStart = offsetAfterToken() - 1 }
         frames[frameCount] = frame
         frameCount += 1
@@ -650,6 +763,10 @@ struct RecordStateMachine {
         guard let buffer else { return }
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
+            if columnIsList[column] {
+                if columnTypes[column] == .json { appendListText(column: column, Array(UnsafeBufferPointer(start: buffer + (start - bufferOffset), count: end - start))) }
+                continue
+            }
             if columnIsTransformed[column] {
                 if let value = JSONValue(jsonText: UnsafeBufferPointer(start: buffer + (start - bufferOffset), count: end - start)) {
                     writeTransformed(value, column: column, node: nodeID)
@@ -683,6 +800,7 @@ struct RecordStateMachine {
 
     private mutating func finishRecord(end: Int) -> Bool {
         if isPassingOver { return finishPassingOver(end: end) }
+        if hasLists { closeLists() }
         let location = locateRecord(end: end)
         if knownRecordStart == nil && end - location.byteOffset > maximumRecordSize {
             return rejectOversized(location: location)

@@ -29,6 +29,13 @@ final class CompiledPlan: @unchecked Sendable {
     let columnIsOptional: UnsafeMutablePointer<Bool>
     /// Per column: whether its values go through a ``ValueTransform`` (it then takes any value, as json does).
     let columnIsTransformed: UnsafeMutablePointer<Bool>
+    /// Per column: whether it reads a list (its path goes through `*`); and the list columns, in order.
+    let columnIsList: UnsafeMutablePointer<Bool>
+    let listColumns: [Int]
+    /// Per list column (in `listColumns` order): the node of the array whose elements it reads.
+    var listArrayNodes: [Int32] = []
+    /// Per node: whether lists start at the array there (a `*` below it).
+    var startsLists: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
     /// Per column: how values convert beyond the type (dates, enums, truncation, defaults). Plain memory, so
     /// that reading a column's parser or table in place costs no reference counting.
     let conversions: UnsafeMutablePointer<ColumnConversion>
@@ -82,6 +89,8 @@ final class CompiledPlan: @unchecked Sendable {
         self.columnTypes = .allocateCopy(of: fields.map(\.type))
         self.columnIsOptional = .allocateCopy(of: fields.map(\.isOptional))
         columnIsTransformed = .allocateCopy(of: fields.map { $0.transform != nil })
+        columnIsList = .allocateCopy(of: fields.map(\.isList))
+        listColumns = fields.indices.filter { fields[$0].isList }
         self.displayPaths = displayPaths
         self.maxDepth = maxDepth
     }
@@ -96,6 +105,8 @@ final class CompiledPlan: @unchecked Sendable {
         columnTypes.deallocate()
         columnIsOptional.deallocate()
         columnIsTransformed.deallocate()
+        columnIsList.deallocate()
+        startsLists.deallocate()
         columnHasDefault.deallocate()
         conversions.deinitialize(count: fields.count)
         validatorTable.deinitialize(count: validators.count)
@@ -185,7 +196,8 @@ final class CompiledPlan: @unchecked Sendable {
         let end = position + Int(node.indexEntryCount)
         while position < end {
             let entry = indexEntries[position]
-            if entry.index == index { return entry.node }
+            // `*` is the last entry, index -1: every index the entries before it do not name.
+            if entry.index == index || entry.index < 0 { return entry.node }
             position += 1
         }
         return -1
@@ -217,8 +229,9 @@ struct PlanNode {
     var capturesJSON = false
     /// Whether a column other than json reads this node without a transform (it then takes scalars only).
     var hasScalarTargets = false
-    /// Whether a column with a transform reads this node.
-    var hasTransforms = false
+    /// Whether a column with a transform, or a list column, reads this node: scalars here go through the
+    /// slower path that knows both.
+    var hasSpecialTargets = false
     /// Whether a scalar here needs more than the plain conversion: fields read inside the node (a scalar is then
     /// a mismatch for them), or a transform. One test on the hot path instead of two.
     var scalarNeedsCare = false

@@ -2,7 +2,8 @@
 ///
 /// Syntax: segments separated by `.`; `\.` is a dot inside a key and `\\` a backslash; a segment of decimal digits
 /// (`0`, `12`, no leading zeros) selects that array element *or* the object member with that key, whichever the
-/// input holds; `$` alone is the whole record, and a leading `$.` is allowed.
+/// input holds; `*` is every element of an array (a list field; `\*` is a key named `*`); `$` alone is the whole
+/// record, and a leading `$.` is allowed.
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a key path.
     public struct Segment: Sendable, Hashable {
@@ -10,6 +11,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         public var key: [UInt8]
         /// The array index this step matches, when the segment is a decimal number.
         public var index: Int?
+        /// Whether this step matches every element of an array (`*`).
+        public var isEveryElement = false
     }
 
     /// The steps, from the root. Empty for the whole record.
@@ -35,15 +38,16 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         var iterator = body.utf8.makeIterator()
         func finishSegment() throws(FieldPathSyntaxError) {
             if current.isEmpty { throw FieldPathSyntaxError(message: "key path '\(text)' has an empty segment") }
-            segments.append(Segment(key: current, index: hadEscape ? nil : Self.arrayIndex(current)))
+            let isEveryElement = !hadEscape && current == [UInt8(ascii: "*")]
+            segments.append(Segment(key: current, index: hadEscape ? nil : Self.arrayIndex(current), isEveryElement: isEveryElement))
             current.removeAll(keepingCapacity: true)
             hadEscape = false
         }
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "\\"):
-                guard let escaped = iterator.next(), escaped == UInt8(ascii: ".") || escaped == UInt8(ascii: "\\") else {
-                    throw FieldPathSyntaxError(message: "key path '\(text)' has a '\\' that is not followed by '.' or '\\'")
+                guard let escaped = iterator.next(), escaped == UInt8(ascii: ".") || escaped == UInt8(ascii: "\\") || escaped == UInt8(ascii: "*") else {
+                    throw FieldPathSyntaxError(message: "key path '\(text)' has a '\\' that is not followed by '.', '\\' or '*'")
                 }
                 current.append(escaped)
                 hadEscape = true
@@ -59,6 +63,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Escapes a single key so that it reads as one segment.
     public static func escaped(key: String) -> String {
+        if key == "*" { return "\\*" }
         var result = ""
         for character in key {
             if character == "." || character == "\\" { result.append("\\") }
@@ -73,12 +78,15 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         return bytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
-    /// The path in the form rejections use: `$`, `$.user.name`, `$.media.0.url`.
+    /// The path in the form rejections use: `$`, `$.user.name`, `$.media.0.url`, `$.media.*.url`.
     public var description: String {
         segments.reduce("$") { rendered, segment in
-            rendered + "." + FieldPath.escaped(key: String(decoding: segment.key, as: UTF8.self))
+            rendered + "." + (segment.isEveryElement ? "*" : FieldPath.escaped(key: String(decoding: segment.key, as: UTF8.self)))
         }
     }
+
+    /// Whether a step matches every element of an array: the path reads a list.
+    var readsEveryElement: Bool { segments.contains { $0.isEveryElement } }
 }
 
 /// A key path that does not parse.

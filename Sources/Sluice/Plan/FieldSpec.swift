@@ -27,11 +27,23 @@ public struct FieldSpec: Sendable, Hashable {
     public var validators: [Validator]
     /// Your own conversion, run on the JSON value before the type converts it (see ``ValueTransform``).
     public var transform: ValueTransform?
+    /// For lists: keep the first of equal elements only (an ordered set).
+    public var isUnique = false
     /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
     var requiresFoundationURL = false
     /// For typed fields declared without a path: the property path (`address.city`), each component of which the
     /// naming convention converts into a key.
     var propertyPath: [String]?
+
+    /// Whether the field reads a list: its path goes through `*`, and its column holds each row's elements,
+    /// converted by the type, as a JSON array.
+    public var isList: Bool {
+        guard let path, path.contains("*") else { return false }
+        return (try? FieldPath(parsing: path))?.readsEveryElement ?? false
+    }
+
+    /// The type of the field's column: json for lists (their JSON array text), else the field's type.
+    var columnType: FieldType { isList ? .json : type }
 
     /// Whether the field reads any JSON value, objects and arrays included: json fields and transformed ones.
     var takesAnyValue: Bool { type == .json || transform != nil }

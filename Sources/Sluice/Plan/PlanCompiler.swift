@@ -49,6 +49,18 @@ enum PlanCompiler {
             }
         }
 
+        for (column, path) in parsedPaths.enumerated() {
+            guard let path, path.readsEveryElement else { continue }
+            func problem(_ message: String) { problems.append(MappingProblem(field: fields[column].name, message: message)) }
+            if path.segments.filter(\.isEveryElement).count > 1 { problem("a list reads one array: its path takes one '*'") }
+            if fields[column].defaultValue != nil { problem("a list takes no default") }
+            if fields[column].transform != nil { problem("a list takes no transform") }
+            if fields[column].validators.contains(where: { $0 != .required }) { problem("a list takes no validators but required") }
+        }
+        for (column, path) in parsedPaths.enumerated() where fields[column].isUnique && path?.readsEveryElement != true {
+            problems.append(MappingProblem(field: fields[column].name, message: "unique applies to lists (paths through '*')"))
+        }
+
         let root = TrieBuilderNode(displayPath: "$", depth: 1)
         for (column, path) in parsedPaths.enumerated() {
             guard let path else { continue }
@@ -57,7 +69,12 @@ enum PlanCompiler {
         // Ignored paths are known to the trie (so never unmapped) but feed no column.
         for ignored in options.ignoredPaths {
             do {
-                root.insert(try FieldPath(parsing: ignored).segments[...], column: nil)
+                let path = try FieldPath(parsing: ignored)
+                guard !path.readsEveryElement else {
+                    problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': '*' reads lists; ignore the array itself"))
+                    continue
+                }
+                root.insert(path.segments[...], column: nil)
             } catch {
                 problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': \(error.message)"))
             }
@@ -69,6 +86,9 @@ enum PlanCompiler {
         if let path = options.recordsPath {
             do {
                 recordsPath = try FieldPath(parsing: path)
+                if recordsPath?.readsEveryElement == true {
+                    problems.append(MappingProblem(field: nil, message: "records path '\(path)': '*' reads lists; name the array of records itself"))
+                }
                 if recordsPath?.segments.isEmpty == true {
                     problems.append(MappingProblem(field: nil, message: "records path '\(path)': name the key path of the records, not the whole document"))
                 }
@@ -139,6 +159,8 @@ private final class TrieBuilderNode {
     let depth: Int
     var keyChildren: [(key: [UInt8], node: TrieBuilderNode)] = []
     var indexChildren: [(index: Int, node: TrieBuilderNode)] = []
+    /// `*`: every element of the array here.
+    var everyElementChild: TrieBuilderNode?
     var targets: [Int] = []
 
     init(displayPath: String, depth: Int) {
@@ -154,6 +176,12 @@ private final class TrieBuilderNode {
             return
         }
         let rest = segments.dropFirst()
+        if segment.isEveryElement {
+            let child = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1)
+            everyElementChild = child
+            child.insert(rest, column: column)
+            return
+        }
         keyChild(segment.key).insert(rest, column: column)
         if let index = segment.index { indexChild(index).insert(rest, column: column) }
     }
@@ -178,7 +206,7 @@ private final class TrieBuilderNode {
     /// there has to be an object or array for them, and a scalar for it. Only `json` and transformed fields may
     /// share such a node.
     func checkScalarTargetsAreLeaves(fields: [FieldSpec], reported: inout Set<Int>, problems: inout [MappingProblem]) {
-        if !keyChildren.isEmpty || !indexChildren.isEmpty {
+        if !keyChildren.isEmpty || !indexChildren.isEmpty || everyElementChild != nil {
             // A numeric segment puts a field on two nodes (key and index branch): report it once.
             for column in targets where !fields[column].takesAnyValue && reported.insert(column).inserted {
                 let beneath = Set(descendantTargets()).sorted().map { "'\(fields[$0].name)'" }
@@ -191,11 +219,13 @@ private final class TrieBuilderNode {
         }
         for child in keyChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems) }
         for child in indexChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems) }
+        everyElementChild?.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
     }
 
-    private func descendantTargets() -> [Int] {
+    func descendantTargets() -> [Int] {
         keyChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
             + indexChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
+            + (everyElementChild.map { $0.targets + $0.descendantTargets() } ?? [])
     }
 
     func flatten(fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator], rejectsUnmappedKeys: Bool) -> CompiledPlan {
@@ -206,6 +236,7 @@ private final class TrieBuilderNode {
             order.append(node)
             queue.append(contentsOf: node.keyChildren.map(\.node))
             queue.append(contentsOf: node.indexChildren.map(\.node))
+            if let child = node.everyElementChild { queue.append(child) }
         }
         let ids = Dictionary(uniqueKeysWithValues: order.enumerated().map { (ObjectIdentifier($1), Int32($0)) })
 
@@ -241,20 +272,35 @@ private final class TrieBuilderNode {
             for (index, child) in builder.indexChildren.sorted(by: { $0.index < $1.index }) {
                 indexEntries.append(IndexEntry(index: index, node: ids[ObjectIdentifier(child)] ?? -1))
             }
+            if let child = builder.everyElementChild {
+                indexEntries.append(IndexEntry(index: -1, node: ids[ObjectIdentifier(child)] ?? -1))
+                node.indexEntryCount += 1
+            }
             node.targetStart = Int32(targets.count)
             node.targetCount = Int32(builder.targets.count)
             targets.append(contentsOf: builder.targets.map { Int32($0) })
             node.capturesJSON = builder.targets.contains { fields[$0].takesAnyValue }
             node.hasScalarTargets = builder.targets.contains { !fields[$0].takesAnyValue }
-            node.hasTransforms = builder.targets.contains { fields[$0].transform != nil }
-            node.scalarNeedsCare = node.hasTransforms || !builder.keyChildren.isEmpty || !builder.indexChildren.isEmpty
+            node.hasSpecialTargets = builder.targets.contains { fields[$0].transform != nil || fields[$0].isList }
+            node.scalarNeedsCare = node.hasSpecialTargets || !builder.keyChildren.isEmpty || !builder.indexChildren.isEmpty
+                || builder.everyElementChild != nil
             nodes.append(node)
         }
-        return CompiledPlan(
+        let plan = CompiledPlan(
             fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: rejectsUnmappedKeys, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
             indexEntries: indexEntries, targets: targets, displayPaths: order.map(\.displayPath),
             maxDepth: order.map(\.depth).max() ?? 1
         )
+        // Each list starts (as `[]`) where its array does, so that an empty array gives an empty list.
+        var arrayNodes = [Int32](repeating: -1, count: fields.count)
+        for builder in order {
+            guard let child = builder.everyElementChild else { continue }
+            for column in child.targets + child.descendantTargets() { arrayNodes[column] = ids[ObjectIdentifier(builder)] ?? -1 }
+        }
+        plan.listArrayNodes = plan.listColumns.map { arrayNodes[$0] }
+        plan.startsLists.deallocate()
+        plan.startsLists = .allocateCopy(of: order.map { $0.everyElementChild != nil })
+        return plan
     }
 }
 

@@ -5,7 +5,7 @@ import Yams
 ///
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
 enum MappingFile {
-    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate", "transform"]
+    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate", "transform", "unique"]
     static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records", "skip", "header"]
 
     static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> (fields: [FieldSpec], options: MappingOptions) {
@@ -64,6 +64,7 @@ enum MappingFile {
                 return false
             }
             spec.isOptional = flag("optional")
+            spec.isUnique = flag("unique")
             spec.truncatesFractions = flag("truncate")
             if let unitNode = mapping["unit"] {
                 if let unit = unitNode.scalar.flatMap({ EpochUnit(rawValue: $0.string) }) {

@@ -49,6 +49,11 @@ public struct Mapping<Model>: Sendable {
             next += field.columns.count
         }
         columnStart = starts
+        let lists = fields.flatMap(\.columns).filter(\.isList)
+        if !lists.isEmpty {
+            // A property takes an array through an array field; `*` makes the dynamic schema's list columns.
+            throw .invalidMapping(lists.map { MappingProblem(field: $0.name, message: "'*' reads a list column; declare an array property with an array field instead") })
+        }
         plan = try PlanCompiler.compile(fields.flatMap(\.columns), options: options)
         updatePlan = try PlanCompiler.compile(fields.flatMap(\.columns).map { column in
             var spec = column
