@@ -81,5 +81,9 @@ import Testing
         #expect(try reader.nextModel()?.id == 1)
         #expect(throws: SluiceError.self) { try reader.nextModel() }
         #expect(try reader.nextModel() == nil)
+        // Reading stopped at record 2: record 3, mapped in the same batch but never delivered, is not counted.
+        #expect(reader.statistics.recordsRead == 2)
+        #expect(reader.statistics.recordsMapped == 1)
+        #expect(reader.statistics.recordsRejected == 1)
     }
 }

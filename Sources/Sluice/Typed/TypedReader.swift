@@ -29,6 +29,9 @@ public final class TypedReader<Model> {
     private let options: ReaderOptions
     /// Rejections made while models were made (transforms, the finishing hook), for the batch being handed out.
     private var lateRejections: [Rejection] = []
+    /// Under ``RejectionPolicy/stop``: records of the last batch after the one that stopped the run, which the
+    /// counts leave out.
+    private var undelivered = ReadStatistics()
     /// Under ``RejectionPolicy/stop``: the late rejection to throw once the models before it are delivered.
     private var pendingError: SluiceError?
     private var hasStopped = false
@@ -112,7 +115,17 @@ public final class TypedReader<Model> {
             locations.remove(at: row)
         }
         if options.rejectionPolicy == .stop, let first = lateRejections.first {
-            // Deliver the models before the first refused record, then stop there.
+            // Deliver the models before the first refused record, then stop there: what the batch holds after
+            // it was never read, as far as the counts go.
+            let stop = first.location.ordinal
+            for row in 0..<batch.count where batch.ordinals[row] > stop {
+                undelivered.recordsRead += 1
+                if refused[row] != nil { undelivered.recordsRejected += 1 } else { undelivered.recordsMapped += 1 }
+            }
+            for rejection in batch.rejections where rejection.location.ordinal > stop {
+                undelivered.recordsRead += 1
+                undelivered.recordsRejected += 1
+            }
             let keep = locations.firstIndex { $0.ordinal > first.location.ordinal } ?? locations.count
             models.removeSubrange(keep...)
             locations.removeSubrange(keep...)
@@ -126,5 +139,11 @@ public final class TypedReader<Model> {
     public var unmappedKeys: [String: Int] { engine.unmappedKeys }
 
     /// Counts so far.
-    public var statistics: ReadStatistics { engine.statistics }
+    public var statistics: ReadStatistics {
+        var statistics = engine.statistics
+        statistics.recordsRead -= undelivered.recordsRead
+        statistics.recordsMapped -= undelivered.recordsMapped
+        statistics.recordsRejected -= undelivered.recordsRejected
+        return statistics
+    }
 }
