@@ -23,8 +23,8 @@ struct RecordStateMachine {
     private let columnIsList: UnsafeMutablePointer<Bool>
     /// Per column: its place among the list columns (-1 for others); per list: one element's conversion, and
     /// for unique lists the elements seen in this record.
-    private let listOrdinals: UnsafeMutablePointer<Int32>
-    private let listScratch: UnsafeMutablePointer<ColumnStorage>
+    private let listOrdinals: UnsafeMutablePointer<Int32>?
+    private let listScratch: UnsafeMutablePointer<ColumnStorage>?
     private var listSeen: [Set<[UInt8]>]
     /// Whether the plan has list columns (a stored flag: reading the plan's array would retain it per record).
     private let hasLists: Bool
@@ -135,15 +135,25 @@ struct RecordStateMachine {
         columnIsOptional = plan.columnIsOptional
         columnIsTransformed = plan.columnIsTransformed
         columnIsList = plan.columnIsList
-        listOrdinals = .allocate(capacity: max(plan.fields.count, 1))
-        listOrdinals.initialize(repeating: -1, count: max(plan.fields.count, 1))
-        for (ordinal, column) in plan.listColumns.enumerated() { listOrdinals[column] = Int32(ordinal) }
-        listScratch = .allocate(capacity: max(plan.listColumns.count, 1))
-        for (ordinal, column) in plan.listColumns.enumerated() {
-            (listScratch + ordinal).initialize(to: ColumnStorage(type: plan.fields[column].type, capacity: 1))
-        }
-        listSeen = plan.listColumns.map { _ in [] }
+        // Most plans have no lists, and nested arrays make a machine per value: allocate only for lists.
         hasLists = !plan.listColumns.isEmpty
+        var listOrdinals: UnsafeMutablePointer<Int32>?
+        var listScratch: UnsafeMutablePointer<ColumnStorage>?
+        listSeen = []
+        if hasLists {
+            let ordinals = UnsafeMutablePointer<Int32>.allocate(capacity: plan.fields.count)
+            let scratch = UnsafeMutablePointer<ColumnStorage>.allocate(capacity: plan.listColumns.count)
+            ordinals.initialize(repeating: -1, count: plan.fields.count)
+            for (ordinal, column) in plan.listColumns.enumerated() {
+                ordinals[column] = Int32(ordinal)
+                (scratch + ordinal).initialize(to: ColumnStorage(type: plan.fields[column].type, capacity: 1))
+            }
+            listOrdinals = ordinals
+            listScratch = scratch
+            listSeen = plan.listColumns.map { _ in [] }
+        }
+        self.listOrdinals = listOrdinals
+        self.listScratch = listScratch
         startsLists = plan.startsLists
         columnHasDefault = plan.columnHasDefault
         columnCount = plan.fields.count
@@ -172,10 +182,12 @@ struct RecordStateMachine {
         stamps.deallocate()
         frames.deallocate()
         keyOrder.deallocate()
-        listOrdinals.deallocate()
-        for ordinal in 0..<plan.listColumns.count { listScratch[ordinal].deallocate() }
-        listScratch.deinitialize(count: plan.listColumns.count)
-        listScratch.deallocate()
+        listOrdinals?.deallocate()
+        if let listScratch {
+            for ordinal in 0..<plan.listColumns.count { listScratch[ordinal].deallocate() }
+            listScratch.deinitialize(count: plan.listColumns.count)
+            listScratch.deallocate()
+        }
     }
 
     /// Absolute offset just past the token being delivered.
@@ -487,8 +499,7 @@ struct RecordStateMachine {
         stamps[column] = serial
         columns[column].beginText(row: row)
         columns[column].appendText(byte: UInt8(ascii: "["))
-        let ordinal = Int(listOrdinals[column])
-        if plan.fields[column].isUnique { listSeen[ordinal].removeAll(keepingCapacity: true) }
+        if plan.fields[column].isUnique, let ordinal = listOrdinals?[column] { listSeen[Int(ordinal)].removeAll(keepingCapacity: true) }
     }
 
     /// The lists whose array starts at `nodeID`: an empty array gives `[]`, not a missing value.
@@ -502,9 +513,9 @@ struct RecordStateMachine {
     /// Converts one element by the list's type and appends it as JSON; nulls are dropped, and an element that
     /// does not convert fails the record like any value.
     private mutating func appendListElement(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
-        guard kind != .null else { return }
+        guard kind != .null, let listScratch, let ordinal = listOrdinals?[column] else { return }
         startList(column: column)
-        let scratch = listScratch + Int(listOrdinals[column])
+        let scratch = listScratch + Int(ordinal)
         scratch.pointee.reset()
         let failuresBefore = failures.count
         convertValue(column: column, into: scratch, row: 0, node: nodeID, kind, bytes, length, boolValue)
@@ -529,7 +540,7 @@ struct RecordStateMachine {
     /// Appends one element's JSON text to the open list (after a comma unless it is the first).
     private mutating func appendListText(column: Int, _ element: [UInt8]) {
         startList(column: column)
-        if plan.fields[column].isUnique && !listSeen[Int(listOrdinals[column])].insert(element).inserted { return }
+        if plan.fields[column].isUnique, let ordinal = listOrdinals?[column], !listSeen[Int(ordinal)].insert(element).inserted { return }
         let storage = columns + column
         if storage.pointee.byteCount > storage.pointee.offsets[row] + 1 { storage.pointee.appendText(byte: UInt8(ascii: ",")) }
         element.withUnsafeBufferPointer { buffer in

@@ -7,7 +7,9 @@ public struct FieldSpec: Sendable, Hashable {
     /// The key path the value is read from, in the syntax of ``FieldPath`` (`user.stats.views`, `media.0.url`, `$`).
     /// `nil` reads the key named like the field, converted by the mapping's naming convention (see
     /// ``MappingOptions/naming``); explicit paths win over the convention.
-    public var path: String?
+    public var path: String? {
+        didSet { isList = Self.readsList(path) }
+    }
     /// The type the value is converted to.
     public var type: FieldType
     /// Whether a missing key or a JSON `null` maps to null instead of rejecting the record.
@@ -36,8 +38,10 @@ public struct FieldSpec: Sendable, Hashable {
     var propertyPath: [String]?
 
     /// Whether the field reads a list: its path goes through `*`, and its column holds each row's elements,
-    /// converted by the type, as a JSON array.
-    public var isList: Bool {
+    /// converted by the type, as a JSON array. Kept with the path, because batches ask for every column.
+    public private(set) var isList = false
+
+    private static func readsList(_ path: String?) -> Bool {
         guard let path, path.contains("*") else { return false }
         return (try? FieldPath(parsing: path))?.readsEveryElement ?? false
     }
@@ -84,6 +88,7 @@ public struct FieldSpec: Sendable, Hashable {
         self.enumValues = enumValues
         self.validators = validators
         self.transform = transform
+        isList = Self.readsList(path)
     }
 }
 
