@@ -65,6 +65,47 @@ enum JSONText {
         append(UInt8(ascii: "\""))
     }
 
+    /// The texts of the elements of a JSON array's text (`[1,"a",{"b":2}]` → `1`, `"a"`, `{"b":2}`), found by
+    /// tracking strings and nesting; whitespace around the elements is dropped, inside them kept. Empty unless the
+    /// text is an array.
+    static func arrayElements(_ text: UnsafeBufferPointer<UInt8>) -> [[UInt8]] {
+        var elements: [[UInt8]] = []
+        var current: [UInt8] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in text {
+            if inString {
+                current.append(byte)
+                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case 0x20, 0x0A, 0x0D, 0x09:
+                if depth <= 1 { continue }
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth == 1 { continue }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth == 0 {
+                    if !current.isEmpty { elements.append(current) }
+                    return elements
+                }
+            case UInt8(ascii: ",") where depth == 1:
+                elements.append(current)
+                current.removeAll(keepingCapacity: true)
+                continue
+            case UInt8(ascii: "\""):
+                inString = true
+            default:
+                break
+            }
+            if depth >= 1 { current.append(byte) }
+        }
+        return elements
+    }
+
     /// Appends JSON text without the whitespace between its tokens (strings kept as they are), so that a
     /// pretty-printed object captured by a json field stays on one NDJSON line.
     static func appendCompact(_ bytes: UnsafeBufferPointer<UInt8>, _ append: (UInt8) -> Void) {

@@ -7,12 +7,29 @@ import Foundation
 /// becomes an array index (`media.0.url` → `{"media":[{"url":…}]}`, earlier elements `null`), a larger one an
 /// object key. Null values are left out, and so are objects and arrays that would hold nothing. Dates are written
 /// in the field's first format (a pattern, or RFC 3339 in UTC for `iso8601`); enums as the JSON value their
-/// stored value came from; bytes as base64; json fields as their text.
+/// stored value came from; bytes as base64; json fields as their text. Lists become arrays again, element by
+/// element (`media.*.url` and `media.*.size` → `{"media":[{"url":…,"size":…},…]}`), each element in its field's
+/// form. Transformed fields are left out: a transform has no way back.
 struct RecordEncoder: Sendable {
     private final class Node: @unchecked Sendable {
         var keys: [(name: [UInt8], node: Node)] = []
         var indexes: [(index: Int, node: Node)] = []
+        /// `*`: the elements of a list.
+        var everyElement: Node?
         var column: Int?
+
+        func childForEveryElement() -> Node {
+            if let everyElement { return everyElement }
+            let node = Node()
+            everyElement = node
+            return node
+        }
+
+        /// The list columns at and beneath this node.
+        var listColumns: [Int] {
+            (column.map { [$0] } ?? []) + keys.flatMap(\.node.listColumns) + indexes.flatMap(\.node.listColumns)
+                + (everyElement?.listColumns ?? [])
+        }
 
         func child(key: [UInt8]) -> Node {
             if let existing = keys.first(where: { $0.name == key }) { return existing.node }
@@ -36,20 +53,30 @@ struct RecordEncoder: Sendable {
     private let datePatterns: [[DatePatternToken]?]
     /// Per enum column: stored value → the JSON value text it came from.
     private let enumJSON: [[String: String]]
+    private let isList: [Bool]
+    /// Reads back the RFC 3339 text that date lists hold.
+    private let rfc3339 = try? DateParser(unit: .seconds, formats: [.iso8601])
 
     init(plan: CompiledPlan) {
         let root = Node()
-        // A transform has no way back, and lists are not rebuilt: such fields are not written.
-        for (column, field) in plan.fields.enumerated() where field.transform == nil && !field.isList {
+        // A transform has no way back: its fields are not written.
+        for (column, field) in plan.fields.enumerated() where field.transform == nil {
             guard let path = try? FieldPath(parsing: field.resolvedPath(naming: nil)) else { continue }
             var node = root
             for segment in path.segments {
-                if let index = segment.index, index <= 1024 { node = node.child(index: index) } else { node = node.child(key: segment.key) }
+                if segment.isEveryElement {
+                    node = node.childForEveryElement()
+                } else if let index = segment.index, index <= 1024 {
+                    node = node.child(index: index)
+                } else {
+                    node = node.child(key: segment.key)
+                }
             }
             if node.column == nil { node.column = column }
         }
         self.root = root
         types = plan.fields.map(\.type)
+        isList = plan.fields.map(\.isList)
         datePatterns = plan.fields.map { field in
             guard field.type == .date, case .pattern(let pattern)? = field.dateFormats.first else { return nil }
             return try? DatePatternToken.compile(pattern)
@@ -61,49 +88,119 @@ struct RecordEncoder: Sendable {
         }
     }
 
+    /// What one record's encoding looks at: its batch and row, the element of the lists being written (inside
+    /// a `*`), and the lists' elements, split once.
+    private struct Cursor {
+        let batch: ColumnarBatch
+        let row: Int
+        var element: Int?
+        var lists: [Int: [[UInt8]]] = [:]
+
+        mutating func elements(of column: Int) -> [[UInt8]] {
+            if let known = lists[column] { return known }
+            let storage = batch.columns[column]
+            let split = storage.isValid(row) ? JSONText.arrayElements(storage.textBytes(row)) : []
+            lists[column] = split
+            return split
+        }
+    }
+
     /// The JSON text of `row` of `batch`.
     func encode(_ batch: ColumnarBatch, row: Int) -> [UInt8] {
         var output: [UInt8] = []
-        if !write(root, batch, row, &output) { output.append(contentsOf: Array("{}".utf8)) }
+        var cursor = Cursor(batch: batch, row: row)
+        if !write(root, &cursor, &output) { output.append(contentsOf: Array("{}".utf8)) }
         return output
     }
 
-    private func hasValue(_ node: Node, _ batch: ColumnarBatch, _ row: Int) -> Bool {
-        if let column = node.column, batch.columns[column].isValid(row) { return true }
-        return node.keys.contains { hasValue($0.node, batch, row) } || node.indexes.contains { hasValue($0.node, batch, row) }
+    private func hasValue(_ node: Node, _ cursor: inout Cursor) -> Bool {
+        if let column = node.column {
+            if isList[column] {
+                if let element = cursor.element, element < cursor.elements(of: column).count { return true }
+            } else if cursor.batch.columns[column].isValid(cursor.row) {
+                return true
+            }
+        }
+        if let list = node.everyElement, list.listColumns.contains(where: { cursor.batch.columns[$0].isValid(cursor.row) }) { return true }
+        return node.keys.contains { hasValue($0.node, &cursor) } || node.indexes.contains { hasValue($0.node, &cursor) }
     }
 
     /// Writes the node's value; false (writing nothing) when it holds none.
-    private func write(_ node: Node, _ batch: ColumnarBatch, _ row: Int, _ output: inout [UInt8]) -> Bool {
-        if let column = node.column, batch.columns[column].isValid(row) {
-            writeValue(column, batch.columns[column], row, &output)
+    private func write(_ node: Node, _ cursor: inout Cursor, _ output: inout [UInt8]) -> Bool {
+        if let column = node.column {
+            if isList[column] {
+                if let element = cursor.element, element < cursor.elements(of: column).count {
+                    writeElement(column, cursor.elements(of: column)[element], &output)
+                    return true
+                }
+            } else if cursor.batch.columns[column].isValid(cursor.row) {
+                writeValue(column, cursor.batch.columns[column], cursor.row, &output)
+                return true
+            }
+        }
+        if let list = node.everyElement {
+            let columns = list.listColumns.filter { cursor.batch.columns[$0].isValid(cursor.row) }
+            guard !columns.isEmpty else { return false }
+            let count = columns.map { cursor.elements(of: $0).count }.max() ?? 0
+            output.append(UInt8(ascii: "["))
+            for element in 0..<count {
+                if element > 0 { output.append(UInt8(ascii: ",")) }
+                cursor.element = element
+                if !write(list, &cursor, &output) { output.append(contentsOf: Array("null".utf8)) }
+            }
+            cursor.element = nil
+            output.append(UInt8(ascii: "]"))
             return true
         }
         if !node.keys.isEmpty {
-            guard hasValue(node, batch, row) else { return false }
+            guard hasValue(node, &cursor) else { return false }
             output.append(UInt8(ascii: "{"))
             var first = true
-            for (name, child) in node.keys where hasValue(child, batch, row) {
+            for (name, child) in node.keys where hasValue(child, &cursor) {
                 if !first { output.append(UInt8(ascii: ",")) }
                 first = false
                 name.withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &output) }
                 output.append(UInt8(ascii: ":"))
-                _ = write(child, batch, row, &output)
+                _ = write(child, &cursor, &output)
             }
             output.append(UInt8(ascii: "}"))
             return true
         }
-        if let last = node.indexes.last(where: { hasValue($0.node, batch, row) }) {
+        if let last = node.indexes.last(where: { hasValue($0.node, &cursor) }) {
             output.append(UInt8(ascii: "["))
             for index in 0...last.index {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                if let child = node.indexes.first(where: { $0.index == index })?.node, write(child, batch, row, &output) { continue }
+                if let child = node.indexes.first(where: { $0.index == index })?.node, write(child, &cursor, &output) { continue }
                 output.append(contentsOf: Array("null".utf8))
             }
             output.append(UInt8(ascii: "]"))
             return true
         }
         return false
+    }
+
+    /// One element of a list, from the JSON the list holds to its field's form: dates in the first format,
+    /// enums as their JSON values; the other types hold that form already.
+    private func writeElement(_ column: Int, _ element: [UInt8], _ output: inout [UInt8]) {
+        switch types[column] {
+        case .date:
+            let text = element.count >= 2 ? Array(element[1..<element.count - 1]) : []
+            guard case .instant(let nanoseconds)? = text.withUnsafeBufferPointer({ buffer in buffer.baseAddress.flatMap { rfc3339?.text($0, buffer.count) } }) else {
+                output.append(contentsOf: element)
+                return
+            }
+            let formatted = datePatterns[column].map { DatePatternFormatter.format(nanoseconds, $0) } ?? DateText.rfc3339(nanoseconds)
+            Array(formatted.utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &output) }
+        case .enumeration:
+            let stored = element.withUnsafeBufferPointer { JSONValue(jsonText: $0) }
+            guard case .string(let value)? = stored else {
+                output.append(contentsOf: element)
+                return
+            }
+            writeEnum(column, value, &output)
+        default:
+            output.append(contentsOf: element)
+        }
     }
 
     private func writeValue(_ column: Int, _ storage: ColumnStorage, _ row: Int, _ output: inout [UInt8]) {
@@ -123,18 +220,22 @@ struct RecordEncoder: Sendable {
         case .bytes:
             quoted(Base64.encode(storage.textBytes(row)))
         case .enumeration:
-            let stored = String(decoding: storage.textBytes(row), as: UTF8.self)
-            let json = enumJSON[column][stored] ?? stored
-            let bytes = Array(json.utf8)
-            let isNumber = bytes.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress.map { NumberConversion.isNumberText($0, buffer.count) } ?? false
-            }
-            // A JSON value that reads as a number was most likely one ("1" in a map of levels).
-            if isNumber && !json.hasPrefix("+") {
-                output.append(contentsOf: bytes)
-            } else {
-                quoted(json)
-            }
+            writeEnum(column, String(decoding: storage.textBytes(row), as: UTF8.self), &output)
+        }
+    }
+
+    /// An enum's stored value as the JSON value it came from.
+    private func writeEnum(_ column: Int, _ stored: String, _ output: inout [UInt8]) {
+        let json = enumJSON[column][stored] ?? stored
+        let bytes = Array(json.utf8)
+        let isNumber = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { NumberConversion.isNumberText($0, buffer.count) } ?? false
+        }
+        // A JSON value that reads as a number was most likely one ("1" in a map of levels).
+        if isNumber && !json.hasPrefix("+") {
+            output.append(contentsOf: bytes)
+        } else {
+            bytes.withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &output) }
         }
     }
 }

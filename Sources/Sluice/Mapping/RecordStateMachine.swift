@@ -559,7 +559,7 @@ struct RecordStateMachine {
 
     private static func jsonString(_ bytes: [UInt8]) -> [UInt8] {
         var text: [UInt8] = []
-        bytes.withUnsafeBufferPointer { buffer in JSONText.appendStringLiteral(buffer) { text.append($0) } }
+        bytes.withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &text) }
         return text
     }
 
