@@ -51,6 +51,18 @@ import Testing
         #expect(result.rows == [#"#1@1:0 tags=["b","a","c"]"#])
     }
 
+    @Test func integersBooleansAndBytesAreWrittenExactly() throws {
+        let result = try run("""
+            fields:
+              - {name: signed, path: "s.*", type: int64, unique: true}
+              - {name: unsigned, path: "u.*", type: uint64}
+              - {name: flags, path: "f.*", type: bool}
+              - {name: keys, path: "k.*", type: bytes}
+              - {name: ratios, path: "r.*", type: double}
+            """, #"{"s":[-9223372036854775808,0,"-0",7,7],"u":[18446744073709551615,"0"],"f":[true,"0"],"k":["aGk"],"r":[0.1,"1e3"]}"# + "\n")
+        #expect(result.rows == [#"#1@1:0 signed=[-9223372036854775808,0,7] unsigned=[18446744073709551615,0] flags=[true,false] keys=["aGk="] ratios=[0.1,1000.0]"#])
+    }
+
     @Test func jsonListsTakeWholeElementsAndParallelListsReadArraysOfObjects() throws {
         let result = try run("""
             fields:

@@ -108,6 +108,11 @@ struct ColumnStorage {
         byteCount += 1
     }
 
+    /// Drops the bytes appended since `count` (an element a unique list already holds).
+    mutating func truncateText(to count: Int) {
+        byteCount = min(byteCount, count)
+    }
+
     @inline(__always) mutating func endText(row: Int) {
         offsets[row + 1] = byteCount
         setValid(row)

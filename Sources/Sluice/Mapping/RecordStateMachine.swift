@@ -520,32 +520,33 @@ struct RecordStateMachine {
         let failuresBefore = failures.count
         convertValue(column: column, into: scratch, row: 0, node: nodeID, kind, bytes, length, boolValue)
         guard failures.count == failuresBefore, scratch.pointee.isValid(0) else { return }
-        var element: [UInt8] = []
-        if columnTypes[column] == .json {
-            element = Array(scratch.pointee.textBytes(0))
-        } else {
-            switch scratch.pointee.fieldValue(0) {
-            case .string(let text): element = Self.jsonString(Array(text.utf8))
-            case .int64(let value): element = Array(String(value).utf8)
-            case .uint64(let value): element = Array(String(value).utf8)
-            case .double(let value): element = Array(String(value).utf8)
-            case .bool(let value): element = Array((value ? "true" : "false").utf8)
-            case .date(let nanoseconds): element = Self.jsonString(Array(DateText.rfc3339(nanoseconds).utf8))
-            case .bytes(let data): element = Self.jsonString(Array(data.withUnsafeBufferPointer { Base64.encode($0) }.utf8))
-            }
-        }
-        appendListText(column: column, element)
+        let mark = beginListElement(column: column)
+        ListElementText.append(scratch.pointee, type: columnTypes[column], to: columns + column)
+        endListElement(column: column, from: mark)
     }
 
-    /// Appends one element's JSON text to the open list (after a comma unless it is the first).
-    private mutating func appendListText(column: Int, _ element: [UInt8]) {
+    /// Appends an element's JSON text as it stands in the input (json lists).
+    private mutating func appendListText(column: Int, _ element: UnsafeBufferPointer<UInt8>) {
         startList(column: column)
-        if plan.fields[column].isUnique, let ordinal = listOrdinals?[column], !listSeen[Int(ordinal)].insert(element).inserted { return }
+        let mark = beginListElement(column: column)
+        if let base = element.baseAddress { columns[column].appendText(base, count: element.count) }
+        endListElement(column: column, from: mark)
+    }
+
+    /// Writes the comma before an element unless it is the first; returns where the element's bytes start.
+    private mutating func beginListElement(column: Int) -> (beforeComma: Int, element: Int) {
         let storage = columns + column
-        if storage.pointee.byteCount > storage.pointee.offsets[row] + 1 { storage.pointee.appendText(byte: UInt8(ascii: ",")) }
-        element.withUnsafeBufferPointer { buffer in
-            if let base = buffer.baseAddress { storage.pointee.appendText(base, count: buffer.count) }
-        }
+        let beforeComma = storage.pointee.byteCount
+        if beforeComma > storage.pointee.offsets[row] + 1 { storage.pointee.appendText(byte: UInt8(ascii: ",")) }
+        return (beforeComma, storage.pointee.byteCount)
+    }
+
+    /// A unique list keeps only the first of equal elements: a repeated one is taken back out.
+    private mutating func endListElement(column: Int, from mark: (beforeComma: Int, element: Int)) {
+        guard plan.fields[column].isUnique, let ordinal = listOrdinals?[column] else { return }
+        let storage = columns + column
+        let element = Array(UnsafeBufferPointer(start: storage.pointee.bytes + mark.element, count: storage.pointee.byteCount - mark.element))
+        if !listSeen[Int(ordinal)].insert(element).inserted { storage.pointee.truncateText(to: mark.beforeComma) }
     }
 
     /// Closes the record's open lists (`]`), before validators and the commit look at them.
@@ -555,12 +556,6 @@ struct RecordStateMachine {
             columns[column].appendText(byte: UInt8(ascii: "]"))
             columns[column].endText(row: row)
         }
-    }
-
-    private static func jsonString(_ bytes: [UInt8]) -> [UInt8] {
-        var text: [UInt8] = []
-        bytes.withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &text) }
-        return text
     }
 
     /// Runs a column's transform and converts its result by the column's type; nil converts as `null` does.
@@ -775,7 +770,7 @@ struct RecordStateMachine {
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
             if columnIsList[column] {
-                if columnTypes[column] == .json { appendListText(column: column, Array(UnsafeBufferPointer(start: buffer + (start - bufferOffset), count: end - start))) }
+                if columnTypes[column] == .json { appendListText(column: column, UnsafeBufferPointer(start: buffer + (start - bufferOffset), count: end - start)) }
                 continue
             }
             if columnIsTransformed[column] {
