@@ -46,6 +46,16 @@ import Testing
         ])
     }
 
+    @Test func anElementNamedByItsIndexIsAlsoInTheList() throws {
+        let result = try run("""
+            fields:
+              - {name: first, path: "tags.0.text", type: string}
+              - {name: all, path: "tags.*.text", type: string}
+              - {name: second, path: "tags.1", type: json}
+            """, #"{"tags":[{"text":"a"},{"text":"b"},{"text":"c"}]}"# + "\n")
+        #expect(result.rows == [#"#1@1:0 first="a" all=["a","b","c"] second={"text":"b"}"#])
+    }
+
     @Test func uniqueListsKeepTheFirstOfEqualElements() throws {
         let result = try run("fields: [{name: tags, path: \"tags.*\", type: string, unique: true}]", #"{"tags":["b","a","b","c","a"]}"# + "\n")
         #expect(result.rows == [#"#1@1:0 tags=["b","a","c"]"#])

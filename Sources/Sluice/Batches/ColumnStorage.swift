@@ -108,6 +108,17 @@ struct ColumnStorage {
         byteCount += 1
     }
 
+    /// Appends `text` as a JSON string literal: one copy when nothing in it needs escaping, as is usual.
+    mutating func appendJSONString(_ text: UnsafeBufferPointer<UInt8>) {
+        guard let base = text.baseAddress, text.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
+            JSONText.appendStringLiteral(text) { appendText(byte: $0) }
+            return
+        }
+        appendText(byte: UInt8(ascii: "\""))
+        appendText(base, count: text.count)
+        appendText(byte: UInt8(ascii: "\""))
+    }
+
     /// Drops the bytes appended since `count` (an element a unique list already holds).
     mutating func truncateText(to count: Int) {
         byteCount = min(byteCount, count)

@@ -5,7 +5,7 @@ enum ListElementText {
     static func append(_ scratch: ColumnStorage, type: FieldType, to list: UnsafeMutablePointer<ColumnStorage>) {
         switch type {
         case .string, .url, .enumeration:
-            JSONText.appendStringLiteral(scratch.textBytes(0)) { list.pointee.appendText(byte: $0) }
+            list.pointee.appendJSONString(scratch.textBytes(0))
         case .json:
             let text = scratch.textBytes(0)
             if let base = text.baseAddress { list.pointee.appendText(base, count: text.count) }

@@ -29,6 +29,11 @@ struct RecordStateMachine {
     /// Whether the plan has list columns (a stored flag: reading the plan's array would retain it per record).
     private let hasLists: Bool
     private let startsLists: UnsafeMutablePointer<Bool>
+    private let columnIsUniqueList: UnsafeMutablePointer<Bool>
+    /// The list columns and, per list, the node of its array: copied out of the plan so that the per-record
+    /// paths read them without retaining the plan's arrays.
+    private let listColumnTable: [Int]
+    private let listArrayNodeTable: [Int32]
     private let columnHasDefault: UnsafeMutablePointer<Bool>
     private let columnCount: Int
     private let requiredColumns: [Int]
@@ -155,6 +160,9 @@ struct RecordStateMachine {
         self.listOrdinals = listOrdinals
         self.listScratch = listScratch
         startsLists = plan.startsLists
+        columnIsUniqueList = plan.columnIsUniqueList
+        listColumnTable = plan.listColumns
+        listArrayNodeTable = plan.listArrayNodes
         columnHasDefault = plan.columnHasDefault
         columnCount = plan.fields.count
         requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
@@ -499,14 +507,14 @@ struct RecordStateMachine {
         stamps[column] = serial
         columns[column].beginText(row: row)
         columns[column].appendText(byte: UInt8(ascii: "["))
-        if plan.fields[column].isUnique, let ordinal = listOrdinals?[column] { listSeen[Int(ordinal)].removeAll(keepingCapacity: true) }
+        if columnIsUniqueList[column], let ordinal = listOrdinals?[column] { listSeen[Int(ordinal)].removeAll(keepingCapacity: true) }
     }
 
     /// The lists whose array starts at `nodeID`: an empty array gives `[]`, not a missing value.
     @inline(never)
     private mutating func startLists(at nodeID: Int32) {
-        for (ordinal, arrayNode) in plan.listArrayNodes.enumerated() where arrayNode == nodeID {
-            startList(column: plan.listColumns[ordinal])
+        for (ordinal, arrayNode) in listArrayNodeTable.enumerated() where arrayNode == nodeID {
+            startList(column: listColumnTable[ordinal])
         }
     }
 
@@ -515,6 +523,13 @@ struct RecordStateMachine {
     private mutating func appendListElement(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         guard kind != .null, let listScratch, let ordinal = listOrdinals?[column] else { return }
         startList(column: column)
+        if columnTypes[column] == .string, kind == .string || kind == .number, let bytes {
+            // Text that a string list takes as it is (the string conversion's own rule) needs no scratch.
+            let mark = beginListElement(column: column)
+            columns[column].appendJSONString(UnsafeBufferPointer(start: bytes, count: length))
+            endListElement(column: column, from: mark)
+            return
+        }
         let scratch = listScratch + Int(ordinal)
         scratch.pointee.reset()
         let failuresBefore = failures.count
@@ -543,7 +558,7 @@ struct RecordStateMachine {
 
     /// A unique list keeps only the first of equal elements: a repeated one is taken back out.
     private mutating func endListElement(column: Int, from mark: (beforeComma: Int, element: Int)) {
-        guard plan.fields[column].isUnique, let ordinal = listOrdinals?[column] else { return }
+        guard columnIsUniqueList[column], let ordinal = listOrdinals?[column] else { return }
         let storage = columns + column
         let element = Array(UnsafeBufferPointer(start: storage.pointee.bytes + mark.element, count: storage.pointee.byteCount - mark.element))
         if !listSeen[Int(ordinal)].insert(element).inserted { storage.pointee.truncateText(to: mark.beforeComma) }
@@ -552,7 +567,7 @@ struct RecordStateMachine {
     /// Closes the record's open lists (`]`), before validators and the commit look at them.
     @inline(never)
     private mutating func closeLists() {
-        for column in plan.listColumns where stamps[column] == serial {
+        for column in listColumnTable where stamps[column] == serial {
             columns[column].appendText(byte: UInt8(ascii: "]"))
             columns[column].endText(row: row)
         }

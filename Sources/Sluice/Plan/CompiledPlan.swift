@@ -34,6 +34,8 @@ final class CompiledPlan: @unchecked Sendable {
     let listColumns: [Int]
     /// Per list column (in `listColumns` order): the node of the array whose elements it reads.
     var listArrayNodes: [Int32] = []
+    /// Per column: whether it is a unique list (plain memory: the per-element path must not copy field specs).
+    let columnIsUniqueList: UnsafeMutablePointer<Bool>
     /// Per node: whether lists start at the array there (a `*` below it).
     var startsLists: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
     /// Per column: how values convert beyond the type (dates, enums, truncation, defaults). Plain memory, so
@@ -90,6 +92,7 @@ final class CompiledPlan: @unchecked Sendable {
         self.columnIsOptional = .allocateCopy(of: fields.map(\.isOptional))
         columnIsTransformed = .allocateCopy(of: fields.map { $0.transform != nil })
         columnIsList = .allocateCopy(of: fields.map(\.isList))
+        columnIsUniqueList = .allocateCopy(of: fields.map { $0.isList && $0.isUnique })
         listColumns = fields.indices.filter { fields[$0].isList }
         self.displayPaths = displayPaths
         self.maxDepth = maxDepth
@@ -106,6 +109,7 @@ final class CompiledPlan: @unchecked Sendable {
         columnIsOptional.deallocate()
         columnIsTransformed.deallocate()
         columnIsList.deallocate()
+        columnIsUniqueList.deallocate()
         startsLists.deallocate()
         columnHasDefault.deallocate()
         conversions.deinitialize(count: fields.count)

@@ -79,6 +79,7 @@ enum PlanCompiler {
                 problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': \(error.message)"))
             }
         }
+        root.spreadEveryElement()
         var reported: Set<Int> = []
         root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
 
@@ -184,6 +185,29 @@ private final class TrieBuilderNode {
         }
         keyChild(segment.key).insert(rest, column: column)
         if let index = segment.index { indexChild(index).insert(rest, column: column) }
+    }
+
+    /// An element that an index names (`tags.0`) is also one of every element (`tags.*`), but a value reaches one
+    /// node: the `*` subtree is copied into each index child, so element 0 feeds both.
+    func spreadEveryElement() {
+        if let every = everyElementChild {
+            for (_, child) in indexChildren { child.absorb(every) }
+        }
+        for (_, child) in keyChildren { child.spreadEveryElement() }
+        for (_, child) in indexChildren { child.spreadEveryElement() }
+        everyElementChild?.spreadEveryElement()
+    }
+
+    /// Adds `other`'s targets and children to this node's.
+    private func absorb(_ other: TrieBuilderNode) {
+        for column in other.targets where !targets.contains(column) { targets.append(column) }
+        for (key, child) in other.keyChildren { keyChild(key).absorb(child) }
+        for (index, child) in other.indexChildren { indexChild(index).absorb(child) }
+        if let every = other.everyElementChild {
+            let mine = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1)
+            everyElementChild = mine
+            mine.absorb(every)
+        }
     }
 
     private func keyChild(_ key: [UInt8]) -> TrieBuilderNode {
