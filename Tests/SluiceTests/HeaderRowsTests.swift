@@ -14,12 +14,9 @@ import Testing
 
     /// The same transcript for one thread and for the pipeline at chunk sizes from one byte up.
     static func expectInvariant(_ input: Input, _ fields: [FieldSpec], options: MappingOptions, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunTranscript {
-        let reference = try run(input, fields, options: options)
-        for (workers, chunk, capacity) in [(2, 1, 3), (2, 700, 4096), (3, 20_000, 17), (4, 1 << 20, 1)] {
-            let result = try run(input, fields, options: options, workers: workers, chunk: chunk, capacity: capacity)
-            #expect(result == reference, "\(workers) workers, chunks of \(chunk)", sourceLocation: sourceLocation)
+        try expectSameForEveryPipeline(sourceLocation: sourceLocation) { workers, chunk, capacity in
+            try run(input, fields, options: options, workers: workers, chunk: chunk, capacity: capacity)
         }
-        return reference
     }
 
     static let cellphoneFields = [

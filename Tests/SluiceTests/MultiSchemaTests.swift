@@ -28,13 +28,11 @@ import Testing
         return result
     }
 
+    /// The same transcript for one thread and for the pipeline at chunk sizes from one byte up.
     static func expectInvariant(_ input: Input, _ schemas: [MappingSchema], sourceLocation: SourceLocation = #_sourceLocation) throws -> Transcript {
-        let reference = try run(input, schemas)
-        for (workers, chunk, capacity) in [(2, 1, 3), (2, 700, 4096), (3, 20_000, 17), (4, 1 << 20, 1)] {
-            let result = try run(input, schemas, workers: workers, chunk: chunk, capacity: capacity)
-            #expect(result == reference, "\(workers) workers, chunks of \(chunk)", sourceLocation: sourceLocation)
+        try expectSameForEveryPipeline(sourceLocation: sourceLocation) { workers, chunk, capacity in
+            try run(input, schemas, workers: workers, chunk: chunk, capacity: capacity)
         }
-        return reference
     }
 
     @Test func eventsAndPerformancesOfTheCatalogueInOnePass() throws {

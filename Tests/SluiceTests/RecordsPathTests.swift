@@ -16,12 +16,9 @@ import SluiceFixtures
 
     /// The same transcript for one thread and for the pipeline at several chunk sizes.
     static func expectInvariant(_ input: Input, _ fields: [FieldSpec], recordsPath: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunTranscript {
-        let reference = try run(input, fields, recordsPath: recordsPath)
-        for (workers, chunk, capacity) in [(2, 1, 3), (2, 700, 4096), (3, 20_000, 17), (4, 1 << 20, 1)] {
-            let result = try run(input, fields, recordsPath: recordsPath, workers: workers, chunk: chunk, capacity: capacity)
-            #expect(result == reference, "\(workers) workers, chunks of \(chunk)", sourceLocation: sourceLocation)
+        try expectSameForEveryPipeline(sourceLocation: sourceLocation) { workers, chunk, capacity in
+            try run(input, fields, recordsPath: recordsPath, workers: workers, chunk: chunk, capacity: capacity)
         }
-        return reference
     }
 
     @Test func everyStatusOfTwitterJSON() throws {

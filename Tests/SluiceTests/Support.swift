@@ -98,6 +98,20 @@ func transcript(
     return result
 }
 
+/// Runs `run` on one thread (one worker, 512 KiB chunks, batches of 4096) and through the pipeline at chunk sizes
+/// from one byte up and batch capacities from one record up, expects the same result from each, and returns the
+/// first. `run` gets the worker count, chunk size and batch capacity.
+func expectSameForEveryPipeline<Result: Equatable>(
+    sourceLocation: SourceLocation = #_sourceLocation, _ run: (_ workers: Int, _ chunk: Int, _ capacity: Int) throws -> Result
+) throws -> Result {
+    let reference = try run(1, 512 << 10, 4096)
+    for (workers, chunk, capacity) in [(2, 1, 3), (2, 700, 4096), (3, 20_000, 17), (4, 1 << 20, 1)] {
+        let result = try run(workers, chunk, capacity)
+        #expect(result == reference, "\(workers) workers, chunks of \(chunk)", sourceLocation: sourceLocation)
+    }
+    return reference
+}
+
 func field(_ name: String, _ type: FieldType, path: String? = nil, optional: Bool = false) -> FieldSpec {
     FieldSpec(name: name, path: path, type: type, isOptional: optional)
 }
