@@ -20,11 +20,11 @@ enum ListElementText {
         case .double:
             for byte in String(scratch.values.assumingMemoryBound(to: Double.self)[0]).utf8 { list.pointee.appendText(byte: byte) }
         case .date:
-            let text = DateText.rfc3339(scratch.values.assumingMemoryBound(to: Int64.self)[0])
-            Array(text.utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0) { list.pointee.appendText(byte: $0) } }
+            var text = DateText.rfc3339(scratch.values.assumingMemoryBound(to: Int64.self)[0])
+            text.withUTF8 { list.pointee.appendJSONString($0) }
         case .bytes:
-            let text = Base64.encode(scratch.textBytes(0))
-            Array(text.utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0) { list.pointee.appendText(byte: $0) } }
+            var text = Base64.encode(scratch.textBytes(0))
+            text.withUTF8 { list.pointee.appendJSONString($0) }
         }
     }
 

@@ -41,9 +41,8 @@ enum BatchSourceOpener {
             let start = max(range.lowerBound, preamble.end)
             options.byteRange = min(start, range.upperBound)..<range.upperBound
         }
-        let raw = try input.openRaw()
-        progress.start(totalBytes: raw.size)
-        var source = try Compression.decompressing(CountingSource(raw, progress: progress))
+        let (raw, opened) = try openCounting(input, progress: progress)
+        var source = opened
         // Compressed input goes through the pipeline even for one worker: the reader thread then decompresses
         // while the worker maps, on another core.
         guard options.workers > 1 || options.byteRange != nil || source.isDecompressing else {
@@ -86,6 +85,14 @@ enum BatchSourceOpener {
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
     }
 
+    /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes
+    /// say it is compressed.
+    private static func openCounting(_ input: Input, progress: ProgressMonitor) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
+        let raw = try input.openRaw()
+        progress.start(totalBytes: raw.size)
+        return (raw, try Compression.decompressing(CountingSource(raw, progress: progress)))
+    }
+
     /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline
     /// (with one worker or more): one pass over the input maps every record type.
     static func openSeveral(_ input: Input, plans: [CompiledPlan], options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> ParallelPipeline {
@@ -112,9 +119,7 @@ enum BatchSourceOpener {
         if options.byteRange != nil { problems.append("a byte range can split NDJSON only, not a wrapper document") }
         guard problems.isEmpty else { throw .invalidOptions(problems.joined(separator: "; ")) }
 
-        let raw = try input.openRaw()
-        progress.start(totalBytes: raw.size)
-        var source = try Compression.decompressing(CountingSource(raw, progress: progress))
+        var (_, source) = try openCounting(input, progress: progress)
         let byteOrderMark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
         if byteOrderMark > 0 { try source.skip(byteOrderMark) }
         return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options, keepsRecordText: false)

@@ -26,8 +26,6 @@ struct RecordStateMachine {
     private let listOrdinals: UnsafeMutablePointer<Int32>?
     private let listScratch: UnsafeMutablePointer<ColumnStorage>?
     private var listSeen: [Set<[UInt8]>]
-    /// Whether the plan has list columns (a stored flag: reading the plan's array would retain it per record).
-    private let hasLists: Bool
     private let startsLists: UnsafeMutablePointer<Bool>
     private let columnIsUniqueList: UnsafeMutablePointer<Bool>
     /// The list columns and, per list, the node of its array: copied out of the plan so that the per-record
@@ -141,11 +139,10 @@ struct RecordStateMachine {
         columnIsTransformed = plan.columnIsTransformed
         columnIsList = plan.columnIsList
         // Most plans have no lists, and nested arrays make a machine per value: allocate only for lists.
-        hasLists = !plan.listColumns.isEmpty
         var listOrdinals: UnsafeMutablePointer<Int32>?
         var listScratch: UnsafeMutablePointer<ColumnStorage>?
         listSeen = []
-        if hasLists {
+        if !plan.listColumns.isEmpty {
             let ordinals = UnsafeMutablePointer<Int32>.allocate(capacity: plan.fields.count)
             let scratch = UnsafeMutablePointer<ColumnStorage>.allocate(capacity: plan.listColumns.count)
             ordinals.initialize(repeating: -1, count: plan.fields.count)
@@ -821,7 +818,7 @@ struct RecordStateMachine {
 
     private mutating func finishRecord(end: Int) -> Bool {
         if isPassingOver { return finishPassingOver(end: end) }
-        if hasLists { closeLists() }
+        if listScratch != nil { closeLists() }
         let location = locateRecord(end: end)
         if knownRecordStart == nil && end - location.byteOffset > maximumRecordSize {
             return rejectOversized(location: location)
