@@ -51,12 +51,9 @@ struct Options {
 
 
 /// Maps `path` with the reference mapping; returns a checksum over every record and the records mapped.
-func mapAll(_ path: String, workers: Int, chunkSize: Int = ReaderOptions().chunkSize, recordsPath: String? = nil,
-            separateReaderThread: Bool? = nil) throws -> (sum: Int64, records: Int) {
+func mapAll(_ path: String, workers: Int, chunkSize: Int = ReaderOptions().chunkSize, recordsPath: String? = nil) throws -> (sum: Int64, records: Int) {
     let schema = try MappingSchema(fields: ReferenceMapping.fields, options: MappingOptions(recordsPath: recordsPath))
-    var readerOptions = ReaderOptions(workers: workers, chunkSize: chunkSize)
-    readerOptions.separateReaderThread = separateReaderThread
-    let reader = try ColumnarReader(input: .file(path), schema: schema, options: readerOptions)
+    let reader = try ColumnarReader(input: .file(path), schema: schema, options: ReaderOptions(workers: workers, chunkSize: chunkSize))
     var sum: Int64 = 0
     while let batch = try reader.next() {
         guard let followers = batch.column(named: "followers"), let id = batch.column(named: "id") else { break }
@@ -92,17 +89,12 @@ func run() throws {
     let size = (try FileManager.default.attributesOfItem(atPath: ndjson)[.size] as? Int) ?? 0
     let workers = max(options.workers, 2)
 
-    // With a core per worker the workers take turns at reading; the "reader thread" contenders show the
-    // alternative, a thread of its own for reading, on the same cores.
-    var contenders: [(name: String, path: String, workers: Int, recordsPath: String?, separateReader: Bool?)] = [
-        ("NDJSON, 1 thread (sequential)", ndjson, 1, nil, nil)]
-    for count in 2...workers { contenders.append(("NDJSON, \(count) workers", ndjson, count, nil, nil)) }
-    contenders.append(("NDJSON, \(workers) workers, reader thread", ndjson, workers, nil, true))
-    contenders.append(("JSON array, \(workers) workers", array, workers, nil, nil))
-    contenders.append(("NDJSON .zst, 1 worker", zstd, 1, nil, nil))
-    contenders.append(("NDJSON .zst, \(workers) workers", zstd, workers, nil, nil))
-    contenders.append(("NDJSON .zst, \(workers) workers, reader thread", zstd, workers, nil, true))
-    contenders.append(("{\"traceEvents\": [...]}, \(workers) workers", wrapped, workers, "traceEvents", nil))
+    var contenders: [(name: String, path: String, workers: Int, recordsPath: String?)] = [("NDJSON, 1 thread (sequential)", ndjson, 1, nil)]
+    for count in 2...workers { contenders.append(("NDJSON, \(count) workers", ndjson, count, nil)) }
+    contenders.append(("JSON array, \(workers) workers", array, workers, nil))
+    contenders.append(("NDJSON .zst, 1 worker", zstd, 1, nil))
+    contenders.append(("NDJSON .zst, \(workers) workers", zstd, workers, nil))
+    contenders.append(("{\"traceEvents\": [...]}, \(workers) workers", wrapped, workers, "traceEvents"))
 
     var timings: [String: [Double]] = [:]
     var cpuTimes: [String: [Double]] = [:]
@@ -113,8 +105,7 @@ func run() throws {
         for contender in contenders {
             var outcome = (sum: Int64(0), records: 0)
             let cpuBefore = Measure.cpuSeconds()
-            timings[contender.name, default: []].append(try Measure.seconds { outcome = try mapAll(contender.path, workers: contender.workers, chunkSize: options.chunkSize, recordsPath: contender.recordsPath,
-                                                                           separateReaderThread: contender.separateReader) })
+            timings[contender.name, default: []].append(try Measure.seconds { outcome = try mapAll(contender.path, workers: contender.workers, chunkSize: options.chunkSize, recordsPath: contender.recordsPath) })
             cpuTimes[contender.name, default: []].append(Measure.cpuSeconds() - cpuBefore)
             checksums[contender.name] = outcome.sum
             records = outcome.records

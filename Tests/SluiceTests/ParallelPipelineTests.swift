@@ -10,20 +10,9 @@ import SluiceFixtures
     static let workerCounts = [2, 4]
     static let chunkSizes = [1, 5, 64, 1000, 1 << 20]
     static let capacities = [1, 3, 4096]
-    /// A reader thread of its own, and workers taking turns at reading: each must give the same.
-    static let readerModes = [true, false]
 
-    static func parallel(_ workers: Int, chunk: Int, capacity: Int, shape: InputShape = .automatic, policy: RejectionPolicy = .collect,
-                         maximumRecordSize: Int = 64 << 20, separateReader: Bool? = nil) -> ReaderOptions {
-        var options = ReaderOptions(shape: shape, batchCapacity: capacity, maximumRecordSize: maximumRecordSize, rejectionPolicy: policy, workers: workers, chunkSize: chunk)
-        options.separateReaderThread = separateReader
-        return options
-    }
-
-    static func options(_ options: ReaderOptions, separateReader: Bool) -> ReaderOptions {
-        var options = options
-        options.separateReaderThread = separateReader
-        return options
+    static func parallel(_ workers: Int, chunk: Int, capacity: Int, shape: InputShape = .automatic, policy: RejectionPolicy = .collect, maximumRecordSize: Int = 64 << 20) -> ReaderOptions {
+        ReaderOptions(shape: shape, batchCapacity: capacity, maximumRecordSize: maximumRecordSize, rejectionPolicy: policy, workers: workers, chunkSize: chunk)
     }
 
     /// Runs `input` sequentially and then in parallel in every configuration; each must match the first.
@@ -31,12 +20,9 @@ import SluiceFixtures
         let reference = try transcript(of: input, fields: fields, options: ReaderOptions(shape: shape, maximumRecordSize: maximumRecordSize, rejectionPolicy: .collect))
         for workers in workerCounts {
             for (index, chunk) in chunkSizes.enumerated() {
-                for separate in readerModes {
-                    let capacity = capacities[(index + workers) % capacities.count]
-                    let options = parallel(workers, chunk: chunk, capacity: capacity, shape: shape, maximumRecordSize: maximumRecordSize, separateReader: separate)
-                    let result = try transcript(of: input, fields: fields, options: options)
-                    #expect(result == reference, "\(workers) workers, chunks of \(chunk), batches of \(capacity), reader thread \(separate):\n\(result)\n--- expected\n\(reference)", sourceLocation: sourceLocation)
-                }
+                let capacity = capacities[(index + workers) % capacities.count]
+                let result = try transcript(of: input, fields: fields, options: parallel(workers, chunk: chunk, capacity: capacity, shape: shape, maximumRecordSize: maximumRecordSize))
+                #expect(result == reference, "\(workers) workers, chunks of \(chunk), batches of \(capacity):\n\(result)\n--- expected\n\(reference)", sourceLocation: sourceLocation)
             }
         }
         return reference
@@ -178,8 +164,7 @@ import SluiceFixtures
             var rows: [String] = []
             var rejected = 0
             for index in 0..<shardCount {
-                var options = ReaderOptions(batchCapacity: 7, rejectionPolicy: .collect, workers: 1 + index % 2, chunkSize: 1 + round * 300, byteRange: bounds[index]..<bounds[index + 1])
-                options.separateReaderThread = round % 2 == 0
+                let options = ReaderOptions(batchCapacity: 7, rejectionPolicy: .collect, workers: 1 + index % 2, chunkSize: 1 + round * 300, byteRange: bounds[index]..<bounds[index + 1])
                 let shard = try transcript(of: .file(url.path), fields: fields, options: options)
                 #expect(shard.error == nil)
                 rows += shard.rows.map(Self.withoutOrdinalAndLine)
@@ -218,15 +203,15 @@ import SluiceFixtures
 
     // MARK: - Compressed input
 
-    @Test(arguments: [(1, true), (3, true), (3, false)])
-    func compressedInputsMatchTheirPlainTwins(_ workers: Int, separateReader: Bool) throws {
+    @Test(arguments: [1, 3])
+    func compressedInputsMatchTheirPlainTwins(_ workers: Int) throws {
         var generator = TweetGenerator(seed: 8)
         let lines = (1...300).map { generator.nextRecord(ordinal: $0) }
         let plain = Array((lines.joined(separator: "\n") + "\n").utf8)
         let half = Array((lines[..<150].joined(separator: "\n") + "\n").utf8)
         let rest = Array((lines[150...].joined(separator: "\n") + "\n").utf8)
         let fields = ReferenceMapping.fields
-        let options = Self.options(ReaderOptions(batchCapacity: 64, rejectionPolicy: .collect, workers: workers, chunkSize: 10_000), separateReader: separateReader)
+        let options = ReaderOptions(batchCapacity: 64, rejectionPolicy: .collect, workers: workers, chunkSize: 10_000)
         let reference = try transcript(of: .bytes(plain), fields: fields, options: options)
         #expect(reference.rows.count == 300)
         let twins: [(String, [UInt8])] = [
@@ -252,8 +237,8 @@ import SluiceFixtures
         // checksum may decode to other bytes without complaint).
         let corrupt = compressed + Array("not compressed at all".utf8)
         let corrupted = try temporaryFile(corrupt, name: "corrupt.\(format)")
-        for (workers, separate) in [(1, true), (2, true), (2, false)] {
-            let options = Self.options(ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 4096), separateReader: separate)
+        for workers in [1, 2] {
+            let options = ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 4096)
             let cut = try transcript(of: .file(truncated.path), fields: ReferenceMapping.fields, options: options)
             #expect(cut.error?.contains(truncated.path) == true && cut.error?.contains("truncated \(format) data") == true, "\(cut.error ?? "no error")")
             #expect(cut.rows.count > 0 && cut.rows.count < 200)
@@ -265,16 +250,13 @@ import SluiceFixtures
     }
 
     /// A file cut or extended while it is read ends the run with an error naming it, never a silent short result.
-    @Test(arguments: [(1, true), (2, true), (-2, true), (1, false), (2, false), (-2, false)])
-    func aFileThatChangesSizeWhileReadIsAnError(_ workersAndMode: Int, cut: Bool) throws {
-        // Negative: that many workers taking turns at reading.
-        let workers = abs(workersAndMode)
+    @Test(arguments: [(1, true), (2, true), (1, false), (2, false)])
+    func aFileThatChangesSizeWhileReadIsAnError(_ workers: Int, cut: Bool) throws {
         var generator = TweetGenerator(seed: 23)
         let bytes = Array((1...12_000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
         let url = try temporaryFile(bytes, name: "changing.ndjson")
         let reader = try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields),
-                                        options: Self.options(ReaderOptions(readBufferSize: 64 << 10, batchCapacity: 100, workers: workers, chunkSize: 64 << 10, memoryBudget: 1 << 20),
-                                                              separateReader: workersAndMode > 0))
+                                        options: ReaderOptions(readBufferSize: 64 << 10, batchCapacity: 100, workers: workers, chunkSize: 64 << 10, memoryBudget: 1 << 20))
         _ = try reader.next()
         let handle = try FileHandle(forWritingTo: url)
         if cut {
@@ -332,14 +314,13 @@ import SluiceFixtures
         }
     }
 
-    @Test(arguments: readerModes)
-    func cancellationStopsTheWorkersAndFreesThePipeline(separateReader: Bool) throws {
+    @Test func cancellationStopsTheWorkersAndFreesThePipeline() throws {
         var generator = TweetGenerator(seed: 4)
         let bytes = Array((1...3000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
         weak var weakPipeline: ParallelPipeline?
         do {
             let source = try BatchSourceOpener.open(.bytes(bytes), plan: MappingSchema(fields: ReferenceMapping.fields).plan,
-                                                    options: Self.options(ReaderOptions(workers: 2, chunkSize: 8192, memoryBudget: 1 << 20), separateReader: separateReader),
+                                                    options: ReaderOptions(workers: 2, chunkSize: 8192, memoryBudget: 1 << 20),
                                                     keepsRecordText: false, progress: ProgressMonitor())
             let pipeline = try #require(source as? ParallelPipeline)
             weakPipeline = pipeline
@@ -373,12 +354,11 @@ import SluiceFixtures
         #expect(models == 700)
     }
 
-    @Test(arguments: readerModes)
-    func cancellingTheTaskStopsTheReader(separateReader: Bool) async throws {
+    @Test func cancellingTheTaskStopsTheReader() async throws {
         var generator = TweetGenerator(seed: 19)
         let bytes = Array((1...20_000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
         let reader = try ColumnarReader(input: .bytes(bytes), schema: MappingSchema(fields: ReferenceMapping.fields),
-                                        options: Self.options(ReaderOptions(batchCapacity: 100, workers: 2, chunkSize: 64 << 10), separateReader: separateReader))
+                                        options: ReaderOptions(batchCapacity: 100, workers: 2, chunkSize: 64 << 10))
         let batches = reader.batches
         let task = Task {
             var seen = 0
@@ -397,13 +377,12 @@ import SluiceFixtures
     }
 
     /// A consumer slower than the workers holds the pipeline to its budget: the reader waits.
-    @Test(arguments: readerModes)
-    func aSlowConsumerKeepsTheBudget(separateReader: Bool) throws {
+    @Test func aSlowConsumerKeepsTheBudget() throws {
         var generator = TweetGenerator(seed: 6)
         let bytes = Array((1...4000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
         let budget = 1 << 20
         let source = try BatchSourceOpener.open(.bytes(bytes), plan: MappingSchema(fields: ReferenceMapping.fields).plan,
-                                                options: Self.options(ReaderOptions(batchCapacity: 100, workers: 2, chunkSize: 64 << 10, memoryBudget: budget), separateReader: separateReader),
+                                                options: ReaderOptions(batchCapacity: 100, workers: 2, chunkSize: 64 << 10, memoryBudget: budget),
                                                 keepsRecordText: false, progress: ProgressMonitor())
         let pipeline = try #require(source as? ParallelPipeline)
         var records = 0
@@ -417,8 +396,7 @@ import SluiceFixtures
     }
 
     /// A record larger than the whole budget still passes (alone), and the reader never waits behind its own chunk.
-    @Test(arguments: readerModes)
-    func aRecordLargerThanTheBudgetDoesNotStallTheReader(separateReader: Bool) throws {
+    @Test func aRecordLargerThanTheBudgetDoesNotStallTheReader() throws {
         var generator = TweetGenerator(seed: 29)
         var lines = (1...300).map { generator.nextRecord(ordinal: $0) }
         // Two in a row: the second's start is carried past the first's end, more than the budget holds.
@@ -429,7 +407,7 @@ import SluiceFixtures
         let outcome = Mutex<RunTranscript?>(nil)
         let thread = Thread {
             let result = try? transcript(of: .bytes(bytes), fields: [field("id", .int64)],
-                                         options: Self.options(ReaderOptions(rejectionPolicy: .collect, workers: 2, chunkSize: 64 << 10, memoryBudget: 1 << 20), separateReader: separateReader))
+                                         options: ReaderOptions(rejectionPolicy: .collect, workers: 2, chunkSize: 64 << 10, memoryBudget: 1 << 20))
             outcome.withLock { $0 = result }
             done.signal()
         }

@@ -36,11 +36,6 @@ public struct ReaderOptions: Sendable, Hashable {
     /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from
     /// the shard's first record; byte offsets stay the file's.
     public var byteRange: Range<Int>?
-    /// Whether the parallel pipeline reads (and decompresses) on a thread of its own, ahead of the workers, or
-    /// the workers take turns at reading and each maps what it read. `nil`, the default, gives the reader a
-    /// thread while there are more cores than workers, where it overlaps reading with mapping; with a core per
-    /// worker it would only take turns with them.
-    public var separateReaderThread: Bool?
 
     /// Options with every default.
     public init() {}

@@ -38,8 +38,7 @@ final class ChunkBufferPool: @unchecked Sendable {
 
     func take(capacity: Int) -> (bytes: UnsafeMutablePointer<UInt8>, capacity: Int) {
         lock.lock()
-        // The buffer given back last: likeliest still in this core's cache when workers take turns at reading.
-        if let index = free.lastIndex(where: { $0.capacity >= capacity }) {
+        if let index = free.firstIndex(where: { $0.capacity >= capacity }) {
             let buffer = free.remove(at: index)
             lock.unlock()
             return buffer

@@ -51,13 +51,6 @@ final class ChunkReader {
     /// A shard that starts inside a line skips to the next line.
     private var isSkippingToFirstLine = false
 
-    // Pulling chunks one at a time: the chunk cut last, the error to raise after it, and how far the run is.
-    private var ready: Chunk?
-    private var deferredError: SluiceError?
-    private var hasStarted = false
-    private var isFinished = false
-    private var isClosed = false
-
     /// - Parameters:
     ///   - reserve: Blocks until the budget allows `bytes` more, not counting the `holding` bytes of the reader's own
     ///     chunk that is about to be handed on (so a record larger than the budget cannot stall the reader behind
@@ -96,101 +89,36 @@ final class ChunkReader {
     /// Reads to the end of the input (or of the shard), handing out every chunk. Returns normally at the end
     /// or when cancelled; throws the read error that stopped it, after handing out the records before it.
     func run(emit: Emit) throws(SluiceError) {
-        while let chunk = try nextChunk() {
-            guard emit(chunk) else {
-                close()
-                return
-            }
+        buffer.deallocate()
+        defer {
+            framer.deallocate()
+            recordsFilter?.deallocate()
         }
-    }
-
-    /// Reads until the next chunk is cut and returns it; `nil` at the end of the input or when the run was
-    /// cancelled. The error that stopped reading comes on the call after the chunk of whole records before it.
-    /// Not thread-safe: one caller at a time, as the pipeline's reading role guarantees.
-    func nextChunk() throws(SluiceError) -> Chunk? {
+        guard let reserved = reserve(2 * chunkSize, 0, true) else { return }
+        (buffer, capacity) = pool.take(capacity: chunkSize)
+        reservation = reserved
+        defer { pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize) }
         while true {
-            if let chunk = ready {
-                ready = nil
-                return chunk
-            }
-            if let error = deferredError {
-                deferredError = nil
-                close()
+            do {
+                try readUntilChunkIsFull()
+            } catch {
+                // Hand out the whole records read before the failure, then report it.
+                if let cut = completeRecordsEnd(), cut > 0 { _ = hand(upTo: cut, failure: nil, emit: emit) }
                 throw error
             }
-            if isFinished {
-                close()
-                return nil
-            }
-            step()
-        }
-    }
-
-    /// One round of reading and framing; sets `ready`, `deferredError` or `isFinished` when it gets that far.
-    private func step() {
-        guard hasStarted else {
-            hasStarted = true
-            buffer.deallocate()
-            guard let reserved = reserve(2 * chunkSize, 0, true) else {
-                (buffer, capacity) = (.allocate(capacity: 1), 1)
-                isFinished = true
-                return
-            }
-            (buffer, capacity) = pool.take(capacity: chunkSize)
-            reservation = reserved
-            return
-        }
-        do {
-            try readUntilChunkIsFull()
-        } catch {
-            // Hand out the whole records read before the failure, then report it.
-            if let cut = completeRecordsEnd(), cut > 0 { _ = hand(upTo: cut, failure: nil) }
-            deferredError = error
-            isFinished = true
-            return
-        }
-        if isSkippingToFirstLine { skipToFirstLine(); return }
-        if isDiscardingLine {
-            discardLine()
-            if isAtEnd && filled == 0 { isFinished = true }
-            return
-        }
-        let goesOn: Bool
-        do {
+            if isSkippingToFirstLine { skipToFirstLine(); continue }
+            if isDiscardingLine { discardLine(); if isAtEnd && filled == 0 { return }; continue }
             switch shape {
-            case .array: goesOn = try frameArray()
-            default: goesOn = frameLines()
+            case .array:
+                guard try frameArray(emit: emit) else { return }
+            default:
+                guard frameLines(emit: emit) else { return }
             }
-        } catch {
-            deferredError = error
-            isFinished = true
-            return
+            if isAtEnd && filled == 0 { break }
         }
-        if !goesOn {
-            isFinished = true
-        } else if isAtEnd && filled == 0 {
-            isFinished = true
-            if let failure = recordsFilter?.finish() { deferredError = RecordsPathFilter.error(failure, source: source.name) }
+        if let failure = recordsFilter?.finish() {
+            throw RecordsPathFilter.error(failure, source: source.name)
         }
-    }
-
-    /// Gives back the buffer being filled and the framing state; safe to call more than once.
-    private func close() {
-        guard !isClosed else { return }
-        isClosed = true
-        framer.deallocate()
-        recordsFilter?.deallocate()
-        if hasStarted {
-            pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize)
-        } else {
-            buffer.deallocate()
-        }
-        (buffer, capacity) = (.allocate(capacity: 1), 1)
-    }
-
-    deinit {
-        close()
-        buffer.deallocate()
     }
 
     // MARK: - Reading
@@ -240,7 +168,7 @@ final class ChunkReader {
     // MARK: - Handing out
 
     /// Hands bytes `[0, cut)` out as a chunk and carries the rest into a fresh buffer.
-    private func hand(upTo cut: Int, failure: FramingFailure?) -> Bool {
+    private func hand(upTo cut: Int, failure: FramingFailure?, emit: Emit) -> Bool {
         var chunk = Chunk(index: nextIndex, bytes: buffer, capacity: capacity, count: cut, offset: bufferOffset,
                           reservation: reservation, failure: failure)
         let containers = recordsFilter?.containers ?? []
@@ -268,13 +196,12 @@ final class ChunkReader {
         bufferOffset += cut
         filled = carried
         scanned = carried
-        ready = chunk
-        return true
+        return emit(chunk)
     }
 
     // MARK: - NDJSON
 
-    private func frameLines() -> Bool {
+    private func frameLines(emit: Emit) -> Bool {
         if let range, bufferOffset >= range.upperBound {
             // The next line starts at or past the shard's end: it belongs to the next shard.
             filled = 0
@@ -288,15 +215,15 @@ final class ChunkReader {
                 let cut = UnsafeRawPointer(found) - UnsafeRawPointer(buffer) + 1
                 isAtEnd = true
                 filled = cut
-                return hand(upTo: cut, failure: nil)
+                return hand(upTo: cut, failure: nil, emit: emit)
             }
         }
         if isAtEnd {
-            return filled == 0 || hand(upTo: filled, failure: nil)
+            return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
         }
         if let lineFeed = lastLineFeed(from: scanned, to: filled) {
             if nextIndex > 0 || firstChunkRecords == 0 || linesWithContent(upTo: lineFeed + 1) >= firstChunkRecords {
-                return hand(upTo: lineFeed + 1, failure: nil)
+                return hand(upTo: lineFeed + 1, failure: nil, emit: emit)
             }
             scanned = filled
             do { try readMore() } catch { return true }  // the error comes again from the next read
@@ -311,7 +238,7 @@ final class ChunkReader {
             // rest of the line is skipped, and its line feed starts the next chunk (so lines stay counted).
             let cut = first + maximumRecordSize + 1
             isDiscardingLine = true
-            return hand(upTo: cut, failure: nil)
+            return hand(upTo: cut, failure: nil, emit: emit)
         }
         do { try readMore() } catch { return true }  // the error comes again from the next read
         return true
@@ -377,7 +304,7 @@ final class ChunkReader {
 
     // MARK: - Arrays
 
-    private func frameArray() throws(SluiceError) -> Bool {
+    private func frameArray(emit: Emit) throws(SluiceError) -> Bool {
         var lastElementEnd: Int?
         var problem: ArrayFramer.Problem?
         if filled > scanned {
@@ -387,7 +314,7 @@ final class ChunkReader {
             if framer.arraysStarted > arraysBefore { container += 1 }
             if let next = framer.nextArrayStart {
                 // Another container's records start: what comes before them is the last chunk of this one.
-                guard hand(upTo: next - bufferOffset, failure: nil) else { return false }
+                guard hand(upTo: next - bufferOffset, failure: nil, emit: emit) else { return false }
                 scanned = 0
                 framer.beginNextArray()
                 return true
@@ -395,14 +322,14 @@ final class ChunkReader {
         }
         if problem == nil && isAtEnd { problem = framer.problemAtEnd(offset: bufferOffset + filled) }
         if let problem {
-            return handProblem(problem, lastElementEnd: lastElementEnd)
+            return handProblem(problem, lastElementEnd: lastElementEnd, emit: emit)
         }
         if isAtEnd {
-            return filled == 0 || hand(upTo: filled, failure: nil)
+            return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
         }
         if let lastElementEnd {
             if nextIndex > 0 || framer.elementsEnded >= firstChunkRecords {
-                return hand(upTo: lastElementEnd - bufferOffset, failure: nil)
+                return hand(upTo: lastElementEnd - bufferOffset, failure: nil, emit: emit)
             }
             try readMore()
             return true
@@ -417,7 +344,7 @@ final class ChunkReader {
                 failure: Rejection.Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(maximumRecordSize) bytes",
                                            found: "a longer record", byteOffset: bufferOffset + first),
                 rawText: shown, isRawTextTruncated: true)
-            _ = hand(upTo: 0, failure: failure)
+            _ = hand(upTo: 0, failure: failure, emit: emit)
             return false
         }
         try readMore()
@@ -425,11 +352,11 @@ final class ChunkReader {
     }
 
     /// Ends the run at a structural problem: the records before it are handed out, then the problem.
-    private func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?) -> Bool {
+    private func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?, emit: Emit) -> Bool {
         let at = problem.offset - bufferOffset
         if problem.isInsideElement {
             // The worker's parser reports what is wrong with the element, as the sequential reader would.
-            _ = hand(upTo: min(at + 1, filled), failure: nil)
+            _ = hand(upTo: min(at + 1, filled), failure: nil, emit: emit)
             return false
         }
         let cut = lastElementEnd.map { $0 - bufferOffset } ?? 0
@@ -446,7 +373,7 @@ final class ChunkReader {
                                        expected: isEnd ? "the rest of the record" : "well-formed JSON", found: found,
                                        byteOffset: problem.offset),
             rawText: at < filled ? [buffer[at]] : [])
-        _ = hand(upTo: cut, failure: failure)
+        _ = hand(upTo: cut, failure: failure, emit: emit)
         return false
     }
 }

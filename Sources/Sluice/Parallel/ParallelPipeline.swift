@@ -1,13 +1,8 @@
 import Foundation
 
-/// Maps one input with several workers: a reader cuts it into chunks (``ChunkReader``), worker threads map chunks
-/// into batches, each with its own yajl handle and state machine, and the consumer receives the batches in input
-/// order with ordinals and lines renumbered as if one reader had read everything.
-///
-/// While a core is spare, the reader is a thread of its own, so reading (and decompressing) overlaps mapping.
-/// Otherwise a third busy thread would only take turns with the workers on their cores, and the worker it
-/// preempts holds up ordered delivery; so the workers take turns at reading instead, and each maps the chunk it
-/// read while its bytes are still in that core's cache.
+/// Maps one input with several workers: a reader thread cuts it into chunks (``ChunkReader``), worker threads
+/// map chunks into batches, each with its own yajl handle and state machine, and the consumer receives the batches
+/// in input order with ordinals and lines renumbered as if one reader had read everything.
 ///
 /// Memory is bounded by a byte budget: each chunk holds twice its buffer's size (its bytes, then its batches) from
 /// when it is read until the consumer is done with its batches, and the reader waits while the budget is spent.
@@ -30,12 +25,6 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var results: [Int: ChunkResult] = [:]
     private var chunkCount = 0
     private var readerFinished = false
-    /// Whether workers take turns at reading (no reader thread), and whether one of them is reading now.
-    private let workersRead: Bool
-    private var isReading = false
-    /// The reader, when workers take turns at it: used only by the worker that set `isReading`.
-    private let sharedReader: UncheckedBox<ChunkReader>?
-    private let startOffset: Int
     /// The reader's error, raised after the chunks before it.
     private var readerError: SluiceError?
     private var isCancelled = false
@@ -108,8 +97,6 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         chunkSize = max(min(options.chunkSize, options.memoryBudget / (2 * (2 * workers + 1))), 1)
         runningWorkers = workers
         maximumChunksInFlight = 3 * workers + 2
-        self.startOffset = startOffset
-        workersRead = options.separateReaderThread.map { !$0 } ?? (workers >= ProcessInfo.processInfo.activeProcessorCount)
 
         // Workers map array chunks as concatenated values (the framer blanked the array's punctuation), and the
         // array's own level no longer counts towards the depth limit.
@@ -119,19 +106,6 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let chunkShape: InputShape = shape == .array ? .concatenated : .ndjson
         let sourceName = source.name
         let columnHeader = self.columnHeader
-        let chunkSize = self.chunkSize
-        let pool = self.pool
-        let firstChunkRecords = self.firstChunkRecords
-        // The reader's reservations go through the pipeline, which does not exist until every property is set:
-        // the closure reaches it through a box filled below.
-        let pipeline = WeakPipeline()
-        let reader = ChunkReader(
-            source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
-            maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
-            recordsPaths: plans.compactMap(\.recordsPath), firstChunkRecords: firstChunkRecords,
-            reserve: { bytes, holding, isNewChunk in pipeline.value?.reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
-        sharedReader = workersRead ? UncheckedBox(reader) : nil
-        pipeline.value = self
         for number in 0..<workers {
             let queue = DispatchQueue(label: "sluice.worker.\(number)")
             queue.async { [self] in
@@ -141,11 +115,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
                 }
             }
         }
-        if !workersRead {
-            let sendableReader = UncheckedBox(reader)
-            DispatchQueue(label: "sluice.reader").async { [self] in
-                read(with: sendableReader.value)
-            }
+        let sendableSource = UncheckedBox(source)
+        DispatchQueue(label: "sluice.reader").async { [self] in
+            read(sendableSource.value, startOffset: startOffset)
         }
     }
 
@@ -158,44 +130,37 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Reader thread
 
-    private func read(with reader: ChunkReader) {
+    private func read(_ source: any ByteSource, startOffset: Int) {
+        let reader = ChunkReader(
+            source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
+            maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
+            recordsPaths: plans.compactMap(\.recordsPath), firstChunkRecords: firstChunkRecords, reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
         var failure: SluiceError?
         do {
             try reader.run { [self] chunk in
                 condition.lock()
                 defer { condition.unlock() }
-                guard admit(chunk) else { return false }
+                guard !isCancelled else {
+                    pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 0)
+                    budgetInUse -= chunk.reservation
+                    chunksInFlight -= 1
+                    return false
+                }
                 pendingChunks.append(chunk)
+                chunkCount += 1
+                condition.broadcast()
                 return true
             }
         } catch {
             failure = error
         }
         condition.lock()
-        finishReading(reader, failure: failure)
-        condition.unlock()
-    }
-
-    /// Counts a chunk the reader cut, or frees it when the run was cancelled. Called with `condition` held.
-    private func admit(_ chunk: Chunk) -> Bool {
-        guard !isCancelled else {
-            pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 0)
-            budgetInUse -= chunk.reservation
-            chunksInFlight -= 1
-            return false
-        }
-        chunkCount += 1
-        condition.broadcast()
-        return true
-    }
-
-    /// Records the end of reading. Called with `condition` held.
-    private func finishReading(_ reader: ChunkReader, failure: SluiceError?) {
         // The bytes before the reader's start (a byte order mark, the skipped part of a shard) were read too.
         readerBytes = startOffset + reader.bytesRead
         readerError = failure
         readerFinished = true
         condition.broadcast()
+        condition.unlock()
     }
 
     /// Blocks until `bytes` fit in the budget (and, for a new chunk, the cap on chunks in flight allows one more),
@@ -218,64 +183,38 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     private func work(makingEnginesWith makeEngine: (CompiledPlan) -> MappingEngine) {
         var engines: [MappingEngine?] = plans.map { _ in nil }
-        condition.lock()
         while true {
-            if isCancelled || (readerFinished && pendingStart == pendingChunks.count) {
+            condition.lock()
+            while pendingStart == pendingChunks.count && !readerFinished && !isCancelled {
+                condition.wait()
+            }
+            guard !isCancelled, pendingStart < pendingChunks.count else {
                 for (type, engine) in engines.enumerated() {
                     for (key, count) in engine?.unmappedKeys ?? [:] { workerUnmappedKeys[type][key, default: 0] += count }
                 }
                 runningWorkers -= 1
-                if let sharedReader, !isReading && !readerFinished {
-                    // Cancelled between reads: nobody reads again.
-                    finishReading(sharedReader.value, failure: nil)
-                }
                 condition.broadcast()
                 condition.unlock()
                 return
             }
-            if pendingStart < pendingChunks.count {
-                let chunk = pendingChunks[pendingStart]
-                pendingStart += 1
-                if pendingStart > 64 && pendingStart * 2 > pendingChunks.count {
-                    pendingChunks.removeFirst(pendingStart)
-                    pendingStart = 0
-                }
-                condition.unlock()
-                map(chunk, engines: &engines, makeEngine: makeEngine)
-                condition.lock()
-            } else if let sharedReader, !isReading {
-                isReading = true
-                condition.unlock()
-                var chunk: Chunk?
-                var failure: SluiceError?
-                do { chunk = try sharedReader.value.nextChunk() } catch { failure = error }
-                condition.lock()
-                isReading = false
-                if let chunk {
-                    guard admit(chunk) else { continue }
-                    condition.unlock()
-                    map(chunk, engines: &engines, makeEngine: makeEngine)
-                    condition.lock()
-                } else {
-                    finishReading(sharedReader.value, failure: failure)
-                }
-            } else {
-                condition.wait()
+            let chunk = pendingChunks[pendingStart]
+            pendingStart += 1
+            if pendingStart > 64 && pendingStart * 2 > pendingChunks.count {
+                pendingChunks.removeFirst(pendingStart)
+                pendingStart = 0
             }
+            condition.unlock()
+
+            let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
+            engines[chunk.recordType] = engine
+            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0, recordKeys: chunk.recordKeys)
+            pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
+
+            condition.lock()
+            results[chunk.index] = ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
+            condition.broadcast()
+            condition.unlock()
         }
-    }
-
-    /// Maps one chunk and files its result for the consumer. Called without `condition` held.
-    private func map(_ chunk: Chunk, engines: inout [MappingEngine?], makeEngine: (CompiledPlan) -> MappingEngine) {
-        let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
-        engines[chunk.recordType] = engine
-        let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0, recordKeys: chunk.recordKeys)
-        pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
-
-        condition.lock()
-        results[chunk.index] = ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
-        condition.broadcast()
-        condition.unlock()
     }
 
     // MARK: - Consumer
@@ -485,11 +424,6 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         typeTotals[lastBatchType].recordsMapped -= 1
         typeTotals[lastBatchType].recordsRejected += 1
     }
-}
-
-/// The pipeline as its reader's reservations reach it: set once it is made, and not keeping it alive.
-private final class WeakPipeline: @unchecked Sendable {
-    weak var value: ParallelPipeline?
 }
 
 /// Carries a value the compiler cannot prove safe to another thread, where the code hands it over whole.
