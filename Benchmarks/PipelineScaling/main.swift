@@ -21,7 +21,7 @@ struct Options {
     var rssSizes: [Int] = []
     var keep = false
     var chunkSize = ReaderOptions().chunkSize
-    /// Run only the contenders whose name starts with this (for profilers); no checks or table.
+    /// Run only the contender of this name, or those whose name starts with it (for profilers); no checks or table.
     var only: String?
     /// Internal: map this file once and print the peak resident memory (a child process of --rss-sizes).
     var rssRun: String?
@@ -100,7 +100,11 @@ func run() throws {
     var cpuTimes: [String: [Double]] = [:]
     var checksums: [String: Int64] = [:]
     var records = 0
-    if let only = options.only { contenders = contenders.filter { $0.name.hasPrefix(only) } }
+    if let only = options.only {
+        // One contender by its exact name, or every one whose name starts with the text.
+        let exact = contenders.filter { $0.name == only }
+        contenders = exact.isEmpty ? contenders.filter { $0.name.hasPrefix(only) } : exact
+    }
     for _ in 0..<options.repetitions {
         for contender in contenders {
             var outcome = (sum: Int64(0), records: 0)
