@@ -352,6 +352,39 @@ import SluiceFixtures
         var models = 0
         for try await batch in typed.batches { models += batch.models.count }
         #expect(models == 700)
+
+        // One model at a time: the same models, in the same order, as the synchronous nextModel().
+        let synchronous = try TypedReader(input: .bytes(bytes), mapping: ReferenceMapping.typed(), options: options)
+        var expectedModels: [String] = []
+        while let model = try synchronous.nextModel() { expectedModels.append("\(model)") }
+        let oneByOne = try TypedReader(input: .bytes(bytes), mapping: ReferenceMapping.typed(), options: options)
+        var seen: [String] = []
+        for try await model in oneByOne.models { seen.append("\(model)") }
+        #expect(seen.count == 700)
+        #expect(seen == expectedModels)
+    }
+
+    /// Under the default policy the model sequence throws the first rejection, after the models before it.
+    @Test func asyncModelsThrowTheFirstRejection() async throws {
+        var generator = TweetGenerator(seed: 31)
+        var lines = (1...300).map { generator.nextRecord(ordinal: $0) }
+        lines[120] = "{\"id\": \"not a number\"}"
+        let reader = try TypedReader(input: .bytes(Array(lines.joined(separator: "\n").utf8)), mapping: ReferenceMapping.typed(),
+                                     options: ReaderOptions(batchCapacity: 16, workers: 2, chunkSize: 8192))
+        var seen = 0
+        var failure: SluiceError?
+        do {
+            for try await _ in reader.models { seen += 1 }
+        } catch let error as SluiceError {
+            failure = error
+        }
+        #expect(seen == 120)
+        guard case .rejected(let rejection) = failure else {
+            Issue.record("expected the rejection, got \(failure.map { "\($0)" } ?? "no error")")
+            return
+        }
+        #expect(rejection.location.ordinal == 121)
+        #expect(rejection.location.line == 121)
     }
 
     @Test func cancellingTheTaskStopsTheReader() async throws {

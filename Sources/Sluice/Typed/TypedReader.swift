@@ -23,7 +23,7 @@ public final class TypedReader<Model> {
     /// How far the run has come; readable from any thread while it goes on.
     public let progress: ProgressMonitor
     private let mapping: Mapping<Model>
-    private var models = ContiguousArray<Model>()
+    private var modelStorage = ContiguousArray<Model>()
     private var locations = ContiguousArray<RecordLocation>()
     private var nextModelPosition = 0
     private let options: ReaderOptions
@@ -42,7 +42,7 @@ public final class TypedReader<Model> {
         self.options = options
         progress = ProgressMonitor()
         engine = try BatchSourceOpener.open(input, plan: mapping.plan, options: options, keepsRecordText: mapping.rejectsAfterCommit, progress: progress)
-        models.reserveCapacity(options.batchCapacity)
+        modelStorage.reserveCapacity(options.batchCapacity)
         locations.reserveCapacity(options.batchCapacity)
     }
 
@@ -53,7 +53,7 @@ public final class TypedReader<Model> {
         self.options = options
         progress = ProgressMonitor.unobserved
         engine = try MappingEngine(plan: mapping.plan, source: MemorySource(bytes: bytes, name: name), options: options, keepsRecordText: mapping.rejectsAfterCommit)
-        models.reserveCapacity(options.batchCapacity)
+        modelStorage.reserveCapacity(options.batchCapacity)
         locations.reserveCapacity(options.batchCapacity)
     }
 
@@ -63,22 +63,22 @@ public final class TypedReader<Model> {
         guard let batch = try fill() else { return nil }
         let rejections = lateRejections.isEmpty ? batch.rejections
             : (batch.rejections + lateRejections).sorted { $0.location.ordinal < $1.location.ordinal }
-        return ModelBatch(models: models, locations: locations, rejections: rejections)
+        return ModelBatch(models: modelStorage, locations: locations, rejections: rejections)
     }
 
     /// The next model, or `nil` at the end. Rejections are not returned here: use ``next()`` with
     /// ``RejectionPolicy/collect``, or the default ``RejectionPolicy/stop``, which throws them.
     public func nextModel() throws(SluiceError) -> Model? {
-        while nextModelPosition >= models.count {
+        while nextModelPosition >= modelStorage.count {
             guard try fill() != nil else { return nil }
         }
         defer { nextModelPosition += 1 }
-        return models[nextModelPosition]
+        return modelStorage[nextModelPosition]
     }
 
-    /// Maps the engine's next batch into `models` and `locations`, reusing their storage.
+    /// Maps the engine's next batch into `modelStorage` and `locations`, reusing their storage.
     private func fill() throws(SluiceError) -> ColumnarBatch? {
-        models.removeAll(keepingCapacity: true)
+        modelStorage.removeAll(keepingCapacity: true)
         locations.removeAll(keepingCapacity: true)
         nextModelPosition = 0
         lateRejections.removeAll()
@@ -87,7 +87,7 @@ public final class TypedReader<Model> {
             throw pendingError
         }
         guard !hasStopped, let batch = try engine.nextBatch(reportingTo: progress) else { return nil }
-        let refused = mapping.appendModels(from: batch, to: &models)
+        let refused = mapping.appendModels(from: batch, to: &modelStorage)
         for row in 0..<batch.count {
             locations.append(RecordLocation(ordinal: batch.ordinals[row], line: batch.lines[row], byteOffset: batch.byteOffsets[row]))
         }
@@ -111,7 +111,7 @@ public final class TypedReader<Model> {
             engine.countRejectedAfterCommit()
         }
         for row in refused.keys.sorted(by: >) {
-            models.remove(at: row)
+            modelStorage.remove(at: row)
             locations.remove(at: row)
         }
         if options.rejectionPolicy == .stop, let first = lateRejections.first {
@@ -127,7 +127,7 @@ public final class TypedReader<Model> {
                 undelivered.recordsRejected += 1
             }
             let keep = locations.firstIndex { $0.ordinal > first.location.ordinal } ?? locations.count
-            models.removeSubrange(keep...)
+            modelStorage.removeSubrange(keep...)
             locations.removeSubrange(keep...)
             lateRejections = [first]
             pendingError = .rejected(first)
