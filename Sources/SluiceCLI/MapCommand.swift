@@ -49,6 +49,9 @@ struct MapCommand: ParsableCommand {
     @Option(name: .customLong("memory-budget"), help: "The most bytes of input and batches held at once, in MiB.")
     var memoryBudget = 128
 
+    @Option(name: .customLong("max-window"), help: "The largest decompression window a compressed input may need, in MiB (zstd --long dumps name up to 2048).")
+    var maximumWindow = 128
+
     @Option(name: .customLong("byte-range"), help: "Only the records that start in START..<END of the file (NDJSON), e.g. 0:1048576.")
     var byteRange: ByteRangeArgument?
 
@@ -87,6 +90,7 @@ struct MapCommand: ParsableCommand {
         options.workers = workers
         options.chunkSize = chunkSize
         options.memoryBudget = memoryBudget << 20
+        options.maximumDecompressionWindow = maximumWindow << 20
         options.byteRange = byteRange?.range
 
         var totals = ReadStatistics()

@@ -35,4 +35,29 @@ enum Compressor {
         guard ZSTD_isError(produced) == 0 else { return [] }
         return Array(output[..<produced])
     }
+
+    /// One zstd frame holding `bytes` whose header asks for a window of `1 << windowLog` bytes, as
+    /// `zstd --long` writes when it streams: the content size is left out, so the window is not shrunk to it.
+    static func zstd(_ bytes: [UInt8], windowLog: Int32) -> [UInt8] {
+        guard let context = ZSTD_createCCtx() else { return [] }
+        defer { ZSTD_freeCCtx(context) }
+        ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, windowLog)
+        ZSTD_CCtx_setParameter(context, ZSTD_c_enableLongDistanceMatching, 1)
+        var output = [UInt8](repeating: 0, count: ZSTD_compressBound(bytes.count) + 64)
+        let produced = bytes.withUnsafeBytes { source in
+            output.withUnsafeMutableBytes { out -> Int in
+                var outBuffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                var inBuffer = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+                // Continue first, then end with nothing left: ending at once would record the content size.
+                guard ZSTD_isError(ZSTD_compressStream2(context, &outBuffer, &inBuffer, ZSTD_e_continue)) == 0 else { return 0 }
+                var empty = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
+                while true {
+                    let left = ZSTD_compressStream2(context, &outBuffer, &empty, ZSTD_e_end)
+                    if ZSTD_isError(left) != 0 { return 0 }
+                    if left == 0 { return outBuffer.pos }
+                }
+            }
+        }
+        return Array(output[..<produced])
+    }
 }

@@ -249,6 +249,43 @@ import SluiceFixtures
         }
     }
 
+    /// A zstd frame asking for a window beyond the limit is an error that says what it needs and how to allow it;
+    /// raised to that, the same file reads like its plain twin.
+    @Test(arguments: [1, 2])
+    func longWindowZstdNeedsTheWindowAllowed(_ workers: Int) throws {
+        var generator = TweetGenerator(seed: 37)
+        let plain = Array(((1...100).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n") + "\n").utf8)
+        let compressed = Compressor.zstd(plain, windowLog: 28)
+        #expect(ZstdFrameHeader.windowSize(Array(compressed.prefix(ZstdFrameHeader.maximumSize))) == 256 << 20)
+        let url = try temporaryFile(compressed, name: "long-window.zst")
+        var options = ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 4096)
+        // The first bytes are read when the input is opened (to detect its shape), so opening it fails.
+        let refusal = #expect(throws: SluiceError.self) {
+            try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields), options: options)
+        }
+        let message = refusal.map { "\($0)" } ?? ""
+        #expect(message.contains(url.path))
+        #expect(message.contains("this zstd frame needs a window of 256 MiB, more than the 128 MiB allowed"), "\(message)")
+        options.maximumDecompressionWindow = 256 << 20
+        let read = try transcript(of: .file(url.path), fields: ReferenceMapping.fields, options: options)
+        #expect(read.error == nil)
+        #expect(read.rows == (try transcript(of: .bytes(plain), fields: ReferenceMapping.fields, options: options)).rows)
+        #expect(read.rows.count == 100)
+    }
+
+    /// Both ways a frame header states its window: a window descriptor, or (a single segment) the content size.
+    @Test func zstdFrameHeadersGiveTheirWindow() {
+        // Descriptor 0x00: no content size, not single segment; window byte: exponent 18 (2^28), mantissa 0, then 3.
+        #expect(ZstdFrameHeader.windowSize([0x28, 0xB5, 0x2F, 0xFD, 0x00, 18 << 3]) == 1 << 28)
+        #expect(ZstdFrameHeader.windowSize([0x28, 0xB5, 0x2F, 0xFD, 0x00, 18 << 3 | 3]) == (1 << 28) + 3 * (1 << 25))
+        // Single segment (0x20) with a 4-byte content size (0x80) and a one-byte dictionary id (0x01).
+        #expect(ZstdFrameHeader.windowSize([0x28, 0xB5, 0x2F, 0xFD, 0xA1, 0x07, 0x00, 0x00, 0xF7, 0x17]) == 0x17F7_0000)
+        // Single segment with a 2-byte content size (0x40), which counts from 256.
+        #expect(ZstdFrameHeader.windowSize([0x28, 0xB5, 0x2F, 0xFD, 0x60, 0x00, 0x01]) == 256 + 256)
+        #expect(ZstdFrameHeader.windowSize([0x28, 0xB5, 0x2F, 0xFD]) == nil)
+        #expect(ZstdFrameHeader.windowSize([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00]) == nil)
+    }
+
     /// A file cut or extended while it is read ends the run with an error naming it, never a silent short result.
     @Test(arguments: [(1, true), (2, true), (1, false), (2, false)])
     func aFileThatChangesSizeWhileReadIsAnError(_ workers: Int, cut: Bool) throws {

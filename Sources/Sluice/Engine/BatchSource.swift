@@ -41,7 +41,7 @@ enum BatchSourceOpener {
             let start = max(range.lowerBound, preamble.end)
             options.byteRange = min(start, range.upperBound)..<range.upperBound
         }
-        let (raw, opened) = try openCounting(input, progress: progress)
+        let (raw, opened) = try openCounting(input, options: options, progress: progress)
         var source = opened
         // Compressed input goes through the pipeline even for one worker: the reader thread then decompresses
         // while the worker maps, on another core.
@@ -87,10 +87,10 @@ enum BatchSourceOpener {
 
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes
     /// say it is compressed.
-    private static func openCounting(_ input: Input, progress: ProgressMonitor) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
+    private static func openCounting(_ input: Input, options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
         let raw = try input.openRaw()
         progress.start(totalBytes: raw.size)
-        return (raw, try Compression.decompressing(CountingSource(raw, progress: progress)))
+        return (raw, try Compression.decompressing(CountingSource(raw, progress: progress), maximumWindow: options.maximumDecompressionWindow))
     }
 
     /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline
@@ -119,7 +119,7 @@ enum BatchSourceOpener {
         if options.byteRange != nil { problems.append("a byte range can split NDJSON only, not a wrapper document") }
         guard problems.isEmpty else { throw .invalidOptions(problems.joined(separator: "; ")) }
 
-        var (_, source) = try openCounting(input, progress: progress)
+        var (_, source) = try openCounting(input, options: options, progress: progress)
         let byteOrderMark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
         if byteOrderMark > 0 { try source.skip(byteOrderMark) }
         return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options, keepsRecordText: false)

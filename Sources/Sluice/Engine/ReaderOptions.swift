@@ -36,6 +36,11 @@ public struct ReaderOptions: Sendable, Hashable {
     /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from
     /// the shard's first record; byte offsets stay the file's.
     public var byteRange: Range<Int>?
+    /// The largest history window a compressed input may ask the decompressor to keep, in bytes. zstd frames
+    /// written with `--long` (large dumps often are) name windows up to 2 GiB; a frame that needs more than this
+    /// ends the run with an error saying how much it needs. The window is held besides ``memoryBudget``. The
+    /// default is libzstd's own limit, 128 MiB; gzip never needs more than 32 KiB.
+    public var maximumDecompressionWindow = 128 << 20
 
     /// Options with every default.
     public init() {}
@@ -68,6 +73,7 @@ public struct ReaderOptions: Sendable, Hashable {
         if chunkSize < 1 { problems.append("chunkSize must be at least 1") }
         if memoryBudget < 1 << 20 { problems.append("memoryBudget must be at least 1 MiB") }
         if let byteRange, byteRange.lowerBound < 0 { problems.append("byteRange must not start before byte 0") }
+        if maximumDecompressionWindow < 1 << 10 { problems.append("maximumDecompressionWindow must be at least 1 KiB") }
         if !problems.isEmpty { throw .invalidOptions(problems.joined(separator: "; ")) }
         return self
     }

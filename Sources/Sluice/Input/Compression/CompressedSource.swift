@@ -11,13 +11,13 @@ enum Compression: Sendable, Equatable {
     }
 
     /// Wraps `source` in a decompressor when its first bytes say it is compressed; either way the result can
-    /// still be peeked at.
-    static func decompressing(_ source: any ByteSource) throws(SluiceError) -> PrefixedSource {
+    /// still be peeked at. A zstd frame that needs a window larger than `maximumWindow` bytes is an error.
+    static func decompressing(_ source: any ByteSource, maximumWindow: Int = ReaderOptions().maximumDecompressionWindow) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
         let prefix = try prefixed.peek(4)
         switch detect(prefix) {
         case .gzip: return PrefixedSource(try GzipSource(compressed: prefixed), isDecompressing: true)
-        case .zstd: return PrefixedSource(try ZstdSource(compressed: prefixed), isDecompressing: true)
+        case .zstd: return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow), isDecompressing: true)
         case nil: return prefixed
         }
     }

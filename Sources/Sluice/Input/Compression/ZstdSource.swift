@@ -14,14 +14,22 @@ final class ZstdSource: ByteSource {
     /// Whether the last frame was complete and flushed (zstd's hint was 0).
     private var atFrameEnd = true
     private var compressedOffset = 0
+    private let maximumWindow: Int
+    /// The first bytes of the frame being decompressed, kept to say what window it asked for if it asks too much.
+    private var frameHeader: [UInt8] = []
+    private var frameOffset = 0
 
-    init(compressed: any ByteSource) throws(SluiceError) {
+    init(compressed: any ByteSource, maximumWindow: Int) throws(SluiceError) {
         self.compressed = compressed
         name = compressed.name
         guard let context = ZSTD_createDStream() else {
             throw .io(source: compressed.name, byteOffset: 0, message: "cannot start zstd decompression")
         }
         self.context = context
+        self.maximumWindow = maximumWindow
+        // zstd takes the limit as a power of two: the largest one within `maximumWindow`, from 1 KiB to 2 GiB.
+        let windowLog = Int32(min(max(Int.bitWidth - 1 - maximumWindow.leadingZeroBitCount, 10), 31))
+        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLog)
         input = .allocate(capacity: inputCapacity)
     }
 
@@ -43,16 +51,66 @@ final class ZstdSource: ByteSource {
                 if atFrameEnd { return 0 }
                 throw .io(source: name, byteOffset: compressedOffset, message: "truncated zstd data: the input ends inside a frame")
             }
+            if atFrameEnd {
+                frameOffset = compressedOffset
+                frameHeader.removeAll()
+            }
+            if frameHeader.count < ZstdFrameHeader.maximumSize {
+                // The header may come in pieces (the magic number alone, when it was peeked at).
+                let count = min(inputCount - inputPosition, ZstdFrameHeader.maximumSize - frameHeader.count)
+                frameHeader += UnsafeBufferPointer(start: input + inputPosition, count: count)
+            }
             var inBuffer = ZSTD_inBuffer(src: UnsafeRawPointer(input), size: inputCount, pos: inputPosition)
             var outBuffer = ZSTD_outBuffer(dst: base, size: buffer.count, pos: 0)
             let hint = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
             compressedOffset += inBuffer.pos - inputPosition
             inputPosition = inBuffer.pos
             if ZSTD_isError(hint) != 0 {
+                if ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge {
+                    throw .io(source: name, byteOffset: frameOffset, message: windowTooLargeMessage())
+                }
                 throw .io(source: name, byteOffset: compressedOffset, message: "corrupt zstd data: " + String(cString: ZSTD_getErrorName(hint)))
             }
             atFrameEnd = hint == 0
             if outBuffer.pos > 0 { return outBuffer.pos }
         }
+    }
+
+    private func windowTooLargeMessage() -> String {
+        let needed = ZstdFrameHeader.windowSize(frameHeader).map { "a window of \(Self.mebibytes($0)) MiB" } ?? "a larger window"
+        return "this zstd frame needs \(needed), more than the \(Self.mebibytes(maximumWindow)) MiB allowed (written with zstd --long?); "
+            + "raise ReaderOptions.maximumDecompressionWindow (sluice map --max-window MiB)"
+    }
+
+    private static func mebibytes(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20)" : String(format: "%.1f", Double(bytes) / Double(1 << 20))
+    }
+}
+
+/// The window a zstd frame declares, read from its header (RFC 8878, 3.1.1.1), which the public libzstd
+/// interface does not expose.
+enum ZstdFrameHeader {
+    /// Magic number, descriptor, window descriptor, dictionary id and content size at their longest.
+    static let maximumSize = 18
+
+    /// The window size the frame asks for, or `nil` when the bytes are not a whole frame header.
+    static func windowSize(_ header: [UInt8]) -> Int? {
+        guard header.count >= 6, header[0] == 0x28, header[1] == 0xB5, header[2] == 0x2F, header[3] == 0xFD else { return nil }
+        let descriptor = header[4]
+        let isSingleSegment = descriptor & 0x20 != 0
+        if !isSingleSegment {
+            let exponent = Int(header[5] >> 3), mantissa = Int(header[5] & 7)
+            let base = 1 << (10 + exponent)
+            return base + base / 8 * mantissa
+        }
+        // A single segment's window is its content size, which follows the dictionary id.
+        let dictionaryIDSize = [0, 1, 2, 4][Int(descriptor & 3)]
+        let contentSizeSize = [1, 2, 4, 8][Int(descriptor >> 6)]
+        let start = 5 + dictionaryIDSize
+        guard header.count >= start + contentSizeSize else { return nil }
+        var size: UInt64 = 0
+        for index in (0..<contentSizeSize).reversed() { size = size << 8 | UInt64(header[start + index]) }
+        if contentSizeSize == 2 { size += 256 }
+        return size > UInt64(Int.max) ? nil : Int(size)
     }
 }
