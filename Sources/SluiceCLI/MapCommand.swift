@@ -58,8 +58,13 @@ struct MapCommand: ParsableCommand {
     @Option(name: .customLong("records-at"), help: "The key path of the records inside a wrapper document (an array, or an object whose members are the records; their keys are $key). Overrides the mapping file's 'records'.")
     var recordsAt: String?
 
-    @Flag(help: "Do not print the summary line on standard error.")
+    @Flag(help: "Do not print the summary line, nor the progress line a terminal gets, on standard error.")
     var quiet = false
+
+    @Option(name: .customLong("progress-every"), help: ArgumentHelp(
+        "Also write a plain progress line on standard error every SECONDS, and one when each input is done (for a job's log; a terminal gets a status line anyway).",
+        valueName: "seconds"))
+    var progressEvery: Double?
 
     @Flag(name: .customLong("report-unmapped"), help: "Print, on standard error, each key the mapping never read and how often it was seen.")
     var reportUnmapped = false
@@ -69,6 +74,7 @@ struct MapCommand: ParsableCommand {
 
     func validate() throws {
         if mapping.isEmpty { throw ValidationError("Give a mapping file with --mapping.") }
+        if let progressEvery, !(progressEvery > 0) { throw ValidationError("--progress-every takes a number of seconds above 0.") }
         if mapping.count > 1 && outputDirectory == nil {
             throw ValidationError("Several mappings write one file each: give --output-dir.")
         }
@@ -96,11 +102,15 @@ struct MapCommand: ParsableCommand {
         var totals = ReadStatistics()
         var unmapped: [String: Int] = [:]
         var failure: SluiceError?
-        for name in inputs.isEmpty ? ["-"] : inputs {
+        let names = inputs.isEmpty ? ["-"] : inputs
+        let report = ProgressReport(lineInterval: progressEvery, quiet: quiet)
+        for (index, name) in names.enumerated() {
             let input: Input = name == "-" ? .standardInput : .file(name)
             do {
                 let reader = try BatchReader(input: input, schemas: schemas, names: mapping, options: options)
+                report.watch(reader.progress, label: "[\(index + 1)/\(names.count)] \(name == "-" ? "<stdin>" : name)")
                 defer {
+                    report.finishInput()
                     unmapped.merge(reader.unmappedKeys, uniquingKeysWith: +)
                     let statistics = reader.statistics
                     totals.recordsRead += statistics.recordsRead
@@ -111,7 +121,7 @@ struct MapCommand: ParsableCommand {
                 while let (schema, batch) = try reader.next() {
                     try writers[schema].write(batch)
                     for rejection in batch.rejections {
-                        Diagnostics.printError("\(name): rejected \(rejection)")
+                        report.print("\(name): rejected \(rejection)")
                         if let rejectOutput { try RejectionWriter.write(rejection, source: name, to: rejectOutput) }
                     }
                 }
@@ -121,6 +131,7 @@ struct MapCommand: ParsableCommand {
                 break
             }
         }
+        report.stop()
         for output in outputs { try output.flush() }
         try rejectOutput?.flush()
         if !quiet {
@@ -178,6 +189,13 @@ private enum BatchReader {
         switch self {
         case .one(let reader): reader.statistics
         case .several(let reader, _): reader.statistics
+        }
+    }
+
+    var progress: ProgressMonitor {
+        switch self {
+        case .one(let reader): reader.progress
+        case .several(let reader, _): reader.progress
         }
     }
 

@@ -26,6 +26,27 @@ import Testing
         return Outcome(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self), standardError: String(decoding: errorData, as: UTF8.self))
     }
 
+    /// A job's log gets plain progress lines, and a last one per input with its totals.
+    @Test func progressLinesForLogs() throws {
+        let outcome = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "--progress-every", "0.01",
+                               "Fixtures/examples/tweets.ndjson", "Fixtures/examples/tweets.ndjson"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = outcome.standardError.split(separator: "\n")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: repositoryRoot.appendingPathComponent("Fixtures/examples/tweets.ndjson").path)[.size] as? Int)
+        let megabytes = String(format: "%.1f MB", Double(size) / 1e6)
+        for index in 1...2 {
+            let last = try #require(lines.last { $0.hasPrefix("[\(index)/2] Fixtures/examples/tweets.ndjson: ") }, "\(outcome.standardError)")
+            #expect(last.contains(": \(megabytes) of \(megabytes) (100.0 %), 25 records, 0 rejected, "), "\(last)")
+            #expect(last.contains(", done in "), "\(last)")
+        }
+        // Not a terminal and not asked: nothing but the summary.
+        let plain = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson"])
+        #expect(plain.standardError == "sluice: 25 records read, 25 mapped, 0 rejected, \(size) bytes\n")
+        let refused = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "--progress-every", "0", "Fixtures/examples/tweets.ndjson"])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("--progress-every takes a number of seconds above 0"))
+    }
+
     @Test func executableIsBuilt() {
         #expect(FileManager.default.isExecutableFile(atPath: Self.executable.path), "\(Self.executable.path)")
     }
