@@ -5,7 +5,8 @@
 //   - the same records inside a wrapper object, {"traceEvents": [...]} (records path traceEvents), N workers,
 // each checked against the others (a checksum over every record) before its time counts. With --rss-sizes it
 // also maps generated inputs of the given sizes (in MiB) in child processes with the default memory budget and
-// reports each one's peak resident memory.
+// reports each one's peak resident memory, failing when one is over 256 MiB or the largest input's is more than
+// 10 % over the smallest's.
 //
 // Usage: PipelineScaling [--megabytes N] [--repetitions N] [--workers N] [--chunk-size BYTES] [--rss-sizes 256,4096] [--keep]
 //                        [--only NAME-PREFIX]
@@ -145,6 +146,7 @@ func run() throws {
         print("")
         print("| input | layout | records | peak RSS (default budget, \(workers) workers) |")
         print("| ---: | --- | ---: | ---: |")
+        var peaks: [FixtureFile.Layout: [(megabytes: Int, kilobytes: Int)]] = [:]
         for megabytes in options.rssSizes {
           for layout in [FixtureFile.Layout.ndjson, .wrapped] {
             let path = try fixture(megabytes, layout, .none)
@@ -160,9 +162,25 @@ func run() throws {
             let kilobytes = parts.first.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
             let count = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespacesAndNewlines) : "?"
             print("| \(megabytes) MiB | \(layout == .ndjson ? "NDJSON" : "{\"traceEvents\": [...]}") | \(count) | \(String(format: "%.1f", Double(kilobytes) / 1024)) MiB |")
+            peaks[layout, default: []].append((megabytes, kilobytes))
             if !options.keep { try? FileManager.default.removeItem(atPath: path) }
           }
         }
+        // The targets: every run under 256 MiB, and the largest input within 10 % of the smallest's peak.
+        var failures: [String] = []
+        for (layout, runs) in peaks {
+            for run in runs where run.kilobytes == 0 || run.kilobytes > 256 * 1024 {
+                failures.append("\(layout.rawValue), \(run.megabytes) MiB: peak \(run.kilobytes) KiB, target under 256 MiB")
+            }
+            if let smallest = runs.min(by: { $0.megabytes < $1.megabytes }), let largest = runs.max(by: { $0.megabytes < $1.megabytes }),
+               largest.megabytes > smallest.megabytes, Double(largest.kilobytes) > 1.1 * Double(smallest.kilobytes) {
+                failures.append("\(layout.rawValue): \(largest.megabytes) MiB peaks at \(largest.kilobytes) KiB, more than 10 % over \(smallest.megabytes) MiB's \(smallest.kilobytes) KiB")
+            }
+        }
+        if !failures.isEmpty {
+            throw NSError(domain: "PipelineScaling", code: 3, userInfo: [NSLocalizedDescriptionKey: "memory targets missed: " + failures.joined(separator: "; ")])
+        }
+        print("memory targets met: under 256 MiB, and \(options.rssSizes.max() ?? 0) MiB within 10 % of \(options.rssSizes.min() ?? 0) MiB")
     }
 }
 

@@ -19,10 +19,12 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private let pool = ChunkBufferPool()
 
     // Everything below is guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = PipelineLock()
     private var pendingChunks: [Chunk] = []
     private var pendingStart = 0
     private var results: [Int: ChunkResult] = [:]
+    /// The result the consumer waits for (its `nextIndex` when it last waited).
+    private var awaitedIndex = 0
     private var chunkCount = 0
     private var readerFinished = false
     /// The reader's error, raised after the chunks before it.
@@ -34,6 +36,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// consumer works through earlier results. More would only hold memory (each chunk's batches too).
     private var chunksInFlight = 0
     private let maximumChunksInFlight: Int
+    /// While the reader waits for budget: the bytes of its own chunk, which do not count against it. It is woken
+    /// once half the chunks in flight are consumed (or nothing but its own is held), to read a run of chunks at
+    /// once rather than one per chunk consumed.
+    private var readerWaitsHolding: Int?
     /// Per plan.
     private var workerUnmappedKeys: [[String: Int]]
     /// CSV-like rows: the header's names, read by the worker that maps the first chunk, for all of them.
@@ -148,7 +154,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
                 }
                 pendingChunks.append(chunk)
                 chunkCount += 1
-                condition.broadcast()
+                condition.wakeOne(.worker)
                 return true
             }
         } catch {
@@ -159,7 +165,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         readerBytes = startOffset + reader.bytesRead
         readerError = failure
         readerFinished = true
-        condition.broadcast()
+        condition.wakeEveryone()
         condition.unlock()
     }
 
@@ -170,8 +176,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         defer { condition.unlock() }
         while !isCancelled && budgetInUse > holding
                 && (budgetInUse + bytes > options.memoryBudget || (isNewChunk && chunksInFlight >= maximumChunksInFlight)) {
-            condition.wait()
+            readerWaitsHolding = holding
+            condition.wait(as: .reader)
         }
+        readerWaitsHolding = nil
         guard !isCancelled else { return nil }
         budgetInUse += bytes
         if isNewChunk { chunksInFlight += 1 }
@@ -186,14 +194,14 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         while true {
             condition.lock()
             while pendingStart == pendingChunks.count && !readerFinished && !isCancelled {
-                condition.wait()
+                condition.wait(as: .worker)
             }
             guard !isCancelled, pendingStart < pendingChunks.count else {
                 for (type, engine) in engines.enumerated() {
                     for (key, count) in engine?.unmappedKeys ?? [:] { workerUnmappedKeys[type][key, default: 0] += count }
                 }
                 runningWorkers -= 1
-                condition.broadcast()
+                condition.wakeEveryone()
                 condition.unlock()
                 return
             }
@@ -212,7 +220,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
             condition.lock()
             results[chunk.index] = ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
-            condition.broadcast()
+            // The consumer needs waking only for the result it waits for; the others wait their turn.
+            if chunk.index == awaitedIndex { condition.wakeOne(.consumer) }
             condition.unlock()
         }
     }
@@ -236,14 +245,14 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             for batch in result.outcome.batches { result.engine.recycle(batch) }
         }
         results.removeAll()
-        condition.broadcast()
+        condition.wakeEveryone()
         condition.unlock()
     }
 
     /// Waits until the reader and every worker have stopped (after the end, an error or ``cancel()``).
     func waitUntilStopped() {
         condition.lock()
-        while runningWorkers > 0 || !readerFinished { condition.wait() }
+        while runningWorkers > 0 || !readerFinished { condition.wait(as: .stop) }
         condition.unlock()
     }
 
@@ -293,8 +302,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     private func waitForNextResult() throws(SluiceError) -> ChunkResult? {
         condition.lock()
+        awaitedIndex = nextIndex
         while results[nextIndex] == nil && !(readerFinished && nextIndex >= chunkCount) && !isCancelled {
-            condition.wait()
+            condition.wait(as: .consumer)
         }
         if let result = results.removeValue(forKey: nextIndex) {
             condition.unlock()
@@ -321,7 +331,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         condition.lock()
         budgetInUse -= result.chunk.reservation
         chunksInFlight -= 1
-        condition.broadcast()
+        if let holding = readerWaitsHolding, chunksInFlight <= maximumChunksInFlight / 2 || budgetInUse <= holding {
+            condition.wakeOne(.reader)
+        }
         condition.unlock()
         if var error = result.outcome.error {
             renumber(&error)
@@ -403,7 +415,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     var unmappedKeys: [String: Int] {
         condition.lock()
         defer { condition.unlock() }
-        while hasEnded && runningWorkers > 0 { condition.wait() }
+        while hasEnded && runningWorkers > 0 { condition.wait(as: .stop) }
         return workerUnmappedKeys[0]
     }
 
@@ -413,7 +425,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     func unmappedKeys(ofType type: Int) -> [String: Int] {
         condition.lock()
         defer { condition.unlock() }
-        while hasEnded && runningWorkers > 0 { condition.wait() }
+        while hasEnded && runningWorkers > 0 { condition.wait(as: .stop) }
         return workerUnmappedKeys[type]
     }
 
