@@ -44,7 +44,7 @@ struct MapCommand: ParsableCommand {
     var workers = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(name: .customLong("chunk-size"), help: "Bytes per chunk handed to a worker.")
-    var chunkSize = 512 << 10
+    var chunkSize = 1 << 20
 
     @Option(name: .customLong("memory-budget"), help: "The most bytes of input and batches held at once, in MiB.")
     var memoryBudget = 128

@@ -27,7 +27,7 @@ public struct ReaderOptions: Sendable, Hashable {
     public var workers = 1
     /// Bytes per chunk handed to a worker (cut at the last record boundary). A record larger than a chunk gets a
     /// chunk of its own, up to ``maximumRecordSize``.
-    public var chunkSize = 512 << 10
+    public var chunkSize = 1 << 20
     /// The most bytes the parallel pipeline holds at once: chunks read, being mapped or waiting, and their batches
     /// (each chunk counts twice its size until the consumer is done with its batches). The reader waits while it
     /// is spent, so memory stays flat whatever the input size; the default keeps a run well under 256 MiB resident.
@@ -49,7 +49,7 @@ public struct ReaderOptions: Sendable, Hashable {
     public init(
         shape: InputShape = .automatic, readBufferSize: Int = 1 << 20, batchCapacity: Int = 4096,
         maximumRecordSize: Int = 64 << 20, maximumDepth: Int = 1024, rejectionPolicy: RejectionPolicy = .stop,
-        workers: Int = 1, chunkSize: Int = 512 << 10, memoryBudget: Int = 128 << 20, byteRange: Range<Int>? = nil
+        workers: Int = 1, chunkSize: Int = 1 << 20, memoryBudget: Int = 128 << 20, byteRange: Range<Int>? = nil
     ) {
         self.shape = shape
         self.readBufferSize = readBufferSize
