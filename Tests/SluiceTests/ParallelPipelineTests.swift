@@ -266,6 +266,12 @@ import SluiceFixtures
         let message = refusal.map { "\($0)" } ?? ""
         #expect(message.contains(url.path))
         #expect(message.contains("this zstd frame needs a window of 256 MiB, more than the 128 MiB allowed"), "\(message)")
+        // The limit counts as the power of two within it: 255 MiB allows 128 MiB, and says so.
+        options.maximumDecompressionWindow = 255 << 20
+        let stillRefused = #expect(throws: SluiceError.self) {
+            try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields), options: options)
+        }
+        #expect(stillRefused.map { "\($0)" }?.contains("needs a window of 256 MiB, more than the 128 MiB allowed") == true)
         options.maximumDecompressionWindow = 256 << 20
         let read = try transcript(of: .file(url.path), fields: ReferenceMapping.fields, options: options)
         #expect(read.error == nil)

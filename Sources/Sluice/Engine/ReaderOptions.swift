@@ -38,8 +38,9 @@ public struct ReaderOptions: Sendable, Hashable {
     public var byteRange: Range<Int>?
     /// The largest history window a compressed input may ask the decompressor to keep, in bytes. zstd frames
     /// written with `--long` (large dumps often are) name windows up to 2 GiB; a frame that needs more than this
-    /// ends the run with an error saying how much it needs. The window is held besides ``memoryBudget``. The
-    /// default is libzstd's own limit, 128 MiB; gzip never needs more than 32 KiB.
+    /// ends the run with an error saying how much it needs. zstd rounds the limit down to a power of two. The
+    /// window is held besides ``memoryBudget``. The default is libzstd's own limit, 128 MiB; gzip never needs more
+    /// than 32 KiB.
     public var maximumDecompressionWindow = 128 << 20
 
     /// Options with every default.

@@ -14,6 +14,7 @@ final class ZstdSource: ByteSource {
     /// Whether the last frame was complete and flushed (zstd's hint was 0).
     private var atFrameEnd = true
     private var compressedOffset = 0
+    /// The window allowed: the largest power of two within the limit asked for, as zstd takes it.
     private let maximumWindow: Int
     /// The first bytes of the frame being decompressed, kept to say what window it asked for if it asks too much.
     private var frameHeader: [UInt8] = []
@@ -26,10 +27,10 @@ final class ZstdSource: ByteSource {
             throw .io(source: compressed.name, byteOffset: 0, message: "cannot start zstd decompression")
         }
         self.context = context
-        self.maximumWindow = maximumWindow
         // zstd takes the limit as a power of two: the largest one within `maximumWindow`, from 1 KiB to 2 GiB.
-        let windowLog = Int32(min(max(Int.bitWidth - 1 - maximumWindow.leadingZeroBitCount, 10), 31))
-        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLog)
+        let windowLog = min(max(Int.bitWidth - 1 - max(maximumWindow, 1).leadingZeroBitCount, 10), 31)
+        self.maximumWindow = 1 << windowLog
+        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, Int32(windowLog))
         input = .allocate(capacity: inputCapacity)
     }
 
@@ -77,13 +78,14 @@ final class ZstdSource: ByteSource {
     }
 
     private func windowTooLargeMessage() -> String {
-        let needed = ZstdFrameHeader.windowSize(frameHeader).map { "a window of \(Self.mebibytes($0)) MiB" } ?? "a larger window"
-        return "this zstd frame needs \(needed), more than the \(Self.mebibytes(maximumWindow)) MiB allowed (written with zstd --long?); "
+        let needed = ZstdFrameHeader.windowSize(frameHeader).map { "a window of " + Self.size($0) } ?? "a larger window"
+        return "this zstd frame needs \(needed), more than the \(Self.size(maximumWindow)) allowed (written with zstd --long?); "
             + "raise ReaderOptions.maximumDecompressionWindow (sluice map --max-window MiB)"
     }
 
-    private static func mebibytes(_ bytes: Int) -> String {
-        bytes % (1 << 20) == 0 ? "\(bytes >> 20)" : String(format: "%.1f", Double(bytes) / Double(1 << 20))
+    private static func size(_ bytes: Int) -> String {
+        if bytes < 1 << 20 { return "\(bytes >> 10) KiB" }
+        return (bytes % (1 << 20) == 0 ? "\(bytes >> 20)" : String(format: "%.1f", Double(bytes) / Double(1 << 20))) + " MiB"
     }
 }
 
