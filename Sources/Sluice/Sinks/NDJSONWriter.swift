@@ -16,37 +16,60 @@ public struct NDJSONWriter {
 
     /// Writes every record of `batch`.
     public func write(_ batch: ColumnarBatch) throws(SluiceError) {
+        let columns = batch.columns
         for row in 0..<batch.count {
-            output.write(byte: UInt8(ascii: "{"))
-            for index in 0..<names.count {
-                if index > 0 { output.write(byte: UInt8(ascii: ",")) }
-                try names[index].withUnsafeBufferPointer { (name) throws(SluiceError) in try output.write(name) }
-                try writeValue(batch.columns[index], row: row)
+            try output.append { buffer in
+                buffer.append(UInt8(ascii: "{"))
+                for index in 0..<names.count {
+                    if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                    buffer.append(contentsOf: names[index])
+                    Self.appendValue(columns[index], row: row, to: &buffer)
+                }
+                buffer.append(UInt8(ascii: "}"))
+                buffer.append(0x0A)
             }
-            try output.write("}\n")
         }
     }
 
-    private func writeValue(_ column: ColumnStorage, row: Int) throws(SluiceError) {
-        guard column.isValid(row) else { return try output.write("null") }
+    private static func appendValue(_ column: ColumnStorage, row: Int, to buffer: inout [UInt8]) {
+        guard column.isValid(row) else {
+            buffer.append(contentsOf: "null".utf8)
+            return
+        }
         switch column.type {
         case .int64:
-            try output.write(String(column.values.assumingMemoryBound(to: Int64.self)[row]))
+            appendDecimal(column.values.assumingMemoryBound(to: Int64.self)[row], to: &buffer)
         case .double:
-            try output.write(String(column.values.assumingMemoryBound(to: Double.self)[row]))
+            buffer.append(contentsOf: String(column.values.assumingMemoryBound(to: Double.self)[row]).utf8)
         case .bool:
-            try output.write(column.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false")
+            buffer.append(contentsOf: (column.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false").utf8)
         case .uint64:
-            try output.write(String(column.values.assumingMemoryBound(to: UInt64.self)[row]))
+            appendDecimal(column.values.assumingMemoryBound(to: UInt64.self)[row], to: &buffer)
         case .date:
-            try output.write("\"" + DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row]) + "\"")
+            buffer.append(contentsOf: ("\"" + DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row]) + "\"").utf8)
         case .string, .url, .enumeration:
-            JSONText.appendStringLiteral(column.textBytes(row)) { output.write(byte: $0) }
+            JSONText.appendStringLiteral(column.textBytes(row), to: &buffer)
         case .bytes:
-            try output.write("\"" + Base64.encode(column.textBytes(row)) + "\"")
+            buffer.append(contentsOf: ("\"" + Base64.encode(column.textBytes(row)) + "\"").utf8)
         case .json:
             // Input text may be pretty-printed; a line feed inside would split the NDJSON record.
-            JSONText.appendCompact(column.textBytes(row)) { output.write(byte: $0) }
+            JSONText.appendCompact(column.textBytes(row)) { buffer.append($0) }
         }
+    }
+
+    /// Decimal digits without making a `String` per value.
+    static func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        appendDecimal(value.magnitude, to: &buffer)
+    }
+
+    static func appendDecimal(_ value: UInt64, to buffer: inout [UInt8]) {
+        let start = buffer.count
+        var rest = value
+        repeat {
+            buffer.append(0x30 + UInt8(truncatingIfNeeded: rest % 10))
+            rest /= 10
+        } while rest > 0
+        buffer[start...].reverse()
     }
 }

@@ -55,6 +55,15 @@ public final class FileOutput {
         buffer.append(byte)
     }
 
+    /// Lends the buffer to `body` to append to, then writes it out if it is full. Appending through the buffer
+    /// costs one exclusive access of this object's storage for the whole call, where ``write(byte:)`` pays one per
+    /// byte: write a record per call.
+    @inline(__always)
+    public func append(_ body: (inout [UInt8]) throws(SluiceError) -> Void) throws(SluiceError) {
+        try body(&buffer)
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
     /// Appends the UTF-8 of `text`.
     public func write(_ text: String) throws(SluiceError) {
         buffer.append(contentsOf: text.utf8)
