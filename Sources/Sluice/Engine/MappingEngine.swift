@@ -84,10 +84,14 @@ final class MappingEngine: BatchSource {
     /// An engine for the parallel pipeline's workers: it maps chunks lent to ``mapChunk(_:count:at:)``, one
     /// after another, in `shape` (``InputShape/ndjson`` or ``InputShape/concatenated``). The run's engines share
     /// `columnHeader`: the one that maps the first chunk reads the header into it.
-    convenience init(plan: CompiledPlan, chunkShape shape: InputShape, options: ReaderOptions, keepsRecordText: Bool, sourceName: String, columnHeader: ColumnHeader) {
+    /// `hiddenOuterLevels`: levels around each record that chunks no longer show (1 for an array's elements);
+    /// `options.maximumDepth` is already lowered by them.
+    convenience init(plan: CompiledPlan, chunkShape shape: InputShape, hiddenOuterLevels: Int, options: ReaderOptions, keepsRecordText: Bool,
+                     sourceName: String, columnHeader: ColumnHeader) {
         self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText,
                   source: MemorySource(bytes: [], name: sourceName), input: InputBuffer(capacity: 16), start: 0)
         machine.pointee.columnHeader = columnHeader
+        machine.pointee.hiddenOuterLevels = hiddenOuterLevels
     }
 
     private init(plan: CompiledPlan, shape: InputShape, options: ReaderOptions, keepsRecordText: Bool, source: any ByteSource, input: InputBuffer, start: Int) {

@@ -61,6 +61,9 @@ struct RecordStateMachine {
     private var outerOpen = false
     private(set) var outerClosed = false
     let maximumDepth: Int
+    /// Levels around each record that the input no longer shows (an array's, in a chunk of its elements): the
+    /// limit is lowered by them, and messages state it as the user set it.
+    var hiddenOuterLevels = 0
     let maximumRecordSize: Int
     /// The key order of each object last time: the guess tried before the hash table.
     private let keyOrder: KeyOrderCache
@@ -1036,7 +1039,7 @@ struct RecordStateMachine {
 
     @inline(never)
     private mutating func tooDeep() -> Bool {
-        fatal(.nestingTooDeep, expected: "at most \(maximumDepth) levels of nesting", found: "deeper nesting") >= 0
+        fatal(.nestingTooDeep, expected: "at most \(maximumDepth + hiddenOuterLevels) levels of nesting", found: "deeper nesting") >= 0
     }
 
     /// Notes a problem that the record cannot be read past, and asks the tokenizer to stop; the driver then

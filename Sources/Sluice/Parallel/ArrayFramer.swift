@@ -34,6 +34,9 @@ struct ArrayFramer {
         /// Whether the problem lies inside an element, which the worker's parser reports better than the framer
         /// (the chunk then ends just past the offending byte); otherwise the framer's message is the error.
         var isInsideElement: Bool
+
+        /// A syntax error that yajl, reading the whole array, reports itself: it gets yajl's wording and offsets.
+        var isParseError: Bool { message != "premature EOF" && message != "expected a top-level array of records" }
     }
 
     private(set) var state = State.beforeArray
@@ -209,7 +212,10 @@ struct ArrayFramer {
                     state = .afterArray
                     index += 1
                 } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: ":") {
-                    return (lastElementEnd, fail(offset + index, "unallowed token at this point in JSON text", insideElement: false))
+                    return (lastElementEnd, fail(offset + index, "unallowed token at this point in JSON text", insideElement: true))
+                } else if !Self.startsValue(byte) {
+                    // No value starts so: the worker's parser reports the byte as one reader's would.
+                    return (lastElementEnd, fail(offset + index, "invalid element", insideElement: true))
                 } else {
                     state = .inElement
                     inBareScalar = false
@@ -230,7 +236,11 @@ struct ArrayFramer {
                     state = .afterArray
                     index += 1
                 } else {
-                    return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", insideElement: false))
+                    // A token here (a second value, `}`, `:`) is an error only inside an array, which a worker's parser,
+                    // reading the elements as a stream of values, would not see: the framer says it as yajl would. A
+                    // byte yajl cannot read at all the worker's parser reports as one reader's would.
+                    let isToken = Self.startsValue(byte) || byte == UInt8(ascii: "}") || byte == UInt8(ascii: ":")
+                    return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", insideElement: !isToken))
                 }
             case .afterArray:
                 if stopsAtNextArray && byte == UInt8(ascii: "[") {
@@ -261,6 +271,27 @@ struct ArrayFramer {
         case .inElement: return Problem(offset: offset, message: "premature EOF", isInsideElement: true)
         case .beforeArray: return nil  // no array at all: an empty input holds no records
         default: return Problem(offset: offset, message: "premature EOF", isInsideElement: false)
+        }
+    }
+
+    /// Whether `byte` can begin a JSON value (a token yajl would read as one, if the rest of it follows).
+    static func startsValue(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether `byte` can follow the first character of a number inside it.
+    static func continuesNumber(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
         }
     }
 

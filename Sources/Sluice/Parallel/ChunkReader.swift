@@ -362,18 +362,54 @@ final class ChunkReader {
         let cut = lastElementEnd.map { $0 - bufferOffset } ?? 0
         let isEnd = problem.message == "premature EOF"
         var found = isEnd ? "the end of the input" : problem.message
+        // As one reader reports it: yajl says "parse error" and points just past the offending byte; a value after
+        // an element is a record starting there, garbage after the array one starting past it.
+        var errorOffset = problem.offset
+        var recordOffset = problem.offset
+        var tokenEnd = min(at + 1, filled)
+        if problem.isParseError {
+            found = "parse error: " + found
+            tokenEnd = at + tokenLength(at: at)
+            errorOffset = bufferOffset + tokenEnd
+            if problem.message == "trailing garbage" { recordOffset += 1 }
+        }
         if !isEnd, at < filled {
             // Only the offending byte: what else is in view depends on where reads and chunks ended.
             found += " near " + ValueDescription.quoted(UnsafeBufferPointer(start: buffer + at, count: 1))
         }
         let failure = FramingFailure(
-            byteOffset: problem.offset,
+            byteOffset: recordOffset,
             lineFeedsBefore: NewlineCounter.count(in: UnsafeBufferPointer(start: buffer + cut, count: max(at - cut, 0))),
             failure: Rejection.Failure(keyPath: "$", kind: isEnd ? .truncated : .malformedJSON,
                                        expected: isEnd ? "the rest of the record" : "well-formed JSON", found: found,
-                                       byteOffset: problem.offset),
-            rawText: at < filled ? [buffer[at]] : [])
+                                       byteOffset: errorOffset),
+            rawText: at < filled && recordOffset == problem.offset ? Array(UnsafeBufferPointer(start: buffer + at, count: min(tokenEnd, filled) - at)) : [])
         _ = hand(upTo: cut, failure: failure, emit: emit)
         return false
+    }
+
+    /// The length of the token at `buffer[at]`, as yajl reads it before it reports a misplaced one: a string to its
+    /// closing quote, a number or a literal to its last character, any other byte alone. A token that runs past
+    /// the bytes read so far counts as one byte.
+    private func tokenLength(at: Int) -> Int {
+        guard at < filled else { return 1 }
+        var end = at + 1
+        switch buffer[at] {
+        case UInt8(ascii: "\""):
+            var escaped = false
+            while end < filled {
+                let byte = buffer[end]
+                end += 1
+                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == UInt8(ascii: "\"") { return end - at }
+            }
+            return 1
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            while end < filled, ArrayFramer.continuesNumber(buffer[end]) { end += 1 }
+        case UInt8(ascii: "a")...UInt8(ascii: "z"):
+            while end < filled, buffer[end] >= UInt8(ascii: "a") && buffer[end] <= UInt8(ascii: "z") { end += 1 }
+        default:
+            return 1
+        }
+        return end < filled ? end - at : 1
     }
 }

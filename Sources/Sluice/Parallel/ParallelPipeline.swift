@@ -107,7 +107,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         // Workers map array chunks as concatenated values (the framer blanked the array's punctuation), and the
         // array's own level no longer counts towards the depth limit.
         var adjusted = options
-        if shape == .array { adjusted.maximumDepth = max(options.maximumDepth - 1, 1) }
+        let hiddenOuterLevels = shape == .array && options.maximumDepth > 1 ? 1 : 0
+        adjusted.maximumDepth -= hiddenOuterLevels
         let workerOptions = adjusted
         let chunkShape: InputShape = shape == .array ? .concatenated : .ndjson
         let sourceName = source.name
@@ -117,7 +118,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             queue.async { [self] in
                 // An engine per record type, made when its first chunk comes.
                 work { plan in
-                    MappingEngine(plan: plan, chunkShape: chunkShape, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
+                    MappingEngine(plan: plan, chunkShape: chunkShape, hiddenOuterLevels: hiddenOuterLevels, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
                 }
             }
         }
