@@ -31,8 +31,9 @@ struct ArrayFramer {
     struct Problem: Equatable {
         var offset: Int
         var message: String
-        /// Whether the problem lies inside an element, which the worker's parser reports better than the framer
-        /// (the chunk then ends just past the offending byte); otherwise the framer's message is the error.
+        /// Whether a worker's parser reports the problem as one reader's would (inside an element, or a byte
+        /// yajl cannot read): the chunk then ends just past the offending byte. Otherwise the framer's message,
+        /// worded as yajl's, is the error.
         var isInsideElement: Bool
 
         /// A syntax error that yajl, reading the whole array, reports itself: it gets yajl's wording and offsets.

@@ -355,7 +355,7 @@ final class ChunkReader {
     private func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?, emit: Emit) -> Bool {
         let at = problem.offset - bufferOffset
         if problem.isInsideElement {
-            // The worker's parser reports what is wrong with the element, as the sequential reader would.
+            // The worker's parser reports what is wrong there, as the sequential reader would.
             _ = hand(upTo: min(at + 1, filled), failure: nil, emit: emit)
             return false
         }
