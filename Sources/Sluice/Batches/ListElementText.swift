@@ -10,11 +10,9 @@ enum ListElementText {
             let text = scratch.textBytes(0)
             if let base = text.baseAddress { list.pointee.appendText(base, count: text.count) }
         case .int64:
-            let value = scratch.values.assumingMemoryBound(to: Int64.self)[0]
-            if value < 0 { list.pointee.appendText(byte: UInt8(ascii: "-")) }
-            appendDigits(value.magnitude, to: list)
+            JSONText.appendInteger(scratch.values.assumingMemoryBound(to: Int64.self)[0]) { list.pointee.appendText(byte: $0) }
         case .uint64:
-            appendDigits(scratch.values.assumingMemoryBound(to: UInt64.self)[0], to: list)
+            JSONText.appendInteger(scratch.values.assumingMemoryBound(to: UInt64.self)[0]) { list.pointee.appendText(byte: $0) }
         case .bool:
             for byte in (scratch.values.assumingMemoryBound(to: UInt8.self)[0] != 0 ? "true" : "false").utf8 { list.pointee.appendText(byte: byte) }
         case .double:
@@ -25,18 +23,6 @@ enum ListElementText {
         case .bytes:
             var text = Base64.encode(scratch.textBytes(0))
             text.withUTF8 { list.pointee.appendJSONString($0) }
-        }
-    }
-
-    /// Decimal digits of `value`, most significant first, without building a string.
-    private static func appendDigits(_ value: UInt64, to list: UnsafeMutablePointer<ColumnStorage>) {
-        var divisor: UInt64 = 1
-        while value / divisor >= 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            list.pointee.appendText(byte: UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
         }
     }
 }

@@ -65,6 +65,25 @@ enum JSONText {
         append(UInt8(ascii: "\""))
     }
 
+    /// Appends the decimal digits of `value`, most significant first, without building a string.
+    @inline(__always)
+    static func appendInteger(_ value: Int64, _ append: (UInt8) -> Void) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        appendInteger(value.magnitude, append)
+    }
+
+    @inline(__always)
+    static func appendInteger(_ value: UInt64, _ append: (UInt8) -> Void) {
+        var divisor: UInt64 = 1
+        while value / divisor >= 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
     /// The texts of the elements of a JSON array's text (`[1,"a",{"b":2}]` → `1`, `"a"`, `{"b":2}`), found by
     /// tracking strings and nesting; whitespace around the elements is dropped, inside them kept. Empty unless the
     /// text is an array.

@@ -38,13 +38,13 @@ public struct NDJSONWriter {
         }
         switch column.type {
         case .int64:
-            appendDecimal(column.values.assumingMemoryBound(to: Int64.self)[row], to: &buffer)
+            JSONText.appendInteger(column.values.assumingMemoryBound(to: Int64.self)[row]) { buffer.append($0) }
         case .double:
             buffer.append(contentsOf: String(column.values.assumingMemoryBound(to: Double.self)[row]).utf8)
         case .bool:
             buffer.append(contentsOf: (column.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false").utf8)
         case .uint64:
-            appendDecimal(column.values.assumingMemoryBound(to: UInt64.self)[row], to: &buffer)
+            JSONText.appendInteger(column.values.assumingMemoryBound(to: UInt64.self)[row]) { buffer.append($0) }
         case .date:
             buffer.append(contentsOf: ("\"" + DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row]) + "\"").utf8)
         case .string, .url, .enumeration:
@@ -55,21 +55,5 @@ public struct NDJSONWriter {
             // Input text may be pretty-printed; a line feed inside would split the NDJSON record.
             JSONText.appendCompact(column.textBytes(row)) { buffer.append($0) }
         }
-    }
-
-    /// Decimal digits without making a `String` per value.
-    static func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
-        if value < 0 { buffer.append(UInt8(ascii: "-")) }
-        appendDecimal(value.magnitude, to: &buffer)
-    }
-
-    static func appendDecimal(_ value: UInt64, to buffer: inout [UInt8]) {
-        let start = buffer.count
-        var rest = value
-        repeat {
-            buffer.append(0x30 + UInt8(truncatingIfNeeded: rest % 10))
-            rest /= 10
-        } while rest > 0
-        buffer[start...].reverse()
     }
 }
