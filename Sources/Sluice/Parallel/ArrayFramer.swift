@@ -31,13 +31,21 @@ struct ArrayFramer {
     struct Problem: Equatable {
         var offset: Int
         var message: String
-        /// Whether a worker's parser reports the problem as one reader's would (inside an element, or a byte
-        /// yajl cannot read): the chunk then ends just past the offending byte. Otherwise the framer's message,
-        /// worded as yajl's, is the error.
-        var isInsideElement: Bool
+        var kind: Kind
 
-        /// A syntax error that yajl, reading the whole array, reports itself: it gets yajl's wording and offsets.
-        var isParseError: Bool { message != "premature EOF" && message != "expected a top-level array of records" }
+        /// Who reports a problem, and how, so that it reads as one reader would report it.
+        enum Kind: Equatable {
+            /// A worker's parser (inside an element, or a byte yajl cannot read): the chunk ends just past it.
+            case forWorker
+            /// A token that is wrong only inside the array: yajl's parse error, a record starting at the token.
+            case misplacedToken
+            /// Content after the array: yajl's parse error, a record starting past the offending byte.
+            case trailingGarbage
+            /// The input ends outside an element before the array does.
+            case endOfInput
+            /// The input is not an array.
+            case notAnArray
+        }
     }
 
     private(set) var state = State.beforeArray
@@ -179,7 +187,7 @@ struct ArrayFramer {
                         continue  // the same byte, now after the element
                     }
                     if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                        return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", insideElement: false))
+                        return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", .misplacedToken))
                     }
                     index += 1
                     continue
@@ -192,9 +200,9 @@ struct ArrayFramer {
                     lastElementEnd = offset + index
                     elementsEnded += 1
                 case .tooDeep:
-                    return (lastElementEnd, fail(offset + index, "nesting too deep", insideElement: true))
+                    return (lastElementEnd, fail(offset + index, "nesting too deep", .forWorker))
                 case .mismatched:
-                    return (lastElementEnd, fail(offset + index, "mismatched bracket", insideElement: true))
+                    return (lastElementEnd, fail(offset + index, "mismatched bracket", .forWorker))
                 }
             case .beforeArray:
                 if byte == UInt8(ascii: "[") {
@@ -202,7 +210,7 @@ struct ArrayFramer {
                     arraysStarted += 1
                     state = .beforeFirstElement
                 } else if !ShapeDetector.isWhitespace(byte) {
-                    return (lastElementEnd, fail(offset + index, "expected a top-level array of records", insideElement: false))
+                    return (lastElementEnd, fail(offset + index, "expected a top-level array of records", .notAnArray))
                 }
                 index += 1
             case .beforeFirstElement, .beforeElement:
@@ -213,10 +221,10 @@ struct ArrayFramer {
                     state = .afterArray
                     index += 1
                 } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: ":") {
-                    return (lastElementEnd, fail(offset + index, "unallowed token at this point in JSON text", insideElement: true))
+                    return (lastElementEnd, fail(offset + index, "unallowed token at this point in JSON text", .forWorker))
                 } else if !Self.startsValue(byte) {
                     // No value starts so: the worker's parser reports the byte as one reader's would.
-                    return (lastElementEnd, fail(offset + index, "invalid element", insideElement: true))
+                    return (lastElementEnd, fail(offset + index, "invalid element", .forWorker))
                 } else {
                     state = .inElement
                     inBareScalar = false
@@ -241,7 +249,7 @@ struct ArrayFramer {
                     // reading the elements as a stream of values, would not see: the framer says it as yajl would. A
                     // byte yajl cannot read at all the worker's parser reports as one reader's would.
                     let isToken = Self.startsValue(byte) || byte == UInt8(ascii: "}") || byte == UInt8(ascii: ":")
-                    return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", insideElement: !isToken))
+                    return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", isToken ? .misplacedToken : .forWorker))
                 }
             case .afterArray:
                 if stopsAtNextArray && byte == UInt8(ascii: "[") {
@@ -254,7 +262,7 @@ struct ArrayFramer {
                     continue
                 }
                 guard ShapeDetector.isWhitespace(byte) else {
-                    return (lastElementEnd, fail(offset + index, "trailing garbage", insideElement: false))
+                    return (lastElementEnd, fail(offset + index, "trailing garbage", .trailingGarbage))
                 }
                 index += 1
             case .failed:
@@ -269,9 +277,9 @@ struct ArrayFramer {
         switch state {
         case .afterArray, .failed: return nil
         // An element cut short: the worker's parser reports it as truncated.
-        case .inElement: return Problem(offset: offset, message: "premature EOF", isInsideElement: true)
+        case .inElement: return Problem(offset: offset, message: "premature EOF", kind: .forWorker)
         case .beforeArray: return nil  // no array at all: an empty input holds no records
-        default: return Problem(offset: offset, message: "premature EOF", isInsideElement: false)
+        default: return Problem(offset: offset, message: "premature EOF", kind: .endOfInput)
         }
     }
 
@@ -296,9 +304,9 @@ struct ArrayFramer {
         }
     }
 
-    private mutating func fail(_ offset: Int, _ message: String, insideElement: Bool) -> Problem {
+    private mutating func fail(_ offset: Int, _ message: String, _ kind: Problem.Kind) -> Problem {
         state = .failed
-        return Problem(offset: offset, message: message, isInsideElement: insideElement)
+        return Problem(offset: offset, message: message, kind: kind)
     }
 
     /// The index of the first `"` or `\\` in `bytes[from..<to]`, or `to`: eight bytes at a time, with the classic

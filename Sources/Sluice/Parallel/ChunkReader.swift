@@ -354,24 +354,24 @@ final class ChunkReader {
     /// Ends the run at a structural problem: the records before it are handed out, then the problem.
     private func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?, emit: Emit) -> Bool {
         let at = problem.offset - bufferOffset
-        if problem.isInsideElement {
+        if problem.kind == .forWorker {
             // The worker's parser reports what is wrong there, as the sequential reader would.
             _ = hand(upTo: min(at + 1, filled), failure: nil, emit: emit)
             return false
         }
         let cut = lastElementEnd.map { $0 - bufferOffset } ?? 0
-        let isEnd = problem.message == "premature EOF"
+        let isEnd = problem.kind == .endOfInput
         var found = isEnd ? "the end of the input" : problem.message
         // As one reader reports it: yajl says "parse error" and points just past the offending byte; a value after
         // an element is a record starting there, garbage after the array one starting past it.
         var errorOffset = problem.offset
         var recordOffset = problem.offset
         var tokenEnd = min(at + 1, filled)
-        if problem.isParseError {
+        if problem.kind == .misplacedToken || problem.kind == .trailingGarbage {
             found = "parse error: " + found
             tokenEnd = at + tokenLength(at: at)
             errorOffset = bufferOffset + tokenEnd
-            if problem.message == "trailing garbage" { recordOffset += 1 }
+            if problem.kind == .trailingGarbage { recordOffset += 1 }
         }
         if !isEnd, at < filled {
             // Only the offending byte: what else is in view depends on where reads and chunks ended.
