@@ -45,12 +45,9 @@ final class ProgressReport: @unchecked Sendable {
     func finishInput() {
         lock.lock()
         defer { lock.unlock() }
-        if let monitor, lineInterval != nil {
-            if drawsStatusLine { statusLine.clear() }
-            Diagnostics.printError(Self.describe(monitor.snapshot, label: label))
-        }
-        monitor = nil
         if drawsStatusLine { statusLine.clear() }
+        if let monitor, lineInterval != nil { Diagnostics.printError(Self.describe(monitor.snapshot, label: label)) }
+        monitor = nil
     }
 
     /// Writes a line of its own (a rejection) without the status line running into it.
@@ -61,9 +58,9 @@ final class ProgressReport: @unchecked Sendable {
         Diagnostics.printError(line)
     }
 
+    /// Stops the timer; every input watched was finished by ``finishInput()``, so nothing is drawn after this.
     func stop() {
         timer?.cancel()
-        finishInput()
     }
 
     private func tick() {
