@@ -104,8 +104,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         runningWorkers = workers
         maximumChunksInFlight = 3 * workers + 2
 
-        // Workers map array chunks as concatenated values (the framer blanked the array's punctuation), and the
-        // array's own level no longer counts towards the depth limit.
+        // Workers map array chunks as concatenated values (the framer blanked the array's punctuation): chunks no
+        // longer show the array's own level, so their limit is one lower, and messages state the user's.
         var adjusted = options
         let hiddenOuterLevels = shape == .array && options.maximumDepth > 1 ? 1 : 0
         adjusted.maximumDepth -= hiddenOuterLevels
