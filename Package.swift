@@ -50,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PipelineScaling",
-            dependencies: ["Sluice", "SluiceFixtures", "SluiceBench"],
+            dependencies: ["Sluice", "SluiceFixtures", "SluiceBench", "CZstd"],
             path: "Benchmarks/PipelineScaling"
         ),
         .testTarget(

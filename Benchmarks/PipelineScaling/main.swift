@@ -3,13 +3,16 @@
 //   - the same records as one top-level JSON array, N workers,
 //   - the same NDJSON compressed with zstd, N workers,
 //   - the same records inside a wrapper object, {"traceEvents": [...]} (records path traceEvents), N workers,
-// each checked against the others (a checksum over every record) before its time counts. With --rss-sizes it
+// each checked against the others (a checksum over every record) before its time counts. libzstd decompressing
+// the .zst file alone is timed among them, to show how close .zst can come to plain NDJSON when every core is
+// busy (throughput then follows CPU work). With --rss-sizes it
 // also maps generated inputs of the given sizes (in MiB) in child processes with the default memory budget and
 // reports each one's peak resident memory, failing when one is over 256 MiB or the largest input's is more than
 // 10 % over the smallest's.
 //
 // Usage: PipelineScaling [--megabytes N] [--repetitions N] [--workers N] [--chunk-size BYTES] [--rss-sizes 256,4096] [--keep]
 //                        [--only NAME-PREFIX]
+import CZstd
 import Foundation
 import Sluice
 import SluiceBench
@@ -67,6 +70,32 @@ func mapAll(_ path: String, workers: Int, chunkSize: Int = ReaderOptions().chunk
     return (sum, statistics.recordsMapped)
 }
 
+/// Decompresses the zstd file at `path` as the pipeline's reader does (compressed input in libzstd's suggested
+/// pieces, output into a 1 MiB buffer) and returns the bytes it gave: libzstd's own cost, with no mapping.
+func decompressAlone(_ path: String) throws -> Int {
+    guard let file = FileHandle(forReadingAtPath: path), let context = ZSTD_createDStream() else {
+        throw NSError(domain: "PipelineScaling", code: 4, userInfo: [NSLocalizedDescriptionKey: "cannot decompress \(path)"])
+    }
+    defer { ZSTD_freeDStream(context); try? file.close() }
+    let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { output.deallocate() }
+    var total = 0
+    while let data = try file.read(upToCount: ZSTD_DStreamInSize()), !data.isEmpty {
+        try data.withUnsafeBytes { (compressed: UnsafeRawBufferPointer) in
+            var input = ZSTD_inBuffer(src: compressed.baseAddress, size: compressed.count, pos: 0)
+            while input.pos < input.size {
+                var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+                let hint = ZSTD_decompressStream(context, &out, &input)
+                guard ZSTD_isError(hint) == 0 else {
+                    throw NSError(domain: "PipelineScaling", code: 4, userInfo: [NSLocalizedDescriptionKey: String(cString: ZSTD_getErrorName(hint))])
+                }
+                total += out.pos
+            }
+        }
+    }
+    return total
+}
+
 func fixture(_ megabytes: Int, _ layout: FixtureFile.Layout, _ compression: FixtureFile.Compression) throws -> String {
     let path = NSTemporaryDirectory() + "sluice-pipeline-\(megabytes)MB-\(layout.rawValue)\(layout == .ndjson ? ".ndjson" : ".json")\(compression.fileExtension)"
     if !FileManager.default.fileExists(atPath: path) {
@@ -106,7 +135,17 @@ func run() throws {
         let exact = contenders.filter { $0.name == only }
         contenders = exact.isEmpty ? contenders.filter { $0.name.hasPrefix(only) } : exact
     }
+    let zstdAlone = "libzstd alone (decompression, no mapping)"
     for _ in 0..<options.repetitions {
+        if options.only == nil || zstdAlone.hasPrefix(options.only ?? "") {
+            var decompressed = 0
+            let cpuBefore = Measure.cpuSeconds()
+            timings[zstdAlone, default: []].append(try Measure.seconds { decompressed = try decompressAlone(zstd) })
+            cpuTimes[zstdAlone, default: []].append(Measure.cpuSeconds() - cpuBefore)
+            guard decompressed == size else {
+                throw NSError(domain: "PipelineScaling", code: 4, userInfo: [NSLocalizedDescriptionKey: "\(zstd) decompressed to \(decompressed) bytes, not \(size)"])
+            }
+        }
         for contender in contenders {
             var outcome = (sum: Int64(0), records: 0)
             let cpuBefore = Measure.cpuSeconds()
@@ -138,6 +177,13 @@ func run() throws {
         let cpu = Measure.median(cpuTimes[contender.name] ?? [])
         print("| \(contender.name) | \(String(format: "%.0f", megabytes / time)) (\(spread)) | \(String(format: "%.0f", Double(records) / time)) | \(String(format: "%.2f", single / time))× | \(String(format: "%.0f", widest / time * 100)) % | \(String(format: "%.2f", cpu)) | \(String(format: "%.0f", widestCPU / cpu * 100)) % |")
     }
+    // With every core busy, .zst costs its mapping plus libzstd's CPU; the best it can reach is their ratio.
+    let zstdCPU = Measure.median(cpuTimes[zstdAlone] ?? [])
+    let zstdWidest = Measure.median(timings["NDJSON .zst, \(workers) workers"] ?? [1])
+    print("")
+    print("\(zstdAlone): \(String(format: "%.3f", zstdCPU)) CPU s. With \(workers) workers busy on \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+        + ".zst can reach at most \(String(format: "%.0f", widestCPU / (widestCPU + zstdCPU) * 100)) % of NDJSON "
+        + "(its CPU over its CPU plus libzstd's); measured \(String(format: "%.0f", widest / zstdWidest * 100)) %.")
     if !options.keep {
         for path in [ndjson, array, zstd, wrapped] { try? FileManager.default.removeItem(atPath: path) }
     }
