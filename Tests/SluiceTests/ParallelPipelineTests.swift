@@ -493,6 +493,36 @@ import SluiceFixtures
         #expect(result?.rows.count == 300)
     }
 
+    /// An input smaller than four chunks per worker is cut into four chunks per worker, of 64 KiB at least.
+    @Test func smallInputsAreSharedAmongTheWorkers() throws {
+        let options = ReaderOptions(workers: 2, chunkSize: 1 << 20)
+        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 100 << 20) == 1 << 20)
+        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 8 << 20) == 1 << 20)
+        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 2 << 20) == 256 << 10)
+        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: (2 << 20) + 1) == (256 << 10) + 1)
+        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 300 << 10) == 64 << 10)
+        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 0) == 64 << 10)
+        #expect(BatchSourceOpener.fittedChunkSize(ReaderOptions(workers: 2, chunkSize: 1000), inputBytes: 2 << 20) == 1000)
+
+        var generator = TweetGenerator(seed: 8)
+        let bytes = Array((1...500).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)
+        #expect(bytes.count > 600 << 10 && bytes.count < 1 << 20)
+        let plan = try MappingSchema(fields: ReferenceMapping.fields).plan
+        for input in [Input.bytes(bytes), .file(try temporaryFile(bytes, name: "small.ndjson").path)] {
+            let source = try BatchSourceOpener.open(input, plan: plan, options: ReaderOptions(workers: 2), keepsRecordText: false, progress: ProgressMonitor())
+            let pipeline = try #require(source as? ParallelPipeline)
+            var records = 0
+            while let batch = try pipeline.nextBatch() { records += batch.count }
+            #expect(records == 500)
+            #expect(pipeline.chunksRead >= 8)
+        }
+        // Compressed input has no size to share out before it is read: its chunks keep their size.
+        let gz = try temporaryFile(Compressor.gzip(bytes), name: "small.ndjson.gz")
+        let compressed = try #require(try BatchSourceOpener.open(.file(gz.path), plan: plan, options: ReaderOptions(workers: 2), keepsRecordText: false, progress: ProgressMonitor()) as? ParallelPipeline)
+        while try compressed.nextBatch() != nil {}
+        #expect(compressed.chunksRead == 1)
+    }
+
     @Test func invalidParallelOptionsAreReported() throws {
         let schema = try MappingSchema(fields: [field("a", .int64)])
         #expect(throws: SluiceError.self) { try ColumnarReader(input: .bytes([]), schema: schema, options: ReaderOptions(workers: 0)) }

@@ -51,6 +51,9 @@ enum BatchSourceOpener {
         if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
             throw .invalidOptions("a byte range needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
         }
+        if !source.isDecompressing, let size = raw.size {
+            options.chunkSize = fittedChunkSize(options, inputBytes: options.byteRange.map { min($0.upperBound, size) - min($0.lowerBound, size) } ?? size)
+        }
         var startOffset = 0
         if let range = options.byteRange, range.lowerBound > 0 {
             // Read from the byte before the range, to see whether a line starts at its first byte.
@@ -83,6 +86,19 @@ enum BatchSourceOpener {
         let startsAtInputStart = (options.byteRange?.lowerBound ?? 0) == 0
         return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
+    }
+
+    /// The smallest chunk worth a hand-off to a worker.
+    static let smallestFittedChunk = 64 << 10
+
+    /// The chunk size for an input of `inputBytes`: the option's, or less when the input holds fewer than four
+    /// chunks per worker. Every worker then gets a share of a small input (a directory of small files was mapped
+    /// by one worker at a time), and the last chunk, which one worker maps while the others wait for the next
+    /// input, stays short. Never below ``smallestFittedChunk``.
+    static func fittedChunkSize(_ options: ReaderOptions, inputBytes: Int) -> Int {
+        let pieces = 4 * max(options.workers, 1)
+        let share = (max(inputBytes, 0) + pieces - 1) / pieces
+        return min(options.chunkSize, max(share, smallestFittedChunk))
     }
 
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes

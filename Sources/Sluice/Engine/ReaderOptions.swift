@@ -26,7 +26,8 @@ public struct ReaderOptions: Sendable, Hashable {
     /// by one thread. One (the default) reads on the caller's thread.
     public var workers = 1
     /// Bytes per chunk handed to a worker (cut at the last record boundary). A record larger than a chunk gets a
-    /// chunk of its own, up to ``maximumRecordSize``.
+    /// chunk of its own, up to ``maximumRecordSize``. An uncompressed file (or shard) smaller than four chunks
+    /// per worker is cut into four smaller chunks per worker instead, of 64 KiB at least.
     public var chunkSize = 1 << 20
     /// The most bytes the parallel pipeline holds at once: chunks read, being mapped or waiting, and their batches
     /// (each chunk counts twice its size until the consumer is done with its batches). The reader waits while it

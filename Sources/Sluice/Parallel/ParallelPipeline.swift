@@ -393,6 +393,13 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         }
     }
 
+    /// Chunks the reader has handed to the workers so far.
+    var chunksRead: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return chunkCount
+    }
+
     /// The most budget held at once so far.
     var peakBudgetInUse: Int {
         condition.lock()
