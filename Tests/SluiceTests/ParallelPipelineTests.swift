@@ -516,6 +516,14 @@ import SluiceFixtures
             #expect(records == 500)
             #expect(pipeline.chunksRead >= 8)
         }
+        // A document of several record types, read in one pass, is shared out the same way.
+        let document = Array(("{\"first\": [" + String(decoding: bytes, as: UTF8.self).split(separator: "\n").joined(separator: ",") + "], \"second\": []}").utf8)
+        let plans = try ["first", "second"].map { try MappingSchema(fields: ReferenceMapping.fields, options: MappingOptions(recordsPath: $0)).plan }
+        let several = try BatchSourceOpener.openSeveral(.bytes(document), plans: plans, options: ReaderOptions(workers: 2), progress: ProgressMonitor())
+        var severalRecords = 0
+        while let batch = try several.nextBatch() { severalRecords += batch.count }
+        #expect(severalRecords == 500)
+        #expect(several.chunksRead >= 8)
         // Compressed input has no size to share out before it is read: its chunks keep their size.
         let gz = try temporaryFile(Compressor.gzip(bytes), name: "small.ndjson.gz")
         let compressed = try #require(try BatchSourceOpener.open(.file(gz.path), plan: plan, options: ReaderOptions(workers: 2), keepsRecordText: false, progress: ProgressMonitor()) as? ParallelPipeline)

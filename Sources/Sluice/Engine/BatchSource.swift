@@ -112,7 +112,7 @@ enum BatchSourceOpener {
     /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline
     /// (with one worker or more): one pass over the input maps every record type.
     static func openSeveral(_ input: Input, plans: [CompiledPlan], options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> ParallelPipeline {
-        let options = try options.validated()
+        var options = try options.validated()
         let paths = plans.map(\.recordsPath)
         var problems: [String] = []
         if plans.isEmpty { problems.append("no schemas") }
@@ -135,7 +135,8 @@ enum BatchSourceOpener {
         if options.byteRange != nil { problems.append("a byte range can split NDJSON only, not a wrapper document") }
         guard problems.isEmpty else { throw .invalidOptions(problems.joined(separator: "; ")) }
 
-        var (_, source) = try openCounting(input, options: options, progress: progress)
+        var (raw, source) = try openCounting(input, options: options, progress: progress)
+        if !source.isDecompressing, let size = raw.size { options.chunkSize = fittedChunkSize(options, inputBytes: size) }
         let byteOrderMark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
         if byteOrderMark > 0 { try source.skip(byteOrderMark) }
         return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options, keepsRecordText: false)
