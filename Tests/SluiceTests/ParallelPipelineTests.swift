@@ -496,13 +496,13 @@ import SluiceFixtures
     /// An input smaller than four chunks per worker is cut into four chunks per worker, of 64 KiB at least.
     @Test func smallInputsAreSharedAmongTheWorkers() throws {
         let options = ReaderOptions(workers: 2, chunkSize: 1 << 20)
-        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 100 << 20) == 1 << 20)
-        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 8 << 20) == 1 << 20)
-        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 2 << 20) == 256 << 10)
-        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: (2 << 20) + 1) == (256 << 10) + 1)
-        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 300 << 10) == 64 << 10)
-        #expect(BatchSourceOpener.fittedChunkSize(options, inputBytes: 0) == 64 << 10)
-        #expect(BatchSourceOpener.fittedChunkSize(ReaderOptions(workers: 2, chunkSize: 1000), inputBytes: 2 << 20) == 1000)
+        #expect(ParallelPipeline.fittedChunkSize(options, inputBytes: 100 << 20) == 1 << 20)
+        #expect(ParallelPipeline.fittedChunkSize(options, inputBytes: 8 << 20) == 1 << 20)
+        #expect(ParallelPipeline.fittedChunkSize(options, inputBytes: 2 << 20) == 256 << 10)
+        #expect(ParallelPipeline.fittedChunkSize(options, inputBytes: (2 << 20) + 1) == (256 << 10) + 1)
+        #expect(ParallelPipeline.fittedChunkSize(options, inputBytes: 300 << 10) == 64 << 10)
+        #expect(ParallelPipeline.fittedChunkSize(options, inputBytes: 0) == 64 << 10)
+        #expect(ParallelPipeline.fittedChunkSize(ReaderOptions(workers: 2, chunkSize: 1000), inputBytes: 2 << 20) == 1000)
 
         var generator = TweetGenerator(seed: 8)
         let bytes = Array((1...500).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)

@@ -51,9 +51,6 @@ enum BatchSourceOpener {
         if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
             throw .invalidOptions("a byte range needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
         }
-        if !source.isDecompressing, let size = raw.size {
-            options.chunkSize = fittedChunkSize(options, inputBytes: options.byteRange.map { min($0.upperBound, size) - min($0.lowerBound, size) } ?? size)
-        }
         var startOffset = 0
         if let range = options.byteRange, range.lowerBound > 0 {
             // Read from the byte before the range, to see whether a line starts at its first byte.
@@ -88,19 +85,6 @@ enum BatchSourceOpener {
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
     }
 
-    /// The smallest chunk worth a hand-off to a worker.
-    static let smallestFittedChunk = 64 << 10
-
-    /// The chunk size for an input of `inputBytes`: the option's, or less when the input holds fewer than four
-    /// chunks per worker. Every worker then gets a share of a small input (a directory of small files was mapped
-    /// by one worker at a time), and the last chunk, which one worker maps while the others wait for the next
-    /// input, stays short. Never below ``smallestFittedChunk``.
-    static func fittedChunkSize(_ options: ReaderOptions, inputBytes: Int) -> Int {
-        let pieces = 4 * max(options.workers, 1)
-        let share = (max(inputBytes, 0) + pieces - 1) / pieces
-        return min(options.chunkSize, max(share, smallestFittedChunk))
-    }
-
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes
     /// say it is compressed.
     private static func openCounting(_ input: Input, options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
@@ -112,7 +96,7 @@ enum BatchSourceOpener {
     /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline
     /// (with one worker or more): one pass over the input maps every record type.
     static func openSeveral(_ input: Input, plans: [CompiledPlan], options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> ParallelPipeline {
-        var options = try options.validated()
+        let options = try options.validated()
         let paths = plans.map(\.recordsPath)
         var problems: [String] = []
         if plans.isEmpty { problems.append("no schemas") }
@@ -135,8 +119,7 @@ enum BatchSourceOpener {
         if options.byteRange != nil { problems.append("a byte range can split NDJSON only, not a wrapper document") }
         guard problems.isEmpty else { throw .invalidOptions(problems.joined(separator: "; ")) }
 
-        var (raw, source) = try openCounting(input, options: options, progress: progress)
-        if !source.isDecompressing, let size = raw.size { options.chunkSize = fittedChunkSize(options, inputBytes: size) }
+        var (_, source) = try openCounting(input, options: options, progress: progress)
         let byteOrderMark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
         if byteOrderMark > 0 { try source.skip(byteOrderMark) }
         return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options, keepsRecordText: false)

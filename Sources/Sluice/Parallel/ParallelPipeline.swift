@@ -14,7 +14,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var plan: CompiledPlan { plans[0] }
     private let options: ReaderOptions
     private let sourceName: String
-    /// Bytes per chunk: the option, made smaller when the budget needs it.
+    /// Bytes per chunk: the option, made smaller when a small input or the budget needs it.
     private let chunkSize: Int
     private let pool = ChunkBufferPool()
 
@@ -99,8 +99,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         sourceName = source.name
         totals.shape = shape
         let workers = max(options.workers, 1)
-        // Keep at least two chunks per worker plus one being read inside the budget.
-        chunkSize = max(min(options.chunkSize, options.memoryBudget / (2 * (2 * workers + 1))), 1)
+        // Keep at least two chunks per worker plus one being read inside the budget. The bytes to read are known
+        // for an uncompressed input (a compressed one has no size until it is read).
+        let inputBytes = source.size.map { size in options.byteRange.map { min($0.upperBound, size) - min($0.lowerBound, size) } ?? size }
+        chunkSize = max(min(Self.fittedChunkSize(options, inputBytes: inputBytes), options.memoryBudget / (2 * (2 * workers + 1))), 1)
         runningWorkers = workers
         maximumChunksInFlight = 3 * workers + 2
 
@@ -126,6 +128,20 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         DispatchQueue(label: "sluice.reader").async { [self] in
             read(sendableSource.value, startOffset: startOffset)
         }
+    }
+
+    /// The smallest chunk worth a hand-off to a worker.
+    static let smallestFittedChunk = 64 << 10
+
+    /// The chunk size for an input of `inputBytes` (`nil` when unknown): the option's, or less when the input
+    /// holds fewer than four chunks per worker. Every worker then gets a share of a small input (a directory of
+    /// small files was mapped by one worker at a time), and the last chunk, which one worker maps while the others
+    /// wait for the next input, stays short. Never below ``smallestFittedChunk``.
+    static func fittedChunkSize(_ options: ReaderOptions, inputBytes: Int?) -> Int {
+        guard let inputBytes else { return options.chunkSize }
+        let pieces = 4 * max(options.workers, 1)
+        let share = (max(inputBytes, 0) + pieces - 1) / pieces
+        return min(options.chunkSize, max(share, smallestFittedChunk))
     }
 
     deinit {
