@@ -43,7 +43,7 @@ struct MapCommand: ParsableCommand {
     @Option(help: "Threads that map records (NDJSON and array inputs are mapped in parallel).")
     var workers = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(name: .customLong("chunk-size"), help: "Bytes per chunk handed to a worker.")
+    @Option(name: .customLong("chunk-size"), help: "Bytes per chunk handed to a worker (an uncompressed input under four chunks per worker is cut into four smaller chunks per worker).")
     var chunkSize = 1 << 20
 
     @Option(name: .customLong("memory-budget"), help: "The most bytes of input and batches held at once, in MiB.")
