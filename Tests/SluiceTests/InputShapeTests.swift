@@ -68,6 +68,15 @@ import Testing
         #expect(result.error != nil)
     }
 
+    /// yajl holds a string or literal cut off at the end of a stream of values and says nothing at its end.
+    @Test(arguments: [#"{"id":1} "ab"#, "{\"id\":1}\ntru", "{\"id\":1} nul"])
+    func aValueCutOffAtTheEndOfConcatenatedInputIsTruncated(_ text: String) throws {
+        let result = try transcript(of: text, fields: [field("v", .json, path: "$")], options: ReaderOptions(shape: .concatenated, rejectionPolicy: .collect))
+        #expect(result.rows.count == 1)
+        #expect(result.rejections.count == 1 && result.rejections[0].contains("record 2"), "\(result)")
+        #expect(result.error != nil)
+    }
+
     @Test func concatenatedValuesMayBePrettyPrintedAndShareLines() throws {
         let text = "{\n  \"id\": 1\n}\n{\"id\":2}{\"id\":3}\n\n  {\n\"id\":4}"
         let result = try transcript(of: text, fields: fields)

@@ -43,6 +43,44 @@ import Testing
         return stripped
     }
 
+    /// One small array and every strict prefix of it (the input cut at every byte), at every chunk size a small
+    /// input can get: each cut must end the run with the same records and rejection as one reader, never exit
+    /// clean with the cut-off element dropped or the unclosed array taken as whole.
+    @Test func smallArrayCutAtEveryByte() throws {
+        let whole = Array(#"[{"v": 1}, 2 ,-0.5e3,"s\"]x", true,null ,[1,{"a":"]"}],"é",{}]"#.utf8)
+        for end in 1...whole.count {
+            let text = Array(whole[..<end])
+            let reference = try Self.expectSameInSmallChunks(text, name: "cut at \(end)")
+            #expect((reference.error == nil) == (end == whole.count), "cut at \(end): \(reference)")
+        }
+    }
+
+    /// Bare numbers and literals that one reader's lexer ends before the next byte (`01` is `0` then `1`): a
+    /// second value after an element ends the run there, whatever the number of workers.
+    @Test(arguments: [
+        "[1,2", #"[{"id":1},"ab"#, "[01,2]", "[truefalse]", "[-01]", #"[1"a"]"#, "[1e5e5]", "[1.5.3]", "[nullx]", "[1x]",
+        "[1,tr", "[1,-", "[1E+]", "[0.]", "[-]", "[2,nul]", "[1,2 ", "[[1],2", "[1]2", "[1][2]", "[\"a\"1]", "[1{}]",
+    ])
+    func malformedScalarsInSmallArrays(_ text: String) throws {
+        let reference = try Self.expectSameInSmallChunks(Array(text.utf8), name: text)
+        #expect(reference.error != nil, "\(text) was accepted: \(reference)")
+    }
+
+    /// Runs `text` as an array sequentially and with 2 and 3 workers at chunk sizes from one byte to the default
+    /// (which a small input cuts into 64 KiB chunks); returns the sequential transcript.
+    static func expectSameInSmallChunks(_ text: [UInt8], name: String) throws -> RunTranscript {
+        let fields = [field("value", .json, path: "$", optional: true)]
+        let reference = withoutQuotedContext(try transcript(of: .bytes(text, name: name), fields: fields, options: ReaderOptions(shape: .array, rejectionPolicy: .collect)))
+        for workers in [2, 3] {
+            for chunk in [1, 2, 3, 5, 64, 1 << 20] {
+                let options = ReaderOptions(shape: .array, batchCapacity: 2, rejectionPolicy: .collect, workers: workers, chunkSize: chunk)
+                let result = withoutQuotedContext(try transcript(of: .bytes(text, name: name), fields: fields, options: options))
+                #expect(result == reference, "\(name), \(workers) workers, chunks of \(chunk):\n\(result)\n--- sequential\n\(reference)")
+            }
+        }
+        return reference
+    }
+
     @Test(arguments: ConformanceTests.files(in: ConformanceTests.parsing, prefix: "n_"))
     func invalidLineInNDJSON(_ name: String) throws {
         var document = Array(try Data(contentsOf: ConformanceTests.parsing.appendingPathComponent(name)))

@@ -433,6 +433,12 @@ final class MappingEngine: BatchSource {
         let status = onlyWhitespaceLeft ? .ok : tokenizer.finish()
         handleStreamStatus(status)
         guard !hasEnded else { return }
+        if shape == .concatenated && !onlyWhitespaceLeft && !machine.pointee.inRecord && machine.pointee.recordInProgressStart < input.endOffset {
+            // yajl holds a value cut short outside any container (a string, a literal) without a word at the end
+            // of a stream of values: the last record was cut off.
+            failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the input", byteOffset: input.endOffset), end: input.endOffset)
+            return
+        }
         if machine.pointee.inRecord || machine.pointee.isOuterOpen {
             failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the input", found: "the end of the input", byteOffset: input.endOffset), end: input.endOffset)
             return

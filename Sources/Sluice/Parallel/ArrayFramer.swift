@@ -54,8 +54,9 @@ struct ArrayFramer {
     private var depth = 0
     private var inString = false
     private var escaped = false
-    /// The element is a scalar outside a string (a number or literal), which ends at whitespace, `,` or `]`.
+    /// The element is a scalar outside a string (a number or literal), which ends where yajl's lexer ends it.
     private var inBareScalar = false
+    private var scalar = ScalarTokenScan()
     private let maximumDepth: Int
 
     init(maximumDepth: Int) {
@@ -178,18 +179,21 @@ struct ArrayFramer {
             switch state {
             case .inElement:
                 if inBareScalar {
-                    if ShapeDetector.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") {
+                    switch scalar.step(byte) {
+                    case .continues:
+                        index += 1
+                    case .ended:
                         inBareScalar = false
                         state = .afterElement
-                        // The terminator goes with the element: a worker's parser sees the number end.
-                        lastElementEnd = offset + index + 1
                         elementsEnded += 1
-                        continue  // the same byte, now after the element
+                        // A terminator goes with the element, so that a worker's parser sees the number end; any
+                        // other byte is judged after the element, as yajl judges the token after the number.
+                        let isTerminator = ShapeDetector.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
+                        lastElementEnd = offset + index + (isTerminator ? 1 : 0)
+                    case .malformed:
+                        // The worker's parser reports the lexical error as one reader's would.
+                        return (lastElementEnd, fail(offset + index, "malformed number or literal", .forWorker))
                     }
-                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                        return (lastElementEnd, fail(offset + index, "after array element, I expect ',' or ']'", .misplacedToken))
-                    }
-                    index += 1
                     continue
                 }
                 switch scanElement(bytes, &index, count) {
@@ -231,6 +235,7 @@ struct ArrayFramer {
                     // The element's first byte is handled by the element rules.
                     if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { continue }
                     inBareScalar = true
+                    scalar.start(byte)
                     index += 1
                 }
             case .afterElement:
@@ -272,14 +277,25 @@ struct ArrayFramer {
         return (lastElementEnd, nil)
     }
 
-    /// What the end of the input means here: `nil` if the array is complete, else the problem.
-    func problemAtEnd(offset: Int) -> Problem? {
+    /// Ends the scan at the end of the input, at absolute `offset`: the end of a last element that the end
+    /// completes (a number, which only a following byte ends), and the problem, `nil` if the array is complete.
+    mutating func finish(at offset: Int) -> (lastElementEnd: Int?, problem: Problem?) {
+        if state == .inElement && inBareScalar && scalar.isComplete {
+            inBareScalar = false
+            state = .afterElement
+            elementsEnded += 1
+            return (offset, fail(offset, "premature EOF", .endOfInput))
+        }
         switch state {
-        case .afterArray, .failed: return nil
-        // An element cut short: the worker's parser reports it as truncated.
-        case .inElement: return Problem(offset: offset, message: "premature EOF", kind: .forWorker)
-        case .beforeArray: return nil  // no array at all: an empty input holds no records
-        default: return Problem(offset: offset, message: "premature EOF", kind: .endOfInput)
+        case .afterArray, .failed:
+            return (nil, nil)
+        case .inElement:
+            // An element cut short, or a malformed scalar: the worker's parser reports it.
+            return (nil, fail(offset, "premature EOF", .forWorker))
+        case .beforeArray:
+            return (nil, nil)  // no array at all: an empty input holds no records
+        default:
+            return (nil, fail(offset, "premature EOF", .endOfInput))
         }
     }
 

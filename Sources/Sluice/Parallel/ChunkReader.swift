@@ -31,6 +31,9 @@ final class ChunkReader {
     /// With a records path: turns the wrapper into an array of the records as bytes arrive.
     private var recordsFilter: RecordsPathFilter?
     private var elementsHanded = 0
+    /// Arrays: the absolute end of the last element framed in the buffer, while the buffer has not been handed on
+    /// (a problem found later ends the run after the elements before it).
+    private var unhandedElementsEnd: Int?
     /// With several records paths: the container whose records are being framed (an index into the filter's
     /// ``RecordsPathFilter/containers``), or -1 before the first.
     private var container = -1
@@ -75,7 +78,7 @@ final class ChunkReader {
             // An array of records is scanned once, by the framer, which also blanks what follows it.
             recordsFilter?.handsOverArrays = true
             framer.blanksTrailingContent = true
-        } else {
+        } else if recordsPaths.count > 1 {
             // The filter leaves one array per container, in document order; each starts chunks of its own.
             framer.stopsAtNextArray = true
         }
@@ -179,6 +182,7 @@ final class ChunkReader {
             chunk.recordKeys = keys.take(count)
         }
         elementsHanded = framer.elementsEnded
+        unhandedElementsEnd = nil
         nextIndex += 1
         let carried = filled - cut
         // Reserve the next buffer before handing this one on, so the carried bytes have somewhere to go.
@@ -305,11 +309,12 @@ final class ChunkReader {
     // MARK: - Arrays
 
     private func frameArray(emit: Emit) throws(SluiceError) -> Bool {
-        var lastElementEnd: Int?
         var problem: ArrayFramer.Problem?
         if filled > scanned {
             let arraysBefore = framer.arraysStarted
-            (lastElementEnd, problem) = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned)
+            let scan = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned)
+            if let end = scan.lastElementEnd { unhandedElementsEnd = end }
+            problem = scan.problem
             scanned = filled
             if framer.arraysStarted > arraysBefore { container += 1 }
             if let next = framer.nextArrayStart {
@@ -320,14 +325,23 @@ final class ChunkReader {
                 return true
             }
         }
-        if problem == nil && isAtEnd { problem = framer.problemAtEnd(offset: bufferOffset + filled) }
+        if problem == nil && isAtEnd {
+            let end = framer.finish(at: bufferOffset + filled)
+            if let elementEnd = end.lastElementEnd { unhandedElementsEnd = elementEnd }
+            problem = end.problem
+        }
         if let problem {
-            return handProblem(problem, lastElementEnd: lastElementEnd, emit: emit)
+            if problem.kind == .misplacedToken || problem.kind == .trailingGarbage {
+                // The message points past the whole token, as yajl's does: read on until it has ended.
+                let at = problem.offset - bufferOffset
+                while tokenLength(at: at) == nil && !isAtEnd && filled - at <= maximumRecordSize { try readMore() }
+            }
+            return handProblem(problem, lastElementEnd: unhandedElementsEnd, emit: emit)
         }
         if isAtEnd {
             return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
         }
-        if let lastElementEnd {
+        if let lastElementEnd = unhandedElementsEnd {
             if nextIndex > 0 || framer.elementsEnded >= firstChunkRecords {
                 return hand(upTo: lastElementEnd - bufferOffset, failure: nil, emit: emit)
             }
@@ -362,16 +376,20 @@ final class ChunkReader {
         let cut = lastElementEnd.map { $0 - bufferOffset } ?? 0
         let isEnd = problem.kind == .endOfInput
         var found = isEnd ? "the end of the input" : problem.message
-        // As one reader reports it: yajl says "parse error" and points just past the offending byte; a value after
-        // an element is a record starting there, garbage after the array one starting past it.
+        // As one reader reports it: yajl says "parse error" and points just past the offending token; a record
+        // starts at a value after an element, and at garbage after the array, where commas do not start one.
         var errorOffset = problem.offset
         var recordOffset = problem.offset
         var tokenEnd = min(at + 1, filled)
         if problem.kind == .misplacedToken || problem.kind == .trailingGarbage {
             found = "parse error: " + found
-            tokenEnd = at + tokenLength(at: at)
+            tokenEnd = at + (tokenLength(at: at) ?? 1)
             errorOffset = bufferOffset + tokenEnd
-            if problem.kind == .trailingGarbage { recordOffset += 1 }
+            if problem.kind == .trailingGarbage {
+                var start = at
+                while start < filled && buffer[start] == UInt8(ascii: ",") { start += 1 }
+                recordOffset = bufferOffset + start
+            }
         }
         if !isEnd, at < filled {
             // Only the offending byte: what else is in view depends on where reads and chunks ended.
@@ -390,8 +408,8 @@ final class ChunkReader {
 
     /// The length of the token at `buffer[at]`, as yajl reads it before it reports a misplaced one: a string to its
     /// closing quote, a number or a literal to its last character, any other byte alone. A token that runs past
-    /// the bytes read so far counts as one byte.
-    private func tokenLength(at: Int) -> Int {
+    /// the bytes read so far has no length yet (`nil`).
+    private func tokenLength(at: Int) -> Int? {
         guard at < filled else { return 1 }
         var end = at + 1
         switch buffer[at] {
@@ -402,7 +420,7 @@ final class ChunkReader {
                 end += 1
                 if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == UInt8(ascii: "\"") { return end - at }
             }
-            return 1
+            return nil
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             while end < filled, ArrayFramer.continuesNumber(buffer[end]) { end += 1 }
         case UInt8(ascii: "a")...UInt8(ascii: "z"):
@@ -410,6 +428,6 @@ final class ChunkReader {
         default:
             return 1
         }
-        return end < filled ? end - at : 1
+        return end < filled ? end - at : nil
     }
 }
