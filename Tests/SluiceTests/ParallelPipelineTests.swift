@@ -531,6 +531,29 @@ import SluiceFixtures
         #expect(compressed.chunksRead == 1)
     }
 
+    /// More workers than Dispatch's pool has threads (about 255 on Linux): each worker and the reader run on a
+    /// thread of their own, so none waits for a pool thread that never comes. Waited for with a time limit, so that
+    /// a regression fails instead of hanging the suite.
+    @Test func moreWorkersThanDispatchHasThreads() throws {
+        let schema = try MappingSchema(fields: [field("a", .int64)])
+        let text = (1...600).map { "{\"a\":\($0)}" }.joined(separator: "\n")
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<(rows: Int, error: String?)>((0, nil))
+        let thread = Thread {
+            do {
+                let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: ReaderOptions(workers: 300, chunkSize: 8))
+                while let batch = try reader.next() { outcome.withLock { $0.rows += batch.count } }
+            } catch {
+                outcome.withLock { $0.error = "\(error)" }
+            }
+            done.signal()
+        }
+        thread.start()
+        #expect(done.wait(timeout: .now() + 60) == .success, "300 workers did not finish within a minute")
+        #expect(outcome.withLock { $0.rows } == 600)
+        #expect(outcome.withLock { $0.error } == nil)
+    }
+
     @Test func invalidParallelOptionsAreReported() throws {
         let schema = try MappingSchema(fields: [field("a", .int64)])
         #expect(throws: SluiceError.self) { try ColumnarReader(input: .bytes([]), schema: schema, options: ReaderOptions(workers: 0)) }

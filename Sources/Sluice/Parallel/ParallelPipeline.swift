@@ -116,8 +116,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let sourceName = source.name
         let columnHeader = self.columnHeader
         for number in 0..<workers {
-            let queue = DispatchQueue(label: "sluice.worker.\(number)")
-            queue.async { [self] in
+            DedicatedThread.start(name: "sluice.worker.\(number)") { [self] in
                 // An engine per record type, made when its first chunk comes.
                 work { plan in
                     MappingEngine(plan: plan, chunkShape: chunkShape, hiddenOuterLevels: hiddenOuterLevels, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
@@ -125,7 +124,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
         }
         let sendableSource = UncheckedBox(source)
-        DispatchQueue(label: "sluice.reader").async { [self] in
+        DedicatedThread.start(name: "sluice.reader") { [self] in
             read(sendableSource.value, startOffset: startOffset)
         }
     }
