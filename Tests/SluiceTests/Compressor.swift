@@ -36,6 +36,21 @@ enum Compressor {
         return Array(output[..<produced])
     }
 
+    /// One zstd frame holding `bytes`, ending with its content checksum (as the `zstd` tool writes by default).
+    static func zstdWithChecksum(_ bytes: [UInt8]) -> [UInt8] {
+        guard let context = ZSTD_createCCtx() else { return [] }
+        defer { ZSTD_freeCCtx(context) }
+        ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
+        var output = [UInt8](repeating: 0, count: ZSTD_compressBound(bytes.count) + 64)
+        let produced = bytes.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { out in
+                ZSTD_compress2(context, out.baseAddress, out.count, input.baseAddress, input.count)
+            }
+        }
+        guard ZSTD_isError(produced) == 0 else { return [] }
+        return Array(output[..<produced])
+    }
+
     /// One zstd frame holding `bytes` whose header asks for a window of `1 << windowLog` bytes, as
     /// `zstd --long` writes when it streams: the content size is left out, so the window is not shrunk to it.
     static func zstd(_ bytes: [UInt8], windowLog: Int32) -> [UInt8] {

@@ -249,6 +249,26 @@ import SluiceFixtures
         }
     }
 
+    /// Damage found only after the data it guards (a gzip member's CRC, a zstd frame's checksum) is found in the
+    /// call that also decompressed the last of that data: every whole record is delivered, then the run fails,
+    /// naming the file and the damage, in both shapes and for any worker count.
+    @Test(arguments: ["gzip", "zstd"])
+    func damageAfterTheDataDeliversEveryRecordBeforeIt(_ format: String) throws {
+        var generator = TweetGenerator(seed: 19)
+        let records = (1...300).map { generator.nextRecord(ordinal: $0) }
+        for (shape, text) in [("ndjson", records.joined(separator: "\n") + "\n"), ("array", "[" + records.joined(separator: ",\n") + "]")] {
+            var compressed = format == "gzip" ? Compressor.gzip(Array(text.utf8)) : Compressor.zstdWithChecksum(Array(text.utf8))
+            // gzip ends with CRC-32 then the size; a zstd frame with a checksum ends with it.
+            compressed[compressed.count - (format == "gzip" ? 6 : 2)] ^= 0xFF
+            let damaged = try temporaryFile(compressed, name: "damaged-\(shape).\(format)")
+            for workers in [1, 3] {
+                let result = try transcript(of: .file(damaged.path), fields: ReferenceMapping.fields, options: ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 4096))
+                #expect(result.rows.count == 300, "\(shape), \(workers) workers: \(result.rows.count) records")
+                #expect(result.error?.contains(damaged.path) == true && result.error?.contains("corrupt \(format) data") == true, "\(result.error ?? "no error")")
+            }
+        }
+    }
+
     /// A zstd frame asking for a window beyond the limit is an error that says what it needs and how to allow it;
     /// raised to that, the same file reads like its plain twin.
     @Test(arguments: [1, 2])

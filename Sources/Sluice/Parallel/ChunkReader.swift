@@ -164,8 +164,16 @@ final class ChunkReader {
 
     /// For a read error: where the whole records read so far end.
     private func completeRecordsEnd() -> Int? {
-        guard shape == .ndjson, filled > 0, !isDiscardingLine, !isSkippingToFirstLine else { return nil }
-        return lastLineFeed(from: 0, to: filled).map { $0 + 1 }
+        guard filled > 0, !isDiscardingLine, !isSkippingToFirstLine else { return nil }
+        guard shape == .array else { return lastLineFeed(from: 0, to: filled).map { $0 + 1 } }
+        if filled > scanned {
+            // A problem the scan finds past the last whole element does not matter: the read error ends the run.
+            if let end = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned).lastElementEnd {
+                unhandedElementsEnd = end
+            }
+            scanned = filled
+        }
+        return unhandedElementsEnd.map { $0 - bufferOffset }
     }
 
     // MARK: - Handing out

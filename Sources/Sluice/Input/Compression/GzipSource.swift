@@ -14,6 +14,8 @@ final class GzipSource: ByteSource {
     private var betweenMembers = false
     /// Compressed bytes handed to zlib so far, for error offsets.
     private var compressedOffset = 0
+    /// An error found by the call that also produced bytes: those bytes are returned first, the error next time.
+    private var pendingError: SluiceError?
 
     init(compressed: any ByteSource) throws(SluiceError) {
         self.compressed = compressed
@@ -38,6 +40,7 @@ final class GzipSource: ByteSource {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        if let pendingError { throw pendingError }
         while true {
             if stream.pointee.avail_in == 0 && !inputEnded {
                 let read = try compressed.read(into: UnsafeMutableRawBufferPointer(start: input, count: inputCapacity))
@@ -69,7 +72,12 @@ final class GzipSource: ByteSource {
                 break
             default:
                 let detail = stream.pointee.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-                throw .io(source: name, byteOffset: compressedOffset, message: "corrupt gzip data: \(detail)")
+                let error = SluiceError.io(source: name, byteOffset: compressedOffset, message: "corrupt gzip data: \(detail)")
+                // What zlib produced before it found the damage is good data (a bad trailer checksum is found
+                // after the whole member): deliver it, then fail.
+                guard produced > 0 else { throw error }
+                pendingError = error
+                return produced
             }
             if produced > 0 { return produced }
         }

@@ -19,6 +19,12 @@ final class ZstdSource: ByteSource {
     /// The first bytes of the frame being decompressed, kept to say what window it asked for if it asks too much.
     private var frameHeader: [UInt8] = []
     private var frameOffset = 0
+    /// An error found by the call that also produced bytes: those bytes are returned first, the error next time.
+    private var pendingError: SluiceError?
+    /// The last call filled the output: libzstd may hold more decoded bytes.
+    private var hasPendingOutput = false
+    /// The input libzstd asked for next (the rest of a header, or one block and the next block's header).
+    private var nextInputSize = ZstdFrameHeader.maximumSize
 
     init(compressed: any ByteSource, maximumWindow: Int) throws(SluiceError) {
         self.compressed = compressed
@@ -41,38 +47,49 @@ final class ZstdSource: ByteSource {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        if let pendingError { throw pendingError }
         while true {
-            if inputPosition == inputCount && !inputEnded {
+            if inputPosition == inputCount && !inputEnded && !hasPendingOutput {
                 let read = try compressed.read(into: UnsafeMutableRawBufferPointer(start: input, count: inputCapacity))
                 inputPosition = 0
                 inputCount = read
                 if read == 0 { inputEnded = true }
             }
-            if inputPosition == inputCount && inputEnded {
+            if inputPosition == inputCount && inputEnded && !hasPendingOutput {
                 if atFrameEnd { return 0 }
                 throw .io(source: name, byteOffset: compressedOffset, message: "truncated zstd data: the input ends inside a frame")
             }
             if atFrameEnd {
                 frameOffset = compressedOffset
                 frameHeader.removeAll()
+                nextInputSize = ZstdFrameHeader.maximumSize
             }
             if frameHeader.count < ZstdFrameHeader.maximumSize {
                 // The header may come in pieces (the magic number alone, when it was peeked at).
                 let count = min(inputCount - inputPosition, ZstdFrameHeader.maximumSize - frameHeader.count)
                 frameHeader += UnsafeBufferPointer(start: input + inputPosition, count: count)
             }
-            var inBuffer = ZSTD_inBuffer(src: UnsafeRawPointer(input), size: inputCount, pos: inputPosition)
+            // libzstd leaves the output position where it was when a call fails, though it may have written the
+            // end of the previous block in that call: each call therefore either flushes what is pending or is
+            // given the input of one block (libzstd's hint), never both, so that a damaged block costs nothing
+            // before it.
+            let given = hasPendingOutput ? 0 : min(inputCount - inputPosition, nextInputSize)
+            var inBuffer = ZSTD_inBuffer(src: UnsafeRawPointer(input), size: inputPosition + given, pos: inputPosition)
             var outBuffer = ZSTD_outBuffer(dst: base, size: buffer.count, pos: 0)
             let hint = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
             compressedOffset += inBuffer.pos - inputPosition
             inputPosition = inBuffer.pos
             if ZSTD_isError(hint) != 0 {
-                if ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge {
-                    throw .io(source: name, byteOffset: frameOffset, message: windowTooLargeMessage())
-                }
-                throw .io(source: name, byteOffset: compressedOffset, message: "corrupt zstd data: " + String(cString: ZSTD_getErrorName(hint)))
+                let error: SluiceError = ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge
+                    ? .io(source: name, byteOffset: frameOffset, message: windowTooLargeMessage())
+                    : .io(source: name, byteOffset: compressedOffset, message: "corrupt zstd data: " + String(cString: ZSTD_getErrorName(hint)))
+                guard outBuffer.pos > 0 else { throw error }
+                pendingError = error
+                return outBuffer.pos
             }
-            atFrameEnd = hint == 0
+            hasPendingOutput = outBuffer.pos == outBuffer.size
+            atFrameEnd = hint == 0 && !hasPendingOutput
+            nextInputSize = max(hint, 1)
             if outBuffer.pos > 0 { return outBuffer.pos }
         }
     }
