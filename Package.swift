@@ -20,6 +20,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // The array framer's 64-byte block scan, in C for the SSE2 byte masks Swift has no portable form of.
         .target(name: "CStructuralScan"),
         // The engine is one module on purpose: tokenizer callbacks, the state machine, conversion and
@@ -32,6 +33,12 @@ let package = Package(
             name: "SluiceFixtures",
             dependencies: ["Sluice", "CZlib", "CZstd"]
         ),
+        // `sluice import`: destinations (SQLite, CSV/TSV, NDJSON), exactly-once loading, checkpoints and the run's
+        // accounting. Its own module, so that embedding the engine does not link a database.
+        .target(
+            name: "SluiceImport",
+            dependencies: ["Sluice", "CSQLite"]
+        ),
         // `sluice bench`: the contenders, the runner and the reports (a library, so that tests can run it small).
         .target(
             name: "SluiceBench",
@@ -39,7 +46,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", "SluiceBench", "SluiceFixtures", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sluice", "SluiceImport", "SluiceBench", "SluiceFixtures", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks/ holds benchmark programs; they are targets here (not a separate package) so that they build
         // from any checkout directory name, and nothing in the library depends on them.
@@ -55,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceFixtures", "SluiceBench", "CZlib", "CZstd"]
+            dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "CZlib", "CZstd", "CSQLite"]
         ),
     ]
 )

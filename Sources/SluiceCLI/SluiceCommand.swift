@@ -5,7 +5,6 @@ struct SluiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice",
         abstract: "Map large JSON dumps into typed records, streaming, in bounded memory.",
-        subcommands: [MapCommand.self, BenchCommand.self],
-        defaultSubcommand: MapCommand.self
+        subcommands: [ImportCommand.self, MapCommand.self, BenchCommand.self]
     )
 }

@@ -4,10 +4,19 @@ public struct EnumValue: Sendable, Hashable {
     public var json: String
     /// What the field holds for it.
     public var value: String
+    /// The kind of value ``value`` was written as (in a mapping file, an unquoted `1` is an integer), so that
+    /// destinations with typed columns store `1` as a number, not as the text "1".
+    public var storedKind: StoredKind
 
-    public init(json: String, value: String) {
+    /// The kinds of stored values.
+    public enum StoredKind: Sendable, Hashable {
+        case text, integer, number
+    }
+
+    public init(json: String, value: String, storedKind: StoredKind = .text) {
         self.json = json
         self.value = value
+        self.storedKind = storedKind
     }
 
     /// An entry that stores the JSON value as it is.

@@ -10,6 +10,8 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible {
     case streamEnded(source: String, Rejection)
     /// Reading the input failed.
     case io(source: String, byteOffset: Int, message: String)
+    /// Writing to a destination (a file, standard output, a database) failed.
+    case write(destination: String, message: String)
     /// The reader was configured with values it cannot work with.
     case invalidOptions(String)
     /// The records path leads nowhere in this input, or to a value that holds no records; records delivered
@@ -27,6 +29,8 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible {
             return "\(source): cannot read past rejected \(rejection)"
         case .io(let source, let byteOffset, let message):
             return "\(source): read error at byte \(byteOffset): \(message)"
+        case .write(let destination, let message):
+            return "\(destination): write error: \(message)"
         case .invalidOptions(let message):
             return "invalid options: \(message)"
         case .recordsPath(let source, let message):

@@ -86,8 +86,8 @@ enum MappingFile {
                     spec.enumValues = list.compactMap { $0.scalar?.string }.map { EnumValue($0) }
                 } else if let map = valuesNode.mapping {
                     spec.enumValues = map.compactMap { key, value in
-                        guard let json = key.scalar?.string, let stored = value.scalar?.string else { return nil }
-                        return EnumValue(json: json, value: stored)
+                        guard let json = key.scalar?.string, let scalar = value.scalar else { return nil }
+                        return EnumValue(json: json, value: scalar.string, storedKind: Self.storedKind(of: scalar))
                     }
                 } else {
                     entryProblems.append("'values' must be a list of values or a map from JSON values to stored values")
@@ -220,6 +220,15 @@ enum MappingFile {
             }
         }
         return result
+    }
+
+    /// An unquoted YAML scalar that reads as an integer or a decimal number is a number; anything else is text.
+    private static func storedKind(of scalar: Node.Scalar) -> EnumValue.StoredKind {
+        guard scalar.style == .plain else { return .text }
+        let text = scalar.string
+        if Int64(text) != nil { return .integer }
+        if let number = Double(text), number.isFinite, text.contains(where: { $0.isNumber }) { return .number }
+        return .text
     }
 
     private static func where_(_ node: Node, _ source: String) -> String {

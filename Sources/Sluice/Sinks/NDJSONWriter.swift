@@ -14,10 +14,10 @@ public struct NDJSONWriter {
         }
     }
 
-    /// Writes every record of `batch`.
-    public func write(_ batch: ColumnarBatch) throws(SluiceError) {
+    /// Writes the records of `batch` in `rows` (all of them by default).
+    public func write(_ batch: ColumnarBatch, rows: Range<Int>? = nil) throws(SluiceError) {
         let columns = batch.columns
-        for row in 0..<batch.count {
+        for row in rows ?? 0..<batch.count {
             try output.append { buffer in
                 buffer.append(UInt8(ascii: "{"))
                 for index in 0..<names.count {

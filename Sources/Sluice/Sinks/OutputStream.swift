@@ -5,27 +5,88 @@ import Darwin
 #endif
 
 /// A buffered writer to a file descriptor: fills a byte buffer and hands it to `write(2)` when full.
+///
+/// A file opened with ``init(path:ifExists:)`` is written under a temporary name beside it and appears under its
+/// own name only at ``commit()``; one appended to is cut back to its old length unless committed. A run that fails
+/// or is interrupted therefore never leaves a complete-looking file behind.
 public final class FileOutput {
+    /// What to do with a file that already exists.
+    public enum ExistingFile: String, Sendable, CaseIterable {
+        /// Refuse to write (the default): nothing is overwritten by mistake.
+        case fail
+        /// Add to the end of it.
+        case append
+        /// Replace it, once the new file is complete.
+        case replace
+    }
+
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private let name: String
     private var buffer: [UInt8] = []
     private let flushThreshold: Int
     private var written = 0
+    /// Where the file is written until it is committed, when that is not its own name.
+    private let temporaryPath: String?
+    /// For a file appended to: its length before this run.
+    private let appendedFrom: Int?
+    private var isSettled = false
+
+    /// Whether the file held bytes before this run (a file appended to), so a header is not written again.
+    public var hadContent: Bool { (appendedFrom ?? 0) > 0 }
 
     /// Writes to standard output.
     public static func standardOutput() -> FileOutput { FileOutput(descriptor: 1, name: "<stdout>", owns: false) }
 
-    /// Creates or truncates the file at `path`.
+    /// Creates or truncates the file at `path`, writing it in place.
     public init(path: String) throws(SluiceError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw .io(source: path, byteOffset: 0, message: "cannot create: " + String(cString: strerror(errno)))
+            throw .write(destination: path, message: "cannot create: " + String(cString: strerror(errno)))
         }
         self.descriptor = descriptor
         self.name = path
         ownsDescriptor = true
         flushThreshold = 1 << 20
+        temporaryPath = nil
+        appendedFrom = nil
+        buffer.reserveCapacity(flushThreshold + 4096)
+    }
+
+    /// Opens `path` to be written whole or not at all: a new or replacing file is written under a temporary
+    /// name in the same directory and renamed at ``commit()``; a file appended to is cut back to its length at
+    /// ``discard()``. Without either, the object's end discards.
+    /// - Throws: ``SluiceError/write(destination:message:)`` when the file exists and `ifExists` is
+    ///   ``ExistingFile/fail``, or it cannot be created.
+    public init(path: String, ifExists: ExistingFile) throws(SluiceError) {
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        if exists && (status.st_mode & S_IFMT) == S_IFDIR {
+            throw .write(destination: path, message: "is a directory")
+        }
+        if exists && ifExists == .fail {
+            throw .write(destination: path, message: "already exists (choose --if-exists append or replace)")
+        }
+        name = path
+        ownsDescriptor = true
+        flushThreshold = 1 << 20
+        if exists && ifExists == .append {
+            let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard descriptor >= 0 else { throw .write(destination: path, message: "cannot open: " + String(cString: strerror(errno))) }
+            self.descriptor = descriptor
+            temporaryPath = nil
+            appendedFrom = Int(status.st_size)
+        } else {
+            let slash = path.lastIndex(of: "/")
+            let directory = slash.map { String(path[...$0]) } ?? ""
+            let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            let temporary = directory + "." + file + ".sluice-\(getpid())-partial"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw .write(destination: path, message: "cannot create: " + String(cString: strerror(errno))) }
+            self.descriptor = descriptor
+            temporaryPath = temporary
+            appendedFrom = nil
+        }
         buffer.reserveCapacity(flushThreshold + 4096)
     }
 
@@ -34,12 +95,42 @@ public final class FileOutput {
         self.name = name
         ownsDescriptor = owns
         flushThreshold = 1 << 20
+        temporaryPath = nil
+        appendedFrom = nil
         buffer.reserveCapacity(flushThreshold + 4096)
     }
 
     deinit {
-        try? flush()
+        if temporaryPath != nil || appendedFrom != nil {
+            if !isSettled { discard() }
+        } else {
+            try? flush()
+        }
         if ownsDescriptor { close(descriptor) }
+    }
+
+    /// Writes out what is buffered, makes it durable and, for a file written under a temporary name, gives it
+    /// its own name.
+    public func commit() throws(SluiceError) {
+        try flush()
+        guard temporaryPath != nil || appendedFrom != nil else { return }
+        if fsync(descriptor) != 0 {
+            throw .write(destination: name, message: "cannot save: " + String(cString: strerror(errno)))
+        }
+        if let temporaryPath, rename(temporaryPath, name) != 0 {
+            throw .write(destination: name, message: "cannot rename the finished file into place: " + String(cString: strerror(errno)))
+        }
+        isSettled = true
+    }
+
+    /// Leaves no trace of this run: the temporary file is removed, a file appended to is cut back. Safe to call
+    /// from a signal's handling path: it only unlinks or truncates.
+    public func discard() {
+        guard !isSettled else { return }
+        isSettled = true
+        buffer.removeAll()
+        if let temporaryPath { unlink(temporaryPath) }
+        if let appendedFrom { _ = ftruncate(descriptor, off_t(appendedFrom)) }
     }
 
     /// Appends bytes, writing the buffer out when it is full.
@@ -81,7 +172,7 @@ public final class FileOutput {
                 if errno == EINTR { continue }
                 let message = String(cString: strerror(errno))
                 buffer.removeAll(keepingCapacity: true)
-                throw .io(source: name, byteOffset: written, message: "write failed: \(message)")
+                throw .write(destination: name, message: "\(message) (after \(written) bytes)")
             }
             offset += count
             written += count

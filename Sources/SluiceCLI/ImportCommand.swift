@@ -1,0 +1,96 @@
+import ArgumentParser
+import Sluice
+import SluiceImport
+
+/// `sluice import`: read inputs through mapping files into a database or files, exactly once.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import JSON records through mapping files into SQLite, CSV, TSV or NDJSON.",
+        discussion: """
+            The destination's kind comes from its name: out.sqlite, out.db or sqlite:PATH (a SQLite database; one \
+            table per mapping, named after the mapping file, with typed columns and a <table>_rejects table), \
+            out.csv or out.tsv (RFC 4180, a header row, one file per table), out.ndjson or out.jsonl, or - (NDJSON \
+            on standard output). Every record read is written or rejected, never both. A database import commits \
+            rows, rejections and a checkpoint together; after Ctrl-C or a crash, --resume continues after the last \
+            committed record. Files appear under their names only when the run ends well.
+
+            Exit status: 0 every record written; 2 finished, some records rejected; 1 the run failed (bad \
+            mapping, unreadable input, write error, --max-rejects passed); 130 interrupted (SIGINT or SIGTERM; \
+            what was written is committed); 64 a usage error.
+            """
+    )
+
+    @OptionGroup var reading: ReadingOptions
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("Where to write: out.sqlite, out.db, sqlite:PATH, out.csv, out.tsv, out.ndjson, out.jsonl, or -.", valueName: "destination"))
+    var destination: String
+
+    @Option(name: .customLong("if-exists"), help: ArgumentHelp("When a table or file exists already: fail, append or replace.", valueName: "action"))
+    var ifExists: FileOutput.ExistingFile = .fail
+
+    @Option(help: ArgumentHelp("Table names, one per mapping, in order (default: each mapping file's name).", valueName: "name"))
+    var table: [String] = []
+
+    @Option(help: ArgumentHelp("Upsert on these fields (SQLite): a row whose key is in the table already replaces it.", valueName: "field[,field]"))
+    var key: String?
+
+    @Flag(help: "Continue an interrupted import into the same database after its last committed record.")
+    var resume = false
+
+    @Option(help: ArgumentHelp("How SQLite stores dates: text (RFC 3339, UTC), epoch-s, epoch-ms (floored) or epoch-ns (exact).", valueName: "storage"))
+    var dates: DateStorage = .text
+
+    @Option(name: .customLong("null"), help: ArgumentHelp("What CSV and TSV write for a null (default: an empty field; empty text is written \"\").", valueName: "text"))
+    var nullText = ""
+
+    func validate() throws {
+        if !table.isEmpty && table.count != reading.mapping.count {
+            throw ValidationError("Give one --table per --mapping (\(reading.mapping.count)), or none.")
+        }
+    }
+
+    func run() throws {
+        let job: ImportJob
+        do {
+            job = try makeJob()
+        } catch {
+            Diagnostics.printError("sluice: error: \(error)")
+            throw ExitCode.failure
+        }
+        try ImportRunner.run(job, options: reading)
+    }
+
+    private func makeJob() throws(SluiceError) -> ImportJob {
+        let destination = try Destination(parsing: self.destination)
+        var schemas = try reading.schemas()
+        if case .sqlite = destination {
+            // SQLite's integers are signed: a uint64 above 2^63-1 is rejected rather than stored wrong.
+            schemas = try schemas.map { schema throws(SluiceError) in try schema.capped(uint64Maximum: UInt64(Int64.max)) }
+        }
+        let names = table.isEmpty ? reading.tableNames : table
+        if Set(names).count != names.count { throw .invalidOptions("two mappings would both write table \(names.sorted().first { name in names.filter { $0 == name }.count > 1 } ?? "")") }
+        var tables: [TableLayout] = []
+        for (schema, name) in zip(schemas, names) {
+            var layout = TableLayout(name: name, fields: schema.fields)
+            if let key {
+                guard case .sqlite = destination else { throw .invalidOptions("--key upserts into a database; \(destination) is a file") }
+                for part in key.split(separator: ",").map({ String($0).trimmingCharacters(in: .whitespaces) }) {
+                    guard let index = schema.fields.firstIndex(where: { $0.name == part }) else {
+                        throw .invalidOptions("--key \(part): table \(name) has no field of that name")
+                    }
+                    layout.keyColumns.append(index)
+                }
+            }
+            tables.append(layout)
+        }
+        var job = ImportJob(inputs: reading.inputNames, schemas: schemas, tables: tables, destination: destination)
+        job.readerOptions = reading.readerOptions
+        job.ifExists = ifExists
+        job.resumes = resume
+        job.rejectLimit = reading.maxRejects.flatMap(RejectLimit.init(parsing:))
+        job.dateStorage = dates
+        job.nullText = nullText
+        return job
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Sluice
+import SluiceImport
+import Synchronization
+
+/// Runs an import for `sluice import` and `sluice map` alike: progress, the first rejections, the summary and
+/// the rejections by kind on standard error; the rejects file; SIGINT and SIGTERM; the exit status.
+enum ImportRunner {
+    /// Rejection lines printed before the rest are only counted (and listed by kind at the end).
+    static let rejectionLinesShown = 10
+
+    static func run(_ job: ImportJob, options: ReadingOptions) throws {
+        let importer = Importer(job)
+        let rejectOutput: FileOutput?
+        do {
+            rejectOutput = try options.rejects.map { path throws(SluiceError) in try FileOutput(path: path, ifExists: .replace) }
+        } catch {
+            Diagnostics.printError("sluice: error: \(error)")
+            throw ExitCode.failure
+        }
+        let signals = SignalWatch { importer.requestStop() }
+        defer { signals.stop() }
+
+        let report = ProgressReport(lineInterval: options.progressEvery, quiet: options.quiet)
+        var shown = 0
+        var observer = Importer.Observer()
+        observer.inputStarted = { monitor, index, name in
+            let count = options.inputNames.count
+            report.watch(monitor, label: "[\(index + 1)/\(count)] \(name == "-" ? "<stdin>" : name)")
+        }
+        observer.inputFinished = { report.finishInput() }
+        observer.rejected = { (rejection, source, _) throws(SluiceError) in
+            if !options.quiet {
+                if shown < rejectionLinesShown {
+                    report.print("sluice: \(source == "-" ? "<stdin>" : source): rejected \(rejection)")
+                } else if shown == rejectionLinesShown {
+                    report.print("sluice: more rejections are counted, not printed (the summary lists them by kind)")
+                }
+                shown += 1
+            }
+            try rejectOutput.map { output throws(SluiceError) in try output.write(rejection.jsonText(source: source) + "\n") }
+        }
+        let summary = importer.run(observer: observer)
+        report.stop()
+        var outcome = summary.outcome
+        do {
+            // The rejections read are reported whatever the outcome.
+            try rejectOutput?.commit()
+        } catch {
+            outcome = .failed("\(error)")
+        }
+        let readAnything = summary.recordsRead > 0 || summary.bytesRead > 0
+        if !options.quiet && (readAnything || outcome == .complete) {
+            Diagnostics.printError("sluice: " + summary.line)
+            if shown > rejectionLinesShown || (summary.rejectionGroups.count > 1 && shown > 0) {
+                for group in summary.rejectionGroups.sorted(by: { $0.count > $1.count }) {
+                    Diagnostics.printError("sluice:   " + ImportSummary.describe(group))
+                }
+            }
+        }
+        if options.reportUnmapped {
+            for (path, count) in summary.unmappedKeys.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+                Diagnostics.printError("sluice: unmapped \(path): \(count)")
+            }
+        }
+        if let path = options.summaryJSON {
+            var final = summary
+            final.outcome = outcome
+            do {
+                let output = try FileOutput(path: path, ifExists: .replace)
+                try output.write(final.jsonText)
+                try output.commit()
+            } catch {
+                Diagnostics.printError("sluice: error: \(error)")
+                throw ExitCode.failure
+            }
+        }
+        switch outcome {
+        case .failed(let message): Diagnostics.printError("sluice: error: " + message)
+        case .interrupted: Diagnostics.printError("sluice: interrupted; what was written is committed" + (job.destination.keepsCheckpoints ? " (--resume continues)" : ", no file was left"))
+        default: break
+        }
+        if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }
+    }
+}
+
+/// SIGINT and SIGTERM ask the run to stop (the batch in hand is finished and committed); a second one ends the
+/// process at once, which committed transactions survive.
+final class SignalWatch {
+    private let sources: [any DispatchSourceSignal]
+
+    init(onFirst: @escaping @Sendable () -> Void) {
+        let queue = DispatchQueue(label: "sluice.signals")
+        let count = Mutex(0)
+        sources = [SIGINT, SIGTERM].map { (number: Int32) -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                let seen = count.withLock { value in
+                    value += 1
+                    return value
+                }
+                if seen == 1 {
+                    onFirst()
+                } else {
+                    _exit(130)
+                }
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    func stop() {
+        for source in sources { source.cancel() }
+    }
+}

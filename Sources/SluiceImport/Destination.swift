@@ -1,0 +1,74 @@
+import Sluice
+
+/// Where an import writes, as named on the command line: the kind comes from a scheme or the file extension.
+public enum Destination: Sendable, Hashable, CustomStringConvertible {
+    /// A SQLite database file (`out.sqlite`, `out.db`, `sqlite:PATH`).
+    case sqlite(path: String)
+    /// CSV (`,`) or TSV (tab) files, one per table.
+    case csv(path: String, delimiter: UInt8)
+    /// NDJSON files, one per table, or standard output (`-`, one table).
+    case ndjson(path: String?)
+    /// NDJSON files in a directory, `<table>.ndjson` each.
+    case ndjsonDirectory(String)
+
+    /// Reads a destination: `-`, `sqlite:PATH`, or a path ending in `.sqlite`, `.sqlite3`, `.db`, `.csv`, `.tsv`,
+    /// `.ndjson` or `.jsonl`.
+    /// - Throws: ``SluiceError/invalidOptions(_:)`` naming the kinds understood.
+    public init(parsing text: String) throws(SluiceError) {
+        let lowered = text.lowercased()
+        if text == "-" {
+            self = .ndjson(path: nil)
+        } else if lowered.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw .invalidOptions("--to sqlite: needs a path (sqlite:out.db)") }
+            self = .sqlite(path: path)
+        } else if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
+            throw .invalidOptions("--to \(text): PostgreSQL destinations are not supported by this build yet; import into SQLite, CSV or NDJSON")
+        } else if [".sqlite", ".sqlite3", ".db"].contains(where: lowered.hasSuffix) {
+            self = .sqlite(path: text)
+        } else if lowered.hasSuffix(".csv") {
+            self = .csv(path: text, delimiter: UInt8(ascii: ","))
+        } else if lowered.hasSuffix(".tsv") {
+            self = .csv(path: text, delimiter: 0x09)
+        } else if lowered.hasSuffix(".ndjson") || lowered.hasSuffix(".jsonl") {
+            self = .ndjson(path: text)
+        } else {
+            throw .invalidOptions("--to \(text): cannot tell what to write from the name; end it in .sqlite or .db, .csv, .tsv, .ndjson or .jsonl, or write sqlite:PATH, or - for NDJSON on standard output")
+        }
+    }
+
+    /// Whether the destination keeps checkpoints, so that an interrupted import can be resumed.
+    public var keepsCheckpoints: Bool {
+        if case .sqlite = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .sqlite(let path): path
+        case .csv(let path, _): path
+        case .ndjson(let path): path ?? "<stdout>"
+        case .ndjsonDirectory(let directory): directory.hasSuffix("/") ? directory : directory + "/"
+        }
+    }
+
+    /// The file of each table: the path itself for one table; for several, the table's name before the
+    /// extension (`out.csv` → `out.events.csv`).
+    func filePaths(tables: [String]) -> [String] {
+        let path: String
+        switch self {
+        case .sqlite: return []
+        case .ndjson(nil): return []
+        case .ndjsonDirectory(let directory):
+            let base = directory.hasSuffix("/") ? directory : directory + "/"
+            return tables.map { base + $0 + ".ndjson" }
+        case .csv(let file, _), .ndjson(.some(let file)): path = file
+        }
+        guard tables.count > 1 else { return [path] }
+        let slash = path.lastIndex(of: "/")
+        let dot = path.lastIndex(of: ".").flatMap { dot in slash.map { dot > $0 } ?? true ? dot : nil }
+        let stem = dot.map { String(path[..<$0]) } ?? path
+        let suffix = dot.map { String(path[$0...]) } ?? ""
+        return tables.map { stem + "." + $0 + suffix }
+    }
+}

@@ -1,0 +1,280 @@
+import CSQLite
+import Sluice
+
+/// Writes tables into a SQLite database through prepared statements in large transactions (WAL journal,
+/// `synchronous=NORMAL` while loading). Each commit also writes the import's checkpoints, in the same
+/// transaction, into `_sluice_checkpoints`; rejected records go to `<table>_rejects`.
+///
+/// Column types: int64, uint64 and bool `INTEGER` (bool 0/1; uint64 values above 2^63−1 are rejected by the
+/// mapping, since SQLite integers are signed), double `REAL`, string, url and json `TEXT` (json as the value's
+/// JSON text, which `json_valid` accepts), lists `TEXT` (a JSON array), bytes `BLOB`, dates `TEXT` (RFC 3339,
+/// UTC) or `INTEGER` epochs by ``DateStorage``, enums `INTEGER`, `REAL` or `TEXT` after their stored values.
+final class SQLiteSink: TableSink {
+    let destinationName: String
+    var keepsCheckpoints: Bool { true }
+    private let connection: SQLiteConnection
+    private let tables: [TableLayout]
+    private let dateStorage: DateStorage
+    private var inserts: [SQLiteConnection.Statement] = []
+    private var rejectInserts: [SQLiteConnection.Statement] = []
+    private var bindings: [[Binding]] = []
+    private var inTransaction = false
+    private var scratch: [UInt8] = []
+
+    static let checkpointTable = "_sluice_checkpoints"
+
+    /// How one column's values are bound.
+    private enum Binding {
+        case integer, unsignedInteger, real, boolean, text, blob, dateText, dateEpoch(Int64), enumInteger, enumNumber
+    }
+
+    /// Opens (or creates) the database and prepares every table: created when missing, refused, appended to or
+    /// replaced when present, by `ifExists`; with `resuming`, the tables must be there already.
+    init(path: String, tables: [TableLayout], ifExists: FileOutput.ExistingFile, resuming: Bool, dateStorage: DateStorage) throws(SluiceError) {
+        destinationName = path
+        connection = try SQLiteConnection(path: path)
+        self.tables = tables
+        self.dateStorage = dateStorage
+        try connection.execute("PRAGMA journal_mode=WAL", doing: "cannot use the WAL journal")
+        try connection.execute("PRAGMA synchronous=NORMAL", doing: "cannot set synchronous=NORMAL")
+        try begin()
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS \(Self.checkpointTable) (input TEXT NOT NULL, table_name TEXT NOT NULL, size INTEGER, \
+            modified_ns INTEGER, head_hash TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, complete INTEGER, \
+            PRIMARY KEY (input, table_name))
+            """, doing: "cannot create the checkpoint table")
+        for table in tables {
+            try prepare(table, ifExists: resuming ? .append : ifExists, resuming: resuming)
+        }
+    }
+
+    private func prepare(_ table: TableLayout, ifExists: FileOutput.ExistingFile, resuming: Bool) throws(SluiceError) {
+        let name = SQLiteConnection.quoted(table.name)
+        let rejectsName = SQLiteConnection.quoted(table.name + "_rejects")
+        let exists = try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = \(SQLiteConnection.literal(table.name))",
+                                          doing: "cannot look up table \(table.name)").isEmpty
+        if resuming && !exists {
+            throw .write(destination: destinationName, message: "table \(table.name) does not exist: nothing to resume")
+        }
+        if exists && ifExists == .fail {
+            throw .write(destination: destinationName, message: "table \(table.name) already exists (choose --if-exists append or replace, or --resume)")
+        }
+        if exists && ifExists == .replace {
+            try connection.execute("DROP TABLE \(name)", doing: "cannot drop table \(table.name)")
+            try connection.execute("DROP TABLE IF EXISTS \(rejectsName)", doing: "cannot drop table \(table.name)_rejects")
+            try connection.execute("DELETE FROM \(Self.checkpointTable) WHERE table_name = \(SQLiteConnection.literal(table.name))",
+                                   doing: "cannot clear the checkpoints of \(table.name)")
+        }
+        var columns = table.fields.map { SQLiteConnection.quoted($0.name) + " " + declaredType($0) }
+        let keyNames = table.keyColumns.map { SQLiteConnection.quoted(table.fields[$0].name) }
+        if !keyNames.isEmpty { columns.append("PRIMARY KEY (" + keyNames.joined(separator: ", ") + ")") }
+        try connection.execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")", doing: "cannot create table \(table.name)")
+        if !keyNames.isEmpty && exists {
+            // An existing table needs a unique index on the key for the upsert to match on.
+            try connection.execute("CREATE UNIQUE INDEX IF NOT EXISTS " + SQLiteConnection.quoted(table.name + "_sluice_key") + " ON \(name) ("
+                                   + keyNames.joined(separator: ", ") + ")", doing: "cannot index table \(table.name) on its key")
+        }
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS \(rejectsName) (source TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, \
+            failures TEXT, raw BLOB, raw_truncated INTEGER)
+            """, doing: "cannot create table \(table.name)_rejects")
+
+        let names = table.fields.map { SQLiteConnection.quoted($0.name) }
+        var sql = "INSERT INTO \(name) (" + names.joined(separator: ", ") + ") VALUES (" + names.map { _ in "?" }.joined(separator: ", ") + ")"
+        if !keyNames.isEmpty {
+            let others = table.fields.indices.filter { !table.keyColumns.contains($0) }.map { names[$0] }
+            sql += " ON CONFLICT (" + keyNames.joined(separator: ", ") + ") DO "
+            sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        }
+        inserts.append(try connection.prepare(sql, doing: "cannot prepare the insert into \(table.name)"))
+        rejectInserts.append(try connection.prepare("INSERT INTO \(rejectsName) VALUES (?, ?, ?, ?, ?, ?, ?)", doing: "cannot prepare the insert into \(table.name)_rejects"))
+        bindings.append(table.fields.map(binding))
+    }
+
+    /// The column's declared type.
+    private func declaredType(_ field: FieldSpec) -> String {
+        switch binding(field) {
+        case .integer, .unsignedInteger, .boolean, .dateEpoch, .enumInteger: "INTEGER"
+        case .real, .enumNumber: "REAL"
+        case .text, .dateText: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
+
+    private func binding(_ field: FieldSpec) -> Binding {
+        if field.isList { return .text }
+        switch field.type {
+        case .int64: return .integer
+        case .uint64: return .unsignedInteger
+        case .double: return .real
+        case .bool: return .boolean
+        case .string, .url, .json: return .text
+        case .bytes: return .blob
+        case .date: return dateStorage == .text ? .dateText : .dateEpoch(dateStorage.unit)
+        case .enumeration:
+            switch field.enumStoredKind {
+            case .integer: return .enumInteger
+            case .number: return .enumNumber
+            case .text: return .text
+            }
+        }
+    }
+
+    // MARK: - Writing
+
+    func write(_ batch: ColumnarBatch, rows: Range<Int>, table: Int) throws(SluiceError) {
+        let statement = inserts[table].pointer
+        let binds = bindings[table]
+        let columns = binds.indices.map { batch.column($0) }
+        for row in rows {
+            sqlite3_reset(statement)
+            for (index, column) in columns.enumerated() {
+                bind(column, binds[index], row: row, at: Int32(index + 1), in: statement)
+            }
+            guard sqlite3_step(statement) == SQLITE_DONE else {
+                let error = connection.error("cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
+                sqlite3_reset(statement)
+                throw error
+            }
+        }
+    }
+
+    private func bind(_ column: ColumnarBatch.Column, _ binding: Binding, row: Int, at position: Int32, in statement: OpaquePointer) {
+        if column.isNull(row) {
+            sqlite3_bind_null(statement, position)
+            return
+        }
+        switch binding {
+        case .integer:
+            sqlite3_bind_int64(statement, position, column.int64(row) ?? 0)
+        case .unsignedInteger:
+            // The mapping rejects values above Int64.max for this destination.
+            sqlite3_bind_int64(statement, position, Int64(clamping: column.uint64(row) ?? 0))
+        case .real:
+            sqlite3_bind_double(statement, position, column.double(row) ?? 0)
+        case .boolean:
+            sqlite3_bind_int(statement, position, column.bool(row) == true ? 1 : 0)
+        case .dateEpoch(let unit):
+            let nanoseconds = column.dateNanoseconds(row) ?? 0
+            // Floored, so that an instant before 1970 stays before the unit it falls in.
+            let value = nanoseconds >= 0 ? nanoseconds / unit : -((-(nanoseconds + 1)) / unit) - 1
+            sqlite3_bind_int64(statement, position, unit == 1 ? nanoseconds : value)
+        case .dateText:
+            scratch.removeAll(keepingCapacity: true)
+            column.appendText(row, to: &scratch)
+            scratch.withUnsafeBufferPointer { Self.bindText($0, at: position, in: statement) }
+        case .text:
+            column.withUTF8(row) { text in
+                guard let text else { return }
+                Self.bindText(text, at: position, in: statement)
+            }
+        case .blob:
+            column.withUTF8(row) { bytes in
+                guard let bytes else { return }
+                if bytes.isEmpty {
+                    sqlite3_bind_zeroblob(statement, position, 0)
+                } else {
+                    _ = csqlite_bind_blob_transient(statement, position, bytes.baseAddress, Int32(bytes.count))
+                }
+            }
+        case .enumInteger, .enumNumber:
+            column.withUTF8(row) { text in
+                guard let text else { return }
+                let value = String(decoding: text, as: UTF8.self)
+                if case .enumInteger = binding, let integer = Int64(value) {
+                    sqlite3_bind_int64(statement, position, integer)
+                } else if let number = Double(value) {
+                    sqlite3_bind_double(statement, position, number)
+                } else {
+                    _ = csqlite_bind_text_transient(statement, position, value, Int32(text.count))
+                }
+            }
+        }
+    }
+
+    /// Binds UTF-8 text, copied by SQLite; empty text binds as '' (a null pointer would bind NULL).
+    private static func bindText(_ text: UnsafeBufferPointer<UInt8>, at position: Int32, in statement: OpaquePointer) {
+        guard let base = text.baseAddress, !text.isEmpty else {
+            _ = csqlite_bind_text_transient(statement, position, "", 0)
+            return
+        }
+        base.withMemoryRebound(to: CChar.self, capacity: text.count) {
+            _ = csqlite_bind_text_transient(statement, position, $0, Int32(text.count))
+        }
+    }
+
+    func reject(_ rejection: Rejection, source: String, table: Int) throws(SluiceError) {
+        let statement = rejectInserts[table].pointer
+        sqlite3_reset(statement)
+        _ = csqlite_bind_text_transient(statement, 1, source, -1)
+        sqlite3_bind_int64(statement, 2, Int64(rejection.location.ordinal))
+        sqlite3_bind_int64(statement, 3, Int64(rejection.location.line))
+        sqlite3_bind_int64(statement, 4, Int64(rejection.location.byteOffset))
+        _ = csqlite_bind_text_transient(statement, 5, rejection.failuresJSONText, -1)
+        rejection.rawText.withUnsafeBufferPointer { raw in
+            // Text when it is UTF-8, as it almost always is; the bytes as they were otherwise.
+            if String(validating: raw, as: UTF8.self) != nil {
+                Self.bindText(raw, at: 6, in: statement)
+            } else {
+                _ = csqlite_bind_blob_transient(statement, 6, raw.baseAddress, Int32(raw.count))
+            }
+        }
+        sqlite3_bind_int(statement, 7, rejection.isRawTextTruncated ? 1 : 0)
+        guard sqlite3_step(statement) == SQLITE_DONE else {
+            throw connection.error("cannot record rejected record \(rejection.location.ordinal) in \(tables[table].name)_rejects")
+        }
+    }
+
+    // MARK: - Transactions and checkpoints
+
+    private func begin() throws(SluiceError) {
+        try connection.execute("BEGIN IMMEDIATE", doing: "cannot start a transaction")
+        inTransaction = true
+    }
+
+    func commit(_ checkpoints: [Checkpoint]) throws(SluiceError) {
+        try writeCheckpoints(checkpoints)
+        try connection.execute("COMMIT", doing: "cannot commit")
+        inTransaction = false
+        try begin()
+    }
+
+    private func writeCheckpoints(_ checkpoints: [Checkpoint]) throws(SluiceError) {
+        for checkpoint in checkpoints {
+            let identity = checkpoint.input
+            try connection.execute("""
+                INSERT OR REPLACE INTO \(Self.checkpointTable) VALUES (\(SQLiteConnection.literal(identity.path)), \
+                \(SQLiteConnection.literal(checkpoint.table)), \(identity.size), \(identity.modificationNanoseconds), \
+                \(SQLiteConnection.literal(identity.headHash)), \(checkpoint.ordinal), \(checkpoint.line), \(checkpoint.byteOffset), \
+                \(checkpoint.isComplete ? 1 : 0))
+                """, doing: "cannot write the checkpoint")
+        }
+    }
+
+    func committedCheckpoints() throws(SluiceError) -> [Checkpoint] {
+        try connection.rows("SELECT input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete FROM \(Self.checkpointTable)",
+                            doing: "cannot read the checkpoints").map { row in
+            func number(_ index: Int) -> Int { row[index].flatMap { Int($0) } ?? 0 }
+            return Checkpoint(
+                input: InputIdentity(path: row[0] ?? "", size: number(2), modificationNanoseconds: number(3), headHash: row[4] ?? ""),
+                table: row[1] ?? "", ordinal: number(5), line: number(6), byteOffset: number(7), isComplete: number(8) != 0)
+        }
+    }
+
+    func finish(_ checkpoints: [Checkpoint]) throws(SluiceError) {
+        try writeCheckpoints(checkpoints)
+        try connection.execute("COMMIT", doing: "cannot commit")
+        inTransaction = false
+        inserts.removeAll()
+        rejectInserts.removeAll()
+        connection.close()
+    }
+
+    func abandon() {
+        if inTransaction { try? connection.execute("ROLLBACK", doing: "cannot roll back") }
+        inTransaction = false
+        inserts.removeAll()
+        rejectInserts.removeAll()
+        connection.close()
+    }
+}

@@ -1,0 +1,70 @@
+import Sluice
+
+/// Everything an import needs: inputs, mappings and their tables, the destination and how to read and write.
+public struct ImportJob: Sendable {
+    /// Input files; `-` is standard input.
+    public var inputs: [String]
+    /// One mapping per table, in the order of ``tables``.
+    public var schemas: [MappingSchema]
+    /// One table per mapping.
+    public var tables: [TableLayout]
+    public var destination: Destination
+    /// How inputs are read. The rejection policy is always ``RejectionPolicy/collect``: the import decides when
+    /// rejections end the run (``rejectLimit``).
+    public var readerOptions = ReaderOptions()
+    /// What to do with a table or file that exists already.
+    public var ifExists = FileOutput.ExistingFile.fail
+    /// Continue an interrupted import into the same database from its last checkpoint.
+    public var resumes = false
+    /// How many rejected records end the run.
+    public var rejectLimit: RejectLimit?
+    /// How SQLite stores dates.
+    public var dateStorage = DateStorage.text
+    /// What the text destinations (CSV, TSV) write for a null.
+    public var nullText = ""
+    /// A transaction is committed, with its checkpoint, at least this often (in records) and once a second.
+    public var recordsPerCommit = 100_000
+
+    public init(inputs: [String], schemas: [MappingSchema], tables: [TableLayout], destination: Destination) {
+        self.inputs = inputs
+        self.schemas = schemas
+        self.tables = tables
+        self.destination = destination
+    }
+}
+
+/// When rejections end an import: after more than a number of them, or more than a share of the records read.
+public enum RejectLimit: Sendable, Hashable, CustomStringConvertible {
+    case count(Int)
+    /// A percentage, judged once 1,000 records have been read (before that, a few early rejections would be a
+    /// large share) and again at the end.
+    case percent(Double)
+
+    /// Reads `N` or `N%`.
+    public init?(parsing text: String) {
+        if text.hasSuffix("%") {
+            guard let value = Double(text.dropLast()), value >= 0, value <= 100 else { return nil }
+            self = .percent(value)
+        } else {
+            guard let value = Int(text), value >= 0 else { return nil }
+            self = .count(value)
+        }
+    }
+
+    /// Whether `rejected` of `read` records passes the limit; `isFinal` at the end of the run.
+    func isExceeded(rejected: Int, read: Int, isFinal: Bool) -> Bool {
+        switch self {
+        case .count(let limit): return rejected > limit
+        case .percent(let limit):
+            guard read > 0, isFinal || read >= 1000 else { return false }
+            return Double(rejected) * 100 > limit * Double(read)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .count(let limit): "\(limit)"
+        case .percent(let limit): "\(limit)%"
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Sluice
+
+/// What an import did: counts per table, the rejections by kind, time, memory and how it ended.
+public struct ImportSummary: Sendable {
+    /// How the run ended, and the exit status that says so.
+    public enum Outcome: Sendable, Equatable {
+        /// Every record read was written.
+        case complete
+        /// Finished, and some records were rejected.
+        case someRejected
+        /// Stopped by an error (the message says which and why).
+        case failed(String)
+        /// Stopped by SIGINT or SIGTERM after committing what was written.
+        case interrupted
+
+        /// 0, 2, 1 and 130.
+        public var exitStatus: Int32 {
+            switch self {
+            case .complete: 0
+            case .someRejected: 2
+            case .failed: 1
+            case .interrupted: 130
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .complete: "complete"
+            case .someRejected: "some_rejected"
+            case .failed: "failed"
+            case .interrupted: "interrupted"
+            }
+        }
+    }
+
+    /// Counts for one table.
+    public struct TableCounts: Sendable, Hashable {
+        public var name: String
+        /// Records read for the table (written, rejected, or skipped as committed by an earlier run).
+        public var recordsRead = 0
+        public var recordsWritten = 0
+        public var recordsRejected = 0
+        /// Records a resumed run passed over because an earlier run committed them.
+        public var recordsSkipped = 0
+    }
+
+    /// Rejections that share a key path and kind: how many, and the first one.
+    public struct RejectionGroup: Sendable, Hashable {
+        public var keyPath: String
+        public var kind: Rejection.Kind
+        public var count: Int
+        public var first: Rejection.Failure
+        public var firstSource: String
+        public var firstLocation: RecordLocation
+    }
+
+    public var destination: String
+    public var tables: [TableCounts]
+    public var rejectionGroups: [RejectionGroup] = []
+    /// Bytes read from the inputs as stored.
+    public var bytesRead = 0
+    public var seconds = 0.0
+    /// The process's peak resident memory, in bytes.
+    public var peakMemoryBytes = 0
+    /// Keys no field read, by table and key path, with how often they were seen.
+    public var unmappedKeys: [String: Int] = [:]
+    public var outcome = Outcome.complete
+
+    public var recordsRead: Int { tables.reduce(0) { $0 + $1.recordsRead } }
+    public var recordsWritten: Int { tables.reduce(0) { $0 + $1.recordsWritten } }
+    public var recordsRejected: Int { tables.reduce(0) { $0 + $1.recordsRejected } }
+
+    /// One line: `sluice: 1,000 records read, 990 written to out.db (tweets), 10 rejected, 12.3 MB in 0.8 s`.
+    public var line: String {
+        var text = "\(recordsRead) records read, \(recordsWritten) written to \(destination)"
+        if tables.count > 1 {
+            text += " (" + tables.map { "\($0.name): \($0.recordsWritten)" }.joined(separator: ", ") + ")"
+        }
+        text += ", \(recordsRejected) rejected"
+        let skipped = tables.reduce(0) { $0 + $1.recordsSkipped }
+        if skipped > 0 { text += ", \(skipped) already imported" }
+        return text + ", \(bytesRead) bytes in " + String(format: "%.2f", seconds) + " s"
+    }
+
+    /// The summary as one JSON object, for orchestrators that run one import per shard.
+    public var jsonText: String {
+        func quoted(_ text: String) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: [text], options: [])) ?? Data("[\"\"]".utf8)
+            return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        }
+        var text = "{\"destination\":\(quoted(destination)),\"status\":\(quoted(outcome.name)),\"exit_status\":\(outcome.exitStatus)"
+        if case .failed(let message) = outcome { text += ",\"error\":\(quoted(message))" }
+        text += ",\"records_read\":\(recordsRead),\"records_written\":\(recordsWritten),\"records_rejected\":\(recordsRejected)"
+        text += ",\"tables\":[" + tables.map { table in
+            "{\"name\":\(quoted(table.name)),\"records_read\":\(table.recordsRead),\"records_written\":\(table.recordsWritten),"
+                + "\"records_rejected\":\(table.recordsRejected),\"records_skipped\":\(table.recordsSkipped)}"
+        }.joined(separator: ",") + "]"
+        text += ",\"rejections\":[" + rejectionGroups.map { group in
+            "{\"path\":\(quoted(group.keyPath)),\"kind\":\(quoted(group.kind.rawValue)),\"count\":\(group.count),"
+                + "\"first\":\(quoted("\(group.first)")),\"first_source\":\(quoted(group.firstSource)),"
+                + "\"first_ordinal\":\(group.firstLocation.ordinal),\"first_line\":\(group.firstLocation.line)}"
+        }.joined(separator: ",") + "]"
+        text += ",\"bytes_read\":\(bytesRead),\"seconds\":" + String(format: "%.3f", seconds) + ",\"peak_memory_bytes\":\(peakMemoryBytes)"
+        text += ",\"unmapped_keys\":{" + unmappedKeys.sorted { $0.key < $1.key }.map { "\(quoted($0.key)):\($0.value)" }.joined(separator: ",") + "}"
+        return text + "}\n"
+    }
+
+    /// `319,989 × $.edited: expected date, found false (first: dump.ndjson record 1, line 1)`
+    public static func describe(_ group: RejectionGroup) -> String {
+        "\(group.count) × \(group.first) (first: \(group.firstSource) \(group.firstLocation))"
+    }
+}

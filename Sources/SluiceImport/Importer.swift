@@ -1,0 +1,351 @@
+import Foundation
+import Sluice
+import Synchronization
+
+/// Runs an ``ImportJob``: reads each input through its mappings and writes every record read either into its
+/// table or, rejected, into the table's rejections (and to the caller), never both and never neither.
+///
+/// With a database destination, rows, rejections and a checkpoint per input and table are committed together,
+/// at least every ``ImportJob/recordsPerCommit`` records and once a second; a run resumed after an interruption
+/// or a crash (``ImportJob/resumes``) starts after the last committed record, so nothing is written twice and
+/// nothing is skipped. File destinations appear only when the run ends well.
+public final class Importer: Sendable {
+    private let job: ImportJob
+    private let stopRequested = Atomic<Bool>(false)
+    /// Stops the reader of the input being read, so that a stop does not wait for input that may never come.
+    private let cancelReading = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// What the caller hears while the run goes on, all on the thread that called ``run(observer:)``.
+    public struct Observer {
+        /// An input is being read: its progress, and its name.
+        public var inputStarted: (ProgressMonitor, _ index: Int, _ name: String) -> Void = { _, _, _ in }
+        /// The input is done (or stopped).
+        public var inputFinished: () -> Void = {}
+        /// A record was rejected (for a table whose index is given).
+        public var rejected: (Rejection, _ source: String, _ table: Int) throws(SluiceError) -> Void = { _, _, _ in }
+
+        public init() {}
+    }
+
+    public init(_ job: ImportJob) {
+        self.job = job
+    }
+
+    /// Asks the run to stop after the batch in hand: what was written is committed and the run ends as
+    /// interrupted. Safe from any thread (a signal handler's queue).
+    public func requestStop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        cancelReading.withLock { $0?() }
+    }
+
+    /// Runs the import and says how it ended; errors end up in the summary's outcome, never thrown.
+    public func run(observer: Observer = Observer()) -> ImportSummary {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var run = Run(job: job, observer: observer, isStopRequested: { [self] in stopRequested.load(ordering: .sequentiallyConsistent) },
+                      readerOpened: { [self] cancel in
+                          cancelReading.withLock { $0 = cancel }
+                          if stopRequested.load(ordering: .sequentiallyConsistent) { cancel?() }
+                      })
+        run.execute()
+        run.summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        run.summary.peakMemoryBytes = Self.peakResidentBytes()
+        return run.summary
+    }
+
+    private static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        #if canImport(Darwin)
+        getrusage(RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss)
+        #else
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Int(usage.ru_maxrss) * 1024
+        #endif
+    }
+}
+
+/// One run's state: the sink, the counts and the checkpoints.
+private struct Run {
+    let job: ImportJob
+    let observer: Importer.Observer
+    let isStopRequested: () -> Bool
+    /// Hands the importer a way to stop the reader just opened (nil once it is done).
+    let readerOpened: ((@Sendable () -> Void)?) -> Void
+    var summary: ImportSummary
+    var sink: (any TableSink)?
+    /// The checkpoint of the input being read, per table.
+    var checkpoints: [Checkpoint] = []
+    /// Checkpoints of inputs already done in this run, written again with every commit.
+    var finished: [Checkpoint] = []
+    var committed: [String: Checkpoint] = [:]
+    var recordsSinceCommit = 0
+    var lastCommit = DispatchTime.now().uptimeNanoseconds
+    var groups: [String: Int] = [:]
+
+    init(job: ImportJob, observer: Importer.Observer, isStopRequested: @escaping () -> Bool,
+         readerOpened: @escaping ((@Sendable () -> Void)?) -> Void) {
+        self.job = job
+        self.observer = observer
+        self.isStopRequested = isStopRequested
+        self.readerOpened = readerOpened
+        summary = ImportSummary(destination: job.destination.description, tables: job.tables.map { ImportSummary.TableCounts(name: $0.name) })
+    }
+
+    mutating func execute() {
+        do {
+            let sink = try openSink()
+            self.sink = sink
+            if job.resumes {
+                for checkpoint in try sink.committedCheckpoints() { committed[checkpoint.input.path + "\u{0}" + checkpoint.table] = checkpoint }
+            }
+            for (index, input) in job.inputs.enumerated() {
+                guard try importInput(input, index: index, sink: sink) else { break }
+            }
+            if summary.outcome == .complete, let limit = job.rejectLimit,
+               limit.isExceeded(rejected: summary.recordsRejected, read: summary.recordsRead, isFinal: true) {
+                throw SluiceError.invalidOptions("\(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)")
+            }
+            if summary.outcome == .interrupted && !sink.keepsCheckpoints {
+                // A file cut short must not look complete: it is dropped.
+                sink.abandon()
+            } else {
+                try sink.finish(finished + checkpoints)
+            }
+            if summary.outcome == .complete && summary.recordsRejected > 0 { summary.outcome = .someRejected }
+        } catch {
+            sink?.abandon()
+            summary.outcome = .failed(Self.message(error))
+        }
+    }
+
+    private static func message(_ error: any Error) -> String {
+        if case SluiceError.invalidOptions(let text) = error { return text }
+        return "\(error)"
+    }
+
+    private func openSink() throws(SluiceError) -> any TableSink {
+        if job.resumes && job.inputs.contains("-") {
+            throw .invalidOptions("standard input cannot be resumed: name the input file")
+        }
+        let names = job.tables.map(\.name)
+        switch job.destination {
+        case .sqlite(let path):
+            return try SQLiteSink(path: path, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes, dateStorage: job.dateStorage)
+        case .csv(_, let delimiter):
+            guard !job.resumes else { throw .invalidOptions("--resume needs a database destination; files are written whole or not at all") }
+            return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
+                                format: .csv(delimiter: delimiter, nullText: job.nullText), ifExists: job.ifExists)
+        case .ndjsonDirectory:
+            guard !job.resumes else { throw .invalidOptions("--resume needs a database destination; files are written whole or not at all") }
+            return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
+                                format: .ndjson, ifExists: job.ifExists)
+        case .ndjson(let path):
+            guard !job.resumes else { throw .invalidOptions("--resume needs a database destination; files are written whole or not at all") }
+            if path == nil && job.tables.count > 1 { throw .invalidOptions("several tables cannot all go to standard output: name a file") }
+            return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
+                                format: .ndjson, ifExists: job.ifExists)
+        }
+    }
+
+    /// Imports one input; returns whether to go on with the next.
+    private mutating func importInput(_ name: String, index: Int, sink: any TableSink) throws(SluiceError) -> Bool {
+        let identity = try InputIdentity.of(path: name) ?? InputIdentity(path: name, size: 0, modificationNanoseconds: 0, headHash: "")
+        checkpoints = job.tables.map { Checkpoint(input: identity, table: $0.name) }
+        var skipUpTo = job.tables.map { _ in 0 }
+        if job.resumes {
+            var allComplete = true
+            for (table, layout) in job.tables.enumerated() {
+                guard let previous = committed[identity.path + "\u{0}" + layout.name] else {
+                    allComplete = false
+                    continue
+                }
+                guard previous.input == identity else {
+                    throw .invalidOptions("\(name) has changed since it was imported into \(layout.name) (size, time or first MiB differ): cannot resume; import it again with --if-exists replace")
+                }
+                checkpoints[table] = previous
+                skipUpTo[table] = previous.ordinal
+                summary.tables[table].recordsSkipped += previous.ordinal
+                summary.tables[table].recordsRead += previous.ordinal
+                allComplete = allComplete && previous.isComplete
+            }
+            if allComplete {
+                finished += checkpoints
+                checkpoints = []
+                return true
+            }
+        }
+
+        var options = job.readerOptions
+        options.rejectionPolicy = .collect
+        let input: Input = name == "-" ? .standardInput : .file(name)
+        let reader = try BatchReader(input: input, schemas: job.schemas, options: options)
+        observer.inputStarted(reader.progress, index, name)
+        let cancellable = UncheckedSendable(reader)
+        readerOpened { cancellable.value.cancel() }
+        defer {
+            readerOpened(nil)
+            observer.inputFinished()
+            summary.bytesRead += reader.statistics.bytesRead
+            for (key, count) in reader.unmappedKeys(tableNames: job.tables.map(\.name)) { summary.unmappedKeys[key, default: 0] += count }
+        }
+        var stopped = false
+        var readError: SluiceError?
+        while true {
+            let next: (table: Int, batch: ColumnarBatch)?
+            do {
+                next = try reader.next()
+            } catch {
+                // Records before the problem were delivered; a rejection that ends the stream was in the last batch.
+                readError = error
+                next = nil
+            }
+            guard let (table, batch) = next else { break }
+            try take(batch, table: table, skipUpTo: skipUpTo[table], source: name, sink: sink)
+            if let limit = job.rejectLimit, limit.isExceeded(rejected: summary.recordsRejected, read: summary.recordsRead, isFinal: false) {
+                reader.cancel()
+                let last = batch.rejections.last.map { "; the last: \($0)" } ?? ""
+                throw .invalidOptions("stopped: \(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)\(last)")
+            }
+            if isStopRequested() {
+                reader.cancel()
+                stopped = true
+                break
+            }
+            try commitIfDue(sink: sink)
+        }
+        // A stop cancels the reader, which then ends early as if the input had: the input is not complete.
+        if isStopRequested() { stopped = true }
+        if let readError, !stopped {
+            // A stream that cannot be read on keeps what was committed; the input is not complete.
+            if case .streamEnded = readError {
+                summary.outcome = .failed("\(readError)")
+                return false
+            }
+            throw readError
+        }
+        if stopped {
+            summary.outcome = .interrupted
+            return false
+        }
+        for table in checkpoints.indices { checkpoints[table].isComplete = true }
+        finished += checkpoints
+        checkpoints = []
+        return true
+    }
+
+    /// Writes a batch's rows and rejections, past those an earlier run committed.
+    private mutating func take(_ batch: ColumnarBatch, table: Int, skipUpTo: Int, source: String, sink: any TableSink) throws(SluiceError) {
+        var first = 0
+        while first < batch.count && batch.location(ofRow: first).ordinal <= skipUpTo { first += 1 }
+        if first < batch.count {
+            try sink.write(batch, rows: first..<batch.count, table: table)
+            summary.tables[table].recordsWritten += batch.count - first
+            summary.tables[table].recordsRead += batch.count - first
+            recordsSinceCommit += batch.count - first
+            note(batch.location(ofRow: batch.count - 1), table: table)
+        }
+        for rejection in batch.rejections where rejection.location.ordinal > skipUpTo {
+            try sink.reject(rejection, source: source, table: table)
+            try observer.rejected(rejection, source, table)
+            summary.tables[table].recordsRejected += 1
+            summary.tables[table].recordsRead += 1
+            recordsSinceCommit += 1
+            group(rejection, source: source)
+            if rejection.location.ordinal > checkpoints[table].ordinal { note(rejection.location, table: table) }
+        }
+    }
+
+    private mutating func note(_ location: RecordLocation, table: Int) {
+        checkpoints[table].ordinal = location.ordinal
+        checkpoints[table].line = location.line
+        checkpoints[table].byteOffset = location.byteOffset
+    }
+
+    private mutating func group(_ rejection: Rejection, source: String) {
+        for failure in rejection.failures {
+            let key = failure.keyPath + "\u{0}" + failure.kind.rawValue
+            if let index = groups[key] {
+                summary.rejectionGroups[index].count += 1
+            } else {
+                groups[key] = summary.rejectionGroups.count
+                summary.rejectionGroups.append(ImportSummary.RejectionGroup(
+                    keyPath: failure.keyPath, kind: failure.kind, count: 1, first: failure, firstSource: source, firstLocation: rejection.location))
+            }
+        }
+    }
+
+    private mutating func commitIfDue(sink: any TableSink) throws(SluiceError) {
+        guard sink.keepsCheckpoints else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard recordsSinceCommit >= job.recordsPerCommit || (recordsSinceCommit > 0 && now - lastCommit >= 1_000_000_000) else { return }
+        try sink.commit(finished + checkpoints)
+        recordsSinceCommit = 0
+        lastCommit = now
+    }
+}
+
+/// One mapping through ``ColumnarReader``, several (record types of one document) through ``MultiSchemaReader``.
+enum BatchReader {
+    case one(ColumnarReader)
+    case several(MultiSchemaReader)
+
+    init(input: Input, schemas: [MappingSchema], options: ReaderOptions) throws(SluiceError) {
+        if schemas.count == 1 {
+            self = .one(try ColumnarReader(input: input, schema: schemas[0], options: options))
+        } else {
+            self = .several(try MultiSchemaReader(input: input, schemas: schemas, options: options))
+        }
+    }
+
+    func next() throws(SluiceError) -> (table: Int, batch: ColumnarBatch)? {
+        switch self {
+        case .one(let reader):
+            guard let batch = try reader.next() else { return nil }
+            return (0, batch)
+        case .several(let reader):
+            guard let (schema, batch) = try reader.next() else { return nil }
+            return (schema, batch)
+        }
+    }
+
+    func cancel() {
+        switch self {
+        case .one(let reader): reader.cancelReading()
+        case .several(let reader): reader.cancelReading()
+        }
+    }
+
+    var statistics: ReadStatistics {
+        switch self {
+        case .one(let reader): reader.statistics
+        case .several(let reader): reader.statistics
+        }
+    }
+
+    var progress: ProgressMonitor {
+        switch self {
+        case .one(let reader): reader.progress
+        case .several(let reader): reader.progress
+        }
+    }
+
+    /// Keys by key path; with several tables, each prefixed by its table's name.
+    func unmappedKeys(tableNames: [String]) -> [String: Int] {
+        switch self {
+        case .one(let reader): return reader.unmappedKeys
+        case .several(let reader):
+            var keys: [String: Int] = [:]
+            for index in reader.schemas.indices {
+                for (path, count) in reader.unmappedKeys(ofSchema: index) { keys[tableNames[index] + ": " + path, default: 0] += count }
+            }
+            return keys
+        }
+    }
+}
+
+/// Hands a value to another thread where the code guarantees its safe use (a reader's cancellation, which is
+/// safe from any thread).
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,55 @@
+import Sluice
+
+/// One table of an import: its name, the mapping's fields as columns, and the key an upsert matches rows on.
+public struct TableLayout: Sendable {
+    /// The table's name (for files, part of the file name).
+    public var name: String
+    /// The columns, in order.
+    public var fields: [FieldSpec]
+    /// The positions in ``fields`` of the key columns (`--key`), empty for plain inserts.
+    public var keyColumns: [Int]
+
+    public init(name: String, fields: [FieldSpec], keyColumns: [Int] = []) {
+        self.name = name
+        self.fields = fields
+        self.keyColumns = keyColumns
+    }
+}
+
+/// How dates are stored in a database that has no date type (SQLite).
+public enum DateStorage: String, Sendable, CaseIterable {
+    /// RFC 3339 text in UTC (`2021-03-04T05:06:07.5Z`), which SQLite's date functions read.
+    case text
+    /// Whole seconds since 1970 (an instant within a second is floored to it).
+    case epochSeconds = "epoch-s"
+    /// Milliseconds since 1970 (floored).
+    case epochMilliseconds = "epoch-ms"
+    /// Nanoseconds since 1970: exact.
+    case epochNanoseconds = "epoch-ns"
+
+    /// Nanoseconds per stored unit.
+    var unit: Int64 {
+        switch self {
+        case .text, .epochNanoseconds: 1
+        case .epochMilliseconds: 1_000_000
+        case .epochSeconds: 1_000_000_000
+        }
+    }
+}
+
+extension FieldSpec {
+    /// The kind an enum field's stored values share: integer when every stored value (and the default) is an
+    /// integer, number when all are numbers, else text.
+    var enumStoredKind: EnumValue.StoredKind {
+        var kinds = Set(enumValues.map(\.storedKind))
+        if let defaultValue {
+            if case .string(let text) = defaultValue {
+                kinds.insert(Int64(text) != nil ? .integer : Double(text) != nil ? .number : .text)
+            } else {
+                kinds.insert(.text)
+            }
+        }
+        if kinds.isEmpty || kinds.contains(.text) { return .text }
+        return kinds == [.integer] ? .integer : .number
+    }
+}

@@ -1,0 +1,88 @@
+import Sluice
+
+/// Where an import writes its tables: a database or files, one table per mapping.
+///
+/// The importer calls it from one thread, batch by batch. Rows and rejections written since the last
+/// ``commit(_:)`` become durable together with that commit's checkpoints, or not at all.
+protocol TableSink: AnyObject {
+    /// The destination as the user named it, for messages.
+    var destinationName: String { get }
+    /// Whether the sink keeps checkpoints, so that an interrupted import can resume.
+    var keepsCheckpoints: Bool { get }
+    /// Writes the rows `rows` of `batch` into table `table`.
+    func write(_ batch: ColumnarBatch, rows: Range<Int>, table: Int) throws(SluiceError)
+    /// Records a rejected record of table `table` read from `source` (database sinks keep them in a table).
+    func reject(_ rejection: Rejection, source: String, table: Int) throws(SluiceError)
+    /// Makes everything written so far durable, with `checkpoints` (database sinks; files commit at the end).
+    func commit(_ checkpoints: [Checkpoint]) throws(SluiceError)
+    /// The checkpoints an earlier run committed.
+    func committedCheckpoints() throws(SluiceError) -> [Checkpoint]
+    /// Ends a run that completed (or stopped cleanly): the last commit, files renamed into place.
+    func finish(_ checkpoints: [Checkpoint]) throws(SluiceError)
+    /// Ends a run that failed: files are removed, what was not committed is rolled back.
+    func abandon()
+}
+
+/// How far an import of one input into one table has got: the input's identity, and the last record whose row
+/// or rejection is committed. An import resumed from it starts after that record.
+struct Checkpoint: Sendable, Hashable {
+    var input: InputIdentity
+    var table: String
+    /// The last committed record's ordinal, line and byte offset (0 when none).
+    var ordinal = 0
+    var line = 0
+    var byteOffset = 0
+    /// The whole input has been imported.
+    var isComplete = false
+}
+
+/// What tells an input file apart from a changed one: path, size, modification time and a hash of its first MiB.
+struct InputIdentity: Sendable, Hashable {
+    var path: String
+    var size: Int
+    var modificationNanoseconds: Int
+    var headHash: String
+
+    /// Standard input has no identity: it cannot be resumed.
+    static func of(path: String) throws(SluiceError) -> InputIdentity? {
+        guard path != "-" else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = Int(status.st_mtimespec.tv_sec) * 1_000_000_000 + Int(status.st_mtimespec.tv_nsec)
+        #else
+        let modified = Int(status.st_mtim.tv_sec) * 1_000_000_000 + Int(status.st_mtim.tv_nsec)
+        #endif
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var head = [UInt8](repeating: 0, count: 1 << 20)
+        var filled = 0
+        while filled < head.count {
+            let count = head.withUnsafeMutableBytes { buffer in
+                buffer.baseAddress.map { read(descriptor, $0 + filled, buffer.count - filled) } ?? 0
+            }
+            if count <= 0 { break }
+            filled += count
+        }
+        return InputIdentity(path: path, size: Int(status.st_size), modificationNanoseconds: modified,
+                             headHash: Self.fnv1a(head[..<filled]))
+    }
+
+    /// 64-bit FNV-1a: enough to notice a file rewritten in place with the same size and time.
+    private static func fnv1a(_ bytes: ArraySlice<UInt8>) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
