@@ -41,10 +41,15 @@ struct ImportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How SQLite stores dates: text (RFC 3339, UTC), epoch-s, epoch-ms (floored) or epoch-ns (exact).", valueName: "storage"))
     var dates: DateStorage = .text
 
+    @Option(name: .customLong("commit-every"), help: ArgumentHelp(
+        "Commit a database transaction, with its checkpoint, after this many records (and at least once a second).", valueName: "records"))
+    var commitEvery = 100_000
+
     @Option(name: .customLong("null"), help: ArgumentHelp("What CSV and TSV write for a null (default: an empty field; empty text is written \"\").", valueName: "text"))
     var nullText = ""
 
     func validate() throws {
+        if !(1...100_000_000).contains(commitEvery) { throw ValidationError("--commit-every takes 1 to 100,000,000 records, not \(commitEvery).") }
         if !table.isEmpty && table.count != reading.mapping.count {
             throw ValidationError("Give one --table per --mapping (\(reading.mapping.count)), or none.")
         }
@@ -63,11 +68,7 @@ struct ImportCommand: ParsableCommand {
 
     private func makeJob() throws(SluiceError) -> ImportJob {
         let destination = try Destination(parsing: self.destination)
-        var schemas = try reading.schemas()
-        if case .sqlite = destination {
-            // SQLite's integers are signed: a uint64 above 2^63-1 is rejected rather than stored wrong.
-            schemas = try schemas.map { schema throws(SluiceError) in try schema.capped(uint64Maximum: UInt64(Int64.max)) }
-        }
+        let schemas = try reading.schemas()
         let names = table.isEmpty ? reading.tableNames : table
         if Set(names).count != names.count { throw .invalidOptions("two mappings would both write table \(names.sorted().first { name in names.filter { $0 == name }.count > 1 } ?? "")") }
         var tables: [TableLayout] = []
@@ -91,6 +92,7 @@ struct ImportCommand: ParsableCommand {
         job.rejectLimit = reading.maxRejects.flatMap(RejectLimit.init(parsing:))
         job.dateStorage = dates
         job.nullText = nullText
+        job.recordsPerCommit = commitEvery
         return job
     }
 }

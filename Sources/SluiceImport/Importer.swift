@@ -72,6 +72,8 @@ private struct Run {
     /// Hands the importer a way to stop the reader just opened (nil once it is done).
     let readerOpened: ((@Sendable () -> Void)?) -> Void
     var summary: ImportSummary
+    /// The job's mappings, with what the destination adds (SQLite's integer range).
+    var schemas: [MappingSchema]
     var sink: (any TableSink)?
     /// The checkpoint of the input being read, per table.
     var checkpoints: [Checkpoint] = []
@@ -88,11 +90,16 @@ private struct Run {
         self.observer = observer
         self.isStopRequested = isStopRequested
         self.readerOpened = readerOpened
+        schemas = job.schemas
         summary = ImportSummary(destination: job.destination.description, tables: job.tables.map { ImportSummary.TableCounts(name: $0.name) })
     }
 
     mutating func execute() {
         do {
+            if case .sqlite = job.destination {
+                // SQLite's integers are signed: a uint64 above 2^63-1 is rejected rather than stored wrong.
+                schemas = try schemas.map { schema throws(SluiceError) in try schema.capped(uint64Maximum: UInt64(Int64.max)) }
+            }
             let sink = try openSink()
             self.sink = sink
             if job.resumes {
@@ -178,7 +185,7 @@ private struct Run {
         var options = job.readerOptions
         options.rejectionPolicy = .collect
         let input: Input = name == "-" ? .standardInput : .file(name)
-        let reader = try BatchReader(input: input, schemas: job.schemas, options: options)
+        let reader = try BatchReader(input: input, schemas: schemas, options: options)
         observer.inputStarted(reader.progress, index, name)
         let cancellable = UncheckedSendable(reader)
         readerOpened { cancellable.value.cancel() }

@@ -29,7 +29,7 @@ final class SQLiteSink: TableSink {
     }
 
     /// Opens (or creates) the database and prepares every table: created when missing, refused, appended to or
-    /// replaced when present, by `ifExists`; with `resuming`, the tables must be there already.
+    /// replaced when present, by `ifExists`; with `resuming`, appended to.
     init(path: String, tables: [TableLayout], ifExists: FileOutput.ExistingFile, resuming: Bool, dateStorage: DateStorage) throws(SluiceError) {
         destinationName = path
         connection = try SQLiteConnection(path: path)
@@ -44,18 +44,18 @@ final class SQLiteSink: TableSink {
             PRIMARY KEY (input, table_name))
             """, doing: "cannot create the checkpoint table")
         for table in tables {
-            try prepare(table, ifExists: resuming ? .append : ifExists, resuming: resuming)
+            // Resuming appends after the last checkpoint; a table an interrupted run never committed is created.
+            try prepare(table, ifExists: resuming ? .append : ifExists)
         }
+        // The tables exist from here on, even if the run is stopped before its first rows are committed.
+        try commit([])
     }
 
-    private func prepare(_ table: TableLayout, ifExists: FileOutput.ExistingFile, resuming: Bool) throws(SluiceError) {
+    private func prepare(_ table: TableLayout, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
         let name = SQLiteConnection.quoted(table.name)
         let rejectsName = SQLiteConnection.quoted(table.name + "_rejects")
         let exists = try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = \(SQLiteConnection.literal(table.name))",
                                           doing: "cannot look up table \(table.name)").isEmpty
-        if resuming && !exists {
-            throw .write(destination: destinationName, message: "table \(table.name) does not exist: nothing to resume")
-        }
         if exists && ifExists == .fail {
             throw .write(destination: destinationName, message: "table \(table.name) already exists (choose --if-exists append or replace, or --resume)")
         }
