@@ -66,7 +66,7 @@ import Testing
     @Test func readsRecordsInsideAWrapperDocument() throws {
         let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-records-\(UUID().uuidString).yaml")
         try "fields:\n  - {name: event, path: $key, type: int64}\n  - {name: name, type: string}\n".write(to: mapping, atomically: true, encoding: .utf8)
-        let catalog = sharedDirectory.appendingPathComponent("realdata/citm_catalog.json").path
+        let catalog = corporaDirectory.appendingPathComponent("realdata/citm_catalog.json").path
         let outcome = try run(["map", "-m", mapping.path, "--records-at", "events", "--workers", "2", catalog])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = outcome.standardOutput.split(separator: "\n")
@@ -81,7 +81,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-types-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let catalog = sharedDirectory.appendingPathComponent("realdata/citm_catalog.json").path
+        let catalog = corporaDirectory.appendingPathComponent("realdata/citm_catalog.json").path
         let outcome = try run(["map", "-m", "Fixtures/examples/events.mapping.yaml", "-m", "Fixtures/examples/performances.mapping.yaml",
                                "--output-dir", directory.path, "--workers", "2", catalog])
         #expect(outcome.status == 0, "\(outcome.standardError)")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Sluice
 
-/// JSONTestSuite (../shared/conformance): every y_ file is accepted, every n_ file is rejected with a location,
+/// JSONTestSuite (Fixtures/conformance): every y_ file is accepted, every n_ file is rejected with a location,
 /// every i_ file and every test_transform file gives the outcome recorded (and documented) under
 /// Fixtures/conformance. Each file is one document, read in `.document` shape into one optional json field.
 @Suite struct ConformanceTests {

@@ -14,7 +14,7 @@ import Testing
     }
 
     static let golden = fixturesDirectory.appendingPathComponent("golden")
-    static let realData = sharedDirectory.appendingPathComponent("realdata")
+    static let realData = corporaDirectory.appendingPathComponent("realdata")
 
     static let cases: [Case] = [
         Case(name: "people-ndjson", input: golden.appendingPathComponent("people.ndjson"), mapping: "people.mapping.yaml"),

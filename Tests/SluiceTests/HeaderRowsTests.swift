@@ -4,7 +4,7 @@ import Testing
 
 /// CSV-like records: arrays addressed by index, or by the names of a header record; records skipped at the start.
 @Suite struct HeaderRowsTests {
-    static let cellphones = sharedDirectory.appendingPathComponent("realdata/amazon_cellphones.ndjson")
+    static let cellphones = corporaDirectory.appendingPathComponent("realdata/amazon_cellphones.ndjson")
 
     static func run(_ input: Input, _ fields: [FieldSpec], options: MappingOptions, workers: Int = 1, chunk: Int = 512 << 10, capacity: Int = 4096, range: Range<Int>? = nil) throws -> RunTranscript {
         try transcript(of: input, fields: fields,

@@ -6,8 +6,8 @@ import SluiceFixtures
 /// Records inside a wrapper document: an array or an id-keyed object at a key path, streamed with the rest of the
 /// document skipped, the same for every worker count and chunk size, and the same records as the equivalent NDJSON.
 @Suite struct RecordsPathTests {
-    static let twitter = sharedDirectory.appendingPathComponent("realdata/twitter.json")
-    static let catalog = sharedDirectory.appendingPathComponent("realdata/citm_catalog.json")
+    static let twitter = corporaDirectory.appendingPathComponent("realdata/twitter.json")
+    static let catalog = corporaDirectory.appendingPathComponent("realdata/citm_catalog.json")
 
     static func run(_ input: Input, _ fields: [FieldSpec], recordsPath: String, workers: Int = 1, chunk: Int = 512 << 10, capacity: Int = 4096) throws -> RunTranscript {
         try transcript(of: input, fields: fields, options: ReaderOptions(batchCapacity: capacity, rejectionPolicy: .collect, workers: workers, chunkSize: chunk),

@@ -5,17 +5,9 @@ import Testing
 /// The repository root, found from this file's path (fixtures live outside any target).
 let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let fixturesDirectory = repositoryRoot.appendingPathComponent("Fixtures")
-/// The shared corpora (`conformance/`, `realdata/`): `../shared` beside the repository, or `SLUICE_SHARED_DIR`,
-/// or the workplace's `/work/shared` when the checkout sits elsewhere. Tests that need them fail when none exists.
-let sharedDirectory: URL = {
-    let candidates = [
-        ProcessInfo.processInfo.environment["SLUICE_SHARED_DIR"].map { URL(fileURLWithPath: $0) },
-        repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared"),
-        URL(fileURLWithPath: "/work/shared"),
-    ].compactMap { $0 }
-    return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("conformance").path) } ?? candidates[0]
-}()
-let conformanceDirectory = sharedDirectory.appendingPathComponent("conformance/JSONTestSuite")
+/// The corpora the tests read (`conformance/`, `realdata/`), kept in the repository with their licences.
+let corporaDirectory = fixturesDirectory
+let conformanceDirectory = corporaDirectory.appendingPathComponent("conformance/JSONTestSuite")
 
 /// Everything a run produced, rendered as text so that runs can be compared whole and read in a failure.
 /// When a run ends with an error, the bytes read are left out of the comparison: how far reading had got ahead
