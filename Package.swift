@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // The array framer's 64-byte block scan, in C for the SSE2 byte masks Swift has no portable form of.
         .target(name: "CStructuralScan"),
         // The engine is one module on purpose: tokenizer callbacks, the state machine, conversion and
@@ -33,11 +34,11 @@ let package = Package(
             name: "SluiceFixtures",
             dependencies: ["Sluice", "CZlib", "CZstd"]
         ),
-        // `sluice import`: destinations (SQLite, CSV/TSV, NDJSON), exactly-once loading, checkpoints and the run's
-        // accounting. Its own module, so that embedding the engine does not link a database.
+        // `sluice import`: destinations (SQLite, PostgreSQL, CSV/TSV, NDJSON), exactly-once loading, checkpoints and
+        // the run's accounting. Its own module, so that embedding the engine does not link a database.
         .target(
             name: "SluiceImport",
-            dependencies: ["Sluice", "CSQLite"]
+            dependencies: ["Sluice", "CSQLite", "CPostgres"]
         ),
         // `sluice bench`: the contenders, the runner and the reports (a library, so that tests can run it small).
         .target(
@@ -62,7 +63,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "CZlib", "CZstd", "CSQLite"]
+            dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "CZlib", "CZstd", "CSQLite", "CPostgres"]
         ),
     ]
 )

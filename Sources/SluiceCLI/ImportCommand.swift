@@ -23,7 +23,7 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("Where to write: out.sqlite, out.db, sqlite:PATH, out.csv, out.tsv, out.ndjson, out.jsonl, or -.", valueName: "destination"))
+    @Option(name: .customLong("to"), help: ArgumentHelp("Where to write: out.sqlite, out.db, sqlite:PATH, postgresql://[user@host/]db (PG* variables fill in the rest), out.csv, out.tsv, out.ndjson, out.jsonl, or -.", valueName: "destination"))
     var destination: String
 
     @Option(name: .customLong("if-exists"), help: ArgumentHelp("When a table or file exists already: fail, append or replace.", valueName: "action"))
@@ -75,7 +75,7 @@ struct ImportCommand: ParsableCommand {
         for (schema, name) in zip(schemas, names) {
             var layout = TableLayout(name: name, fields: schema.fields)
             if let key {
-                guard case .sqlite = destination else { throw .invalidOptions("--key upserts into a database; \(destination) is a file") }
+                guard destination.keepsCheckpoints else { throw .invalidOptions("--key upserts into a database; \(destination) is a file") }
                 for part in key.split(separator: ",").map({ String($0).trimmingCharacters(in: .whitespaces) }) {
                     guard let index = schema.fields.firstIndex(where: { $0.name == part }) else {
                         throw .invalidOptions("--key \(part): table \(name) has no field of that name")

@@ -4,6 +4,9 @@ import Sluice
 public enum Destination: Sendable, Hashable, CustomStringConvertible {
     /// A SQLite database file (`out.sqlite`, `out.db`, `sqlite:PATH`).
     case sqlite(path: String)
+    /// A PostgreSQL database, by libpq connection URL (`postgresql://user@host/db`); what the URL leaves out comes
+    /// from the usual `PG*` environment variables.
+    case postgres(url: String)
     /// CSV (`,`) or TSV (tab) files, one per table.
     case csv(path: String, delimiter: UInt8)
     /// NDJSON files, one per table, or standard output (`-`, one table).
@@ -11,7 +14,7 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
     /// NDJSON files in a directory, `<table>.ndjson` each.
     case ndjsonDirectory(String)
 
-    /// Reads a destination: `-`, `sqlite:PATH`, or a path ending in `.sqlite`, `.sqlite3`, `.db`, `.csv`, `.tsv`,
+    /// Reads a destination: `-`, `sqlite:PATH`, a `postgres://` or `postgresql://` URL, or a path ending in `.sqlite`, `.sqlite3`, `.db`, `.csv`, `.tsv`,
     /// `.ndjson` or `.jsonl`.
     /// - Throws: ``SluiceError/invalidOptions(_:)`` naming the kinds understood.
     public init(parsing text: String) throws(SluiceError) {
@@ -23,7 +26,7 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
             guard !path.isEmpty else { throw .invalidOptions("--to sqlite: needs a path (sqlite:out.db)") }
             self = .sqlite(path: path)
         } else if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
-            throw .invalidOptions("--to \(text): PostgreSQL destinations are not supported by this build yet; import into SQLite, CSV or NDJSON")
+            self = .postgres(url: text)
         } else if [".sqlite", ".sqlite3", ".db"].contains(where: lowered.hasSuffix) {
             self = .sqlite(path: text)
         } else if lowered.hasSuffix(".csv") {
@@ -33,19 +36,22 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
         } else if lowered.hasSuffix(".ndjson") || lowered.hasSuffix(".jsonl") {
             self = .ndjson(path: text)
         } else {
-            throw .invalidOptions("--to \(text): cannot tell what to write from the name; end it in .sqlite or .db, .csv, .tsv, .ndjson or .jsonl, or write sqlite:PATH, or - for NDJSON on standard output")
+            throw .invalidOptions("--to \(text): cannot tell what to write from the name; end it in .sqlite or .db, .csv, .tsv, .ndjson or .jsonl, or write sqlite:PATH, a postgresql:// URL, or - for NDJSON on standard output")
         }
     }
 
     /// Whether the destination keeps checkpoints, so that an interrupted import can be resumed.
     public var keepsCheckpoints: Bool {
-        if case .sqlite = self { return true }
-        return false
+        switch self {
+        case .sqlite, .postgres: true
+        default: false
+        }
     }
 
     public var description: String {
         switch self {
         case .sqlite(let path): path
+        case .postgres(let url): url
         case .csv(let path, _): path
         case .ndjson(let path): path ?? "<stdout>"
         case .ndjsonDirectory(let directory): directory.hasSuffix("/") ? directory : directory + "/"
@@ -57,7 +63,7 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
     func filePaths(tables: [String]) -> [String] {
         let path: String
         switch self {
-        case .sqlite: return []
+        case .sqlite, .postgres: return []
         case .ndjson(nil): return []
         case .ndjsonDirectory(let directory):
             let base = directory.hasSuffix("/") ? directory : directory + "/"

@@ -138,6 +138,8 @@ private struct Run {
         switch job.destination {
         case .sqlite(let path):
             return try SQLiteSink(path: path, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes, dateStorage: job.dateStorage)
+        case .postgres(let url):
+            return try PostgresSink(url: url, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes)
         case .csv(_, let delimiter):
             guard !job.resumes else { throw .invalidOptions("--resume needs a database destination; files are written whole or not at all") }
             return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),

@@ -1,0 +1,351 @@
+import CPostgres
+import Sluice
+
+/// Writes tables into PostgreSQL through libpq with `COPY … FROM STDIN` in text format, in transactions that also
+/// write the import's checkpoints (`_sluice_checkpoints`) and the rejected records (`<table>_rejects`).
+///
+/// Column types: int64 `bigint`, uint64 `numeric(20)`, double `double precision`, bool `boolean`, dates
+/// `timestamptz` (PostgreSQL keeps microseconds: finer instants are rounded), string and url `text`, bytes `bytea`,
+/// json and lists `jsonb`, enums `bigint`, `double precision` or `text` after their stored values. With a key, rows
+/// are copied into a temporary staging table and merged with `INSERT … ON CONFLICT (key) DO UPDATE` at each commit.
+final class PostgresSink: TableSink {
+    let destinationName: String
+    var keepsCheckpoints: Bool { true }
+    private var connection: OpaquePointer?
+    private let tables: [TableLayout]
+    /// The table whose COPY is open, if one is.
+    private var copying: Int?
+    private var buffer: [UInt8] = []
+    private var value: [UInt8] = []
+    private var pendingRejections: [(rejection: Rejection, source: String, table: Int)] = []
+    /// Counts rows copied into staging tables, so that the last of several rows with one key wins.
+    private var stagedRows: Int64 = 0
+    /// Per table and column, how values are written into COPY's text.
+    private var encodings: [[Encoding]] = []
+
+    private enum Encoding {
+        /// Text that COPY's escapes apply to (text, JSON).
+        case escaped
+        /// Digits, Booleans and timestamps, which hold nothing to escape.
+        case plain
+        /// bytea's hex form.
+        case hex
+    }
+
+    static let checkpointTable = "_sluice_checkpoints"
+
+    init(url: String, tables: [TableLayout], ifExists: FileOutput.ExistingFile, resuming: Bool) throws(SluiceError) {
+        destinationName = Self.withoutPassword(url)
+        self.tables = tables
+        connection = PQconnectdb(url)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.trimmed(String(cString: PQerrorMessage(connection)))
+            PQfinish(connection)
+            connection = nil
+            throw .write(destination: destinationName, message: "cannot connect: \(message)")
+        }
+        try execute("SET client_min_messages = warning", doing: "cannot set up the session")
+        try execute("BEGIN", doing: "cannot start a transaction")
+        try execute("""
+            CREATE TABLE IF NOT EXISTS \(Self.checkpointTable) (input text NOT NULL, table_name text NOT NULL, size bigint, \
+            modified_ns bigint, head_hash text, ordinal bigint, line bigint, byte_offset bigint, complete boolean, \
+            PRIMARY KEY (input, table_name))
+            """, doing: "cannot create the checkpoint table")
+        for table in tables {
+            try prepare(table, ifExists: resuming ? .append : ifExists)
+        }
+        try execute("COMMIT", doing: "cannot commit")
+        try execute("BEGIN", doing: "cannot start a transaction")
+    }
+
+    deinit { if let connection { PQfinish(connection) } }
+
+    /// The URL as shown in messages: a password in it is left out.
+    private static func withoutPassword(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].firstIndex(of: "@") else { return url }
+        let userInfo = url[schemeEnd.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
+    }
+
+    private static func trimmed(_ message: String) -> String {
+        message.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
+    }
+
+    private func prepare(_ table: TableLayout, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
+        let name = Self.quoted(table.name)
+        let rejects = Self.quoted(table.name + "_rejects")
+        let exists = try !rows("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = \(Self.literal(table.name))").isEmpty
+        if exists && ifExists == .fail {
+            throw .write(destination: destinationName, message: "table \(table.name) already exists (choose --if-exists append or replace, or --resume)")
+        }
+        if exists && ifExists == .replace {
+            try execute("DROP TABLE \(name)", doing: "cannot drop table \(table.name)")
+            try execute("DROP TABLE IF EXISTS \(rejects)", doing: "cannot drop table \(table.name)_rejects")
+            try execute("DELETE FROM \(Self.checkpointTable) WHERE table_name = \(Self.literal(table.name))", doing: "cannot clear the checkpoints of \(table.name)")
+        }
+        var columns = table.fields.map { Self.quoted($0.name) + " " + Self.declaredType($0) }
+        let keyNames = table.keyColumns.map { Self.quoted(table.fields[$0].name) }
+        if !keyNames.isEmpty { columns.append("PRIMARY KEY (" + keyNames.joined(separator: ", ") + ")") }
+        try execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")", doing: "cannot create table \(table.name)")
+        if !keyNames.isEmpty {
+            if exists {
+                try execute("CREATE UNIQUE INDEX IF NOT EXISTS " + Self.quoted(table.name + "_sluice_key") + " ON \(name) (" + keyNames.joined(separator: ", ") + ")",
+                            doing: "cannot index table \(table.name) on its key")
+            }
+            try execute("CREATE TEMPORARY TABLE IF NOT EXISTS \(Self.quoted("_sluice_staging_" + table.name)) (LIKE \(name), _sluice_row bigint)",
+                        doing: "cannot create the staging table of \(table.name)")
+        }
+        try execute("""
+            CREATE TABLE IF NOT EXISTS \(rejects) (source text, ordinal bigint, line bigint, byte_offset bigint, failures jsonb, \
+            raw text, raw_bytes bytea, raw_truncated boolean)
+            """, doing: "cannot create table \(table.name)_rejects")
+        encodings.append(table.fields.map { field in
+            switch Self.declaredType(field) {
+            case "text", "jsonb": .escaped
+            case "bytea": .hex
+            default: .plain
+            }
+        })
+    }
+
+    static func declaredType(_ field: FieldSpec) -> String {
+        if field.isList { return "jsonb" }
+        switch field.type {
+        case .int64: return "bigint"
+        case .uint64: return "numeric(20)"
+        case .double: return "double precision"
+        case .bool: return "boolean"
+        case .date: return "timestamptz"
+        case .string, .url: return "text"
+        case .bytes: return "bytea"
+        case .json: return "jsonb"
+        case .enumeration:
+            switch field.enumStoredKind {
+            case .integer: return "bigint"
+            case .number: return "double precision"
+            case .text: return "text"
+            }
+        }
+    }
+
+    // MARK: - Writing
+
+    func write(_ batch: ColumnarBatch, rows: Range<Int>, table: Int) throws(SluiceError) {
+        if copying != table {
+            try endCopy()
+            try beginCopy(table)
+        }
+        let layout = tables[table]
+        let columns = layout.fields.indices.map { batch.column($0) }
+        let encoding = encodings[table]
+        for row in rows {
+            for (index, column) in columns.enumerated() {
+                if index > 0 { buffer.append(0x09) }
+                value.removeAll(keepingCapacity: true)
+                switch encoding[index] {
+                case .hex:
+                    guard let bytes = column.bytes(row) else {
+                        buffer += [0x5C, UInt8(ascii: "N")]
+                        continue
+                    }
+                    // bytea's hex input, with COPY's backslash doubled.
+                    buffer += [0x5C, 0x5C, UInt8(ascii: "x")]
+                    for byte in bytes {
+                        buffer.append(Self.hexDigits[Int(byte >> 4)])
+                        buffer.append(Self.hexDigits[Int(byte & 15)])
+                    }
+                case .escaped, .plain:
+                    if !column.appendText(row, to: &value) {
+                        buffer += [0x5C, UInt8(ascii: "N")]
+                    } else if case .escaped = encoding[index] {
+                        Self.appendEscaped(value, to: &buffer)
+                    } else {
+                        buffer += value
+                    }
+                }
+            }
+            if !layout.keyColumns.isEmpty {
+                stagedRows += 1
+                buffer.append(0x09)
+                buffer += Array(String(stagedRows).utf8)
+            }
+            buffer.append(0x0A)
+            if buffer.count >= 1 << 20 { try flush() }
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// COPY's text format: backslash, tab, line feed and carriage return escaped.
+    private static func appendEscaped(_ text: [UInt8], to buffer: inout [UInt8]) {
+        for byte in text {
+            switch byte {
+            case 0x5C: buffer += [0x5C, 0x5C]
+            case 0x09: buffer += [0x5C, UInt8(ascii: "t")]
+            case 0x0A: buffer += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: buffer += [0x5C, UInt8(ascii: "r")]
+            default: buffer.append(byte)
+            }
+        }
+    }
+
+    private func beginCopy(_ table: Int) throws(SluiceError) {
+        let layout = tables[table]
+        var names = layout.fields.map { Self.quoted($0.name) }
+        let target: String
+        if layout.keyColumns.isEmpty {
+            target = Self.quoted(layout.name)
+        } else {
+            target = Self.quoted("_sluice_staging_" + layout.name)
+            names.append("_sluice_row")
+        }
+        let result = PQexec(connection, "COPY \(target) (" + names.joined(separator: ", ") + ") FROM STDIN")
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COPY_IN else { throw failure("cannot start copying into \(layout.name)") }
+        copying = table
+    }
+
+    private func flush() throws(SluiceError) {
+        guard !buffer.isEmpty else { return }
+        let status = buffer.withUnsafeBufferPointer { bytes in
+            bytes.baseAddress.map { $0.withMemoryRebound(to: CChar.self, capacity: bytes.count) { PQputCopyData(connection, $0, Int32(bytes.count)) } } ?? 1
+        }
+        buffer.removeAll(keepingCapacity: true)
+        guard status == 1 else { throw failure("cannot send rows to \(copying.map { tables[$0].name } ?? "the server")") }
+    }
+
+    private func endCopy() throws(SluiceError) {
+        guard let table = copying else { return }
+        try flush()
+        copying = nil
+        guard PQputCopyEnd(connection, nil) == 1 else { throw failure("cannot finish copying into \(tables[table].name)") }
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            if PQresultStatus(result) != PGRES_COMMAND_OK {
+                throw .write(destination: destinationName, message: "copying into \(tables[table].name) failed: " + Self.trimmed(String(cString: PQresultErrorMessage(result))))
+            }
+        }
+    }
+
+    func reject(_ rejection: Rejection, source: String, table: Int) throws(SluiceError) {
+        // Written at the next commit: no other statement can run while a COPY is open.
+        pendingRejections.append((rejection, source, table))
+    }
+
+    private func writeRejections() throws(SluiceError) {
+        for (rejection, source, table) in pendingRejections {
+            let raw = String(validating: rejection.rawText, as: UTF8.self)
+            // NUL cannot be in PostgreSQL text: such raw text goes into raw_bytes.
+            let text = raw.flatMap { $0.utf8.contains(0) ? nil : $0 }
+            let bytes = text == nil ? "'\\x" + rejection.rawText.map { String(format: "%02x", $0) }.joined() + "'::bytea" : "NULL"
+            try execute("""
+                INSERT INTO \(Self.quoted(tables[table].name + "_rejects")) VALUES (\(Self.literal(source)), \(rejection.location.ordinal), \
+                \(rejection.location.line), \(rejection.location.byteOffset), \(Self.literal(rejection.failuresJSONText))::jsonb, \
+                \(text.map(Self.literal) ?? "NULL"), \(bytes), \(rejection.isRawTextTruncated))
+                """, doing: "cannot record rejected record \(rejection.location.ordinal) in \(tables[table].name)_rejects")
+        }
+        pendingRejections.removeAll()
+    }
+
+    private func mergeStagedRows() throws(SluiceError) {
+        for table in tables where !table.keyColumns.isEmpty {
+            let names = table.fields.map { Self.quoted($0.name) }
+            let keys = table.keyColumns.map { names[$0] }
+            let others = table.fields.indices.filter { !table.keyColumns.contains($0) }.map { names[$0] }
+            let staging = Self.quoted("_sluice_staging_" + table.name)
+            var sql = "INSERT INTO \(Self.quoted(table.name)) (" + names.joined(separator: ", ") + ") SELECT DISTINCT ON ("
+            sql += keys.joined(separator: ", ") + ") " + names.joined(separator: ", ") + " FROM \(staging) ORDER BY "
+            sql += keys.joined(separator: ", ") + ", _sluice_row DESC ON CONFLICT (" + keys.joined(separator: ", ") + ") DO "
+            sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+            try execute(sql, doing: "cannot merge the rows of \(table.name) on its key")
+            try execute("TRUNCATE \(staging)", doing: "cannot empty the staging table of \(table.name)")
+        }
+    }
+
+    // MARK: - Transactions and checkpoints
+
+    func commit(_ checkpoints: [Checkpoint]) throws(SluiceError) {
+        try settle(checkpoints)
+        try execute("BEGIN", doing: "cannot start a transaction")
+    }
+
+    /// Ends the open COPY, writes what waits, and commits.
+    private func settle(_ checkpoints: [Checkpoint]) throws(SluiceError) {
+        try endCopy()
+        try mergeStagedRows()
+        try writeRejections()
+        for checkpoint in checkpoints {
+            let identity = checkpoint.input
+            try execute("""
+                INSERT INTO \(Self.checkpointTable) VALUES (\(Self.literal(identity.path)), \(Self.literal(checkpoint.table)), \(identity.size), \
+                \(identity.modificationNanoseconds), \(Self.literal(identity.headHash)), \(checkpoint.ordinal), \(checkpoint.line), \
+                \(checkpoint.byteOffset), \(checkpoint.isComplete)) ON CONFLICT (input, table_name) DO UPDATE SET size = EXCLUDED.size, \
+                modified_ns = EXCLUDED.modified_ns, head_hash = EXCLUDED.head_hash, ordinal = EXCLUDED.ordinal, line = EXCLUDED.line, \
+                byte_offset = EXCLUDED.byte_offset, complete = EXCLUDED.complete
+                """, doing: "cannot write the checkpoint")
+        }
+        try execute("COMMIT", doing: "cannot commit")
+    }
+
+    func committedCheckpoints() throws(SluiceError) -> [Checkpoint] {
+        try rows("SELECT input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete::int FROM \(Self.checkpointTable)").map { row in
+            func number(_ index: Int) -> Int { row[index].flatMap { Int($0) } ?? 0 }
+            return Checkpoint(
+                input: InputIdentity(path: row[0] ?? "", size: number(2), modificationNanoseconds: number(3), headHash: row[4] ?? ""),
+                table: row[1] ?? "", ordinal: number(5), line: number(6), byteOffset: number(7), isComplete: number(8) != 0)
+        }
+    }
+
+    func finish(_ checkpoints: [Checkpoint]) throws(SluiceError) {
+        try settle(checkpoints)
+        PQfinish(connection)
+        connection = nil
+    }
+
+    func abandon() {
+        // Closing the connection rolls back what was not committed, an open COPY included.
+        if let connection { PQfinish(connection) }
+        connection = nil
+    }
+
+    // MARK: - Statements
+
+    private func execute(_ sql: String, doing what: String) throws(SluiceError) {
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw .write(destination: destinationName, message: "\(what): " + Self.trimmed(String(cString: PQresultErrorMessage(result))) + connectionNote)
+        }
+    }
+
+    private func rows(_ sql: String) throws(SluiceError) -> [[String?]] {
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else {
+            throw .write(destination: destinationName, message: "query failed: " + Self.trimmed(String(cString: PQresultErrorMessage(result))))
+        }
+        return (0..<PQntuples(result)).map { row in
+            (0..<PQnfields(result)).map { column in
+                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+            }
+        }
+    }
+
+    private var connectionNote: String {
+        PQstatus(connection) == CONNECTION_OK ? "" : " (the connection to the server was lost)"
+    }
+
+    private func failure(_ what: String) -> SluiceError {
+        .write(destination: destinationName, message: "\(what): " + Self.trimmed(String(cString: PQerrorMessage(connection))))
+    }
+
+    static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

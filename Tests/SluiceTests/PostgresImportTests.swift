@@ -1,0 +1,141 @@
+import CPostgres
+import Foundation
+import Testing
+@testable import Sluice
+@testable import SluiceImport
+
+/// Imports into a real PostgreSQL server, which `scripts/test` starts (scripts/with-postgres) and names in
+/// `SLUICE_TEST_POSTGRES`. Each test works in a database of its own.
+@Suite struct PostgresImportTests {
+    /// A database created for one test and dropped after it.
+    final class TestDatabase {
+        let url: String
+        private let name: String
+        private let adminURL: String
+
+        init() throws {
+            adminURL = try #require(ProcessInfo.processInfo.environment["SLUICE_TEST_POSTGRES"],
+                                    "no PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)")
+            name = "sluice_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            _ = try Self.query(adminURL, "CREATE DATABASE \(name)")
+            url = adminURL.replacingOccurrences(of: "@/postgres?", with: "@/\(name)?")
+        }
+
+        deinit {
+            _ = try? Self.query(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        }
+
+        func query(_ sql: String) throws -> [[String?]] { try Self.query(url, sql) }
+
+        /// The rows of `sql`, each value as PostgreSQL's text (NULL as nil).
+        static func query(_ url: String, _ sql: String) throws -> [[String?]] {
+            let connection = PQconnectdb(url)
+            defer { PQfinish(connection) }
+            guard PQstatus(connection) == CONNECTION_OK else { throw QueryError(message: String(cString: PQerrorMessage(connection))) }
+            let result = PQexec(connection, sql)
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else { throw QueryError(message: String(cString: PQresultErrorMessage(result))) }
+            return (0..<PQntuples(result)).map { row in
+                (0..<PQnfields(result)).map { column in PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column)) }
+            }
+        }
+
+        struct QueryError: Error { var message: String }
+    }
+
+    @Test func everyTypeHasItsPostgresColumnType() throws {
+        let database = try TestDatabase()
+        let workspace = try ImportTests.Workspace()
+        let summary = Importer(workspace.job(.postgres(url: database.url))).run()
+        #expect(summary.outcome == .complete, "\(summary.outcome)")
+        let types = try database.query("SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_name = 't' ORDER BY ordinal_position")
+        #expect(types.map { $0[0] ?? "" } == ["i bigint", "u numeric", "d double precision", "b boolean", "t timestamp with time zone", "url text",
+                                               "raw bytea", "lang bigint", "code text", "j jsonb", "tags jsonb", "s text"])
+        let rows = try database.query("""
+            SET TIME ZONE 'UTC'; SELECT i::text, u::text, d::text, b::text, t::text, url, encode(raw, 'hex'), lang::text, code, j::text, tags::text, s \
+            FROM t ORDER BY coalesce(i, 0), lang
+            """)
+        #expect(rows.count == 4)
+        #expect(rows[0] == ["-9223372036854775808", "9223372036854775807", "-0", "true", "1969-12-31 23:59:59.5+00", "https://x.org/a?b=c", "000100ff", "2", "f",
+                            #"{"a": [1, 2]}"#, #"["x", "y"]"#, ""])
+        // numeric(20) holds every uint64.
+        #expect(rows.contains { $0[1] == "18446744073709551615" })
+        #expect(rows.contains { $0 == [nil, nil, nil, nil, nil, nil, nil, "0", "?", nil, nil, nil] })
+        // Microseconds, the finest a timestamptz keeps (rounded); text with every escape COPY knows.
+        #expect(rows.contains { $0[4] == "2040-01-01 00:00:00.123457+00" && $0[11] == "tab\tquote\"comma,newline\n😀" && $0[2] == "1e+300" && $0[10] == "[]" })
+        #expect(try database.query("SELECT table_name, ordinal, complete FROM _sluice_checkpoints") == [["t", "4", "t"]])
+    }
+
+    @Test func rejectionsAndUpsertsLandInTheDatabase() throws {
+        let database = try TestDatabase()
+        let workspace = try ImportTests.Workspace(records: [#"{"id": 1, "v": "a"}"#, #"{"id": "x", "v": "b"}"#, #"{"id": 1, "v": "c"}"#, #"{"id": 2, "v": "d"}"#],
+                                                  mapping: "fields:\n  - {name: id, type: int64}\n  - {name: v, type: string}\n")
+        var job = workspace.job(.postgres(url: database.url), workers: 1)
+        job.tables[0].keyColumns = [0]
+        #expect(Importer(job).run().outcome == .someRejected)
+        #expect(try database.query("SELECT id, v FROM t ORDER BY id") == [["1", "c"], ["2", "d"]])
+        #expect(try database.query("SELECT ordinal, line, failures->0->>'path', raw FROM t_rejects") == [["2", "2", "$.id", #"{"id": "x", "v": "b"}"#]])
+        // Again, appending: the key keeps one row per id.
+        job.ifExists = .append
+        #expect(Importer(job).run().outcome == .someRejected)
+        #expect(try database.query("SELECT count(*) FROM t") == [["2"]])
+        job.ifExists = .fail
+        guard case .failed(let message) = Importer(job).run().outcome else { Issue.record("an existing table was accepted"); return }
+        #expect(message.contains("table t already exists"))
+    }
+
+    /// SIGKILL at random moments, resumed each time: the table and its rejections end equal to one uninterrupted
+    /// import's, row for row.
+    @Test func killedAtRandomPointsAndResumedEqualsOneRun() throws {
+        let reference = try TestDatabase()
+        let resumed = try TestDatabase()
+        let dump = try ImportCommandTests.Dump(count: 60_000)
+        #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", reference.url, "-q"]).status == 2)
+        var kills = 0
+        var finished = false
+        for _ in 0..<30 where !finished {
+            let process = try ImportCommandTests.start(["import", "-m", dump.mapping, dump.input, "--to", resumed.url, "--resume",
+                                                        "--commit-every", "1500", "--workers", "2", "-q"])
+            usleep(UInt32.random(in: 20_000...400_000))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+            finished = process.terminationReason == .exit
+        }
+        if !finished { #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", resumed.url, "--resume", "-q"]).status == 2) }
+        #expect(kills >= 3, "the import was killed only \(kills) times")
+        for query in ["SELECT * FROM items ORDER BY id", "SELECT ordinal, line, byte_offset, failures::text, raw FROM items_rejects ORDER BY ordinal"] {
+            let expected = try reference.query(query)
+            let got = try resumed.query(query)
+            #expect(got.count == expected.count, "\(query)")
+            #expect(got == expected, "\(query)")
+        }
+    }
+
+    /// The server closes the connection in the middle of a COPY: the run fails with a write error that names the
+    /// destination, and --resume then completes the import from the last committed checkpoint.
+    @Test func aServerThatGoesAwayMidCopyIsAWriteErrorAndResumes() throws {
+        let database = try TestDatabase()
+        let dump = try ImportCommandTests.Dump(count: 300_000)
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        process.arguments = ["import", "-m", dump.mapping, dump.input, "--to", database.url, "--commit-every", "5000", "-q"]
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        usleep(400_000)
+        _ = try database.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(message)")
+        #expect(message.contains("sluice: error: \(database.url): write error: "), "\(message)")
+        let resumed = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--resume", "-q"])
+        #expect(resumed.status == 2, "\(resumed.standardError)")
+        #expect(try database.query("SELECT count(*), count(DISTINCT id) FROM items") == [["\(300_000 - 300_000 / 97)", "\(300_000 - 300_000 / 97)"]])
+        #expect(try database.query("SELECT count(*), count(DISTINCT ordinal) FROM items_rejects") == [["\(300_000 / 97)", "\(300_000 / 97)"]])
+    }
+}
