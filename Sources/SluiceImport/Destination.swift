@@ -51,11 +51,18 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .sqlite(let path): path
-        case .postgres(let url): url
+        case .postgres(let url): Self.withoutPassword(url)
         case .csv(let path, _): path
         case .ndjson(let path): path ?? "<stdout>"
         case .ndjsonDirectory(let directory): directory.hasSuffix("/") ? directory : directory + "/"
         }
+    }
+
+    /// A URL as shown in messages: a password in it is left out.
+    static func withoutPassword(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].firstIndex(of: "@") else { return url }
+        guard let colon = url[schemeEnd.upperBound..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
     }
 
     /// The file of each table: the path itself for one table; for several, the table's name before the

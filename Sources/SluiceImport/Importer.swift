@@ -96,10 +96,7 @@ private struct Run {
 
     mutating func execute() {
         do {
-            if case .sqlite = job.destination {
-                // SQLite's integers are signed: a uint64 above 2^63-1 is rejected rather than stored wrong.
-                schemas = try schemas.map { schema throws(SluiceError) in try schema.capped(uint64Maximum: UInt64(Int64.max)) }
-            }
+            schemas = try schemas.map { schema throws(SluiceError) in try schema.restricted(to: job.destination) }
             let sink = try openSink()
             self.sink = sink
             if job.resumes {

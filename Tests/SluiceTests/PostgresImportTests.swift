@@ -85,6 +85,18 @@ import Testing
         #expect(message.contains("table t already exists"))
     }
 
+    /// PostgreSQL text and jsonb cannot hold U+0000: such a record is rejected with its key path, the rest imported.
+    @Test func textPostgreSQLCannotHoldIsARejection() throws {
+        let database = try TestDatabase()
+        let workspace = try ImportTests.Workspace(records: [#"{"s": "a\u0000b"}"#, #"{"j": {"k": "\u0000"}}"#, #"{"j": {"k": "\\u0000"}, "s": "ok"}"#],
+                                                  mapping: "fields:\n  - {name: s, type: string, optional: true}\n  - {name: j, type: json, optional: true}\n")
+        let summary = Importer(workspace.job(.postgres(url: database.url))).run()
+        #expect(summary.outcome == .someRejected, "\(summary.outcome)")
+        #expect(try database.query("SELECT s, j::text FROM t") == [["ok", #"{"k": "\\u0000"}"#]])
+        #expect(try database.query("SELECT ordinal, failures->0->>'path', failures->0->>'expected' FROM t_rejects ORDER BY ordinal") ==
+                [["1", "$.s", "no U+0000 (PostgreSQL text cannot hold it)"], ["2", "$.j", "no \\u0000 (PostgreSQL jsonb cannot hold it)"]])
+    }
+
     /// SIGKILL at random moments, resumed each time: the table and its rejections end equal to one uninterrupted
     /// import's, row for row.
     @Test func killedAtRandomPointsAndResumedEqualsOneRun() throws {

@@ -19,17 +19,6 @@ public struct MappingSchema: Sendable {
         encoder = RecordEncoder(plan: plan)
     }
 
-    /// The mapping with every uint64 field (not lists) also refusing values above `uint64Maximum`: for a
-    /// destination whose integers are signed, a value it cannot hold is a rejection, never a wrapped number.
-    public func capped(uint64Maximum: UInt64) throws(SluiceError) -> MappingSchema {
-        let fields = self.fields.map { field in
-            var capped = field
-            if field.type == .uint64 && !field.isList { capped.validators.append(.maximum(.uint64(uint64Maximum))) }
-            return capped
-        }
-        return try MappingSchema(fields: fields, options: options)
-    }
-
     /// A record of `batch` written back as JSON through this mapping: key paths rebuilt as nested objects, dates
     /// in the field's first format, enums as their JSON values (see `docs/mapping.md`, "Encoding").
     public func jsonText(ofRow row: Int, in batch: ColumnarBatch) -> String {

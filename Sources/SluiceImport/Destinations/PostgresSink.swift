@@ -35,7 +35,7 @@ final class PostgresSink: TableSink {
     static let checkpointTable = "_sluice_checkpoints"
 
     init(url: String, tables: [TableLayout], ifExists: FileOutput.ExistingFile, resuming: Bool) throws(SluiceError) {
-        destinationName = Self.withoutPassword(url)
+        destinationName = Destination.withoutPassword(url)
         self.tables = tables
         connection = PQconnectdb(url)
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -59,14 +59,6 @@ final class PostgresSink: TableSink {
     }
 
     deinit { if let connection { PQfinish(connection) } }
-
-    /// The URL as shown in messages: a password in it is left out.
-    private static func withoutPassword(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].firstIndex(of: "@") else { return url }
-        let userInfo = url[schemeEnd.upperBound..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
-    }
 
     private static func trimmed(_ message: String) -> String {
         message.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
