@@ -165,6 +165,15 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "kept\n")
     }
 
+    /// A device is written as it is, never replaced by a rename.
+    @Test func aDeviceIsWrittenInPlace() throws {
+        let workspace = try Workspace(records: [#"{"id": 1}"#], mapping: "fields:\n  - {name: id, type: int64}\n")
+        #expect(Importer(workspace.job(.ndjson(path: "/dev/null"))).run().outcome == .complete)
+        let attributes = try FileManager.default.attributesOfItem(atPath: "/dev/null")
+        #expect(attributes[.type] as? FileAttributeType == .typeCharacterSpecial)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "/dev").allSatisfy { !$0.contains("sluice") })
+    }
+
     @Test func rejectLimitsStopTheRun() throws {
         let records = (1...2000).map { $0 % 10 == 0 ? #"{"id": "x"}"# : #"{"id": \#($0)}"# }
         let workspace = try Workspace(records: records, mapping: "fields:\n  - {name: id, type: int64}\n")

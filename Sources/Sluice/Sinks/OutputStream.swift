@@ -64,13 +64,21 @@ public final class FileOutput {
         if exists && (status.st_mode & S_IFMT) == S_IFDIR {
             throw .write(destination: path, message: "is a directory")
         }
-        if exists && ifExists == .fail {
+        if exists && ifExists == .fail && (status.st_mode & S_IFMT) == S_IFREG {
             throw .write(destination: path, message: "already exists (choose --if-exists append or replace)")
         }
         name = path
         ownsDescriptor = true
         flushThreshold = 1 << 20
-        if exists && ifExists == .append {
+        if exists && (status.st_mode & S_IFMT) != S_IFREG {
+            // A device or a pipe (/dev/null, a FIFO) is written as it is: it cannot be replaced by a rename.
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw .write(destination: path, message: "cannot open: " + String(cString: strerror(errno))) }
+            self.descriptor = descriptor
+            temporaryPath = nil
+            appendedFrom = nil
+            isSettled = true
+        } else if exists && ifExists == .append {
             let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
             guard descriptor >= 0 else { throw .write(destination: path, message: "cannot open: " + String(cString: strerror(errno))) }
             self.descriptor = descriptor
@@ -126,6 +134,11 @@ public final class FileOutput {
     /// Leaves no trace of this run: the temporary file is removed, a file appended to is cut back. Safe to call
     /// from a signal's handling path: it only unlinks or truncates.
     public func discard() {
+        guard temporaryPath != nil || appendedFrom != nil else {
+            // A stream (standard output, a device) cannot take back what it was given: what is buffered follows.
+            try? flush()
+            return
+        }
         guard !isSettled else { return }
         isSettled = true
         buffer.removeAll()
