@@ -57,6 +57,11 @@ let package = Package(
             path: "Benchmarks/EngineThroughput"
         ),
         .executableTarget(
+            name: "ImportThroughput",
+            dependencies: ["SluiceFixtures"],
+            path: "Benchmarks/ImportThroughput"
+        ),
+        .executableTarget(
             name: "PipelineScaling",
             dependencies: ["Sluice", "SluiceFixtures", "SluiceBench", "CZstd"],
             path: "Benchmarks/PipelineScaling"

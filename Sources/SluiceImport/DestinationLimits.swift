@@ -18,15 +18,9 @@ extension MappingSchema {
                 // Lists take no validators: an element holding U+0000 fails the COPY, and the run, with a write error.
                 if field.isList { continue }
                 if field.type == .json {
-                    fields[index].validators.append(.custom(name: "no \\u0000 (PostgreSQL jsonb cannot hold it)") { value in
-                        guard case .string(let text) = value else { return true }
-                        return !Self.escapesNUL(text)
-                    })
+                    fields[index].validators.append(.customBytes(name: "no \\u0000 (PostgreSQL jsonb cannot hold it)") { !Self.escapesNUL($0) })
                 } else if [.string, .url, .enumeration].contains(field.type) {
-                    fields[index].validators.append(.custom(name: "no U+0000 (PostgreSQL text cannot hold it)") { value in
-                        guard case .string(let text) = value else { return true }
-                        return !text.utf8.contains(0)
-                    })
+                    fields[index].validators.append(.customBytes(name: "no U+0000 (PostgreSQL text cannot hold it)") { !$0.contains(0) })
                 }
             }
         default:
@@ -36,12 +30,11 @@ extension MappingSchema {
     }
 
     /// Whether JSON text holds the escape `\u0000` (and not an escaped backslash followed by `u0000`).
-    static func escapesNUL(_ json: String) -> Bool {
-        let bytes = Array(json.utf8)
+    static func escapesNUL(_ json: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
-        while index + 5 < bytes.count {
-            if bytes[index] == UInt8(ascii: "\\") {
-                if bytes[index + 1] == UInt8(ascii: "u") && bytes[index + 2...index + 5].allSatisfy({ $0 == UInt8(ascii: "0") }) { return true }
+        while index + 5 < json.count {
+            if json[index] == UInt8(ascii: "\\") {
+                if json[index + 1] == UInt8(ascii: "u") && json[index + 2...index + 5].allSatisfy({ $0 == UInt8(ascii: "0") }) { return true }
                 index += 2
             } else {
                 index += 1

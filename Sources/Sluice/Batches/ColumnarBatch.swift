@@ -91,16 +91,23 @@ public final class ColumnarBatch {
         /// The column's field.
         public var field: FieldSpec { batch.fields[index] }
 
-        private func storage(_ row: Int, _ types: FieldType...) -> ColumnStorage {
+        /// The column's storage, once `row` is checked to be in the batch.
+        private func storage(_ row: Int) -> ColumnStorage {
             precondition(row >= 0 && row < batch.count, "row \(row) is outside the batch's \(batch.count) records")
-            let storage = batch.columns[index]
-            precondition(types.contains(storage.type), "column '\(field.name)' holds \(storage.type), not \(types)")
+            return batch.columns[index]
+        }
+
+        /// The column's storage, once `row` is checked and the column to hold `type`. (One type, not a variadic
+        /// list, which would cost an array per value read.)
+        private func storage(_ row: Int, _ type: FieldType) -> ColumnStorage {
+            let storage = storage(row)
+            precondition(storage.type == type, "column '\(field.name)' holds \(storage.type), not \(type)")
             return storage
         }
 
         /// Whether the value in `row` is null.
         public func isNull(_ row: Int) -> Bool {
-            !storage(row, field.columnType).isValid(row)
+            !storage(row).isValid(row)
         }
 
         /// The value of an `int64` column.
@@ -147,7 +154,8 @@ public final class ColumnarBatch {
         /// Calls `body` with the bytes of a `string`, `json`, `url`, `enum` (UTF-8) or `bytes` value (`nil` for
         /// null), without copying. The buffer is valid only inside `body`.
         public func withUTF8<Result>(_ row: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result) rethrows -> Result {
-            let storage = storage(row, .string, .json, .url, .enumeration, .bytes)
+            let storage = storage(row)
+            precondition(storage.type.layout == .text, "column '\(field.name)' holds \(storage.type), not text or bytes")
             guard storage.isValid(row) else { return try body(nil) }
             return try body(storage.textBytes(row))
         }

@@ -11,6 +11,7 @@ struct CompiledValidator: @unchecked Sendable {
         /// The same for int64 and date columns, read as the words they store: nothing to copy per record.
         case wordRange(lower: Int64, upper: Int64)
         case custom(@Sendable (FieldValue) -> Bool)
+        case customBytes(@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)
     }
 
     let column: Int
@@ -88,6 +89,9 @@ struct CompiledValidator: @unchecked Sendable {
             label = Validator.range(lowerBound, upperBound).description
         case .custom(_, let check):
             rule = .custom(check)
+        case .customBytes(_, let check):
+            guard isText else { return problem("applies to text and bytes, not \(field.type)") }
+            rule = .customBytes(check)
         }
         if case .range(let lower, let upper) = rule, let words = wordBounds(lower, upper) {
             rule = .wordRange(lower: words.lower, upper: words.upper)
@@ -138,6 +142,8 @@ struct CompiledValidator: @unchecked Sendable {
             return value >= lower && value <= upper
         case .custom(let check):
             return check(storage.fieldValue(row))
+        case .customBytes(let check):
+            return check(storage.textBytes(row))
         }
     }
 

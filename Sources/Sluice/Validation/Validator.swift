@@ -30,6 +30,10 @@ public enum Validator: Sendable, Hashable, CustomStringConvertible {
     /// Your own rule: `check` returns whether the value passes. Registered by name for mapping files (see
     /// ``MappingRegistry``); compared by name.
     case custom(name: String, check: @Sendable (FieldValue) -> Bool)
+    /// Your own rule on the bytes of a text, url, enum, json or bytes value (UTF-8, or the bytes themselves),
+    /// handed over in place: no `String` is made per record, so a rule checked on every row costs only its
+    /// own work. The buffer is valid only during the call. Compared by name.
+    case customBytes(name: String, check: @Sendable (UnsafeBufferPointer<UInt8>) -> Bool)
 
     public var description: String {
         switch self {
@@ -44,7 +48,7 @@ public enum Validator: Sendable, Hashable, CustomStringConvertible {
         case .minimum(let value): "min(\(value))"
         case .maximum(let value): "max(\(value))"
         case .range(let lower, let upper): "range(\(lower)...\(upper))"
-        case .custom(let name, _): name
+        case .custom(let name, _), .customBytes(let name, _): name
         }
     }
 

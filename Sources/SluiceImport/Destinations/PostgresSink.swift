@@ -1,8 +1,8 @@
 import CPostgres
 import Sluice
 
-/// Writes tables into PostgreSQL through libpq with `COPY … FROM STDIN` in text format, in transactions that also
-/// write the import's checkpoints (`_sluice_checkpoints`) and the rejected records (`<table>_rejects`).
+/// Writes tables into PostgreSQL through libpq with `COPY … FROM STDIN` in binary format, in transactions that
+/// also write the import's checkpoints (`_sluice_checkpoints`) and the rejected records (`<table>_rejects`).
 ///
 /// Column types: int64 `bigint`, uint64 `numeric(20)`, double `double precision`, bool `boolean`, dates
 /// `timestamptz` (PostgreSQL keeps microseconds: finer instants are rounded), string and url `text`, bytes `bytea`,
@@ -16,21 +16,11 @@ final class PostgresSink: TableSink {
     /// The table whose COPY is open, if one is.
     private var copying: Int?
     private var buffer: [UInt8] = []
-    private var value: [UInt8] = []
     private var pendingRejections: [(rejection: Rejection, source: String, table: Int)] = []
     /// Counts rows copied into staging tables, so that the last of several rows with one key wins.
     private var stagedRows: Int64 = 0
-    /// Per table and column, how values are written into COPY's text.
-    private var encodings: [[Encoding]] = []
-
-    private enum Encoding {
-        /// Text that COPY's escapes apply to (text, JSON).
-        case escaped
-        /// Digits, Booleans and timestamps, which hold nothing to escape.
-        case plain
-        /// bytea's hex form.
-        case hex
-    }
+    /// Per table and column, how values are written into COPY's binary rows.
+    private var encodings: [[PostgresBinaryCopy.Encoding]] = []
 
     static let checkpointTable = "_sluice_checkpoints"
 
@@ -92,13 +82,48 @@ final class PostgresSink: TableSink {
             CREATE TABLE IF NOT EXISTS \(rejects) (source text, ordinal bigint, line bigint, byte_offset bigint, failures jsonb, \
             raw text, raw_bytes bytea, raw_truncated boolean)
             """, doing: "cannot create table \(table.name)_rejects")
-        encodings.append(table.fields.map { field in
-            switch Self.declaredType(field) {
-            case "text", "jsonb": .escaped
-            case "bytea": .hex
-            default: .plain
+        if exists && ifExists == .append {
+            try checkColumnTypes(of: table)
+        }
+        encodings.append(table.fields.map(Self.encoding))
+    }
+
+    /// Refuses to append to a table whose columns have other types than this import writes: binary COPY sends
+    /// each type's own form, which the server does not convert.
+    private func checkColumnTypes(of table: TableLayout) throws(SluiceError) {
+        let present = try rows("""
+            SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute             WHERE attrelid = \(Self.literal(Self.quoted(table.name)))::regclass AND attnum > 0 AND NOT attisdropped
+            """)
+        for field in table.fields {
+            guard let row = present.first(where: { $0[0] == field.name }), let type = row[1] else {
+                throw .write(destination: destinationName, message: "table \(table.name) has no column \(field.name) (use --if-exists replace, or add the column)")
             }
-        })
+            let expected = Self.declaredType(field)
+            if type != expected && !(expected == "numeric(20)" && type == "numeric(20,0)") {
+                throw .write(destination: destinationName, message: "column \(field.name) of table \(table.name) is \(type), where this import writes \(expected) "
+                             + "(use --if-exists replace, or give the column that type)")
+            }
+        }
+    }
+
+    private static func encoding(_ field: FieldSpec) -> PostgresBinaryCopy.Encoding {
+        if field.isList { return .jsonb }
+        switch field.type {
+        case .int64: return .bigint
+        case .uint64: return .numeric
+        case .double: return .double
+        case .bool: return .boolean
+        case .date: return .timestamptz
+        case .string, .url: return .text
+        case .bytes: return .bytea
+        case .json: return .jsonb
+        case .enumeration:
+            switch field.enumStoredKind {
+            case .integer: return .enumBigint
+            case .number: return .enumDouble
+            case .text: return .text
+            }
+        }
     }
 
     static func declaredType(_ field: FieldSpec) -> String {
@@ -128,57 +153,28 @@ final class PostgresSink: TableSink {
             try endCopy()
             try beginCopy(table)
         }
-        let layout = tables[table]
-        let columns = layout.fields.indices.map { batch.column($0) }
+        let columns = tables[table].fields.indices.map { batch.column($0) }
         let encoding = encodings[table]
+        let staged = !tables[table].keyColumns.isEmpty
+        let fieldCount = Int16(columns.count + (staged ? 1 : 0))
+        // A local buffer: appending to a property would check exclusive access on every byte.
+        var buffer = self.buffer
+        self.buffer = []
+        defer { self.buffer = buffer }
         for row in rows {
-            for (index, column) in columns.enumerated() {
-                if index > 0 { buffer.append(0x09) }
-                value.removeAll(keepingCapacity: true)
-                switch encoding[index] {
-                case .hex:
-                    guard let bytes = column.bytes(row) else {
-                        buffer += [0x5C, UInt8(ascii: "N")]
-                        continue
-                    }
-                    // bytea's hex input, with COPY's backslash doubled.
-                    buffer += [0x5C, 0x5C, UInt8(ascii: "x")]
-                    for byte in bytes {
-                        buffer.append(Self.hexDigits[Int(byte >> 4)])
-                        buffer.append(Self.hexDigits[Int(byte & 15)])
-                    }
-                case .escaped, .plain:
-                    if !column.appendText(row, to: &value) {
-                        buffer += [0x5C, UInt8(ascii: "N")]
-                    } else if case .escaped = encoding[index] {
-                        Self.appendEscaped(value, to: &buffer)
-                    } else {
-                        buffer += value
-                    }
+            PostgresBinaryCopy.appendInt16(fieldCount, to: &buffer)
+            for index in columns.indices {
+                if columns[index].isNull(row) {
+                    PostgresBinaryCopy.appendNull(to: &buffer)
+                } else {
+                    PostgresBinaryCopy.appendField(columns[index], row: row, as: encoding[index], to: &buffer)
                 }
             }
-            if !layout.keyColumns.isEmpty {
+            if staged {
                 stagedRows += 1
-                buffer.append(0x09)
-                buffer += Array(String(stagedRows).utf8)
+                PostgresBinaryCopy.appendWord(stagedRows, to: &buffer)
             }
-            buffer.append(0x0A)
-            if buffer.count >= 1 << 20 { try flush() }
-        }
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// COPY's text format: backslash, tab, line feed and carriage return escaped.
-    private static func appendEscaped(_ text: [UInt8], to buffer: inout [UInt8]) {
-        for byte in text {
-            switch byte {
-            case 0x5C: buffer += [0x5C, 0x5C]
-            case 0x09: buffer += [0x5C, UInt8(ascii: "t")]
-            case 0x0A: buffer += [0x5C, UInt8(ascii: "n")]
-            case 0x0D: buffer += [0x5C, UInt8(ascii: "r")]
-            default: buffer.append(byte)
-            }
+            if buffer.count >= 1 << 20 { try send(&buffer) }
         }
     }
 
@@ -192,13 +188,15 @@ final class PostgresSink: TableSink {
             target = Self.quoted("_sluice_staging_" + layout.name)
             names.append("_sluice_row")
         }
-        let result = PQexec(connection, "COPY \(target) (" + names.joined(separator: ", ") + ") FROM STDIN")
+        let result = PQexec(connection, "COPY \(target) (" + names.joined(separator: ", ") + ") FROM STDIN (FORMAT binary)")
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COPY_IN else { throw failure("cannot start copying into \(layout.name)") }
         copying = table
+        buffer += PostgresBinaryCopy.signature
     }
 
-    private func flush() throws(SluiceError) {
+    /// Sends what `buffer` holds into the open COPY and empties it.
+    private func send(_ buffer: inout [UInt8]) throws(SluiceError) {
         guard !buffer.isEmpty else { return }
         let status = buffer.withUnsafeBufferPointer { bytes in
             bytes.baseAddress.map { $0.withMemoryRebound(to: CChar.self, capacity: bytes.count) { PQputCopyData(connection, $0, Int32(bytes.count)) } } ?? 1
@@ -209,7 +207,8 @@ final class PostgresSink: TableSink {
 
     private func endCopy() throws(SluiceError) {
         guard let table = copying else { return }
-        try flush()
+        buffer += PostgresBinaryCopy.trailer
+        try send(&buffer)
         copying = nil
         guard PQputCopyEnd(connection, nil) == 1 else { throw failure("cannot finish copying into \(tables[table].name)") }
         while let result = PQgetResult(connection) {

@@ -127,14 +127,14 @@ final class SQLiteSink: TableSink {
         let binds = bindings[table]
         let columns = binds.indices.map { batch.column($0) }
         for row in rows {
-            sqlite3_reset(statement)
-            for (index, column) in columns.enumerated() {
-                bind(column, binds[index], row: row, at: Int32(index + 1), in: statement)
+            for index in columns.indices {
+                bind(columns[index], binds[index], row: row, at: Int32(index + 1), in: statement)
             }
-            guard sqlite3_step(statement) == SQLITE_DONE else {
-                let error = connection.error("cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
-                sqlite3_reset(statement)
-                throw error
+            let status = sqlite3_step(statement)
+            // Reset at once: text is bound in place (not copied), and the batch it points into is recycled.
+            sqlite3_reset(statement)
+            guard status == SQLITE_DONE else {
+                throw connection.error("cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
             }
         }
     }
@@ -166,7 +166,7 @@ final class SQLiteSink: TableSink {
         case .text:
             column.withUTF8(row) { text in
                 guard let text else { return }
-                Self.bindText(text, at: position, in: statement)
+                Self.bindText(text, at: position, in: statement, copied: false)
             }
         case .blob:
             column.withUTF8(row) { bytes in
@@ -174,7 +174,8 @@ final class SQLiteSink: TableSink {
                 if bytes.isEmpty {
                     sqlite3_bind_zeroblob(statement, position, 0)
                 } else {
-                    _ = csqlite_bind_blob_transient(statement, position, bytes.baseAddress, Int32(bytes.count))
+                    // In place (SQLITE_STATIC, a null destructor): the row is stepped before the batch changes.
+                    _ = sqlite3_bind_blob(statement, position, bytes.baseAddress, Int32(bytes.count), nil)
                 }
             }
         case .enumInteger, .enumNumber:
@@ -192,14 +193,19 @@ final class SQLiteSink: TableSink {
         }
     }
 
-    /// Binds UTF-8 text, copied by SQLite; empty text binds as '' (a null pointer would bind NULL).
-    private static func bindText(_ text: UnsafeBufferPointer<UInt8>, at position: Int32, in statement: OpaquePointer) {
+    /// Binds UTF-8 text, copied by SQLite or, when it outlives the statement's next step, in place; empty text
+    /// binds as '' (a null pointer would bind NULL).
+    private static func bindText(_ text: UnsafeBufferPointer<UInt8>, at position: Int32, in statement: OpaquePointer, copied: Bool = true) {
         guard let base = text.baseAddress, !text.isEmpty else {
             _ = csqlite_bind_text_transient(statement, position, "", 0)
             return
         }
         base.withMemoryRebound(to: CChar.self, capacity: text.count) {
-            _ = csqlite_bind_text_transient(statement, position, $0, Int32(text.count))
+            if copied {
+                _ = csqlite_bind_text_transient(statement, position, $0, Int32(text.count))
+            } else {
+                _ = sqlite3_bind_text(statement, position, $0, Int32(text.count), nil)
+            }
         }
     }
 
