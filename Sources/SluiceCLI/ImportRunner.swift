@@ -28,7 +28,7 @@ enum ImportRunner {
         var observer = Importer.Observer()
         observer.inputStarted = { monitor, index, name in
             let count = options.inputNames.count
-            report.watch(monitor, label: "[\(index + 1)/\(count)] \(name == "-" ? "<stdin>" : name)")
+            report.watch(monitor, label: "[\(index + 1)/\(count)] \(name == "-" ? "<stdin>" : name) → \(job.destination)")
         }
         observer.inputFinished = { report.finishInput() }
         observer.rejected = { (rejection, source, _) throws(SluiceError) in

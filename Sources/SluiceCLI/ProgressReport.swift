@@ -76,7 +76,10 @@ final class ProgressReport: @unchecked Sendable {
         }
     }
 
-    /// `[1/3] dump.ndjson.zst: 1.23 GB of 4.00 GB (30.8 %), 1,234,567 records, 3 rejected, 182 MB/s, 95,000 records/s, 0:15 left`
+    /// `[1/3] dump.ndjson.zst → out.db: 1.23 GB of 4.00 GB (30.8 %), 1,234,567 records, 3 rejected, 95,000 rows/s, 510 MB/s of JSON, 0:15 left`
+    ///
+    /// Sizes and the time left are in the input's bytes as stored (compressed, for a compressed input); the rate is
+    /// of the JSON itself, so that a compressed input's pace compares with a plain one's.
     static func describe(_ snapshot: ProgressMonitor.Snapshot, label: String) -> String {
         var text = label + ": " + gigabytes(snapshot.bytesRead)
         if let total = snapshot.totalBytes, let fraction = snapshot.fractionDone {
@@ -85,14 +88,11 @@ final class ProgressReport: @unchecked Sendable {
             text += " read"
         }
         text += ", " + grouped(snapshot.recordsRead) + " records, " + grouped(snapshot.recordsRejected) + " rejected"
-        let rate = snapshot.bytesPerSecond
-        // Bytes are as stored (compressed, for a compressed input); records per second tell the mapping's pace.
-        let recordRate = snapshot.elapsedSeconds > 0 ? Int(Double(snapshot.recordsRead) / snapshot.elapsedSeconds) : 0
-        text += ", " + String(format: "%.0f", rate / 1e6) + " MB/s, " + grouped(recordRate) + " records/s"
+        text += ", " + grouped(Int(snapshot.recordsMappedPerSecond)) + " rows/s, " + String(format: "%.0f", snapshot.jsonBytesPerSecond / 1e6) + " MB/s of JSON"
         if snapshot.isFinished {
             text += ", done in " + duration(snapshot.elapsedSeconds)
-        } else if let total = snapshot.totalBytes, rate > 0, total > snapshot.bytesRead {
-            text += ", " + duration(Double(total - snapshot.bytesRead) / rate) + " left"
+        } else if let total = snapshot.totalBytes, snapshot.bytesPerSecond > 0, total > snapshot.bytesRead {
+            text += ", " + duration(Double(total - snapshot.bytesRead) / snapshot.bytesPerSecond) + " left"
         }
         return text
     }

@@ -35,9 +35,9 @@ import Testing
         let size = try #require(try FileManager.default.attributesOfItem(atPath: repositoryRoot.appendingPathComponent("Fixtures/examples/tweets.ndjson").path)[.size] as? Int)
         let megabytes = String(format: "%.1f MB", Double(size) / 1e6)
         for index in 1...2 {
-            let last = try #require(lines.last { $0.hasPrefix("[\(index)/2] Fixtures/examples/tweets.ndjson: ") }, "\(outcome.standardError)")
+            let last = try #require(lines.last { $0.hasPrefix("[\(index)/2] Fixtures/examples/tweets.ndjson → <stdout>: ") }, "\(outcome.standardError)")
             #expect(last.contains(": \(megabytes) of \(megabytes) (100.0 %), 25 records, 0 rejected, "), "\(last)")
-            #expect(last.contains(", done in "), "\(last)")
+            #expect(last.contains(" rows/s, ") && last.contains(" MB/s of JSON, done in "), "\(last)")
         }
         // Not a terminal and not asked: nothing but the summary.
         let plain = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson"])

@@ -97,6 +97,45 @@ import Testing
                 [["1", "$.s", "no U+0000 (PostgreSQL text cannot hold it)"], ["2", "$.j", "no \\u0000 (PostgreSQL jsonb cannot hold it)"]])
     }
 
+    /// The binary forms the rows travel in: numeric's base-10,000 digits at every length, and instants rounded to
+    /// the microsecond (ties to even, before 1970 too), read back as the server prints them.
+    @Test func binaryFormsReadBackExactly() throws {
+        let database = try TestDatabase()
+        let unsigned: [UInt64] = [0, 1, 9_999, 10_000, 10_001, 100_000_000, 1_000_000_000_000, UInt64(Int64.max) + 1, .max]
+        let instants = ["1970-01-01T00:00:00.0000005Z", "1970-01-01T00:00:00.0000015Z", "1969-12-31T23:59:59.9999995Z",
+                        "1969-12-31T23:59:59.9999994Z", "2000-01-01T00:00:00Z", "1677-09-22T00:00:00Z"]
+        let records = unsigned.indices.map { index in
+            #"{"n": \#(index), "u": \#(unsigned[index])\#(index < instants.count ? #", "t": ""# + instants[index] + "\"" : "")}"#
+        }
+        let workspace = try ImportTests.Workspace(records: records, mapping: """
+            fields:
+              - {name: n, type: int64}
+              - {name: u, type: uint64}
+              - {name: t, type: date, optional: true, formats: [iso8601]}
+            """)
+        #expect(Importer(workspace.job(.postgres(url: database.url))).run().outcome == .complete)
+        let rows = try database.query("SET TIME ZONE 'UTC'; SELECT u::text, t::text FROM t ORDER BY n")
+        #expect(rows.map { $0[0] } == unsigned.map { String($0) })
+        #expect(rows.map { $0[1] } == ["1970-01-01 00:00:00+00", "1970-01-01 00:00:00.000002+00", "1970-01-01 00:00:00+00",
+                                       "1969-12-31 23:59:59.999999+00", "2000-01-01 00:00:00+00", "1677-09-22 00:00:00+00", nil, nil, nil])
+    }
+
+    /// COPY's binary rows carry each type's own form: appending to a table whose column has another type is refused
+    /// before anything is written, with the column named.
+    @Test func appendingToAColumnOfAnotherTypeIsRefused() throws {
+        let database = try TestDatabase()
+        _ = try database.query("CREATE TABLE t (id integer, v text)")
+        let workspace = try ImportTests.Workspace(records: [#"{"id": 1, "v": "a"}"#], mapping: "fields:\n  - {name: id, type: int64}\n  - {name: v, type: string}\n")
+        var job = workspace.job(.postgres(url: database.url))
+        job.ifExists = .append
+        guard case .failed(let message) = Importer(job).run().outcome else { Issue.record("a column of another type was appended to"); return }
+        #expect(message.contains("column id of table t is integer, where this import writes bigint"), "\(message)")
+        #expect(try database.query("SELECT count(*) FROM t") == [["0"]])
+        _ = try database.query("ALTER TABLE t ALTER COLUMN id TYPE bigint")
+        #expect(Importer(job).run().outcome == .complete)
+        #expect(try database.query("SELECT id, v FROM t") == [["1", "a"]])
+    }
+
     /// SIGKILL at random moments, resumed each time: the table and its rejections end equal to one uninterrupted
     /// import's, row for row.
     @Test func killedAtRandomPointsAndResumedEqualsOneRun() throws {

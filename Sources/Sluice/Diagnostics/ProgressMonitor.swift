@@ -10,6 +10,8 @@ public final class ProgressMonitor: Sendable {
         public var bytesRead: Int
         /// The input's size as stored, when known (a regular file).
         public var totalBytes: Int?
+        /// Bytes of JSON mapped so far: the input after decompression, as far as the records handed on reach.
+        public var jsonBytesRead: Int
         /// Records delivered or rejected so far.
         public var recordsRead: Int
         /// Records rejected so far.
@@ -25,13 +27,20 @@ public final class ProgressMonitor: Sendable {
             return min(Double(bytesRead) / Double(totalBytes), 1)
         }
 
-        /// Input bytes per second so far.
+        /// Input bytes (as stored) per second so far.
         public var bytesPerSecond: Double { elapsedSeconds > 0 ? Double(bytesRead) / elapsedSeconds : 0 }
+
+        /// Bytes of JSON (decompressed) per second so far.
+        public var jsonBytesPerSecond: Double { elapsedSeconds > 0 ? Double(jsonBytesRead) / elapsedSeconds : 0 }
+
+        /// Records handed on (read and not rejected) per second so far.
+        public var recordsMappedPerSecond: Double { elapsedSeconds > 0 ? Double(recordsRead - recordsRejected) / elapsedSeconds : 0 }
     }
 
     private struct State {
         var bytesRead = 0
         var totalBytes: Int?
+        var jsonBytesRead = 0
         var recordsRead = 0
         var recordsRejected = 0
         var started = DispatchTime.now().uptimeNanoseconds
@@ -50,7 +59,7 @@ public final class ProgressMonitor: Sendable {
         state.withLock { state in
             let end = state.finished ?? DispatchTime.now().uptimeNanoseconds
             return Snapshot(
-                bytesRead: state.bytesRead, totalBytes: state.totalBytes, recordsRead: state.recordsRead,
+                bytesRead: state.bytesRead, totalBytes: state.totalBytes, jsonBytesRead: state.jsonBytesRead, recordsRead: state.recordsRead,
                 recordsRejected: state.recordsRejected, elapsedSeconds: Double(end - state.started) / 1e9,
                 isFinished: state.finished != nil)
         }
@@ -71,6 +80,7 @@ public final class ProgressMonitor: Sendable {
         state.withLock {
             $0.recordsRead = statistics.recordsRead
             $0.recordsRejected = statistics.recordsRejected
+            $0.jsonBytesRead = statistics.bytesRead
         }
     }
 
