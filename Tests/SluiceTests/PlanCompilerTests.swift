@@ -12,6 +12,27 @@ import Testing
         }
     }
 
+    /// A key path of tens of thousands of segments once overflowed the compiler's stack: it is refused before any
+    /// work, without quoting the path back.
+    @Test func aKeyPathDeeperThanAnyInputIsRefusedWithoutWork() {
+        let deep = Array(repeating: "a", count: 20_000).joined(separator: ".")
+        #expect(problems([field("deep", .string, path: deep)]) == ["field 'deep': the key path has more than 1024 segments; no input can be read that deep"])
+        let longest = Array(repeating: "a", count: FieldPath.maximumSegments).joined(separator: ".")
+        #expect(problems([field("deep", .string, path: longest)]) == [])
+    }
+
+    /// A path deeper than the reader's depth limit could never match: opening the reader says so, naming the field.
+    @Test func aKeyPathPastTheReadersDepthLimitIsAMappingProblem() throws {
+        let schema = try MappingSchema(fields: [field("ok", .string, path: "a.b.x"), field("deep", .string, path: "a.b.c.d")])
+        #expect {
+            _ = try ColumnarReader(input: .bytes(Array("{}".utf8)), schema: schema, options: ReaderOptions(maximumDepth: 3))
+        } throws: { error in
+            guard case SluiceError.invalidMapping(let problems) = error else { return false }
+            return problems.map(\.description) == ["field 'deep': reads 4 levels deep, past the reader's depth limit of 3 (maximumDepth); it could never match"]
+        }
+        _ = try ColumnarReader(input: .bytes(Array("{}".utf8)), schema: schema, options: ReaderOptions(maximumDepth: 4))
+    }
+
     @Test func reportsEveryProblemAtOnceEachNamingItsField() {
         #expect(problems([
             field("id", .int64),

@@ -32,6 +32,7 @@ enum BatchSourceOpener {
     /// or array input go through the parallel pipeline; everything else is read on the caller's thread.
     static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
         var options = try options.validated()
+        try plan.checkDepth(within: options.maximumDepth)
         // A shard past the file's start holds neither the records to skip nor the header: they are read from
         // the start of the file, and the shard starts after them at the earliest.
         var columnNames: [[UInt8]]?
@@ -97,6 +98,7 @@ enum BatchSourceOpener {
     /// (with one worker or more): one pass over the input maps every record type.
     static func openSeveral(_ input: Input, plans: [CompiledPlan], options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> ParallelPipeline {
         let options = try options.validated()
+        for plan in plans { try plan.checkDepth(within: options.maximumDepth) }
         let paths = plans.map(\.recordsPath)
         var problems: [String] = []
         if plans.isEmpty { problems.append("no schemas") }

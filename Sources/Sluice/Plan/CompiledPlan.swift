@@ -266,3 +266,15 @@ extension UnsafeMutablePointer {
         return pointer
     }
 }
+
+extension CompiledPlan {
+    /// Refuses fields whose key paths reach deeper than the reader may nest (`maximumDepth` containers below the
+    /// record): such a field could never be read, and every record would be rejected or left without it.
+    func checkDepth(within maximumDepth: Int) throws(SluiceError) {
+        let problems = fields.compactMap { field -> MappingProblem? in
+            guard let path = field.path, let segments = try? FieldPath(parsing: path).segments.count, segments > maximumDepth else { return nil }
+            return MappingProblem(field: field.name, message: "reads \(segments) levels deep, past the reader's depth limit of \(maximumDepth) (maximumDepth); it could never match")
+        }
+        if !problems.isEmpty { throw .invalidMapping(problems) }
+    }
+}

@@ -18,6 +18,11 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The steps, from the root. Empty for the whole record.
     public var segments: [Segment]
 
+    /// The most segments a key path may have: the reader's depth limit (``ReaderOptions/maximumDepth``) is 1,024
+    /// by default, and a path refused here costs no work, where one of a hundred thousand segments would cost
+    /// gigabytes to compile.
+    public static let maximumSegments = 1024
+
     /// Parses key-path text.
     /// - Throws: A message naming what is wrong: an empty segment, a dangling or unknown escape.
     init(segments: [Segment]) {
@@ -38,6 +43,10 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         var iterator = body.utf8.makeIterator()
         func finishSegment() throws(FieldPathSyntaxError) {
             if current.isEmpty { throw FieldPathSyntaxError(message: "key path '\(text)' has an empty segment") }
+            if segments.count == Self.maximumSegments {
+                // Not quoted: the text may be enormous.
+                throw FieldPathSyntaxError(message: "the key path has more than \(Self.maximumSegments) segments; no input can be read that deep")
+            }
             let isEveryElement = !hadEscape && current == [UInt8(ascii: "*")]
             segments.append(Segment(key: current, index: hadEscape ? nil : Self.arrayIndex(current), isEveryElement: isEveryElement))
             current.removeAll(keepingCapacity: true)
