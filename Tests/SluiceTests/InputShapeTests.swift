@@ -77,6 +77,14 @@ import Testing
         #expect(result.error != nil)
     }
 
+    /// An empty (or blank) input declared an array holds no records, however many workers read it: one reader
+    /// once called it truncated, several found nothing.
+    @Test(arguments: ["", "  \n ", "\n"], [1, 2, 3])
+    func anEmptyArrayInputHoldsNoRecordsForEveryWorkerCount(_ text: String, workers: Int) throws {
+        let result = try transcript(of: text, fields: fields, options: ReaderOptions(shape: .array, rejectionPolicy: .collect, workers: workers))
+        #expect(result.rows.isEmpty && result.rejections.isEmpty && result.error == nil, "\(result)")
+    }
+
     @Test func concatenatedValuesMayBePrettyPrintedAndShareLines() throws {
         let text = "{\n  \"id\": 1\n}\n{\"id\":2}{\"id\":3}\n\n  {\n\"id\":4}"
         let result = try transcript(of: text, fields: fields)

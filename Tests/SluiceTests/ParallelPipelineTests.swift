@@ -195,6 +195,41 @@ import SluiceFixtures
         #expect(try transcript(of: .bytes(Array(text.utf8)), fields: fields, options: ReaderOptions(byteRange: 7..<9)).rows == ["#1@1:8 a=2"])
     }
 
+    /// The first record of a file with a byte-order mark starts after the mark: a cut anywhere (inside the mark
+    /// too) gives every record to exactly one of the two shards, at the offsets one reader gives.
+    @Test func everyCutOfAFileWithAByteOrderMarkKeepsEveryRecordOnce() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n".utf8)
+        let url = try temporaryFile(bytes, name: "bom.ndjson")
+        let fields = [field("a", .int64)]
+        let whole = try transcript(of: .file(url.path), fields: fields, options: ReaderOptions(rejectionPolicy: .collect)).rows.map(Self.withoutOrdinalAndLine)
+        #expect(whole == [":3 a=1", ":11 a=2", ":19 a=3"])
+        for cut in 0...bytes.count {
+            var rows: [String] = []
+            for range in [0..<cut, cut..<bytes.count] {
+                let shard = try transcript(of: .file(url.path), fields: fields, options: ReaderOptions(rejectionPolicy: .collect, byteRange: range))
+                #expect(shard.error == nil && shard.rejections.isEmpty, "cut \(cut), \(range): \(shard)")
+                rows += shard.rows.map(Self.withoutOrdinalAndLine)
+            }
+            #expect(rows == whole, "cut at byte \(cut)")
+        }
+    }
+
+    /// Concatenated values and a single document after a byte-order mark: offsets count the mark, for any number
+    /// of workers (several once reported every offset 3 bytes short).
+    @Test(arguments: [InputShape.concatenated, .document])
+    func offsetsAfterAByteOrderMarkAgreeForEveryWorkerCount(_ shape: InputShape) throws {
+        let text = shape == .document ? "{\"a\": 1}" : "{\"a\": 1} {\"a\": 2}\n{\"a\": \"x\"}"
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(text.utf8)
+        let url = try temporaryFile(bytes, name: "bom-\(shape.rawValue).json")
+        let fields = [field("a", .int64)]
+        let one = try transcript(of: .file(url.path), fields: fields, options: ReaderOptions(shape: shape, rejectionPolicy: .collect))
+        #expect(one.rows.first?.hasPrefix("#1@1:3 ") == true, "\(one)")
+        for workers in [2, 3] {
+            let several = try transcript(of: .file(url.path), fields: fields, options: ReaderOptions(shape: shape, rejectionPolicy: .collect, workers: workers))
+            #expect(several.rows == one.rows && several.rejections == one.rejections, "\(workers) workers")
+        }
+    }
+
     static func withoutOrdinalAndLine(_ row: String) -> String {
         // "#ordinal@line:offset rest": keep the offset and the values.
         guard let colon = row.firstIndex(of: ":") else { return row }

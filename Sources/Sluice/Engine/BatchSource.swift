@@ -53,17 +53,19 @@ enum BatchSourceOpener {
             throw .invalidOptions("a byte range needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
         }
         var startOffset = 0
+        var startsAtInputStart = true
         if let range = options.byteRange, range.lowerBound > 0 {
-            // Read from the byte before the range, to see whether a line starts at its first byte.
-            try source.skip(range.lowerBound - 1)
-            startOffset = range.lowerBound - 1
+            // The first record starts after a byte-order mark: a shard that starts inside the mark holds it.
+            let mark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
+            if range.lowerBound > mark {
+                // Read from the byte before the range, to see whether a line starts at its first byte.
+                try source.skip(range.lowerBound - 1)
+                startOffset = range.lowerBound - 1
+                startsAtInputStart = false
+            }
         }
         let peeked = try source.peek(64 << 10)
         let byteOrderMark = startOffset == 0 ? peeked.withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength) : 0
-        if byteOrderMark > 0 {
-            try source.skip(byteOrderMark)
-            startOffset = byteOrderMark
-        }
         var shape = options.shape
         if plan.recordsPath != nil {
             // A wrapper document, which the reader turns into an array of its records.
@@ -76,12 +78,16 @@ enum BatchSourceOpener {
             throw .invalidOptions("a byte range can split NDJSON only; this input is read as \(shape.rawValue)")
         }
         guard shape == .ndjson || shape == .array else {
-            // Concatenated values and documents have no boundaries a scan can find cheaply: one thread reads them.
+            // Concatenated values and documents have no boundaries a scan can find cheaply: one thread reads them
+            // (the byte-order mark still in front, which the engine skips and counts in its offsets).
             var sequential = options
             sequential.shape = shape
             return try MappingEngine(plan: plan, source: source, options: sequential, keepsRecordText: keepsRecordText)
         }
-        let startsAtInputStart = (options.byteRange?.lowerBound ?? 0) == 0
+        if byteOrderMark > 0 {
+            try source.skip(byteOrderMark)
+            startOffset = byteOrderMark
+        }
         return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
     }

@@ -427,9 +427,11 @@ final class MappingEngine: BatchSource {
             return
         }
         // Only whitespace after the last value: nothing for yajl to complete (it would call an input without a
-        // value malformed, though an empty stream of values is not).
+        // value malformed, though an empty stream of values is not). So too an array input that held only
+        // whitespace: an empty input holds no records, as the parallel pipeline reads it.
         let onlyWhitespaceLeft = shape == .concatenated && !machine.pointee.inRecord
             && machine.pointee.recordInProgressStart >= input.endOffset
+            || shape == .array && !machine.pointee.inRecord && !machine.pointee.isOuterOpen && !machine.pointee.isOuterClosed
         let status = onlyWhitespaceLeft ? .ok : tokenizer.finish()
         handleStreamStatus(status)
         guard !hasEnded else { return }

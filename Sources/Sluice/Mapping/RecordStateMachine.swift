@@ -1109,6 +1109,8 @@ struct RecordStateMachine {
 
     /// Whether the top-level array (for `outerLevels == 1`) is still open.
     var isOuterOpen: Bool { outerOpen }
+    /// Whether the top-level array was opened and closed again.
+    var isOuterClosed: Bool { outerClosed }
 }
 
 /// A key no field reads, in the object at a trie node.

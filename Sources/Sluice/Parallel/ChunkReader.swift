@@ -23,7 +23,8 @@ final class ChunkReader {
     private let reserve: (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     private var framer: ArrayFramer
     /// Byte-range shard: records (lines) that start inside `range` of the file, whose reading starts at
-    /// `range.lowerBound - 1` (to see whether a line starts at the bound).
+    /// `range.lowerBound - 1` (to see whether a line starts at the bound), or at the first record when the range
+    /// starts inside the file's byte-order mark.
     private let range: Range<Int>?
 
     private(set) var bytesRead = 0
@@ -83,7 +84,7 @@ final class ChunkReader {
             framer.stopsAtNextArray = true
         }
         bufferOffset = startOffset
-        isSkippingToFirstLine = range.map { $0.lowerBound > 0 } ?? false
+        isSkippingToFirstLine = range.map { $0.lowerBound > startOffset } ?? false
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         capacity = 0
         reservation = 0
