@@ -230,6 +230,31 @@ import SluiceFixtures
         }
     }
 
+    /// Blank stretches of megabytes (a blank line, a record's leading whitespace) stream past: the records around
+    /// them keep their lines and offsets for every worker count and chunk size, and a shard cut inside one keeps
+    /// the record whose line started before the cut.
+    @Test func longBlankStretchesKeepLinesOffsetsAndShards() throws {
+        let blank = String(repeating: " ", count: 3 << 20)
+        let text = "{\"a\":1}\n" + blank + "\n" + blank + "{\"a\":2}\n\t\n{\"a\":3}"
+        let url = try temporaryFile(Array(text.utf8), name: "blank.ndjson")
+        let fields = [field("a", .int64)]
+        let expected = ["#1@1:0 a=1", "#2@3:\(8 + 2 * (3 << 20) + 1) a=2", "#3@5:\(8 + 2 * (3 << 20) + 1 + 10) a=3"]
+        for (workers, chunk) in [(1, 1 << 20), (2, 1 << 16), (3, 4096), (2, 1 << 20)] {
+            let result = try transcript(of: .file(url.path), fields: fields,
+                                        options: ReaderOptions(readBufferSize: 64 << 10, maximumRecordSize: 1 << 20, rejectionPolicy: .collect, workers: workers, chunkSize: chunk))
+            #expect(result.rows == expected && result.rejections.isEmpty && result.error == nil, "\(workers) workers, chunks of \(chunk)")
+        }
+        for cut in [9, 1 << 20, (3 << 20) + 9, (3 << 20) + 10, (5 << 20), 8 + 2 * (3 << 20)] {
+            var rows: [String] = []
+            for range in [0..<cut, cut..<text.utf8.count] {
+                rows += try transcript(of: .file(url.path), fields: fields,
+                                       options: ReaderOptions(readBufferSize: 64 << 10, rejectionPolicy: .collect, chunkSize: 1 << 16, byteRange: range)).rows
+                    .map(Self.withoutOrdinalAndLine)
+            }
+            #expect(rows == expected.map(Self.withoutOrdinalAndLine), "cut at \(cut)")
+        }
+    }
+
     static func withoutOrdinalAndLine(_ row: String) -> String {
         // "#ordinal@line:offset rest": keep the offset and the values.
         guard let colon = row.firstIndex(of: ":") else { return row }

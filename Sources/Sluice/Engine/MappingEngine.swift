@@ -292,10 +292,13 @@ final class MappingEngine: BatchSource {
                 if !hasEnded { end(with: nil) }
                 return
             }
-            if isDiscardingOversizedLine {
+            let first = isDiscardingOversizedLine ? input.endOffset : firstNonWhitespace(from: lineStart)
+            if first == input.endOffset {
+                // Nothing but whitespace on the line so far (or a line being discarded): dropped as it streams
+                // past, so that a blank line of any length costs neither memory nor a second scan.
                 input.discard(before: input.endOffset)
                 lineStart = input.endOffset
-            } else if input.endOffset - firstNonWhitespace(from: lineStart) > options.maximumRecordSize {
+            } else if input.endOffset - first > options.maximumRecordSize {
                 rejectOversizedLine(first: firstNonWhitespace(from: lineStart))
                 isDiscardingOversizedLine = true
                 input.discard(before: input.endOffset)

@@ -54,6 +54,8 @@ final class ChunkReader {
     private var isDiscardingLine = false
     /// A shard that starts inside a line skips to the next line.
     private var isSkippingToFirstLine = false
+    /// Where the line being read started, when the whitespace it began with was dropped unhanded.
+    private var blankLineStart: Int?
 
     /// - Parameters:
     ///   - reserve: Blocks until the budget allows `bytes` more, not counting the `holding` bytes of the reader's own
@@ -209,13 +211,14 @@ final class ChunkReader {
         bufferOffset += cut
         filled = carried
         scanned = carried
+        blankLineStart = nil
         return emit(chunk)
     }
 
     // MARK: - NDJSON
 
     private func frameLines(emit: Emit) -> Bool {
-        if let range, bufferOffset >= range.upperBound {
+        if let range, (blankLineStart ?? bufferOffset) >= range.upperBound {
             // The next line starts at or past the shard's end: it belongs to the next shard.
             filled = 0
             isAtEnd = true
@@ -246,6 +249,15 @@ final class ChunkReader {
         // No line feed: one line is longer than a chunk.
         var first = 0
         while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+        if first == filled && (nextIndex > 0 || firstChunkRecords == 0) {
+            // Nothing but whitespace so far, and no line feed among it (lines before it were handed on): dropped
+            // as it streams past, so that a blank line of any length costs neither memory nor a second scan. The
+            // line still starts where it started, for the shard it belongs to.
+            if blankLineStart == nil { blankLineStart = bufferOffset }
+            drop(filled)
+            do { try readMore() } catch { return true }  // the error comes again from the next read
+            return true
+        }
         if filled - first > maximumRecordSize {
             // The worker sees a last line over the limit and rejects it as the sequential reader does; the
             // rest of the line is skipped, and its line feed starts the next chunk (so lines stay counted).
