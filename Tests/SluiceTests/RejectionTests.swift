@@ -50,6 +50,38 @@ import Testing
         #expect(result.rawTexts == ["{\"id\":1} {\"id\":2}"])
     }
 
+    /// Text that is not well-formed UTF-8 (yajl lets overlong forms, encoded surrogates, code points above
+    /// U+10FFFF and lead bytes F5–F7 through) is never written: its record is rejected, naming where it was read, in
+    /// a string, a json value's keys, a list's elements and a transform's input.
+    @Test func invalidUTF8() throws {
+        let lines: [[UInt8]] = [
+            Array(#"{"s":"caf\#u{E9} \#u{1D11E}"}"#.utf8),
+            Array(#"{"s":""#.utf8) + [0xE0, 0x80, 0x80] + Array(#""}"#.utf8),
+            Array(#"{"s":"a"#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8),
+            Array(#"{"j":{""#.utf8) + [0xF0, 0x80, 0x80, 0x80] + Array(#"":1}}"#.utf8),
+            Array(#"{"l":["a",""#.utf8) + [0xF5, 0x80, 0x80, 0x80] + Array(#""]}"#.utf8),
+            Array(#"{"t":""#.utf8) + [0xF4, 0x90, 0x80, 0x80] + Array(#""}"#.utf8),
+            Array(#"{"s":"\uDd1e"}"#.utf8),
+        ]
+        let bytes = Array(lines.joined(separator: [0x0A]))
+        var upper = field("t", .string, optional: true)
+        upper.transform = ValueTransform(name: "upper") { value in
+            guard case .string(let text) = value else { return value }
+            return .string(text.uppercased())
+        }
+        let fields = [field("s", .string, optional: true), field("j", .json, optional: true), field("l", .string, path: "l.*", optional: true), upper]
+        let result = try transcript(of: .bytes(bytes, name: "utf8.ndjson"), fields: fields, options: ReaderOptions(rejectionPolicy: .collect))
+        #expect(result.rows.count == 1)
+        #expect(result.rejections == [
+            "record 2 (line 2, byte 19): $.s: expected well-formed UTF-8, found text with ill-formed UTF-8 (E0 80 80) at byte 0 of it",
+            "record 3 (line 3, byte 31): $.s: expected well-formed UTF-8, found text with ill-formed UTF-8 (ED A0 80) at byte 1 of it",
+            "record 4 (line 4, byte 44): $.j: expected well-formed UTF-8, found text with ill-formed UTF-8 (F0 80 80 80) at byte 2 of it",
+            "record 5 (line 5, byte 61): $.l.*: expected well-formed UTF-8, found text with ill-formed UTF-8 (F5 80 80 80) at byte 0 of it",
+            "record 6 (line 6, byte 80): $.t: expected well-formed UTF-8, found text with ill-formed UTF-8 (F4 90 80 80) at byte 0 of it",
+            "record 7 (line 7, byte 93): $.s: expected well-formed UTF-8, found text with ill-formed UTF-8 (ED B4 9E) at byte 0 of it",
+        ])
+    }
+
     @Test func nestingTooDeep() throws {
         var options = ReaderOptions(rejectionPolicy: .collect)
         options.maximumDepth = 3

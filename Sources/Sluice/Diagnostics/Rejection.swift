@@ -78,6 +78,9 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         case nestingTooDeep
         /// A record larger than the reader's maximum record size.
         case recordTooLarge
+        /// Text that is not well-formed UTF-8: an overlong form, an encoded surrogate, a code point above
+        /// U+10FFFF, a byte no sequence starts with (such text is never written).
+        case invalidUTF8
         /// A value that a field's validator refused (`expected` names the validator).
         case validation
         /// A key the mapping does not read, when the mapping rejects such keys (strict mode).

@@ -395,6 +395,7 @@ struct RecordStateMachine {
             writeNull(column: column, node: nodeID)
             return
         }
+        if kind == .string, let bytes, !isWellFormed(node: nodeID, bytes, length) { return }
         convertValue(column: column, into: columns + column, row: row, node: nodeID, kind, bytes, length, boolValue)
     }
 
@@ -488,6 +489,8 @@ struct RecordStateMachine {
                 }
                 continue
             }
+            // Decoding would replace ill-formed UTF-8 without a word: it is rejected first.
+            if kind == .string, let bytes, !isWellFormed(node: nodeID, bytes, length) { continue }
             let text = { String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) }
             let value: JSONValue = switch kind {
             case .string: .string(text())
@@ -522,6 +525,7 @@ struct RecordStateMachine {
     /// does not convert fails the record like any value.
     private mutating func appendListElement(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         guard kind != .null, let listScratch, let ordinal = listOrdinals?[column] else { return }
+        if kind == .string, let bytes, !isWellFormed(node: nodeID, bytes, length) { return }
         startList(column: column)
         if columnTypes[column] == .string, kind == .string || kind == .number, let bytes {
             // Text that a string list takes as it is (the string conversion's own rule) needs no scratch.
@@ -782,6 +786,15 @@ struct RecordStateMachine {
     private mutating func capture(node nodeID: Int32, from start: Int, to end: Int) {
         let node = nodes[Int(nodeID)]
         guard let buffer else { return }
+        // Keys and strings inside a captured value are written as they stand: checked once, here.
+        guard isWellFormed(node: nodeID, buffer + (start - bufferOffset), end - start) else {
+            // Seen, so not also missing (a list opened, so that it closes whole).
+            for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
+                let column = Int(targets[target])
+                if columnIsList[column] { startList(column: column) } else { stamps[column] = serial }
+            }
+            return
+        }
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
             if columnIsList[column] {
@@ -1035,6 +1048,15 @@ struct RecordStateMachine {
         case .null: description = ValueDescription.null
         }
         failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(node)], kind: kind, expected: expected, found: description))
+    }
+
+    /// Whether mapped text is well-formed UTF-8; if not, the record's failure, naming the node's key path.
+    @inline(__always)
+    private mutating func isWellFormed(node: Int32, _ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        guard let offset = UTF8Validation.firstInvalidOffset(bytes, length) else { return true }
+        failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(node)], kind: .invalidUTF8, expected: "well-formed UTF-8",
+                                          found: UTF8Validation.describe(bytes, length, at: offset)))
+        return false
     }
 
     @inline(never)
