@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 
@@ -116,6 +117,34 @@ import Testing
         let last = try run(arguments)
         #expect(last.status == 0 || last.status == 2, "\(last.standardError)")
         return kills
+    }
+
+    /// A destination that cannot be written ends the run with status 1 and a message that says it was a write, to
+    /// which destination: a full disk (/dev/full), a target whose directory is a file, a database another process
+    /// holds locked. The locked database's last checkpoint then resumes to the same table as one run.
+    @Test func writeFailuresNameTheDestinationAndResume() throws {
+        let dump = try Dump(count: 3_000)
+        let full = try Self.run(["map", "-m", dump.mapping, dump.input, "-o", "/dev/full", "-q"])
+        #expect(full.status == 1)
+        #expect(full.standardError.contains("sluice: error: /dev/full: write error: "), "\(full.standardError)")
+        let nowhere = dump.path("dump.ndjson/out.db")
+        let unopenable = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", nowhere, "-q"])
+        #expect(unopenable.status == 1)
+        #expect(unopenable.standardError.contains("sluice: error: \(nowhere): write error: cannot open the database"), "\(unopenable.standardError)")
+
+        let reference = dump.path("reference.db")
+        #expect(try Self.run(["import", "-m", dump.mapping, dump.input, "--to", reference, "-q"]).status == 2)
+        let locked = dump.path("locked.db")
+        var holder: OpaquePointer?
+        #expect(sqlite3_open(locked, &holder) == SQLITE_OK)
+        #expect(sqlite3_exec(holder, "PRAGMA journal_mode=WAL; CREATE TABLE held (x); BEGIN EXCLUSIVE; INSERT INTO held VALUES (1)", nil, nil, nil) == SQLITE_OK)
+        let refused = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", locked, "-q"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("sluice: error: \(locked): write error: ") && refused.standardError.contains("locked"), "\(refused.standardError)")
+        #expect(sqlite3_exec(holder, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(holder)
+        #expect(try Self.run(["import", "-m", dump.mapping, dump.input, "--to", locked, "--resume", "-q"]).status == 2)
+        #expect(try Self.table(locked, "SELECT * FROM items ORDER BY id") == Self.table(reference, "SELECT * FROM items ORDER BY id"))
     }
 
     /// Killed with SIGKILL at random moments, again and again, each time resumed: the table ends equal, row for
