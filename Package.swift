@@ -3,14 +3,18 @@ import PackageDescription
 
 let package = Package(
     name: "Sluice",
+    // Mutex and Atomic (the Synchronization module) need macOS 15.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceImport", targets: ["SluiceImport"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
-        .library(name: "SluiceFixtures", targets: ["SluiceFixtures"]),
     ],
+    // Package.resolved stays out of git (each machine's package mirror has its own commit ids), so the versions are
+    // pinned here instead: bug fixes only.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", .upToNextMinor(from: "1.8.2")),
+        .package(url: "https://github.com/jpsim/Yams", .upToNextMinor(from: "6.2.2")),
     ],
     targets: [
         .systemLibrary(
