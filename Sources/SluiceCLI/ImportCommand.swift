@@ -32,7 +32,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Table names, one per mapping, in order (default: each mapping file's name).", valueName: "name"))
     var table: [String] = []
 
-    @Option(help: ArgumentHelp("Upsert on these fields (SQLite): a row whose key is in the table already replaces it.", valueName: "field[,field]"))
+    @Option(help: ArgumentHelp("Upsert on these fields: a row whose key is in the table already replaces it.", valueName: "field[,field]"))
     var key: String?
 
     @Flag(help: "Continue an interrupted import into the same database after its last committed record.")
@@ -41,7 +41,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How SQLite stores dates: text (RFC 3339, UTC), epoch-s, epoch-ms (floored) or epoch-ns (exact).", valueName: "storage"))
     var dates: DateStorage = .text
 
-    @Option(name: .customLong("commit-every"), help: ArgumentHelp(
+    @Option(name: .customLong("commit-every"), parsing: .unconditional, help: ArgumentHelp(
         "Commit a database transaction, with its checkpoint, after this many records (and at least once a second).", valueName: "records"))
     var commitEvery = 100_000
 

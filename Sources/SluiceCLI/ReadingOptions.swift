@@ -17,32 +17,32 @@ struct ReadingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Also write rejected records to this file as NDJSON (location, every failure, raw text).", valueName: "file"))
     var rejects: String?
 
-    @Option(name: .customLong("max-rejects"), help: ArgumentHelp(
+    @Option(name: .customLong("max-rejects"), parsing: .unconditional, help: ArgumentHelp(
         "Stop the run (exit 1) once more than N records, or more than N% of the records read, are rejected.", valueName: "N or N%"))
     var maxRejects: String?
 
-    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Records per batch (1 to 1,000,000).", valueName: "records"))
+    @Option(name: .customLong("batch-size"), parsing: .unconditional, help: ArgumentHelp("Records per batch (1 to 1,000,000).", valueName: "records"))
     var batchSize = 4096
 
-    @Option(name: .customLong("read-size"), help: ArgumentHelp("Bytes per read (1 KiB to 1 GiB).", valueName: "bytes"))
+    @Option(name: .customLong("read-size"), parsing: .unconditional, help: ArgumentHelp("Bytes per read (1 KiB to 1 GiB).", valueName: "bytes"))
     var readSize = 1 << 20
 
-    @Option(help: ArgumentHelp("Threads that map records (NDJSON and array inputs are mapped in parallel; 1 to 1024; default: the cores, at most 64).", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Threads that map records (NDJSON and array inputs are mapped in parallel; 1 to 1024; default: the cores, at most 64).", valueName: "count"))
     var workers = min(ProcessInfo.processInfo.activeProcessorCount, 64)
 
-    @Option(name: .customLong("chunk-size"), help: ArgumentHelp(
+    @Option(name: .customLong("chunk-size"), parsing: .unconditional, help: ArgumentHelp(
         "Bytes per chunk handed to a worker (1 to 1 GiB; an uncompressed input under four chunks per worker is cut into four smaller chunks per worker).",
         valueName: "bytes"))
     var chunkSize = 1 << 20
 
-    @Option(name: .customLong("memory-budget"), help: ArgumentHelp("The most input and batches held at once (1 to 1,048,576).", valueName: "MiB"))
+    @Option(name: .customLong("memory-budget"), parsing: .unconditional, help: ArgumentHelp("The most input and batches held at once (1 to 1,048,576).", valueName: "MiB"))
     var memoryBudget = 128
 
-    @Option(name: .customLong("max-window"), help: ArgumentHelp(
+    @Option(name: .customLong("max-window"), parsing: .unconditional, help: ArgumentHelp(
         "The largest decompression window a compressed input may need (1 to 2048; zstd --long dumps name up to 2048).", valueName: "MiB"))
     var maximumWindow = 128
 
-    @Option(name: .customLong("byte-range"), help: ArgumentHelp("Only the records that start in START..<END of the file (NDJSON), e.g. 0:1048576.", valueName: "start:end"))
+    @Option(name: .customLong("byte-range"), parsing: .unconditional, help: ArgumentHelp("Only the records that start in START..<END of the file (NDJSON), e.g. 0:1048576.", valueName: "start:end"))
     var byteRange: ByteRangeArgument?
 
     @Option(name: .customLong("records-at"), help: ArgumentHelp(
@@ -53,7 +53,7 @@ struct ReadingOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print no rejection lines, no summary and no progress on standard error (errors still).")
     var quiet = false
 
-    @Option(name: .customLong("progress-every"), help: ArgumentHelp(
+    @Option(name: .customLong("progress-every"), parsing: .unconditional, help: ArgumentHelp(
         "Also write a plain progress line on standard error every SECONDS, and one when each input is done (for a job's log; a terminal gets a status line anyway).",
         valueName: "seconds"))
     var progressEvery: Double?

@@ -26,6 +26,20 @@ import Testing
         return Outcome(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self), standardError: String(decoding: errorData, as: UTF8.self))
     }
 
+    /// Usage errors, whoever finds them, start "sluice: error:", exit 64 and speak the option's own units; a
+    /// negative number is read as the option's value, not as another option.
+    @Test func usageErrorsHaveOnePrefixAndTheOptionsUnits() throws {
+        let negative = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "--workers", "-1", "Fixtures/examples/tweets.ndjson"])
+        #expect(negative.status == 64)
+        #expect(negative.standardError.hasPrefix("sluice: error: --workers takes 1 to 1024 threads, not -1.\n"), "\(negative.standardError)")
+        let typo = try run(["mpa"])
+        #expect(typo.status == 64)
+        #expect(typo.standardError.hasPrefix("sluice: error: Unexpected argument 'mpa'"), "\(typo.standardError)")
+        #expect(!negative.standardError.contains("Error:") && !typo.standardError.contains("Error:"))
+        let version = try run(["--version"])
+        #expect(version.status == 0 && version.standardOutput == "0.1.0\n")
+    }
+
     /// A job's log gets plain progress lines, and a last one per input with its totals.
     @Test func progressLinesForLogs() throws {
         let outcome = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "--progress-every", "0.01",

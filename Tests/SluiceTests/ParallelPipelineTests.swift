@@ -255,6 +255,22 @@ import SluiceFixtures
         }
     }
 
+    /// A shard seeks to its start: the bytes before it are neither read nor counted, and a shard past the file's
+    /// end reads nothing (it once reported the whole offset as read).
+    @Test func aShardReadsOnlyItsOwnBytes() throws {
+        let text = (1...40_000).map { "{\"a\":\($0)}\n" }.joined()
+        let url = try temporaryFile(Array(text.utf8), name: "seek.ndjson")
+        let fields = [field("a", .int64)]
+        let size = text.utf8.count
+        let last = try transcript(of: .file(url.path), fields: fields,
+                                  options: ReaderOptions(readBufferSize: 16 << 10, rejectionPolicy: .collect, chunkSize: 16 << 10, byteRange: size - 20_000..<size))
+        #expect(last.rows.last?.hasSuffix(" a=40000") == true)
+        #expect(last.statistics.bytesRead <= 20_001, "\(last.statistics.bytesRead) bytes read for a shard of 20,000")
+        let beyond = try transcript(of: .file(url.path), fields: fields, options: ReaderOptions(rejectionPolicy: .collect, byteRange: 999_999_999..<9_999_999_999))
+        #expect(beyond.rows.isEmpty && beyond.rejections.isEmpty && beyond.error == nil)
+        #expect(beyond.statistics.bytesRead == 0)
+    }
+
     static func withoutOrdinalAndLine(_ row: String) -> String {
         // "#ordinal@line:offset rest": keep the offset and the values.
         guard let colon = row.firstIndex(of: ":") else { return row }

@@ -109,4 +109,9 @@ struct CountingSource: ByteSource {
         progress.addRead(bytes: count)
         return count
     }
+
+    /// Bytes passed over are not read: progress counts what is.
+    mutating func skip(_ count: Int) throws(SluiceError) -> Int {
+        try inner.skip(count)
+    }
 }

@@ -18,6 +18,23 @@ protocol ByteSource {
     var size: Int? { get }
     /// Reads up to `buffer.count` bytes; returns 0 only at the end of the input.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int
+    /// Passes over the next `count` bytes (fewer at the end of the input) and says how many: a regular file
+    /// seeks, other sources read and forget.
+    mutating func skip(_ count: Int) throws(SluiceError) -> Int
+}
+
+extension ByteSource {
+    mutating func skip(_ count: Int) throws(SluiceError) -> Int {
+        var left = count
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: min(max(left, 1), 1 << 20), alignment: 1)
+        defer { scratch.deallocate() }
+        while left > 0 {
+            let read = try read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<min(left, scratch.count)]))
+            if read == 0 { break }
+            left -= read
+        }
+        return count - left
+    }
 }
 
 /// A file, or any file descriptor (standard input, a pipe), read with `read(2)`.
@@ -54,6 +71,31 @@ final class FileSource: ByteSource {
 
     deinit {
         if ownsDescriptor { close(descriptor) }
+    }
+
+    func skip(_ count: Int) throws(SluiceError) -> Int {
+        // A shard of a regular file starts where it starts: nothing before it is read.
+        guard let size, count > 0 else { return try readingSkip(count) }
+        let target = min(offset + count, size)
+        guard lseek(descriptor, off_t(target), SEEK_SET) == off_t(target) else {
+            throw .io(source: name, byteOffset: offset, message: "cannot seek to byte \(target): " + String(cString: strerror(errno)))
+        }
+        defer { offset = target }
+        return target - offset
+    }
+
+    /// The protocol's skip, which reads (a pipe or a terminal cannot seek).
+    private func readingSkip(_ count: Int) throws(SluiceError) -> Int {
+        var source: any ByteSource = ReadOnly(file: self)
+        return try source.skip(count)
+    }
+
+    /// The file seen through `read` alone, so that skipping through it takes the protocol's reading path.
+    private struct ReadOnly: ByteSource {
+        let file: FileSource
+        var name: String { file.name }
+        var size: Int? { file.size }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int { try file.read(into: buffer) }
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
@@ -98,5 +140,11 @@ struct MemorySource: ByteSource {
         }
         position += count
         return count
+    }
+
+    mutating func skip(_ count: Int) throws(SluiceError) -> Int {
+        let skipped = min(max(count, 0), bytes.count - position)
+        position += skipped
+        return skipped
     }
 }

@@ -125,7 +125,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         }
         let sendableSource = UncheckedBox(source)
         DedicatedThread.start(name: "sluice.reader") { [self] in
-            read(sendableSource.value, startOffset: startOffset)
+            read(sendableSource.value, startOffset: startOffset, countsBytesBefore: startsAtInputStart)
         }
     }
 
@@ -152,7 +152,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Reader thread
 
-    private func read(_ source: any ByteSource, startOffset: Int) {
+    /// - Parameter countsBytesBefore: Whether the bytes before `startOffset` count as read (a byte-order mark), or
+    ///   were passed over (the file before a shard).
+    private func read(_ source: any ByteSource, startOffset: Int, countsBytesBefore: Bool) {
         let reader = ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
@@ -177,8 +179,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             failure = error
         }
         condition.lock()
-        // The bytes before the reader's start (a byte order mark, the skipped part of a shard) were read too.
-        readerBytes = startOffset + reader.bytesRead
+        // A byte-order mark before the reader's start was read too; the part of the file before a shard was not.
+        readerBytes = (countsBytesBefore ? startOffset : 0) + reader.bytesRead
         readerError = failure
         readerFinished = true
         condition.wakeEveryone()

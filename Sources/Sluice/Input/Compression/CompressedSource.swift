@@ -40,21 +40,13 @@ struct PrefixedSource: ByteSource {
     var name: String { inner.name }
     var size: Int? { inner.size }
 
-    /// Reads and forgets `count` bytes (fewer at the end of the input).
-    mutating func skip(_ count: Int) throws(SluiceError) {
-        var left = count
-        let prefixLeft = prefix.count - prefixPosition
-        let fromPrefix = min(left, prefixLeft)
+    /// Passes over `count` bytes (fewer at the end of the input): the peeked ones first, then the inner source's.
+    @discardableResult
+    mutating func skip(_ count: Int) throws(SluiceError) -> Int {
+        let fromPrefix = min(max(count, 0), prefix.count - prefixPosition)
         prefixPosition += fromPrefix
-        left -= fromPrefix
-        guard left > 0 else { return }
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: min(left, 1 << 20), alignment: 1)
-        defer { scratch.deallocate() }
-        while left > 0 {
-            let read = try inner.read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<min(left, scratch.count)]))
-            if read == 0 { return }
-            left -= read
-        }
+        guard count > fromPrefix else { return fromPrefix }
+        return try fromPrefix + inner.skip(count - fromPrefix)
     }
 
     /// Reads up to `count` bytes ahead without consuming them (fewer only at the end of the input).
