@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Sluice
 
-/// Several record types from one document in one pass (issue 6, item 3).
+/// Several record types from one document in one pass: each records path its own mapping and batches.
 @Suite struct MultiSchemaTests {
     struct Transcript: Equatable {
         var rows: [[String]]
