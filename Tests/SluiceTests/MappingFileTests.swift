@@ -28,6 +28,15 @@ import Testing
         #expect(schema.fields[0].path == "a\\.b")
     }
 
+    /// `ignore` takes key paths only: a nested list (as a YAML alias to a list makes one) is refused, not passed over.
+    @Test func ignoreTakesKeyPathsOnly() throws {
+        #expect(throws: SluiceError.self) {
+            try MappingSchema(mappingText: "fields:\n  - {name: id, type: int64}\nignore: [a, &l [b, c], *l]\n", source: "m.yaml")
+        }
+        let schema = try MappingSchema(mappingText: "fields:\n  - {name: id, type: int64}\nignore: [a, b.c]\n", source: "m.yaml")
+        #expect(schema.options.ignoredPaths == ["a", "b.c"])
+    }
+
     @Test func reportsEveryProblemWithItsLine() {
         #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "fields: []") }
         do {

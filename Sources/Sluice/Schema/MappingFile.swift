@@ -140,7 +140,8 @@ enum MappingFile {
             }
         }
         if let ignore = top["ignore"] {
-            if let paths = ignore.sequence?.compactMap({ $0.scalar?.string }) {
+            // Every entry a key path: a nested list or a map is a mistake, not something to pass over.
+            if let entries = ignore.sequence, case let paths = entries.compactMap({ $0.scalar?.string }), paths.count == entries.count {
                 options.ignoredPaths = paths
             } else {
                 problems.append(MappingProblem(field: nil, message: "\(where_(ignore, source)): 'ignore' must be a list of key paths"))
