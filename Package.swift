@@ -26,13 +26,15 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        // Pattern validators: PCRE2, whose match limit bounds the work a hostile value can cost.
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]),
         // The array framer's 64-byte block scan, in C for the SSE2 byte masks Swift has no portable form of.
         .target(name: "CStructuralScan"),
         // The engine is one module on purpose: tokenizer callbacks, the state machine, conversion and
         // column writes call each other per value, and whole-module optimisation inlines across them.
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", "CZlib", "CZstd", "CStructuralScan", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CYajl", "CZlib", "CZstd", "CPCRE2", "CStructuralScan", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "SluiceFixtures",

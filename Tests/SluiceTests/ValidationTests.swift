@@ -9,6 +9,20 @@ import Testing
         return result.rejections.first.map { String($0.split(separator: ": ", maxSplits: 1)[1]) } ?? "nothing"
     }
 
+    /// A pattern that backtracks exponentially on some values (`^(a+)+$` on twenty-one `a`s and a `!`) gives up after
+    /// a bounded number of steps and rejects the record, saying why; other values are matched as usual.
+    @Test func aPatternGivesUpOnAHostileValueInsteadOfStalling() throws {
+        var s = field("s", .string)
+        s.validators = [.pattern("^(a+)+$")]
+        let hostile = String(repeating: "a", count: 21) + "!"
+        let result = try transcript(of: "{\"s\":\"\(hostile)\"}\n{\"s\":\"aaaa\"}\n{\"s\":\"b\"}\n", fields: [s], options: ReaderOptions(rejectionPolicy: .collect))
+        #expect(result.rows == ["#2@2:31 s=\"aaaa\""])
+        #expect(result.rejections == [
+            "record 1 (line 1, byte 0): $.s: pattern(^(a+)+$) failed, found string \"\(hostile)\" (the pattern gave up after 1000000 matching steps)",
+            "record 3 (line 3, byte 44): $.s: pattern(^(a+)+$) failed, found string \"b\"",
+        ])
+    }
+
     @Test func requiredMakesAnOptionalFieldRequired() throws {
         let result = try transcript(of: "{}\n{\"v\":null}\n{\"v\":\"x\"}\n", fields: [FieldSpec(name: "v", type: .string, isOptional: true, validators: [.required])])
         #expect(result.rejections == ["record 1 (line 1, byte 0): $.v: expected string, found no value", "record 2 (line 2, byte 3): $.v: expected string, found null"])

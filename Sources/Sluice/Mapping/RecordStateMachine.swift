@@ -912,8 +912,10 @@ struct RecordStateMachine {
                 columns[column].write(defaultValue, row: row)
                 stamps[column] = serial
             }
-            guard !validator.pointee.passes(columns[column], row: row) else { continue }
-            let found = columns[column].isValid(row) ? Self.describe(columns[column].fieldValue(row)) : ValueDescription.null
+            let verdict = validator.pointee.verdict(columns[column], row: row)
+            guard verdict != .passes else { continue }
+            var found = columns[column].isValid(row) ? Self.describe(columns[column].fieldValue(row)) : ValueDescription.null
+            if verdict == .gaveUp { found += " (the pattern gave up after \(PatternMatcher.stepLimit) matching steps)" }
             failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .validation, expected: validator.pointee.label, found: found))
         }
     }

@@ -1,12 +1,10 @@
 /// A validator checked and prepared when the plan compiles, evaluated on a record's row before it is committed.
-struct CompiledValidator: @unchecked Sendable {
-    // @unchecked: a compiled `Regex` is an immutable value that many threads may match with at once.
+struct CompiledValidator: Sendable {
     enum Rule {
         case required
         case equalTo([FieldValue])
         case length(ClosedRange<Int>)
-        /// Boxed: `Regex` is a resilient type, and an enum holding one inline costs a runtime call per `switch`.
-        case pattern(RegexBox)
+        case pattern(PatternMatcher)
         case range(lower: FieldValue?, upper: FieldValue?)
         /// The same for int64 and date columns, read as the words they store: nothing to copy per record.
         case wordRange(lower: Int64, upper: Int64)
@@ -65,9 +63,9 @@ struct CompiledValidator: @unchecked Sendable {
         case .pattern(let pattern):
             guard isText && field.type != .bytes else { return problem("applies to text, not \(field.type)") }
             do {
-                rule = .pattern(RegexBox(try Regex(pattern)))
+                rule = .pattern(try PatternMatcher(pattern))
             } catch {
-                return problem("not a regular expression: \(error)")
+                return problem("not a regular expression: \(error.message)")
             }
         case .minimum(let value), .maximum(let value):
             guard isOrdered else { return problem("applies to numbers and dates, not \(field.type)") }
@@ -113,9 +111,28 @@ struct CompiledValidator: @unchecked Sendable {
         return (low, high)
     }
 
+    /// What a validator says of a value.
+    enum Verdict: Equatable {
+        case passes, fails
+        /// A pattern's matcher reached its step limit on the value: it fails, for that reason.
+        case gaveUp
+    }
+
     /// Whether the row's value passes. Inlined into the record loop, which reads the validator in place.
     @inline(__always)
-    func passes(_ storage: ColumnStorage, row: Int) -> Bool {
+    func verdict(_ storage: ColumnStorage, row: Int) -> Verdict {
+        if case .pattern(let matcher) = rule, storage.isValid(row) {
+            switch matcher.search(storage.textBytes(row)) {
+            case .match: return .passes
+            case .noMatch: return .fails
+            case .gaveUp: return .gaveUp
+            }
+        }
+        return passes(storage, row: row) ? .passes : .fails
+    }
+
+    @inline(__always)
+    private func passes(_ storage: ColumnStorage, row: Int) -> Bool {
         let isValid = storage.isValid(row)
         if case .required = rule { return isValid }
         guard isValid else { return true }
@@ -129,9 +146,8 @@ struct CompiledValidator: @unchecked Sendable {
             let bytes = storage.textBytes(row)
             let count = storage.type == .bytes ? bytes.count : bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
             return range.contains(count)
-        case .pattern(let box):
-            let text = String(decoding: storage.textBytes(row), as: UTF8.self)
-            return (try? box.regex.firstMatch(in: text)) != nil
+        case .pattern:
+            return true  // searched by verdict(_:row:)
         case .range(let lower, let upper):
             let value = storage.fieldValue(row)
             if let lower, Self.compare(value, lower) == .orderedAscending { return false }
@@ -175,11 +191,4 @@ extension ColumnStorage {
         case .string, .json, .url, .enumeration: .string(String(decoding: textBytes(row), as: UTF8.self))
         }
     }
-}
-
-/// A compiled regular expression behind a reference, so that the validator enum has a fixed layout.
-final class RegexBox: @unchecked Sendable {
-    // @unchecked: a compiled `Regex` is an immutable value that many threads may match with at once.
-    let regex: Regex<AnyRegexOutput>
-    init(_ regex: Regex<AnyRegexOutput>) { self.regex = regex }
 }

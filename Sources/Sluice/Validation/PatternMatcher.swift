@@ -1,0 +1,60 @@
+import CPCRE2
+
+/// A compiled `pattern` validator: PCRE2's matcher, searched over a value's UTF-8 bytes in place, with a limit on
+/// its work. A backtracking matcher can take exponential time on some patterns (`^(a+)+$` on twenty-one `a`s and a
+/// `!`); with the limit, such a value costs at most a few milliseconds and is rejected with the reason, so a
+/// reasonable pattern and hostile data cannot stall a run.
+final class PatternMatcher: @unchecked Sendable {
+    // @unchecked: compiled code and the match context are read-only after init, which PCRE2 allows many threads
+    // to share; each search makes its own match data.
+
+    /// The most backtracking steps one search may take (PCRE2's match limit).
+    static let stepLimit: UInt32 = 1_000_000
+
+    /// What one search found.
+    enum Outcome { case match, noMatch, gaveUp }
+
+    private let code: OpaquePointer
+    private let context: OpaquePointer?
+
+    /// Compiles `pattern` (Perl syntax, UTF-8, Unicode properties for `\d`, `\w` and classes); the message says
+    /// what is wrong and where when it does not compile.
+    init(_ pattern: String) throws(PatternError) {
+        var errorCode: Int32 = 0
+        var errorOffset = 0
+        let compiled = pattern.withCString { text in
+            text.withMemoryRebound(to: UInt8.self, capacity: pattern.utf8.count) {
+                pcre2_compile_8($0, pattern.utf8.count, UInt32(PCRE2_UTF | PCRE2_UCP), &errorCode, &errorOffset, nil)
+            }
+        }
+        guard let compiled else {
+            var message = [UInt8](repeating: 0, count: 256)
+            let length = pcre2_get_error_message_8(errorCode, &message, message.count)
+            throw PatternError(message: String(decoding: message.prefix(max(Int(length), 0)), as: UTF8.self) + " at offset \(errorOffset)")
+        }
+        code = compiled
+        context = pcre2_match_context_create_8(nil)
+        if let context { pcre2_set_match_limit_8(context, Self.stepLimit) }
+    }
+
+    deinit {
+        pcre2_match_context_free_8(context)
+        pcre2_code_free_8(code)
+    }
+
+    /// Searches `text` (well-formed UTF-8: the mapping rejects any other before validators run) for a match.
+    func search(_ text: UnsafeBufferPointer<UInt8>) -> Outcome {
+        guard let data = pcre2_match_data_create_from_pattern_8(code, nil) else { return .gaveUp }
+        defer { pcre2_match_data_free_8(data) }
+        // An empty buffer may have no address; PCRE2 takes any pointer for zero bytes.
+        let start = text.baseAddress ?? UnsafePointer(bitPattern: 1)
+        let status = pcre2_match_8(code, start, text.count, 0, UInt32(PCRE2_NO_UTF_CHECK), data, context)
+        if status >= 0 { return .match }
+        return status == PCRE2_ERROR_NOMATCH ? .noMatch : .gaveUp
+    }
+}
+
+/// Why a pattern does not compile.
+struct PatternError: Error {
+    var message: String
+}
