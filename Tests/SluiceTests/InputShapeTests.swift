@@ -85,6 +85,15 @@ import Testing
         #expect(result.rows.isEmpty && result.rejections.isEmpty && result.error == nil, "\(result)")
     }
 
+    /// A bare value where an array was declared (`42`, `"ab`, `tru`, which yajl holds at the end without a word) is
+    /// not an empty input: the run fails, with one worker as with several.
+    @Test(arguments: ["42", "\"ab", "tru", " 42 "], [1, 2])
+    func aBareValueDeclaredAnArrayIsNotEmpty(_ text: String, workers: Int) throws {
+        let result = try transcript(of: text, fields: fields, options: ReaderOptions(shape: .array, rejectionPolicy: .collect, workers: workers))
+        #expect(result.rows.isEmpty)
+        #expect(result.error != nil || !result.rejections.isEmpty, "\(result)")
+    }
+
     @Test func concatenatedValuesMayBePrettyPrintedAndShareLines() throws {
         let text = "{\n  \"id\": 1\n}\n{\"id\":2}{\"id\":3}\n\n  {\n\"id\":4}"
         let result = try transcript(of: text, fields: fields)

@@ -134,6 +134,16 @@ import Testing
         _ = try database.query("ALTER TABLE t ALTER COLUMN id TYPE bigint")
         #expect(Importer(job).run().outcome == .complete)
         #expect(try database.query("SELECT id, v FROM t") == [["1", "a"]])
+        // A table the import made itself, every type in it (the catalog spells timestamptz and numeric(20) its own
+        // way), is appended to and resumed.
+        let fresh = try TestDatabase()
+        let every = try ImportTests.Workspace()
+        var first = every.job(.postgres(url: fresh.url))
+        #expect(Importer(first).run().outcome == .complete)
+        first.ifExists = .append
+        #expect(Importer(first).run().outcome == .complete, "appending")
+        first.resumes = true
+        #expect(Importer(first).run().outcome == .complete, "resuming")
     }
 
     /// SIGKILL at random moments, resumed each time: the table and its rejections end equal to one uninterrupted

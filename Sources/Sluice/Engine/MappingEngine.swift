@@ -38,6 +38,8 @@ final class MappingEngine: BatchSource {
     private var isDiscardingOversizedLine = false
     // Streams: the next byte to hand to yajl
     private var feedFrom = 0
+    /// Where the input's first value may start (past a byte-order mark).
+    private var inputStart = 0
 
     /// Records the consumer rejected after they were committed (typed finishing hooks and transforms).
     private var rejectedAfterCommit = 0
@@ -103,6 +105,7 @@ final class MappingEngine: BatchSource {
         lineStart = start
         scanFrom = start
         feedFrom = start
+        inputStart = start
 
         batches = BatchQueue(fields: plan.fields, capacity: options.batchCapacity, keepsRecordText: keepsRecordText)
         machine = .allocate(capacity: 1)
@@ -258,6 +261,18 @@ final class MappingEngine: BatchSource {
         if recordsFilter != nil && input.endOffset > before {
             recordsFilter?.filter(input.pointer(at: before), count: input.endOffset - before, at: before)
         }
+    }
+
+    /// Whether everything read is whitespace and still held (yajl holds a bare value at the end, `42` or `"ab`,
+    /// without a word: only blank input may skip its verdict).
+    private func isBlankSinceStart() -> Bool {
+        guard !machine.pointee.inRecord, input.baseOffset <= inputStart else { return false }
+        var offset = inputStart
+        while offset < input.endOffset {
+            guard ShapeDetector.isWhitespace(input.pointer(at: offset).pointee) else { return false }
+            offset += 1
+        }
+        return true
     }
 
     private func pointMachineAtBuffer() {
@@ -434,7 +449,7 @@ final class MappingEngine: BatchSource {
         // whitespace: an empty input holds no records, as the parallel pipeline reads it.
         let onlyWhitespaceLeft = shape == .concatenated && !machine.pointee.inRecord
             && machine.pointee.recordInProgressStart >= input.endOffset
-            || shape == .array && !machine.pointee.inRecord && !machine.pointee.isOuterOpen && !machine.pointee.isOuterClosed
+            || shape == .array && !machine.pointee.isOuterOpen && !machine.pointee.isOuterClosed && isBlankSinceStart()
         let status = onlyWhitespaceLeft ? .ok : tokenizer.finish()
         handleStreamStatus(status)
         guard !hasEnded else { return }

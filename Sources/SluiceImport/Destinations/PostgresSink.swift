@@ -99,7 +99,9 @@ final class PostgresSink: TableSink {
                 throw .write(destination: destinationName, message: "table \(table.name) has no column \(field.name) (use --if-exists replace, or add the column)")
             }
             let expected = Self.declaredType(field)
-            if type != expected && !(expected == "numeric(20)" && type == "numeric(20,0)") {
+            // The catalog spells two of the declared types its own way.
+            let spelled = ["timestamptz": "timestamp with time zone", "numeric(20)": "numeric(20,0)"][expected] ?? expected
+            if type != spelled {
                 throw .write(destination: destinationName, message: "column \(field.name) of table \(table.name) is \(type), where this import writes \(expected) "
                              + "(use --if-exists replace, or give the column that type)")
             }
