@@ -64,7 +64,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ImportThroughput",
-            dependencies: ["SluiceFixtures"],
+            dependencies: ["SluiceFixtures", "SluiceBench"],
             path: "Benchmarks/ImportThroughput"
         ),
         .executableTarget(

@@ -9,6 +9,7 @@
 //
 // Usage: ImportThroughput [--megabytes N] [--rounds N] [--workers N] [--rss-sizes 256,4096] [--sluice PATH]
 import Foundation
+import SluiceBench
 import SluiceFixtures
 
 struct Options {
@@ -73,11 +74,6 @@ func output(_ arguments: [String]) throws -> String {
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// The reference mapping as a mapping file.
@@ -154,11 +150,11 @@ func run() throws {
     print("| --- | ---: | ---: |")
     let bytes = Double(options.megabytes << 20)
     for (name, values) in times.sorted(by: { $0.key < $1.key }) {
-        print("| \(name) | " + String(format: "%.2f s", median(values)) + " | " + String(format: "%.0f", bytes / median(values) / 1e6) + " |")
+        print("| \(name) | " + String(format: "%.2f s", Measure.median(values)) + " | " + String(format: "%.0f", bytes / Measure.median(values) / 1e6) + " |")
     }
     func ratio(_ a: String, _ b: String) -> String {
         guard let x = times[a], let y = times[b] else { return "n/a" }
-        return String(format: "%.2f", median(y) / median(x))
+        return String(format: "%.2f", Measure.median(y) / Measure.median(x))
     }
     print("\n| target | ratio | bound |")
     print("| --- | ---: | ---: |")

@@ -134,7 +134,7 @@ func run() throws {
     let options = Options(arguments: CommandLine.arguments)
     if let path = options.rssRun {
         let outcome = try mapAll(path, workers: options.workers, recordsPath: options.recordsPath)
-        print("\(Measure.peakResidentBytes() / 1024) \(outcome.records)")
+        print("\(ProcessMemory.peakResidentBytes() / 1024) \(outcome.records)")
         return
     }
     let ndjson = try fixture(options.megabytes, .ndjson, .none)

@@ -22,18 +22,4 @@ public enum Measure {
         guard !sorted.isEmpty else { return .nan }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
-
-    /// This process's peak resident memory, in bytes: `VmHWM` from `/proc/self/status` on Linux. Not
-    /// `getrusage`, whose `ru_maxrss` survives `execve`: a child started by a bigger parent reports the parent's
-    /// size at the fork.
-    public static func peakResidentBytes() -> Int {
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kilobytes = Int(line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") {
-            return kilobytes * 1024
-        }
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss * 1024
-    }
 }

@@ -68,7 +68,7 @@ struct BenchCommand: ParsableCommand {
             // A child of a bench run: one contender, once, then its peak memory.
             guard let contender = contenders.first(where: { $0.key == measureMemory }) else { throw ValidationError("no contender \(measureMemory)") }
             _ = try contender(benchInput)
-            print("peak \(Measure.peakResidentBytes())")
+            print("peak \(ProcessMemory.peakResidentBytes())")
             return
         }
         if let only {

@@ -56,14 +56,7 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let job: ImportJob
-        do {
-            job = try makeJob()
-        } catch {
-            Diagnostics.printError("sluice: error: \(error)")
-            throw ExitCode.failure
-        }
-        try ImportRunner.run(job, options: reading)
+        try ImportRunner.run(options: reading, job: makeJob)
     }
 
     private func makeJob() throws(SluiceError) -> ImportJob {

@@ -11,7 +11,15 @@ enum ImportRunner {
     /// Rejection lines printed before the rest are only counted (and listed by kind at the end).
     static let rejectionLinesShown = 10
 
-    static func run(_ job: ImportJob, options: ReadingOptions) throws {
+    /// Runs the job `makeJob` builds from the command's options; a job it cannot build is a failure with its reason.
+    static func run(options: ReadingOptions, job makeJob: () throws(SluiceError) -> ImportJob) throws {
+        let job: ImportJob
+        do {
+            job = try makeJob()
+        } catch {
+            Diagnostics.printError("sluice: error: \(error)")
+            throw ExitCode.failure
+        }
         let importer = Importer(job)
         let rejectOutput: FileOutput?
         do {

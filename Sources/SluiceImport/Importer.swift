@@ -48,19 +48,8 @@ public final class Importer: Sendable {
                       })
         run.execute()
         run.summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        run.summary.peakMemoryBytes = Self.peakResidentBytes()
+        run.summary.peakMemoryBytes = ProcessMemory.peakResidentBytes()
         return run.summary
-    }
-
-    private static func peakResidentBytes() -> Int {
-        var usage = rusage()
-        #if canImport(Darwin)
-        getrusage(RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss)
-        #else
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return Int(usage.ru_maxrss) * 1024
-        #endif
     }
 }
 

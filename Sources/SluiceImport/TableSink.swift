@@ -36,6 +36,17 @@ struct Checkpoint: Sendable, Hashable {
     var isComplete = false
 }
 
+extension Checkpoint {
+    /// A checkpoint from a row of a checkpoint table, each value as text, in the columns' order: input,
+    /// table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete (0 or 1).
+    init(row: [String?]) {
+        func number(_ index: Int) -> Int { row[index].flatMap { Int($0) } ?? 0 }
+        self.init(
+            input: InputIdentity(path: row[0] ?? "", size: number(2), modificationNanoseconds: number(3), headHash: row[4] ?? ""),
+            table: row[1] ?? "", ordinal: number(5), line: number(6), byteOffset: number(7), isComplete: number(8) != 0)
+    }
+}
+
 /// What tells an input file apart from a changed one: path, size, modification time and a hash of its first MiB.
 struct InputIdentity: Sendable, Hashable {
     var path: String

@@ -266,13 +266,7 @@ final class MappingEngine: BatchSource {
     /// Whether everything read is whitespace and still held (yajl holds a bare value at the end, `42` or `"ab`,
     /// without a word: only blank input may skip its verdict).
     private func isBlankSinceStart() -> Bool {
-        guard !machine.pointee.inRecord, input.baseOffset <= inputStart else { return false }
-        var offset = inputStart
-        while offset < input.endOffset {
-            guard ShapeDetector.isWhitespace(input.pointer(at: offset).pointee) else { return false }
-            offset += 1
-        }
-        return true
+        !machine.pointee.inRecord && input.baseOffset <= inputStart && firstNonWhitespace(from: inputStart) == input.endOffset
     }
 
     private func pointMachineAtBuffer() {

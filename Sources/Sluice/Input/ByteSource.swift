@@ -25,6 +25,11 @@ protocol ByteSource {
 
 extension ByteSource {
     mutating func skip(_ count: Int) throws(SluiceError) -> Int {
+        try skipByReading(count)
+    }
+
+    /// Reads and forgets the next `count` bytes (fewer at the end of the input); returns how many.
+    mutating func skipByReading(_ count: Int) throws(SluiceError) -> Int {
         var left = count
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: min(max(left, 1), 1 << 20), alignment: 1)
         defer { scratch.deallocate() }
@@ -74,28 +79,17 @@ final class FileSource: ByteSource {
     }
 
     func skip(_ count: Int) throws(SluiceError) -> Int {
-        // A shard of a regular file starts where it starts: nothing before it is read.
-        guard let size, count > 0 else { return try readingSkip(count) }
+        // A shard of a regular file starts where it starts: nothing before it is read. A pipe cannot seek.
+        guard let size, count > 0 else {
+            var source = self
+            return try source.skipByReading(count)
+        }
         let target = min(offset + count, size)
         guard lseek(descriptor, off_t(target), SEEK_SET) == off_t(target) else {
             throw .io(source: name, byteOffset: offset, message: "cannot seek to byte \(target): " + String(cString: strerror(errno)))
         }
         defer { offset = target }
         return target - offset
-    }
-
-    /// The protocol's skip, which reads (a pipe or a terminal cannot seek).
-    private func readingSkip(_ count: Int) throws(SluiceError) -> Int {
-        var source: any ByteSource = ReadOnly(file: self)
-        return try source.skip(count)
-    }
-
-    /// The file seen through `read` alone, so that skipping through it takes the protocol's reading path.
-    private struct ReadOnly: ByteSource {
-        let file: FileSource
-        var name: String { file.name }
-        var size: Int? { file.size }
-        func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int { try file.read(into: buffer) }
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {

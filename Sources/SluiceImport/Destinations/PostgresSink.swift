@@ -282,12 +282,7 @@ final class PostgresSink: TableSink {
     }
 
     func committedCheckpoints() throws(SluiceError) -> [Checkpoint] {
-        try rows("SELECT input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete::int FROM \(Self.checkpointTable)").map { row in
-            func number(_ index: Int) -> Int { row[index].flatMap { Int($0) } ?? 0 }
-            return Checkpoint(
-                input: InputIdentity(path: row[0] ?? "", size: number(2), modificationNanoseconds: number(3), headHash: row[4] ?? ""),
-                table: row[1] ?? "", ordinal: number(5), line: number(6), byteOffset: number(7), isComplete: number(8) != 0)
-        }
+        try rows("SELECT input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete::int FROM \(Self.checkpointTable)").map(Checkpoint.init(row:))
     }
 
     func finish(_ checkpoints: [Checkpoint]) throws(SluiceError) {
