@@ -28,13 +28,20 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // Pattern validators: PCRE2, whose match limit bounds the work a hostile value can cost.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]),
+        // The simdjson On-Demand walk, in C++ behind a C interface (simdjson is C++ only). Debian's libsimdjson is
+        // built with threads enabled, which changes its types' layout: the define must match.
+        .target(
+            name: "CSimdjson",
+            cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
+            linkerSettings: [.linkedLibrary("simdjson")]
+        ),
         // The array framer's 64-byte block scan, in C for the SSE2 byte masks Swift has no portable form of.
         .target(name: "CStructuralScan"),
         // The engine is one module on purpose: tokenizer callbacks, the state machine, conversion and
         // column writes call each other per value, and whole-module optimisation inlines across them.
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", "CZlib", "CZstd", "CPCRE2", "CStructuralScan", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CPCRE2", "CStructuralScan", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "SluiceFixtures",
@@ -76,5 +83,6 @@ let package = Package(
             name: "SluiceTests",
             dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "CZlib", "CZstd", "CSQLite", "CPostgres"]
         ),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -8,10 +8,20 @@ public enum SwiftContenders {
         return RunOutcome(checksum: nil)
     }
 
-    public static func columnar(workers: Int) -> Contender {
-        Contender(name: "Sluice columnar, \(workers) worker\(workers == 1 ? "" : "s")", key: "sluice-columnar-\(workers)", family: .sluice, threads: workers) { input in
+    /// The contender's name and key: the default tokenizer's need no mention, the others are named.
+    private static func label(_ door: String, workers: Int, tokenizer: TokenizerChoice) -> (name: String, key: String) {
+        let threads = "\(workers) worker\(workers == 1 ? "" : "s")"
+        if tokenizer == .automatic { return ("Sluice \(door), \(threads)", "sluice-\(door)-\(workers)") }
+        return ("Sluice \(door) (\(tokenizer.rawValue)), \(threads)", "sluice-\(door)-\(tokenizer.rawValue)-\(workers)")
+    }
+
+    public static func columnar(workers: Int, tokenizer: TokenizerChoice = .automatic) -> Contender {
+        let (name, key) = label("columnar", workers: workers, tokenizer: tokenizer)
+        return Contender(name: name, key: key, family: .sluice, threads: workers) { input in
             let schema = try input.schema ?? MappingSchema(fields: BenchMapping.fields, options: BenchMapping.options(for: input.layout))
-            let reader = try ColumnarReader(input: .file(input.path), schema: schema, options: ReaderOptions(workers: workers))
+            var options = ReaderOptions(workers: workers)
+            options.tokenizer = tokenizer
+            let reader = try ColumnarReader(input: .file(input.path), schema: schema, options: options)
             var checksum = Checksum()
             if input.schema != nil {
                 // The user's own mapping: count what was mapped.
@@ -38,9 +48,12 @@ public enum SwiftContenders {
         }
     }
 
-    public static func typed(workers: Int) -> Contender {
-        Contender(name: "Sluice typed, \(workers) worker\(workers == 1 ? "" : "s")", key: "sluice-typed-\(workers)", family: .sluice, threads: workers) { input in
-            let reader = try TypedReader(input: .file(input.path), mapping: BenchMapping.typed(options: BenchMapping.options(for: input.layout)), options: ReaderOptions(workers: workers))
+    public static func typed(workers: Int, tokenizer: TokenizerChoice = .automatic) -> Contender {
+        let (name, key) = label("typed", workers: workers, tokenizer: tokenizer)
+        return Contender(name: name, key: key, family: .sluice, threads: workers) { input in
+            var options = ReaderOptions(workers: workers)
+            options.tokenizer = tokenizer
+            let reader = try TypedReader(input: .file(input.path), mapping: BenchMapping.typed(options: BenchMapping.options(for: input.layout)), options: options)
             var checksum = Checksum()
             while let batch = try reader.next() {
                 for tweet in batch.models {

@@ -122,7 +122,10 @@ struct BenchCommand: ParsableCommand {
 
     private func makeContenders(for input: BenchInput, threads: [Int]) -> [Contender] {
         var contenders: [Contender] = [SwiftContenders.ceiling]
-        for count in threads { contenders.append(SwiftContenders.columnar(workers: count)) }
+        for count in threads {
+            contenders.append(SwiftContenders.columnar(workers: count))
+            contenders.append(SwiftContenders.columnar(workers: count, tokenizer: .yajl))
+        }
         guard input.schema == nil else { return contenders }  // your own mapping: only the doors that read it
         for count in threads { contenders.append(SwiftContenders.typed(workers: count)) }
         if input.layout == .ndjson && input.compression == .none {

@@ -14,6 +14,11 @@ struct ReadingOptions: ParsableArguments {
         "Input shape: automatic, ndjson, array, concatenated or document (--format is the old name).", valueName: "shape"))
     var inputFormat: InputShape = .automatic
 
+    @Option(help: ArgumentHelp(
+        "The tokenizer: simdjson reads each NDJSON record and passes over values no field reads (checking their structure only), yajl reads every value; auto is simdjson on CPUs it has a SIMD kernel for (see docs/tokenizers.md).",
+        valueName: "yajl|simdjson|auto"))
+    var tokenizer: TokenizerChoice = .automatic
+
     @Option(help: ArgumentHelp("Also write rejected records to this file as NDJSON (location, every failure, raw text).", valueName: "file"))
     var rejects: String?
 
@@ -106,6 +111,7 @@ struct ReadingOptions: ParsableArguments {
         options.memoryBudget = memoryBudget << 20
         options.maximumDecompressionWindow = maximumWindow << 20
         options.byteRange = byteRange?.range
+        options.tokenizer = tokenizer
         return options
     }
 
@@ -125,6 +131,7 @@ struct ReadingOptions: ParsableArguments {
 }
 
 extension InputShape: ExpressibleByArgument {}
+extension TokenizerChoice: ExpressibleByArgument {}
 extension FileOutput.ExistingFile: ExpressibleByArgument {}
 extension DateStorage: ExpressibleByArgument {}
 

@@ -20,6 +20,8 @@ final class MappingEngine: BatchSource {
     private let batches: BatchQueue
     private let machine: UnsafeMutablePointer<RecordStateMachine>
     private let tokenizer: YajlTokenizer
+    /// Reads NDJSON records first when the options ask for it; yajl reads what it cannot.
+    private let simdjson: SimdjsonTokenizer?
     private var lentBatch: ColumnarBatch?
     private var hasEnded = false
     private var pendingError: SluiceError?
@@ -117,6 +119,7 @@ final class MappingEngine: BatchSource {
         ))
         machine.pointee.boundary = start
         tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated)
+        simdjson = shape == .ndjson && options.tokenizer.usesSimdjson ? SimdjsonTokenizer(machine: machine) : nil
     }
 
     /// What mapping one chunk gave: its batches (to be recycled through ``recycle(_:)``), its counts, the line
@@ -347,6 +350,21 @@ final class MappingEngine: BatchSource {
         pointMachineAtBuffer()
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
+        var isUTF8 = true
+        if let simdjson {
+            switch simdjson.walk(input.pointer(at: first), count: last - first, readable: input.readableBytes(from: first), at: first) {
+            case .ok:
+                finishLine(keepGoing: machine.pointee.finishDeferredRecord())
+                return
+            case .cancelled:
+                finishLine(keepGoing: machine.pointee.stoppingRejection != nil || machine.pointee.rejectRecordInProgress(nil, end: last))
+                return
+            case .invalidUTF8:
+                isUTF8 = false
+            case .unreadable:
+                machine.pointee.abandonRecordInProgress()
+            }
+        }
         var status = tokenizer.parse(input.pointer(at: start), count: end - start, at: start)
         if status == .ok && !endsWithLineFeed {
             // A line feed ends a number or literal that the input's last line leaves open.
@@ -362,6 +380,9 @@ final class MappingEngine: BatchSource {
                     Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the line", byteOffset: last),
                     end: last)
                 tokenizer.reset()
+            } else if !isUTF8 && machine.pointee.holdsCleanRecord {
+                // yajl reads past ill-formed UTF-8 in values no field reads; the record is not UTF-8 all the same.
+                keepGoing = machine.pointee.rejectRecordInProgress(invalidUTF8Failure(from: first, to: last), end: last)
             } else {
                 keepGoing = machine.pointee.finishDeferredRecord()
             }
@@ -374,8 +395,20 @@ final class MappingEngine: BatchSource {
             keepGoing = machine.pointee.rejectRecordInProgress(syntaxFailure(message, at: offset, within: first..<last), end: last)
             tokenizer.reset()
         }
+        finishLine(keepGoing: keepGoing)
+    }
+
+    private func finishLine(keepGoing: Bool) {
         machine.pointee.knownRecordStart = nil
         if !keepGoing || machine.pointee.stoppingRejection != nil { stopByPolicy() }
+    }
+
+    /// The failure of a record that holds ill-formed UTF-8 in `first..<last`, where it first goes wrong.
+    private func invalidUTF8Failure(from first: Int, to last: Int) -> Rejection.Failure {
+        let bytes = UnsafePointer(input.pointer(at: first))
+        let offset = UTF8Validation.firstInvalidOffset(bytes, last - first) ?? 0
+        return Rejection.Failure(keyPath: "$", kind: .invalidUTF8, expected: "well-formed UTF-8",
+                                 found: UTF8Validation.describe(bytes, last - first, at: offset), byteOffset: first + offset)
     }
 
     private func rejectOversizedLine(first: Int) {

@@ -6,6 +6,26 @@ public enum RejectionPolicy: String, Sendable, Hashable, CaseIterable {
     case collect
 }
 
+/// Which tokenizer reads records.
+public enum TokenizerChoice: String, Sendable, Hashable, CaseIterable {
+    /// libyajl for everything: it validates every value, mapped or not.
+    case yajl
+    /// simdjson On-Demand for each NDJSON record, yajl for the other shapes and for records simdjson cannot read
+    /// (malformed ones get yajl's verdict). Values no field reads are checked for structure only.
+    case simdjson
+    /// simdjson where the CPU has a SIMD kernel for it (x86-64 with SSE4.2, ARM64), yajl elsewhere.
+    case automatic = "auto"
+
+    /// Whether records that simdjson can read go to it.
+    var usesSimdjson: Bool {
+        switch self {
+        case .yajl: false
+        case .simdjson: true
+        case .automatic: SimdjsonTokenizer.hasSIMDKernel
+        }
+    }
+}
+
 /// How a reader reads: input shape, buffer sizes, limits and the rejection policy.
 public struct ReaderOptions: Sendable, Hashable {
     /// How records are laid out; detected from the first bytes by default.
@@ -43,6 +63,9 @@ public struct ReaderOptions: Sendable, Hashable {
     /// window is held besides ``memoryBudget``. The default is libzstd's own limit, 128 MiB; gzip never needs more
     /// than 32 KiB.
     public var maximumDecompressionWindow = 128 << 20
+    /// The tokenizer that reads records. Output is the same with each, except where a value no field reads is
+    /// malformed, or is not UTF-8 (see ``TokenizerChoice``).
+    public var tokenizer: TokenizerChoice = .automatic
 
     /// Options with every default.
     public init() {}

@@ -17,7 +17,17 @@ final class InputBuffer {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
-        storage = .allocate(capacity: self.capacity)
+        storage = .allocate(capacity: self.capacity + Self.padding)
+    }
+
+    /// Room kept past `capacity` so that a tokenizer that reads a little past a record's end (simdjson) can be
+    /// given records in place.
+    static let padding = 64
+
+    /// Bytes that may be read from absolute `offset` on: past the last byte held for storage of our own, only
+    /// up to it for borrowed bytes.
+    func readableBytes(from offset: Int) -> Int {
+        (isBorrowed ? count : capacity + Self.padding) - (offset - baseOffset)
     }
 
     deinit {
@@ -61,7 +71,7 @@ final class InputBuffer {
         if count + readSize > capacity {
             var newCapacity = capacity * 2
             while newCapacity < count + readSize { newCapacity *= 2 }
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity + Self.padding)
             grown.initialize(from: storage, count: count)
             storage.deallocate()
             storage = grown

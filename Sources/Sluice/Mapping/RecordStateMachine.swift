@@ -55,6 +55,10 @@ struct RecordStateMachine {
     private var skipDepth = 0
     /// While skipping a subtree that a json field captures: its node and first byte.
     private var skipCaptureNode: Int32 = -1
+    /// Open containers that a json field captures: everything inside them is read, to be checked.
+    private var openCaptures = 0
+    /// Set by a tokenizer that has checked the whole record's UTF-8 itself (simdjson), while it delivers it.
+    var recordIsKnownUTF8 = false
     private var skipCaptureStart = 0
     /// Containers around the records: 0 when top-level values are records, 1 when elements of a top-level array are.
     let outerLevels: Int
@@ -719,7 +723,10 @@ struct RecordStateMachine {
         var frame = Frame(node: nodeID, isArray: isArray)
         if isArray && nodeID == 0 && knowsHeader { frame.readsByHeader = true }
         if isArray && startsLists[Int(nodeID)] { startLists(at: nodeID) }
-        if node.capturesJSON { frame.captureStart = offsetAfterToken() - 1 }
+        if node.capturesJSON {
+            frame.captureStart = offsetAfterToken() - 1
+            openCaptures += 1
+        }
         frames[frameCount] = frame
         frameCount += 1
         return true
@@ -777,7 +784,10 @@ struct RecordStateMachine {
         }
         frameCount -= 1
         let frame = frames[frameCount]
-        if frame.captureStart >= 0 { capture(node: frame.node, from: frame.captureStart, to: offsetAfterToken()) }
+        if frame.captureStart >= 0 {
+            openCaptures -= 1
+            capture(node: frame.node, from: frame.captureStart, to: offsetAfterToken())
+        }
         if frameCount == 0 { return endRecord(end: min(offsetAfterToken(), scalarEndLimit)) }
         return true
     }
@@ -1055,6 +1065,7 @@ struct RecordStateMachine {
     /// Whether mapped text is well-formed UTF-8; if not, the record's failure, naming the node's key path.
     @inline(__always)
     private mutating func isWellFormed(node: Int32, _ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        if recordIsKnownUTF8 { return true }
         guard let offset = UTF8Validation.firstInvalidOffset(bytes, length) else { return true }
         failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(node)], kind: .invalidUTF8, expected: "well-formed UTF-8",
                                           found: UTF8Validation.describe(bytes, length, at: offset)))
@@ -1082,12 +1093,40 @@ struct RecordStateMachine {
         let location = locateRecord(end: end)
         let keepGoing = reject(location: location, end: end, failures: failures, truncatedText: rawTextIsTruncated)
         frameCount = 0
+        openCaptures = 0
         skipDepth = 0
         skipCaptureNode = -1
         inRecord = false
         hasDeferredRecord = false
         serial &+= 1
         return keepGoing
+    }
+
+    /// Forgets the record in progress (or finished and waiting) as if it had never begun, so that another
+    /// tokenizer can read the same bytes again: its values are taken back, it gets no ordinal and no rejection.
+    /// Unmapped keys it showed stay counted.
+    mutating func abandonRecordInProgress() {
+        guard inRecord || hasDeferredRecord else { return }
+        for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
+        failures.removeAll()
+        frameCount = 0
+        openCaptures = 0
+        skipDepth = 0
+        skipCaptureNode = -1
+        inRecord = false
+        hasDeferredRecord = false
+        isPassingOver = false
+        serial &+= 1
+    }
+
+    /// Whether a whole record waits to be finished with no failure found so far.
+    var holdsCleanRecord: Bool { hasDeferredRecord && failures.isEmpty }
+
+    /// After a key: whether the value that follows is of no use, so that a tokenizer able to pass over values
+    /// unread may do so. Values inside a container a json field captures are always read, so that they are checked.
+    var skipsPendingValue: Bool {
+        guard skipDepth == 0 && openCaptures == 0 && frameCount > 0 else { return false }
+        return frames[frameCount - 1].pendingChild == Self.unmapped
     }
 
     /// The absolute offset just past the last token yajl delivered (for errors raised outside callbacks).
@@ -1117,6 +1156,7 @@ struct RecordStateMachine {
         stoppingRejection = nil
         endingRejection = nil
         frameCount = 0
+        openCaptures = 0
         skipDepth = 0
         skipCaptureNode = -1
         knownRecordStart = nil

@@ -1,0 +1,296 @@
+// Walks one JSON value with simdjson On-Demand and reports it as events. Values the consumer does not want are
+// skipped by simdjson itself; numbers are reported as their raw text so that every exact conversion rule applies.
+
+#include "sluice_simdjson.h"
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <new>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+using namespace simdjson;
+
+struct sluice_simdjson_parser {
+    ondemand::parser parser;
+    size_t maximum_depth;
+};
+
+namespace {
+
+bool is_whitespace(uint8_t byte) { return byte == ' ' || byte == '\n' || byte == '\r' || byte == '\t'; }
+
+/// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_number(const uint8_t *text, size_t length) {
+    size_t i = 0;
+    auto digits = [&]() {
+        size_t start = i;
+        while (i < length && text[i] >= '0' && text[i] <= '9') i++;
+        return i > start;
+    };
+    if (i < length && text[i] == '-') i++;
+    if (i < length && text[i] == '0') {
+        i++;
+    } else if (!digits()) {
+        return false;
+    }
+    if (i < length && text[i] == '.') {
+        i++;
+        if (!digits()) return false;
+    }
+    if (i < length && (text[i] == 'e' || text[i] == 'E')) {
+        i++;
+        if (i < length && (text[i] == '+' || text[i] == '-')) i++;
+        if (!digits()) return false;
+    }
+    return i == length;
+}
+
+/// The end of a token's text, without the whitespace simdjson's raw token carries.
+size_t trimmed_length(std::string_view token) {
+    size_t length = token.size();
+    while (length > 0 && is_whitespace(uint8_t(token[length - 1]))) length--;
+    return length;
+}
+
+struct walker {
+    const uint8_t *base;
+    size_t length;
+    const sluice_json_events *events;
+    void *context;
+    ondemand::document *document;
+    size_t maximum_depth;
+
+    size_t offset(const char *at) const { return size_t(reinterpret_cast<const uint8_t *>(at) - base); }
+
+    /// Just past the bracket that closed the container the walk has left: the last byte before the next token
+    /// (or the input's end) that is not whitespace.
+    size_t after_closing() {
+        const char *next = nullptr;
+        size_t at = document->current_location().get(next) == SUCCESS ? offset(next) : length;
+        while (at > 0 && is_whitespace(base[at - 1])) at--;
+        return at;
+    }
+
+    sluice_walk_status scalar(ondemand::value &value, ondemand::json_type type) {
+        std::string_view token = value.raw_json_token();
+        const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
+        size_t size = trimmed_length(token);
+        size_t end = offset(token.data()) + size;
+        int keep_going = 0;
+        switch (type) {
+        case ondemand::json_type::number:
+            if (!is_number(start, size)) return SLUICE_WALK_UNREADABLE;
+            keep_going = events->number(context, start, size, end);
+            break;
+        case ondemand::json_type::string: {
+            // Without escapes the input's own bytes are the string: no copy.
+            if (size >= 2 && std::memchr(start + 1, '\\', size - 2) == nullptr) {
+                keep_going = events->string(context, start + 1, size - 2, end);
+                break;
+            }
+            std::string_view text;
+            if (value.get_string().get(text)) return SLUICE_WALK_UNREADABLE;
+            keep_going = events->string(context, reinterpret_cast<const uint8_t *>(text.data()), text.size(), end);
+            break;
+        }
+        case ondemand::json_type::boolean: {
+            bool flag = false;
+            if (value.get_bool().get(flag)) return SLUICE_WALK_UNREADABLE;
+            keep_going = events->boolean(context, flag ? 1 : 0, end);
+            break;
+        }
+        case ondemand::json_type::null: {
+            bool is_null = false;
+            if (value.is_null().get(is_null) || !is_null) return SLUICE_WALK_UNREADABLE;
+            keep_going = events->null_value(context, end);
+            break;
+        }
+        default:
+            return SLUICE_WALK_UNREADABLE;
+        }
+        return keep_going ? SLUICE_WALK_OK : SLUICE_WALK_CANCELLED;
+    }
+
+    sluice_walk_status value(ondemand::value &value, size_t depth) {
+        ondemand::json_type type;
+        if (value.type().get(type)) return SLUICE_WALK_UNREADABLE;
+        if (type == ondemand::json_type::object || type == ondemand::json_type::array) {
+            if (depth >= maximum_depth) return SLUICE_WALK_UNREADABLE;
+            std::string_view token = value.raw_json_token();
+            size_t after_opening = offset(token.data()) + 1;
+            if (type == ondemand::json_type::object) {
+                ondemand::object object;
+                if (value.get_object().get(object)) return SLUICE_WALK_UNREADABLE;
+                if (!events->start_map(context, after_opening)) return SLUICE_WALK_CANCELLED;
+                return members(object, depth + 1);
+            }
+            ondemand::array array;
+            if (value.get_array().get(array)) return SLUICE_WALK_UNREADABLE;
+            if (!events->start_array(context, after_opening)) return SLUICE_WALK_CANCELLED;
+            return elements(array, depth + 1);
+        }
+        return scalar(value, type);
+    }
+
+    sluice_walk_status members(ondemand::object &object, size_t depth) {
+        for (auto result : object) {
+            ondemand::field field;
+            if (std::move(result).get(field)) return SLUICE_WALK_UNREADABLE;
+            const uint8_t *key = reinterpret_cast<const uint8_t *>(field.key().raw());
+            // The key's closing quote is the first one not escaped; stage one has checked the string is closed.
+            const uint8_t *quote = key;
+            bool escaped = false;
+            while (*quote != '"') {
+                if (*quote == '\\') {
+                    escaped = true;
+                    quote++;
+                }
+                quote++;
+            }
+            size_t after_key = offset(reinterpret_cast<const char *>(quote)) + 1;
+            int verdict;
+            if (escaped) {
+                std::string_view text;
+                if (field.unescaped_key().get(text)) return SLUICE_WALK_UNREADABLE;
+                verdict = events->map_key(context, reinterpret_cast<const uint8_t *>(text.data()), text.size(), after_key);
+            } else {
+                verdict = events->map_key(context, key, size_t(quote - key), after_key);
+            }
+            if (verdict == 0) return SLUICE_WALK_CANCELLED;
+            if (verdict == 2) continue;  // the iterator skips the unread value
+            sluice_walk_status status = value(field.value(), depth);
+            if (status != SLUICE_WALK_OK) return status;
+        }
+        return events->end_map(context, after_closing()) ? SLUICE_WALK_OK : SLUICE_WALK_CANCELLED;
+    }
+
+    sluice_walk_status elements(ondemand::array &array, size_t depth) {
+        for (auto result : array) {
+            ondemand::value element;
+            if (std::move(result).get(element)) return SLUICE_WALK_UNREADABLE;
+            sluice_walk_status status = value(element, depth);
+            if (status != SLUICE_WALK_OK) return status;
+        }
+        return events->end_array(context, after_closing()) ? SLUICE_WALK_OK : SLUICE_WALK_CANCELLED;
+    }
+
+    sluice_walk_status root() {
+        ondemand::json_type type;
+        if (document->type().get(type)) return SLUICE_WALK_UNREADABLE;
+        sluice_walk_status status;
+        switch (type) {
+        case ondemand::json_type::object: {
+            ondemand::object object;
+            if (document->get_object().get(object)) return SLUICE_WALK_UNREADABLE;
+            if (!events->start_map(context, first_byte() + 1)) return SLUICE_WALK_CANCELLED;
+            status = maximum_depth == 0 ? SLUICE_WALK_UNREADABLE : members(object, 1);
+            break;
+        }
+        case ondemand::json_type::array: {
+            ondemand::array array;
+            if (document->get_array().get(array)) return SLUICE_WALK_UNREADABLE;
+            if (!events->start_array(context, first_byte() + 1)) return SLUICE_WALK_CANCELLED;
+            status = maximum_depth == 0 ? SLUICE_WALK_UNREADABLE : elements(array, 1);
+            break;
+        }
+        default:
+            status = root_scalar(type);
+        }
+        if (status != SLUICE_WALK_OK) return status;
+        // A second value after the first: let the validating tokenizer say what it is.
+        const char *next = nullptr;
+        return document->current_location().get(next) == SUCCESS ? SLUICE_WALK_UNREADABLE : SLUICE_WALK_OK;
+    }
+
+    size_t first_byte() const {
+        size_t at = 0;
+        while (at < length && is_whitespace(base[at])) at++;
+        return at;
+    }
+
+    sluice_walk_status root_scalar(ondemand::json_type type) {
+        std::string_view token;
+        if (document->raw_json_token().get(token)) return SLUICE_WALK_UNREADABLE;
+        const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
+        size_t size = trimmed_length(token);
+        size_t end = offset(token.data()) + size;
+        int keep_going = 0;
+        switch (type) {
+        case ondemand::json_type::number:
+            if (!is_number(start, size)) return SLUICE_WALK_UNREADABLE;
+            keep_going = events->number(context, start, size, end);
+            break;
+        case ondemand::json_type::string: {
+            std::string_view text;
+            if (document->get_string().get(text)) return SLUICE_WALK_UNREADABLE;
+            keep_going = events->string(context, reinterpret_cast<const uint8_t *>(text.data()), text.size(), end);
+            break;
+        }
+        case ondemand::json_type::boolean: {
+            bool flag = false;
+            if (document->get_bool().get(flag)) return SLUICE_WALK_UNREADABLE;
+            keep_going = events->boolean(context, flag ? 1 : 0, end);
+            break;
+        }
+        case ondemand::json_type::null: {
+            bool is_null = false;
+            if (document->is_null().get(is_null) || !is_null) return SLUICE_WALK_UNREADABLE;
+            keep_going = events->null_value(context, end);
+            break;
+        }
+        default:
+            return SLUICE_WALK_UNREADABLE;
+        }
+        return keep_going ? SLUICE_WALK_OK : SLUICE_WALK_CANCELLED;
+    }
+};
+
+}  // namespace
+
+extern "C" {
+
+size_t sluice_simdjson_padding(void) { return SIMDJSON_PADDING; }
+
+const char *sluice_simdjson_kernel(void) { return get_active_implementation()->name().c_str(); }
+
+sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth) {
+    return new (std::nothrow) sluice_simdjson_parser{ondemand::parser(), maximum_depth};
+}
+
+void sluice_simdjson_parser_free(sluice_simdjson_parser *parser) { delete parser; }
+
+sluice_walk_status sluice_simdjson_walk(sluice_simdjson_parser *parser, const uint8_t *bytes, size_t length, size_t capacity,
+                                        const sluice_json_events *events, void *context) {
+    if (capacity < length + SIMDJSON_PADDING) return SLUICE_WALK_UNREADABLE;
+    ondemand::document document;
+    error_code error = parser->parser.iterate(padded_string_view(bytes, length, capacity)).get(document);
+    if (error == UTF8_ERROR) return SLUICE_WALK_INVALID_UTF8;
+    if (error) return SLUICE_WALK_UNREADABLE;
+    walker walk{bytes, length, events, context, &document, parser->maximum_depth};
+    return walk.root();
+}
+
+size_t sluice_count_openings(const uint8_t *bytes, size_t length) {
+    size_t count = 0;
+    size_t i = 0;
+#if defined(__SSE2__)
+    // '{' and '[' differ only in bit 0x20: one comparison after setting it finds both.
+    const __m128i fold = _mm_set1_epi8(0x20);
+    const __m128i brace = _mm_set1_epi8('{');
+    auto mask = [&](size_t at) {
+        __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i *>(bytes + at));
+        return uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(block, fold), brace))));
+    };
+    for (; i + 64 <= length; i += 64) {
+        count += size_t(__builtin_popcountll(mask(i) | mask(i + 16) << 16 | mask(i + 32) << 32 | mask(i + 48) << 48));
+    }
+#endif
+    for (; i < length; i++) count += (bytes[i] | 0x20) == '{';
+    return count;
+}
+
+}

@@ -1,0 +1,151 @@
+import CSimdjson
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Walks one record at a time with simdjson On-Demand and forwards the parts the plan reads to a
+/// ``RecordStateMachine``, the same events yajl gives; values no field reads are passed over by simdjson unread.
+///
+/// simdjson checks a record's structure, its strings and its UTF-8 as a whole, but the values it passes over only
+/// for structure. Whatever it cannot read, it hands back (``Status/unreadable``): the driver then lets yajl read the
+/// record, so malformed records get yajl's verdict and wording whichever tokenizer runs.
+final class SimdjsonTokenizer {
+    enum Status: Equatable {
+        case ok
+        /// A callback asked to stop; the machine knows why.
+        case cancelled
+        /// simdjson cannot read the record: the machine's record in progress must be abandoned and the bytes read
+        /// again by a validating tokenizer.
+        case unreadable
+        /// The record is not UTF-8; nothing was delivered.
+        case invalidUTF8
+    }
+
+    /// Bytes simdjson may read past a record; allocations that hand records to it leave this much room.
+    static let padding = Int(sluice_simdjson_padding())
+
+    /// Whether simdjson runs a SIMD kernel on this CPU (its portable one is no faster than yajl).
+    static let hasSIMDKernel = String(cString: sluice_simdjson_kernel()) != "fallback"
+
+    /// Containers nested deeper than this are read by yajl: the walk recurses per level.
+    private static let walkDepthLimit = 1024
+
+    private let machine: UnsafeMutablePointer<RecordStateMachine>
+    private let events: UnsafeMutablePointer<sluice_json_events>
+    private let parser: OpaquePointer?
+    /// Records with more opening brackets than this may nest deeper than the machine allows, which only a tokenizer
+    /// that reports every level can tell: they go to yajl.
+    private let openingLimit: Int
+    /// Where a record with too little readable room after it is copied, with padding.
+    private var scratch: UnsafeMutablePointer<UInt8>?
+    private var scratchCapacity = 0
+
+    /// - Parameter machine: The state machine that receives the events; it must outlive the tokenizer.
+    init(machine: UnsafeMutablePointer<RecordStateMachine>) {
+        self.machine = machine
+        events = .allocate(capacity: 1)
+        events.initialize(to: Self.makeEvents())
+        parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
+        openingLimit = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
+    }
+
+    deinit {
+        if let parser { sluice_simdjson_parser_free(parser) }
+        events.deallocate()
+        scratch?.deallocate()
+    }
+
+    /// Walks the one value in `count` bytes whose first byte sits at absolute `offset`; `readable` bytes from
+    /// `bytes` may be read.
+    func walk(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int, at offset: Int) -> Status {
+        // Each level takes two bytes at least: only a long record needs its brackets counted.
+        guard let parser, count / 2 <= openingLimit || sluice_count_openings(bytes, count) <= openingLimit else { return .unreadable }
+        var start = bytes
+        var capacity = readable
+        if readable < count + Self.padding {
+            start = UnsafePointer(copyToScratch(bytes, count: count))
+            capacity = scratchCapacity
+        }
+        // Offsets come from the walk, not from yajl: the machine reads them from `scriptedOffset`.
+        let yajlHandle = machine.pointee.handle
+        machine.pointee.handle = nil
+        machine.pointee.sliceOffset = offset
+        // simdjson checks the whole record's UTF-8 before it delivers anything (and unescaped text is UTF-8).
+        machine.pointee.recordIsKnownUTF8 = true
+        defer {
+            machine.pointee.handle = yajlHandle
+            machine.pointee.recordIsKnownUTF8 = false
+        }
+        switch sluice_simdjson_walk(parser, start, count, capacity, events, UnsafeMutableRawPointer(machine)) {
+        case SLUICE_WALK_OK: return .ok
+        case SLUICE_WALK_CANCELLED: return .cancelled
+        case SLUICE_WALK_INVALID_UTF8: return .invalidUTF8
+        default: return .unreadable
+        }
+    }
+
+    private func copyToScratch(_ bytes: UnsafePointer<UInt8>, count: Int) -> UnsafeMutablePointer<UInt8> {
+        if scratchCapacity < count + Self.padding {
+            scratch?.deallocate()
+            scratchCapacity = max(count + Self.padding, 2 * scratchCapacity)
+            scratch = .allocate(capacity: scratchCapacity)
+        }
+        // `scratch` was just made large enough; the optional only spares a force unwrap.
+        guard let scratch else { return UnsafeMutablePointer(mutating: bytes) }
+        scratch.update(from: bytes, count: count)
+        return scratch
+    }
+
+    private static func makeEvents() -> sluice_json_events {
+        var events = sluice_json_events()
+        events.null_value = { context, end in
+            guard let machine = machineAt(context, end) else { return 0 }
+            return machine.pointee.null() ? 1 : 0
+        }
+        events.boolean = { context, value, end in
+            guard let machine = machineAt(context, end) else { return 0 }
+            return machine.pointee.bool(value != 0) ? 1 : 0
+        }
+        events.number = { context, text, length, end in
+            guard let machine = machineAt(context, end), let text else { return 0 }
+            return machine.pointee.number(text, length) ? 1 : 0
+        }
+        events.string = { context, text, length, end in
+            guard let machine = machineAt(context, end) else { return 0 }
+            return machine.pointee.string(text ?? machine.pointee.emptyBytes, length) ? 1 : 0
+        }
+        events.start_map = { context, end in
+            guard let machine = machineAt(context, end) else { return 0 }
+            return machine.pointee.startMap() ? 1 : 0
+        }
+        events.map_key = { context, key, length, end in
+            guard let machine = machineAt(context, end) else { return 0 }
+            guard machine.pointee.key(key ?? machine.pointee.emptyBytes, length) else { return 0 }
+            return machine.pointee.skipsPendingValue ? 2 : 1
+        }
+        events.end_map = { context, end in
+            guard let machine = machineAt(context, end) else { return 0 }
+            return machine.pointee.endMap() ? 1 : 0
+        }
+        events.start_array = { context, end in
+            guard let machine = machineAt(context, end) else { return 0 }
+            return machine.pointee.startArray() ? 1 : 0
+        }
+        events.end_array = { context, end in
+            guard let machine = machineAt(context, end) else { return 0 }
+            return machine.pointee.endArray() ? 1 : 0
+        }
+        return events
+    }
+
+}
+
+/// The machine behind a callback's context, told where the token it is about to get ends.
+@inline(__always)
+private func machineAt(_ context: UnsafeMutableRawPointer?, _ end: Int) -> UnsafeMutablePointer<RecordStateMachine>? {
+    guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return nil }
+    machine.pointee.scriptedOffset = machine.pointee.sliceOffset + end
+    return machine
+}
