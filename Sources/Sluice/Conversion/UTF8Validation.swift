@@ -53,10 +53,15 @@ enum UTF8Validation {
     /// How a rejection shows the ill-formed sequence: its offset in the text and its bytes in hex (the byte there
     /// and the continuation bytes after it, at most four).
     static func describe(_ bytes: UnsafePointer<UInt8>, _ count: Int, at offset: Int) -> String {
+        "\(describeSequence(bytes, count, at: offset)) at byte \(offset) of it"
+    }
+
+    /// The ill-formed sequence alone, for a failure whose byte offset says where it is.
+    static func describeSequence(_ bytes: UnsafePointer<UInt8>, _ count: Int, at offset: Int) -> String {
         var end = offset + 1
         while end < min(offset + 4, count) && bytes[end] & 0xC0 == 0x80 { end += 1 }
         let shown = (offset..<end).map { hexByte(bytes[$0]) }.joined(separator: " ")
-        return "text with ill-formed UTF-8 (\(shown)) at byte \(offset) of it"
+        return "text with ill-formed UTF-8 (\(shown))"
     }
 
     private static func hexByte(_ byte: UInt8) -> String {

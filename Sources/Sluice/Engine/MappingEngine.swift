@@ -408,7 +408,7 @@ final class MappingEngine: BatchSource {
         let bytes = UnsafePointer(input.pointer(at: first))
         let offset = UTF8Validation.firstInvalidOffset(bytes, last - first) ?? 0
         return Rejection.Failure(keyPath: "$", kind: .invalidUTF8, expected: "well-formed UTF-8",
-                                 found: UTF8Validation.describe(bytes, last - first, at: offset), byteOffset: first + offset)
+                                 found: UTF8Validation.describeSequence(bytes, last - first, at: offset), byteOffset: first + offset)
     }
 
     private func rejectOversizedLine(first: Int) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a reader does when a record cannot be mapped.
 public enum RejectionPolicy: String, Sendable, Hashable, CaseIterable {
     /// Throw ``SluiceError/rejected(_:)`` at the first rejected record, after delivering the records before it.
@@ -13,7 +15,9 @@ public enum TokenizerChoice: String, Sendable, Hashable, CaseIterable {
     /// simdjson On-Demand for each NDJSON record, yajl for the other shapes and for records simdjson cannot read
     /// (malformed ones get yajl's verdict). Values no field reads are checked for structure only.
     case simdjson
-    /// simdjson where the CPU has a SIMD kernel for it (x86-64 with SSE4.2, ARM64), yajl elsewhere.
+    /// The choice the `SLUICE_TOKENIZER` environment variable names (`yajl` or `simdjson`), so that a process that
+    /// embeds Sluice can be switched without a rebuild; without it, simdjson where the CPU has a SIMD kernel for
+    /// it (x86-64 with SSE4.2, ARM64), yajl elsewhere.
     case automatic = "auto"
 
     /// Whether records that simdjson can read go to it.
@@ -21,8 +25,12 @@ public enum TokenizerChoice: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .yajl: false
         case .simdjson: true
-        case .automatic: SimdjsonTokenizer.hasSIMDKernel
+        case .automatic: Self.environmentChoice.map { $0 == .simdjson } ?? SimdjsonTokenizer.hasSIMDKernel
         }
+    }
+
+    private static let environmentChoice: TokenizerChoice? = ProcessInfo.processInfo.environment["SLUICE_TOKENIZER"].flatMap { name in
+        TokenizerChoice(rawValue: name).flatMap { $0 == .automatic ? nil : $0 }
     }
 }
 
