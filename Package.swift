@@ -56,7 +56,14 @@ let package = Package(
         // `sluice bench`: the contenders, the runner and the reports (a library, so that tests can run it small).
         .target(
             name: "SluiceBench",
-            dependencies: ["Sluice", "SluiceFixtures"]
+            dependencies: ["Sluice", "SluiceFixtures", "CSimdjsonReference"]
+        ),
+        // The bench's simdjson ceiling: a plain On-Demand pass over the generated tweets, written by hand.
+        .target(
+            name: "CSimdjsonReference",
+            path: "Benchmarks/CSimdjsonReference",
+            cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
+            linkerSettings: [.linkedLibrary("simdjson")]
         ),
         .executableTarget(
             name: "SluiceCLI",

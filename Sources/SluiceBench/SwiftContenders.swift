@@ -1,3 +1,4 @@
+import CSimdjsonReference
 import Foundation
 import Sluice
 
@@ -5,6 +6,15 @@ import Sluice
 public enum SwiftContenders {
     public static let ceiling = Contender(name: "yajl, empty callbacks (ceiling)", key: "yajl-ceiling", family: .ceiling, threads: 1) { input in
         _ = try TokenizerBaseline.tokenize(.file(input.path))
+        return RunOutcome(checksum: nil)
+    }
+
+    /// A plain simdjson On-Demand pass written by hand for the generated tweets, reading the bench's fields and
+    /// nothing else: the ceiling of a simdjson-based mapper. Plain NDJSON of the generated tweets only.
+    public static let simdjsonCeiling = Contender(name: "simdjson On-Demand, the same fields by hand (ceiling)", key: "simdjson-ceiling", family: .ceiling, threads: 1) { input in
+        let result = sluice_simdjson_reference_pass(input.path)
+        guard result.error == 0 else { throw BenchError("the simdjson reference pass failed with simdjson error \(result.error)") }
+        guard result.records > 0 else { throw BenchError("the simdjson reference pass read no records") }
         return RunOutcome(checksum: nil)
     }
 

@@ -122,6 +122,7 @@ struct BenchCommand: ParsableCommand {
 
     private func makeContenders(for input: BenchInput, threads: [Int]) -> [Contender] {
         var contenders: [Contender] = [SwiftContenders.ceiling]
+        if input.schema == nil && input.layout == .ndjson && input.compression == .none { contenders.append(SwiftContenders.simdjsonCeiling) }
         for count in threads {
             contenders.append(SwiftContenders.columnar(workers: count))
             contenders.append(SwiftContenders.columnar(workers: count, tokenizer: .yajl))

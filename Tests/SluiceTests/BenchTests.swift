@@ -54,20 +54,26 @@ import SluiceFixtures
 
     @Test func reportsSayWhatWasMeasured() throws {
         let input = try Self.smallInput()
-        let result = try BenchRunner(input: input, contenders: [SwiftContenders.ceiling, SwiftContenders.columnar(workers: 1), SwiftContenders.decoder], repetitions: 3).run()
+        let contenders = [SwiftContenders.ceiling, SwiftContenders.simdjsonCeiling, SwiftContenders.columnar(workers: 1),
+                          SwiftContenders.columnar(workers: 1, tokenizer: .yajl), SwiftContenders.decoder]
+        let result = try BenchRunner(input: input, contenders: contenders, repetitions: 3).run()
         let table = result.table()
         #expect(table.contains("| Sluice columnar, 1 worker | "))
+        #expect(table.contains("| Sluice columnar (yajl), 1 worker | "))
+        #expect(table.contains("| simdjson On-Demand, the same fields by hand (ceiling) | "))
         #expect(table.contains("| JSONDecoder, dates by hand | "))
-        #expect(table.contains("× JSONDecoder with dates by hand (target ≥ 3.5×)"))
+        #expect(table.contains("× JSONDecoder with dates by hand (target ≥ 8×)"))
+        #expect(table.contains("× the yajl tokenizer (target ≥ 2.5×)"))
+        #expect(table.contains("× the simdjson ceiling (target ≥ 0.5×)"))
         #expect(table.contains("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"))
         let decoded = try JSONDecoder().decode(BenchResult.self, from: Data(try result.json().utf8))
         #expect(decoded.records == result.records)
-        #expect(decoded.rows.map(\.key) == ["yajl-ceiling", "sluice-columnar-1", "jsondecoder"])
+        #expect(decoded.rows.map(\.key) == ["yajl-ceiling", "simdjson-ceiling", "sluice-columnar-1", "sluice-columnar-yajl-1", "jsondecoder"])
         #expect(decoded.rows.allSatisfy { $0.seconds.count == 3 })
         let html = result.html()
         #expect(html.hasPrefix("<!doctype html>"))
         #expect(html.contains("<svg"))
-        #expect(html.components(separatedBy: "<rect ").count == 4)
+        #expect(html.components(separatedBy: "<rect ").count == 6)
         #expect(html.contains("JSONDecoder, dates by hand"))
     }
 }
