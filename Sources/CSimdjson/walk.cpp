@@ -87,8 +87,10 @@ struct walker {
             keep_going = events->number(context, start, size, end);
             break;
         case ondemand::json_type::string: {
+            // The token must be the string alone, quote to quote.
+            if (size < 2 || start[size - 1] != '"') return SLUICE_WALK_UNREADABLE;
             // Without escapes the input's own bytes are the string: no copy.
-            if (size >= 2 && std::memchr(start + 1, '\\', size - 2) == nullptr) {
+            if (std::memchr(start + 1, '\\', size - 2) == nullptr) {
                 keep_going = events->string(context, start + 1, size - 2, end);
                 break;
             }
@@ -198,7 +200,12 @@ struct walker {
             break;
         }
         default:
-            status = root_scalar(type);
+            // A scalar is read where it stands, not consumed: what follows it is checked byte by byte.
+            size_t end = 0;
+            status = root_scalar(type, end);
+            if (status != SLUICE_WALK_OK) return status;
+            while (end < length && is_whitespace(base[end])) end++;
+            return end == length ? SLUICE_WALK_OK : SLUICE_WALK_UNREADABLE;
         }
         if (status != SLUICE_WALK_OK) return status;
         // A second value after the first: let the validating tokenizer say what it is.
@@ -212,12 +219,13 @@ struct walker {
         return at;
     }
 
-    sluice_walk_status root_scalar(ondemand::json_type type) {
+    /// Reports the root scalar; `end` is set to the offset just past it.
+    sluice_walk_status root_scalar(ondemand::json_type type, size_t &end) {
         std::string_view token;
         if (document->raw_json_token().get(token)) return SLUICE_WALK_UNREADABLE;
         const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
         size_t size = trimmed_length(token);
-        size_t end = offset(token.data()) + size;
+        end = offset(token.data()) + size;
         int keep_going = 0;
         switch (type) {
         case ondemand::json_type::number:
@@ -225,6 +233,7 @@ struct walker {
             keep_going = events->number(context, start, size, end);
             break;
         case ondemand::json_type::string: {
+            if (size < 2 || start[size - 1] != '"') return SLUICE_WALK_UNREADABLE;
             std::string_view text;
             if (document->get_string().get(text)) return SLUICE_WALK_UNREADABLE;
             keep_going = events->string(context, reinterpret_cast<const uint8_t *>(text.data()), text.size(), end);

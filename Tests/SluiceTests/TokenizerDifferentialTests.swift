@@ -6,18 +6,22 @@ import SluiceFixtures
 /// yajl and simdjson must give the same records, rejections (wording, locations, raw text) and counts, except
 /// where docs/tokenizers.md says they differ: a malformed value no field reads, and ill-formed UTF-8 in one.
 @Suite struct TokenizerDifferentialTests {
-    static func options(_ tokenizer: TokenizerChoice, readBufferSize: Int = 1 << 20, workers: Int = 1, chunkSize: Int = 1 << 20) -> ReaderOptions {
-        var options = ReaderOptions(shape: .ndjson, readBufferSize: readBufferSize, rejectionPolicy: .collect, workers: workers, chunkSize: chunkSize)
+    static func options(_ tokenizer: TokenizerChoice, shape: InputShape = .ndjson, readBufferSize: Int = 1 << 20, workers: Int = 1,
+                        chunkSize: Int = 1 << 20) -> ReaderOptions {
+        var options = ReaderOptions(shape: shape, readBufferSize: readBufferSize, rejectionPolicy: .collect, workers: workers, chunkSize: chunkSize)
         options.tokenizer = tokenizer
         return options
     }
 
     /// Maps `bytes` with both tokenizers, expects the same transcript, and returns it.
     @discardableResult
-    static func expectAgreement(_ bytes: [UInt8], fields: [FieldSpec], readBufferSize: Int = 1 << 20, workers: Int = 1, chunkSize: Int = 1 << 20,
+    static func expectAgreement(_ bytes: [UInt8], fields: [FieldSpec], shape: InputShape = .ndjson, readBufferSize: Int = 1 << 20, workers: Int = 1,
+                                chunkSize: Int = 1 << 20, schemaOptions: MappingOptions = MappingOptions(),
                                 _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws -> RunTranscript {
-        let yajl = try transcript(of: .bytes(bytes), fields: fields, options: options(.yajl, readBufferSize: readBufferSize, workers: workers, chunkSize: chunkSize))
-        let simdjson = try transcript(of: .bytes(bytes), fields: fields, options: options(.simdjson, readBufferSize: readBufferSize, workers: workers, chunkSize: chunkSize))
+        let yajl = try transcript(of: .bytes(bytes), fields: fields, options: options(.yajl, shape: shape, readBufferSize: readBufferSize, workers: workers, chunkSize: chunkSize),
+                                  schemaOptions: schemaOptions)
+        let simdjson = try transcript(of: .bytes(bytes), fields: fields, options: options(.simdjson, shape: shape, readBufferSize: readBufferSize, workers: workers, chunkSize: chunkSize),
+                                      schemaOptions: schemaOptions)
         #expect(simdjson == yajl, "\(comment)\nyajl:\n\(yajl)\nsimdjson:\n\(simdjson)", sourceLocation: sourceLocation)
         return yajl
     }
@@ -80,6 +84,42 @@ import SluiceFixtures
         for (workers, chunk) in [(2, 1), (2, 5000), (3, 1 << 16)] {
             let result = try Self.expectAgreement(bytes, fields: ReferenceMapping.richFields, workers: workers, chunkSize: chunk, "\(workers) workers, chunks of \(chunk)")
             #expect(result == reference, "\(workers) workers, chunks of \(chunk)")
+        }
+    }
+
+    /// The elements of a top-level array and of a wrapper document, read by the pipeline's workers: simdjson reads
+    /// them one by one until one it cannot read, from which on yajl reads the chunk. Damage ends the run, as it must
+    /// in a single value.
+    @Test(arguments: [false, true])
+    func arrayElementsAgree(_ isWrapped: Bool) throws {
+        var generator = TweetGenerator(seed: 21)
+        let records = (1...120).map { ordinal -> String in
+            let record = generator.nextRecord(ordinal: ordinal)
+            switch ordinal % 13 {
+            case 3: return record.replacingOccurrences(of: "\"retweet_count\":", with: "\"retweet_count\":\"many\",\"x\":")
+            case 5: return "42"
+            case 7: return "\"a string\""
+            case 9: return record.replacingOccurrences(of: "\"lang\":", with: "\"l\\u0061ng\":")
+            default: return record
+            }
+        }
+        let array = "[\n" + records.joined(separator: ",\n") + "\n]"
+        let text = isWrapped ? "{\"meta\": {\"n\": 1}, \"data\": " + array + ", \"more\": [1, 2]}" : array
+        let schemaOptions = MappingOptions(recordsPath: isWrapped ? "data" : nil)
+        let clean = Array(text.utf8)
+        let reference = try Self.expectAgreement(clean, fields: ReferenceMapping.fields, shape: isWrapped ? .automatic : .array, schemaOptions: schemaOptions)
+        #expect(reference.rows.count > 90)
+        for (workers, chunk) in [(2, 1), (2, 3000), (3, 1 << 16)] {
+            let result = try Self.expectAgreement(clean, fields: ReferenceMapping.fields, shape: isWrapped ? .automatic : .array, workers: workers, chunkSize: chunk,
+                                                  schemaOptions: schemaOptions, "\(workers) workers, chunks of \(chunk)")
+            #expect(result == reference, "\(workers) workers, chunks of \(chunk)")
+        }
+        // Damage inside an element, and an array cut off: the records before it, then the run's end.
+        for damaged in [text.replacingOccurrences(of: "\"favorited\":true", with: "\"favorited\":tru"), String(text.prefix(text.utf8.count * 2 / 3))] {
+            for (workers, chunk) in [(2, 1), (2, 3000)] {
+                try Self.expectAgreement(Array(damaged.utf8), fields: ReferenceMapping.fields, shape: isWrapped ? .automatic : .array, workers: workers, chunkSize: chunk,
+                                         schemaOptions: schemaOptions, "damaged, \(workers) workers, chunks of \(chunk)")
+            }
         }
     }
 

@@ -40,6 +40,9 @@ final class MappingEngine: BatchSource {
     private var isDiscardingOversizedLine = false
     // Streams: the next byte to hand to yajl
     private var feedFrom = 0
+    // An array's elements in a chunk: where each ends, and the next to read.
+    private var elementEnds: [Int] = []
+    private var nextElement = 0
     /// Where the input's first value may start (past a byte-order mark).
     private var inputStart = 0
 
@@ -119,7 +122,8 @@ final class MappingEngine: BatchSource {
         ))
         machine.pointee.boundary = start
         tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated)
-        simdjson = shape == .ndjson && options.tokenizer.usesSimdjson ? SimdjsonTokenizer(machine: machine) : nil
+        // NDJSON lines, and the elements of an array that the pipeline's chunks name one by one.
+        simdjson = (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson ? SimdjsonTokenizer(machine: machine) : nil
     }
 
     /// What mapping one chunk gave: its batches (to be recycled through ``recycle(_:)``), its counts, the line
@@ -134,7 +138,9 @@ final class MappingEngine: BatchSource {
     /// Maps a whole chunk of records in place: `count` bytes whose first byte sits at absolute `offset`.
     /// Ordinals and lines in the outcome count from the chunk's start (1 and 1). The first chunk of the input
     /// (`isFirst`) holds the records to skip and the header whole.
-    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, isFirst: Bool, recordKeys: [[UInt8]] = []) -> ChunkOutcome {
+    /// `elementEnds`: for an array's elements, where each one ends, so that each can go to simdjson on its own.
+    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, isFirst: Bool, recordKeys: [[UInt8]] = [],
+                  elementEnds: [Int] = []) -> ChunkOutcome {
         if isFirst {
             machine.pointee.recordsToSkip = plan.skippedRecords
             machine.pointee.readsHeader = plan.columnsFromHeader
@@ -158,6 +164,8 @@ final class MappingEngine: BatchSource {
         rejectedAfterCommit = 0
         machine.pointee.restart(at: offset)
         tokenizer.reset()
+        self.elementEnds = simdjson == nil ? [] : elementEnds
+        nextElement = 0
         var produced: [ColumnarBatch] = []
         while true {
             if let batch = batches.takeReady() {
@@ -166,7 +174,13 @@ final class MappingEngine: BatchSource {
             }
             if hasEnded { break }
             do {
-                if shape == .ndjson { try stepLines() } else { try stepStream() }
+                if shape == .ndjson {
+                    try stepLines()
+                } else if nextElement < self.elementEnds.count {
+                    stepElements()
+                } else {
+                    try stepStream()
+                }
             } catch {
                 end(with: error)
             }
@@ -457,6 +471,34 @@ final class MappingEngine: BatchSource {
             let status = tokenizer.parse(input.pointer(at: feedFrom), count: count, at: feedFrom)
             feedFrom = input.endOffset
             handleStreamStatus(status)
+        }
+    }
+
+    /// Reads an array chunk's elements one by one with simdjson. At the first element simdjson cannot read, what it
+    /// took from it is forgotten and the rest of the chunk is left to yajl's stream (``stepStream()``), which then
+    /// reads from that element on exactly as it would have from the chunk's start.
+    private func stepElements() {
+        guard let simdjson else { return }
+        pointMachineAtBuffer()
+        while !hasEnded && !batches.hasReady && nextElement < elementEnds.count {
+            let first = firstNonWhitespace(from: feedFrom)
+            let end = elementEnds[nextElement]
+            guard first < end else {
+                nextElement = elementEnds.count
+                return
+            }
+            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first) {
+            case .ok:
+                feedFrom = end
+                nextElement += 1
+            case .cancelled:
+                feedFrom = end
+                nextElement = elementEnds.count
+                handleStreamStatus(.cancelled)
+            case .unreadable, .invalidUTF8:
+                machine.pointee.abandonRecordInProgress()
+                nextElement = elementEnds.count
+            }
         }
     }
 

@@ -167,6 +167,17 @@ struct ArrayFramer {
 
     /// Elements whose end has been found so far.
     private(set) var elementsEnded = 0
+    /// The absolute offsets just past the elements ended and not yet taken (``takeElementEnds(upTo:)``), so that a
+    /// worker can read the elements one by one without finding their ends again.
+    private var elementEnds: [Int] = []
+
+    /// The ends of the elements that end at or before absolute offset `end`, in order, forgotten here.
+    mutating func takeElementEnds(upTo end: Int) -> [Int] {
+        let count = elementEnds.firstIndex { $0 > end } ?? elementEnds.count
+        let taken = Array(elementEnds[..<count])
+        elementEnds.removeFirst(count)
+        return taken
+    }
 
     /// Scans `count` bytes at `bytes`, whose first byte sits at absolute `offset`, and rewrites the outer array's
     /// punctuation into spaces. Returns the absolute offset just past the last element that ended in these bytes
@@ -190,6 +201,7 @@ struct ArrayFramer {
                         // other byte is judged after the element, as yajl judges the token after the number.
                         let isTerminator = ShapeDetector.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
                         lastElementEnd = offset + index + (isTerminator ? 1 : 0)
+                        elementEnds.append(offset + index + (isTerminator ? 1 : 0))
                     case .malformed:
                         // The worker's parser reports the lexical error as one reader's would.
                         return (lastElementEnd, fail(offset + index, "malformed number or literal", .forWorker))
@@ -202,6 +214,7 @@ struct ArrayFramer {
                 case .ended:
                     state = .afterElement
                     lastElementEnd = offset + index
+                    elementEnds.append(offset + index)
                     elementsEnded += 1
                 case .tooDeep:
                     return (lastElementEnd, fail(offset + index, "nesting too deep", .forWorker))
@@ -284,6 +297,7 @@ struct ArrayFramer {
             inBareScalar = false
             state = .afterElement
             elementsEnded += 1
+            elementEnds.append(offset)
             return (offset, fail(offset, "premature EOF", .endOfInput))
         }
         switch state {

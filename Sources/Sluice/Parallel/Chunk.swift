@@ -18,6 +18,8 @@ struct Chunk: @unchecked Sendable {
     var recordKeys: [[UInt8]] = []
     /// With several records paths: whose records the chunk holds (an index into the pipeline's plans).
     var recordType = 0
+    /// For an array's elements: the absolute offset just past each whole element in the chunk, in order.
+    var elementEnds: [Int] = []
 }
 
 /// A problem the reader found in the input's structure, reported as the rejection that ends the run.

@@ -193,6 +193,7 @@ final class ChunkReader {
             chunk.recordKeys = keys.take(count)
         }
         elementsHanded = framer.elementsEnded
+        if shape == .array { chunk.elementEnds = framer.takeElementEnds(upTo: bufferOffset + cut) }
         unhandedElementsEnd = nil
         nextIndex += 1
         let carried = filled - cut

@@ -233,7 +233,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
             let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
             engines[chunk.recordType] = engine
-            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0, recordKeys: chunk.recordKeys)
+            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0, recordKeys: chunk.recordKeys,
+                                             elementEnds: chunk.elementEnds)
             pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
 
             condition.lock()
