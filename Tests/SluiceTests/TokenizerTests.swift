@@ -52,10 +52,13 @@ import Testing
         #expect(harness.feed("x", at: 104) == .malformed(message: "lexical error: invalid char in json text.", offset: 105))
     }
 
+    /// The tokenizer, not its caller, tells a value cut off by the end of the input from a malformed one.
     @Test func aValueCutOffByTheEndIsReportedAtTheEnd() throws {
         let harness = try Harness()
         #expect(harness.feed("[1, 2", at: 0) == .ok)
-        #expect(harness.tokenizer.finish() == .malformed(message: "parse error: premature EOF", offset: 5))
+        #expect(harness.tokenizer.finish() == .truncated(offset: 5))
+        let malformed = try Harness()
+        #expect(malformed.feed("[1, 2 x", at: 0) == .malformed(message: "lexical error: invalid char in json text.", offset: 7))
     }
 
     @Test func formFeedAndVerticalTabAreNotWhitespace() throws {

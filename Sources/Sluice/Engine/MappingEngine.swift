@@ -408,6 +408,9 @@ final class MappingEngine: BatchSource {
         case .malformed(let message, let offset):
             keepGoing = machine.pointee.rejectRecordInProgress(syntaxFailure(message, at: offset, within: first..<last), end: last)
             tokenizer.reset()
+        case .truncated(let offset):
+            keepGoing = machine.pointee.rejectRecordInProgress(Self.truncation(at: offset), end: last)
+            tokenizer.reset()
         }
         finishLine(keepGoing: keepGoing)
     }
@@ -555,6 +558,8 @@ final class MappingEngine: BatchSource {
         case .malformed(let message, let offset):
             let recordStart = machine.pointee.isBetweenRecords ? max(offset - 1, input.baseOffset) : machine.pointee.boundary
             failStream(syntaxFailure(message, at: offset, within: recordStart..<input.endOffset), end: min(offset, input.endOffset))
+        case .truncated(let offset):
+            failStream(Self.truncation(at: offset), end: min(offset, input.endOffset))
         }
     }
 
@@ -575,12 +580,13 @@ final class MappingEngine: BatchSource {
         }
     }
 
+    /// Input that ends inside a value: a truncated record rather than a syntax error.
+    private static func truncation(at offset: Int) -> Rejection.Failure {
+        Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the input", byteOffset: offset)
+    }
+
     /// yajl's message, with the bytes around the offset (which is just past the offending byte) to show where.
-    /// Input that ends inside a value is a truncated record rather than a syntax error.
     private func syntaxFailure(_ message: String, at offset: Int, within record: Range<Int>) -> Rejection.Failure {
-        if message.contains("premature EOF") {
-            return Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the input", byteOffset: offset)
-        }
         let from = max(offset - 16, max(record.lowerBound, input.baseOffset))
         // An array chunk ends where the chunk size says: there, show only what leads up to the problem.
         let to = isMappingChunks && shape != .ndjson ? min(offset, input.endOffset) : min(offset + 8, min(record.upperBound, input.endOffset))

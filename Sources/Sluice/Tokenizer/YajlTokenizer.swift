@@ -17,6 +17,8 @@ final class YajlTokenizer {
         case cancelled
         /// The input is not well-formed JSON: yajl's message, and the absolute offset where it stopped.
         case malformed(message: String, offset: Int)
+        /// The input ended inside a value, at this absolute offset.
+        case truncated(offset: Int)
     }
 
     private let machine: UnsafeMutablePointer<RecordStateMachine>
@@ -90,6 +92,8 @@ final class YajlTokenizer {
         case .malformed(let message, _):
             // yajl's byte count refers to the last slice; the problem is the end of the input.
             return .malformed(message: message, offset: fedEnd)
+        case .truncated:
+            return .truncated(offset: fedEnd)
         case let other:
             return other
         }
@@ -107,6 +111,8 @@ final class YajlTokenizer {
                 message = String(cString: text).trimmingWhitespace()
                 yajl_free_error(handle, text)
             }
+            // yajl says so only in its message.
+            if message.contains("premature EOF") { return .truncated(offset: sliceOffset + consumed) }
             return .malformed(message: message, offset: sliceOffset + consumed)
         }
     }
