@@ -166,6 +166,40 @@ import SluiceFixtures
         #expect(try transcript(of: text, fields: fields, options: simdjson) == expected)
     }
 
+    /// A value simdjson would skip by counting brackets, but whose token cannot start a value, or whose brackets do
+    /// not pair: passing over it would shift the rest of the record (a key read at the wrong path, a record cut
+    /// short), so the record goes to yajl.
+    @Test func skippedValuesThatBreakTheRecordsStructureGoToYajl() throws {
+        let lines = [
+            #"{"id":1,"x":}}"#, #"{"id":2,"x":]}"#, #"{"u":{"x":},"id":3}}"#, #"{"u":{"x":[},"id":4]}"#, #"{"a":,"id":5}"#,
+            #"{"a":[1,{"b":"]"}],"id":6}"#, #"{"u":{"x":"a]"},"id":7}"#, #"{"a":{"b":[}],"id":8}"#, #"{"a":"x\"]","id":9}"#,
+        ]
+        let fields = [field("id", .int64, optional: true), field("uid", .int64, path: "u.id", optional: true)]
+        let result = try Self.expectAgreement(Array((lines.joined(separator: "\n") + "\n").utf8), fields: fields)
+        #expect(result.rows.count == 3, "\(result)")
+        #expect(result.rejections.count == 6, "\(result)")
+    }
+
+    /// The `$key` of a record that simdjson started and yajl read again is the record's own, and so are the keys of
+    /// the records after it.
+    @Test func recordKeysSurviveARecordReadAgain() throws {
+        let text = #"{"data": {"k1": {"s": "\ud800"}, "k2": {"s": "b"}, "k3": {"s": "c\u0041"}, "k4": {"s": "d"}}}"#
+        let fields = [field("key", .string, path: "$key"), field("s", .string)]
+        for (workers, chunk) in [(2, 1), (2, 1 << 20)] {
+            let result = try Self.expectAgreement(Array(text.utf8), fields: fields, shape: .automatic, workers: workers, chunkSize: chunk,
+                                                  schemaOptions: MappingOptions(recordsPath: "data"), "\(workers) workers, chunks of \(chunk)")
+            #expect(result.rows.map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
+                    == [#"key="k1" s="?""#, #"key="k2" s="b""#, #"key="k3" s="cA""#, #"key="k4" s="d""#], "\(result)")
+        }
+    }
+
+    /// A header line with ill-formed UTF-8 is not a record: it gets yajl's verdict on the header, not a rejection.
+    @Test func aHeaderLineIsNotRejectedForItsUTF8() throws {
+        let bytes = Array(#"["a","b"#.utf8) + [0xC0, 0xAF] + Array("\"]\n[\"x\",\"y\"]\n".utf8)
+        let fields = [field("a", .string, optional: true)]
+        try Self.expectAgreement(bytes, fields: fields, schemaOptions: MappingOptions(columnsFromHeader: true))
+    }
+
     // MARK: - The documented differences
 
     /// A malformed literal in a value no field reads: yajl rejects the record, simdjson passes over it.

@@ -366,7 +366,7 @@ final class MappingEngine: BatchSource {
         machine.pointee.knownRecordLine = lineNumber
         var isUTF8 = true
         if let simdjson {
-            switch simdjson.walk(input.pointer(at: first), count: last - first, readable: input.readableBytes(from: first), at: first) {
+            switch simdjson.walk(input.pointer(at: first), count: last - first, readable: input.readableBytes(from: first), at: first, bracketsArePaired: false) {
             case .ok:
                 finishLine(keepGoing: machine.pointee.finishDeferredRecord())
                 return
@@ -490,7 +490,8 @@ final class MappingEngine: BatchSource {
                 nextElement = elementEnds.count
                 return
             }
-            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first) {
+            // The framer paired the element's brackets when it found its end.
+            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first, bracketsArePaired: true) {
             case .ok:
                 feedFrom = end
                 nextElement += 1

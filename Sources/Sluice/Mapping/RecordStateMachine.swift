@@ -108,6 +108,10 @@ struct RecordStateMachine {
 
     /// The keys of the records of an object at the records path, in record order.
     var recordKeys: RecordKeys?
+    /// The key taken for the record in progress, and the key of a record abandoned to be read again, which the
+    /// next record takes instead of a new one.
+    private var recordKeyInProgress: [UInt8]?
+    private var abandonedRecordKey: [UInt8]?
 
     // MARK: Records passed over at the start, and the column header
     /// Records still to pass over before the data (or the header) starts.
@@ -346,17 +350,25 @@ struct RecordStateMachine {
         serial &+= 1
         if recordsToSkip > 0 || readsHeader {
             isPassingOver = true
-            if plan.keyNode >= 0 { _ = recordKeys?.take() }
+            if plan.keyNode >= 0 { _ = takeRecordKey() }
             return Self.unmapped
         }
         if plan.keyNode >= 0 { writeRecordKey() }
         return 0
     }
 
+    /// The record's key: the one an abandoned record gave back, or the next.
+    private mutating func takeRecordKey() -> [UInt8]? {
+        let key = abandonedRecordKey ?? recordKeys?.take()
+        abandonedRecordKey = nil
+        recordKeyInProgress = key
+        return key
+    }
+
     /// `$key` fields: the record's key in the object of records (nothing for the elements of an array).
     @inline(never)
     private mutating func writeRecordKey() {
-        guard let key = recordKeys?.take(), !key.isEmpty else { return }
+        guard let key = takeRecordKey(), !key.isEmpty else { return }
         key.withUnsafeBufferPointer { buffer in
             writeScalar(node: plan.keyNode, .string, buffer.baseAddress, buffer.count, false)
         }
@@ -1103,10 +1115,11 @@ struct RecordStateMachine {
     }
 
     /// Forgets the record in progress (or finished and waiting) as if it had never begun, so that another
-    /// tokenizer can read the same bytes again: its values are taken back, it gets no ordinal and no rejection.
-    /// Unmapped keys it showed stay counted.
+    /// tokenizer can read the same bytes again: its values are taken back, its `$key` is given back, it gets no
+    /// ordinal and no rejection. Unmapped keys it showed stay counted, and transforms that ran stay run.
     mutating func abandonRecordInProgress() {
         guard inRecord || hasDeferredRecord else { return }
+        if plan.keyNode >= 0 { abandonedRecordKey = recordKeyInProgress }
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
         failures.removeAll()
         frameCount = 0
@@ -1119,8 +1132,8 @@ struct RecordStateMachine {
         serial &+= 1
     }
 
-    /// Whether a whole record waits to be finished with no failure found so far.
-    var holdsCleanRecord: Bool { hasDeferredRecord && failures.isEmpty }
+    /// Whether a whole record (not one passed over) waits to be finished with no failure found so far.
+    var holdsCleanRecord: Bool { hasDeferredRecord && failures.isEmpty && !isPassingOver }
 
     /// After a key: whether the value that follows is of no use, so that a tokenizer able to pass over values
     /// unread may do so. Values inside a container a json field captures are always read, so that they are checked.
@@ -1161,6 +1174,7 @@ struct RecordStateMachine {
         skipCaptureNode = -1
         knownRecordStart = nil
         isPassingOver = false
+        abandonedRecordKey = nil
         serial &+= 1
     }
 

@@ -29,8 +29,13 @@ final class SimdjsonTokenizer {
     /// Whether simdjson runs a SIMD kernel on this CPU (its portable one is no faster than yajl).
     static let hasSIMDKernel = String(cString: sluice_simdjson_kernel()) != "fallback"
 
-    /// Containers nested deeper than this are read by yajl: the walk recurses per level.
-    private static let walkDepthLimit = 1024
+    /// Containers nested deeper than this in the values the plan reads are read by yajl: the walk recurses per
+    /// level, and a worker thread's stack may be small (512 KiB on macOS).
+    private static let walkDepthLimit = 256
+
+    /// Records larger than this are read by yajl: simdjson's parser keeps memory for the largest record it has
+    /// read (about six bytes per byte) until the run ends, outside the memory budget.
+    static let maximumRecordSize = 1 << 20
 
     private let machine: UnsafeMutablePointer<RecordStateMachine>
     private let events: UnsafeMutablePointer<sluice_json_events>
@@ -47,8 +52,8 @@ final class SimdjsonTokenizer {
         self.machine = machine
         events = .allocate(capacity: 1)
         events.initialize(to: Self.makeEvents())
-        parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
         openingLimit = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
+        parser = sluice_simdjson_parser_create(Self.walkDepthLimit, min(openingLimit, Self.maximumRecordSize))
     }
 
     deinit {
@@ -58,10 +63,12 @@ final class SimdjsonTokenizer {
     }
 
     /// Walks the one value in `count` bytes whose first byte sits at absolute `offset`; `readable` bytes from
-    /// `bytes` may be read.
-    func walk(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int, at offset: Int) -> Status {
+    /// `bytes` may be read. `bracketsArePaired`: the caller has checked that every bracket outside strings closes
+    /// the one opened last (the array framer has, for elements); otherwise the walk checks it when it skipped a value.
+    func walk(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int, at offset: Int, bracketsArePaired: Bool) -> Status {
+        guard let parser, count <= Self.maximumRecordSize else { return .unreadable }
         // Each level takes two bytes at least: only a long record needs its brackets counted.
-        guard let parser, count / 2 <= openingLimit || sluice_count_openings(bytes, count) <= openingLimit else { return .unreadable }
+        guard count / 2 <= openingLimit || sluice_count_openings(bytes, count) <= openingLimit else { return .unreadable }
         var start = bytes
         var capacity = readable
         if readable < count + Self.padding {
@@ -78,7 +85,7 @@ final class SimdjsonTokenizer {
             machine.pointee.handle = yajlHandle
             machine.pointee.recordIsKnownUTF8 = false
         }
-        switch sluice_simdjson_walk(parser, start, count, capacity, events, UnsafeMutableRawPointer(machine)) {
+        switch sluice_simdjson_walk(parser, start, count, capacity, bracketsArePaired ? 1 : 0, events, UnsafeMutableRawPointer(machine)) {
         case SLUICE_WALK_OK: return .ok
         case SLUICE_WALK_CANCELLED: return .cancelled
         case SLUICE_WALK_INVALID_UTF8: return .invalidUTF8
