@@ -32,7 +32,6 @@ let package = Package(
         // built with threads enabled, which changes its types' layout: the define must match.
         .target(
             name: "CSimdjson",
-            dependencies: ["CStructuralScan"],
             cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
             linkerSettings: [.linkedLibrary("simdjson")]
         ),

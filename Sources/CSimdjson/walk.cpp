@@ -5,10 +5,7 @@
 
 #include <simdjson.h>
 
-#include "structural_scan.h"
-
 #include <cstring>
-#include <memory>
 #include <new>
 
 #if defined(__SSE2__)
@@ -20,9 +17,6 @@ using namespace simdjson;
 struct sluice_simdjson_parser {
     ondemand::parser parser;
     size_t maximum_depth;
-    /// For ``pairs_brackets``: the closing bracket expected at each level.
-    std::unique_ptr<uint8_t[]> closers;
-    size_t closers_capacity;
 };
 
 namespace {
@@ -71,43 +65,6 @@ bool starts_value(uint8_t byte) {
     }
 }
 
-/// Whether every bracket outside strings closes the last one opened, of its own kind, and the value ends outside
-/// a string: what simdjson does not check in the values it skips. `closers` holds `maximum_depth` bytes.
-bool pairs_brackets(const uint8_t *bytes, size_t length, uint8_t *closers, size_t maximum_depth) {
-    sluice_scan_state state = {0, 0, 0};
-    size_t at = 0;
-    while (at < length) {
-        if (state.depth > 0 && length - at >= 64) {
-            switch (sluice_scan_element(bytes, length, &at, &state, closers, maximum_depth)) {
-            case SLUICE_SCAN_TOO_DEEP:
-            case SLUICE_SCAN_MISMATCHED:
-                return false;
-            default:
-                continue;
-            }
-        }
-        uint8_t byte = bytes[at++];
-        if (state.in_string) {
-            if (state.escaped) {
-                state.escaped = 0;
-            } else if (byte == '\\') {
-                state.escaped = 1;
-            } else if (byte == '"') {
-                state.in_string = 0;
-            }
-        } else if (byte == '"') {
-            state.in_string = 1;
-        } else if (byte == '{' || byte == '[') {
-            if (state.depth >= maximum_depth) return false;
-            closers[state.depth++] = uint8_t(byte + 2);  // `}` and `]` sit two code points after `{` and `[`
-        } else if (byte == '}' || byte == ']') {
-            if (state.depth == 0 || closers[state.depth - 1] != byte) return false;
-            state.depth--;
-        }
-    }
-    return state.depth == 0 && !state.in_string;
-}
-
 struct walker {
     const uint8_t *base;
     size_t length;
@@ -115,8 +72,6 @@ struct walker {
     void *context;
     ondemand::document *document;
     size_t maximum_depth;
-    /// Whether a value was skipped unread.
-    bool skipped_any = false;
 
     size_t offset(const char *at) const { return size_t(reinterpret_cast<const uint8_t *>(at) - base); }
 
@@ -218,12 +173,10 @@ struct walker {
             }
             if (verdict == 0) return SLUICE_WALK_CANCELLED;
             if (verdict == 2) {
-                // simdjson skips a value by counting brackets, taking whatever token comes for its start: a value
-                // must at least start like one (`{"a":,"b":1}` would swallow the rest of the object), and the
-                // record's brackets are paired afterwards (``pairs_brackets``).
+                // simdjson skips a value by counting brackets from whatever token comes first: it must at least
+                // start like a value (`{"a":,"b":1}` would swallow the rest of the object).
                 std::string_view token = field.value().raw_json_token();
                 if (token.empty() || !starts_value(uint8_t(token[0]))) return SLUICE_WALK_UNREADABLE;
-                skipped_any = true;
                 continue;  // the iterator skips the unread value
             }
             sluice_walk_status status = value(field.value(), depth);
@@ -328,28 +281,21 @@ size_t sluice_simdjson_padding(void) { return SIMDJSON_PADDING; }
 
 const char *sluice_simdjson_kernel(void) { return get_active_implementation()->name().c_str(); }
 
-sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth, size_t maximum_openings) {
-    std::unique_ptr<uint8_t[]> closers(new (std::nothrow) uint8_t[maximum_openings + 1]);
-    if (!closers) return nullptr;
-    return new (std::nothrow) sluice_simdjson_parser{ondemand::parser(), maximum_depth, std::move(closers), maximum_openings + 1};
+sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth) {
+    return new (std::nothrow) sluice_simdjson_parser{ondemand::parser(), maximum_depth};
 }
 
 void sluice_simdjson_parser_free(sluice_simdjson_parser *parser) { delete parser; }
 
 sluice_walk_status sluice_simdjson_walk(sluice_simdjson_parser *parser, const uint8_t *bytes, size_t length, size_t capacity,
-                                        int brackets_are_paired, const sluice_json_events *events, void *context) {
+                                        const sluice_json_events *events, void *context) {
     if (capacity < length + SIMDJSON_PADDING) return SLUICE_WALK_UNREADABLE;
     ondemand::document document;
     error_code error = parser->parser.iterate(padded_string_view(bytes, length, capacity)).get(document);
     if (error == UTF8_ERROR) return SLUICE_WALK_INVALID_UTF8;
     if (error) return SLUICE_WALK_UNREADABLE;
     walker walk{bytes, length, events, context, &document, parser->maximum_depth};
-    sluice_walk_status status = walk.root();
-    if (status == SLUICE_WALK_OK && walk.skipped_any && !brackets_are_paired
-        && !pairs_brackets(bytes, length, parser->closers.get(), parser->closers_capacity)) {
-        return SLUICE_WALK_UNREADABLE;
-    }
-    return status;
+    return walk.root();
 }
 
 size_t sluice_count_openings(const uint8_t *bytes, size_t length) {

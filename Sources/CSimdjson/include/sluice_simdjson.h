@@ -45,17 +45,16 @@ size_t sluice_simdjson_padding(void);
 /// The name of the SIMD kernel simdjson chose for this CPU (its first stage).
 const char *sluice_simdjson_kernel(void);
 
-/// A parser whose walks report containers nested at most `maximum_depth` levels (deeper ones are unreadable), for
-/// records of at most `maximum_openings` `{` and `[` bytes. NULL when memory is short.
-sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth, size_t maximum_openings);
+/// A parser whose walks report containers nested at most `maximum_depth` levels; deeper ones are unreadable.
+/// NULL when memory is short.
+sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth);
 void sluice_simdjson_parser_free(sluice_simdjson_parser *parser);
 
 /// Walks the one JSON value in `bytes[0..<length]`; `capacity` bytes from `bytes` are readable, at least
-/// `length` plus the padding. simdjson does not check that the brackets of the values it skips pair: unless the
-/// caller knows they do (`brackets_are_paired`, an array element its framer has matched), a record with a skipped
-/// value is checked for that after the walk, and is unreadable if they do not.
+/// `length` plus the padding. A value the consumer skips is passed over by counting brackets from its first token,
+/// which must start a value: what is inside it is not checked.
 sluice_walk_status sluice_simdjson_walk(sluice_simdjson_parser *parser, const uint8_t *bytes, size_t length, size_t capacity,
-                                        int brackets_are_paired, const sluice_json_events *events, void *context);
+                                        const sluice_json_events *events, void *context);
 
 /// The number of `{` and `[` bytes in `bytes[0..<length]`, strings included: a bound on the value's nesting.
 size_t sluice_count_openings(const uint8_t *bytes, size_t length);

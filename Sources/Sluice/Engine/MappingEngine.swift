@@ -366,7 +366,7 @@ final class MappingEngine: BatchSource {
         machine.pointee.knownRecordLine = lineNumber
         var isUTF8 = true
         if let simdjson {
-            switch simdjson.walk(input.pointer(at: first), count: last - first, readable: input.readableBytes(from: first), at: first, bracketsArePaired: false) {
+            switch simdjson.walk(input.pointer(at: first), count: last - first, readable: input.readableBytes(from: first), at: first) {
             case .ok:
                 finishLine(keepGoing: machine.pointee.finishDeferredRecord())
                 return
@@ -490,8 +490,7 @@ final class MappingEngine: BatchSource {
                 nextElement = elementEnds.count
                 return
             }
-            // The framer paired the element's brackets when it found its end.
-            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first, bracketsArePaired: true) {
+            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first) {
             case .ok:
                 feedFrom = end
                 nextElement += 1

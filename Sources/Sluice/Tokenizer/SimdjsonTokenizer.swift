@@ -53,7 +53,7 @@ final class SimdjsonTokenizer {
         events = .allocate(capacity: 1)
         events.initialize(to: Self.makeEvents())
         openingLimit = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
-        parser = sluice_simdjson_parser_create(Self.walkDepthLimit, min(openingLimit, Self.maximumRecordSize))
+        parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
     }
 
     deinit {
@@ -63,9 +63,8 @@ final class SimdjsonTokenizer {
     }
 
     /// Walks the one value in `count` bytes whose first byte sits at absolute `offset`; `readable` bytes from
-    /// `bytes` may be read. `bracketsArePaired`: the caller has checked that every bracket outside strings closes
-    /// the one opened last (the array framer has, for elements); otherwise the walk checks it when it skipped a value.
-    func walk(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int, at offset: Int, bracketsArePaired: Bool) -> Status {
+    /// `bytes` may be read.
+    func walk(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int, at offset: Int) -> Status {
         guard let parser, count <= Self.maximumRecordSize else { return .unreadable }
         // Each level takes two bytes at least: only a long record needs its brackets counted.
         guard count / 2 <= openingLimit || sluice_count_openings(bytes, count) <= openingLimit else { return .unreadable }
@@ -85,7 +84,7 @@ final class SimdjsonTokenizer {
             machine.pointee.handle = yajlHandle
             machine.pointee.recordIsKnownUTF8 = false
         }
-        switch sluice_simdjson_walk(parser, start, count, capacity, bracketsArePaired ? 1 : 0, events, UnsafeMutableRawPointer(machine)) {
+        switch sluice_simdjson_walk(parser, start, count, capacity, events, UnsafeMutableRawPointer(machine)) {
         case SLUICE_WALK_OK: return .ok
         case SLUICE_WALK_CANCELLED: return .cancelled
         case SLUICE_WALK_INVALID_UTF8: return .invalidUTF8
