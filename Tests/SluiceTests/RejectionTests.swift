@@ -106,17 +106,31 @@ import Testing
         }
     }
 
-    @Test func malformedInsideAnArrayEndsTheStreamAfterDeliveringWhatCameBefore() throws {
-        let result = try rejections("[{\"id\":1},\n {\"id\":2} {\"id\":3}]", options: ReaderOptions(shape: .array, rejectionPolicy: .collect))
+    /// One thread streaming the array through yajl shows the bytes after the problem; the pipeline's framer (which
+    /// reads array files when simdjson maps their elements) shows only the offending byte, since what else is in
+    /// view depends on where its chunks end.
+    @Test(arguments: [
+        (TokenizerChoice.yajl, #"record 3 (line 2, byte 21): $: expected well-formed JSON, found parse error: after array element, I expect ',' or ']' near "{\"id\":3}]" at byte 22"#),
+        (TokenizerChoice.simdjson, #"record 3 (line 2, byte 21): $: expected well-formed JSON, found parse error: after array element, I expect ',' or ']' near "{" at byte 22"#),
+    ])
+    func malformedInsideAnArrayEndsTheStreamAfterDeliveringWhatCameBefore(_ tokenizer: TokenizerChoice, _ expected: String) throws {
+        var options = ReaderOptions(shape: .array, rejectionPolicy: .collect)
+        options.tokenizer = tokenizer
+        let result = try rejections("[{\"id\":1},\n {\"id\":2} {\"id\":3}]", options: options)
         #expect(result.rows.count == 2)
-        #expect(result.rejections == [#"record 3 (line 2, byte 21): $: expected well-formed JSON, found parse error: after array element, I expect ',' or ']' near "{\"id\":3}]" at byte 22"#])
+        #expect(result.rejections == [expected])
         #expect(result.error == "<memory>: cannot read past rejected " + (result.rejections.first ?? ""))
     }
 
-    @Test func aTopLevelValueThatIsNotAnArrayInArrayShape() throws {
-        let result = try rejections("{\"id\":1}", options: ReaderOptions(shape: .array, rejectionPolicy: .collect))
+    @Test(arguments: TokenizerChoice.allCases)
+    func aTopLevelValueThatIsNotAnArrayInArrayShape(_ tokenizer: TokenizerChoice) throws {
+        var options = ReaderOptions(shape: .array, rejectionPolicy: .collect)
+        options.tokenizer = tokenizer
+        let result = try rejections("{\"id\":1}", options: options)
         #expect(result.rejections == ["record 1 (line 1, byte 0): $: expected a top-level array of records, found a value that is not an array at byte 1"])
         #expect(result.error != nil)
+        let number = try rejections("42 ", options: options)
+        #expect(number.rejections == ["record 1 (line 1, byte 0): $: expected a top-level array of records, found a value that is not an array at byte 2"])
     }
 
     @Test func truncatedArray() throws {

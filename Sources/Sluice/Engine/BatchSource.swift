@@ -45,8 +45,15 @@ enum BatchSourceOpener {
         let (raw, opened) = try openCounting(input, options: options, progress: progress)
         var source = opened
         // Compressed input goes through the pipeline even for one worker: the reader thread then decompresses
-        // while the worker maps, on another core.
-        guard options.workers > 1 || options.byteRange != nil || source.isDecompressing else {
+        // while the worker maps, on another core. So does an array file when simdjson reads records: the reader's
+        // framer finds each element for simdjson (a stream from a pipe stays on this thread, so that its first
+        // records are mapped as soon as they arrive, not once a chunk is full).
+        var isArrayFile = false
+        if options.workers == 1 && options.byteRange == nil && raw.size != nil && options.tokenizer.usesSimdjson {
+            isArrayFile = plan.recordsPath != nil
+            if !isArrayFile { isArrayFile = try isArray(&source, options: options) }
+        }
+        guard options.workers > 1 || options.byteRange != nil || source.isDecompressing || isArrayFile else {
             return try MappingEngine(plan: plan, source: source, options: options, keepsRecordText: keepsRecordText)
         }
         if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
@@ -90,6 +97,15 @@ enum BatchSourceOpener {
         }
         return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
+    }
+
+    /// Whether the input's first bytes (past a byte-order mark) show a top-level array, or the options say so.
+    private static func isArray(_ source: inout PrefixedSource, options: ReaderOptions) throws(SluiceError) -> Bool {
+        guard options.shape == .automatic else { return options.shape == .array }
+        let peeked = try source.peek(64 << 10)
+        return peeked.withUnsafeBufferPointer { bytes in
+            ShapeDetector.detect(UnsafeBufferPointer(rebasing: bytes[ShapeDetector.byteOrderMarkLength(bytes)...])) == .array
+        }
     }
 
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes

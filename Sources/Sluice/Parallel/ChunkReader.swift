@@ -417,12 +417,18 @@ final class ChunkReader {
             // Only the offending byte: what else is in view depends on where reads and chunks ended.
             found += " near " + ValueDescription.quoted(UnsafeBufferPointer(start: buffer + at, count: 1))
         }
+        var rejection = Rejection.Failure(keyPath: "$", kind: isEnd ? .truncated : .malformedJSON,
+                                          expected: isEnd ? "the rest of the record" : "well-formed JSON", found: found, byteOffset: errorOffset)
+        if problem.kind == .notAnArray {
+            // As one reader's state machine says it, once yajl has delivered the value's first token.
+            tokenEnd = at + (tokenLength(at: at) ?? 1)
+            rejection = Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "a top-level array of records",
+                                          found: "a value that is not an array", byteOffset: bufferOffset + tokenEnd)
+        }
         let failure = FramingFailure(
             byteOffset: recordOffset,
             lineFeedsBefore: NewlineCounter.count(in: UnsafeBufferPointer(start: buffer + cut, count: max(at - cut, 0))),
-            failure: Rejection.Failure(keyPath: "$", kind: isEnd ? .truncated : .malformedJSON,
-                                       expected: isEnd ? "the rest of the record" : "well-formed JSON", found: found,
-                                       byteOffset: errorOffset),
+            failure: rejection,
             rawText: at < filled && recordOffset == problem.offset ? Array(UnsafeBufferPointer(start: buffer + at, count: min(tokenEnd, filled) - at)) : [])
         _ = hand(upTo: cut, failure: failure, emit: emit)
         return false
