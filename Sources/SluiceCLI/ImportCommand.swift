@@ -83,6 +83,7 @@ struct ImportCommand: ParsableCommand {
         job.ifExists = ifExists
         job.resumes = resume
         job.rejectLimit = reading.maxRejects.flatMap(RejectLimit.init(parsing:))
+        job.recordLimit = reading.limit
         job.dateStorage = dates
         job.nullText = nullText
         job.recordsPerCommit = commitEvery

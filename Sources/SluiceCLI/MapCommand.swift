@@ -65,6 +65,7 @@ struct MapCommand: ParsableCommand {
         job.readerOptions = reading.readerOptions
         job.ifExists = .replace
         job.rejectLimit = onReject == .stop ? .count(0) : reading.maxRejects.flatMap(RejectLimit.init(parsing:))
+        job.recordLimit = reading.limit
         return job
     }
 }

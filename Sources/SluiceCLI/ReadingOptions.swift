@@ -26,6 +26,11 @@ struct ReadingOptions: ParsableArguments {
         "Stop the run (exit 1) once more than N records, or more than N% of the records read, are rejected.", valueName: "N or N%"))
     var maxRejects: String?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Only the first N records of each input (of each record type with several mappings), for a quick look; an import stopped so is resumed by --resume.",
+        valueName: "N"))
+    var limit: Int?
+
     @Option(name: .customLong("batch-size"), parsing: .unconditional, help: ArgumentHelp("Records per batch (1 to 1,000,000).", valueName: "records"))
     var batchSize = 4096
 
@@ -84,6 +89,7 @@ struct ReadingOptions: ParsableArguments {
             throw ValidationError("--max-rejects takes a count (100) or a percentage (0.5%), not '\(maxRejects)'.")
         }
         try Self.check("--batch-size", batchSize, 1...1_000_000, "records")
+        if let limit { try Self.check("--limit", limit, 1...Int.max, "records") }
         try Self.check("--read-size", readSize, 1024...(1 << 30), "bytes")
         try Self.check("--workers", workers, 1...1024, "threads")
         try Self.check("--chunk-size", chunkSize, 1...(1 << 30), "bytes")

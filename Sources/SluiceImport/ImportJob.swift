@@ -18,6 +18,9 @@ public struct ImportJob: Sendable {
     public var resumes = false
     /// How many rejected records end the run.
     public var rejectLimit: RejectLimit?
+    /// Only the first this many records of each input (of each record type, with several mappings) are read,
+    /// written or rejected; reading stops there. An input read so is not complete: `--resume` reads the rest.
+    public var recordLimit: Int?
     /// How SQLite stores dates.
     public var dateStorage = DateStorage.text
     /// What the text destinations (CSV, TSV) write for a null.

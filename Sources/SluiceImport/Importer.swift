@@ -185,6 +185,8 @@ private struct Run {
         }
         var stopped = false
         var readError: SluiceError?
+        var limitReached: Set<Int> = []
+        var isLimited = false
         while true {
             let next: (table: Int, batch: ColumnarBatch)?
             do {
@@ -196,6 +198,14 @@ private struct Run {
             }
             guard let (table, batch) = next else { break }
             try take(batch, table: table, skipUpTo: skipUpTo[table], source: name, sink: sink)
+            if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
+                limitReached.insert(table)
+                if limitReached.count == job.tables.count {
+                    reader.cancel()
+                    isLimited = true
+                    break
+                }
+            }
             if let limit = job.rejectLimit, limit.isExceeded(rejected: summary.recordsRejected, read: summary.recordsRead, isFinal: false) {
                 reader.cancel()
                 let last = batch.rejections.last.map { "; the last: \($0)" } ?? ""
@@ -222,24 +232,37 @@ private struct Run {
             summary.outcome = .interrupted
             return false
         }
-        for table in checkpoints.indices { checkpoints[table].isComplete = true }
+        // The first records only: what was written is committed, and the input is not complete.
+        if !isLimited {
+            for table in checkpoints.indices { checkpoints[table].isComplete = true }
+        }
         finished += checkpoints
         checkpoints = []
         return true
     }
 
     /// Writes a batch's rows and rejections, past those an earlier run committed.
+    /// The ordinal of the last record a batch holds, written or rejected (0 for none).
+    private static func lastOrdinal(of batch: ColumnarBatch) -> Int {
+        let written = batch.count > 0 ? batch.location(ofRow: batch.count - 1).ordinal : 0
+        return max(written, batch.rejections.last?.location.ordinal ?? 0)
+    }
+
+    /// Records past ``ImportJob/recordLimit`` are left out.
     private mutating func take(_ batch: ColumnarBatch, table: Int, skipUpTo: Int, source: String, sink: any TableSink) throws(SluiceError) {
+        let limit = job.recordLimit ?? .max
         var first = 0
         while first < batch.count && batch.location(ofRow: first).ordinal <= skipUpTo { first += 1 }
-        if first < batch.count {
-            try sink.write(batch, rows: first..<batch.count, table: table)
-            summary.tables[table].recordsWritten += batch.count - first
-            summary.tables[table].recordsRead += batch.count - first
-            recordsSinceCommit += batch.count - first
-            note(batch.location(ofRow: batch.count - 1), table: table)
+        var end = batch.count
+        while end > first && batch.location(ofRow: end - 1).ordinal > limit { end -= 1 }
+        if first < end {
+            try sink.write(batch, rows: first..<end, table: table)
+            summary.tables[table].recordsWritten += end - first
+            summary.tables[table].recordsRead += end - first
+            recordsSinceCommit += end - first
+            note(batch.location(ofRow: end - 1), table: table)
         }
-        for rejection in batch.rejections where rejection.location.ordinal > skipUpTo {
+        for rejection in batch.rejections where rejection.location.ordinal > skipUpTo && rejection.location.ordinal <= limit {
             try sink.reject(rejection, source: source, table: table)
             try observer.rejected(rejection, source, table)
             summary.tables[table].recordsRejected += 1

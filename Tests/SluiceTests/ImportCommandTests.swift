@@ -92,6 +92,25 @@ import Testing
         #expect(json["exit_status"] as? Int == 2 && json["status"] as? String == "some_rejected")
     }
 
+    /// `--limit N`: the first N records (written or rejected, never beyond), with any worker count; the import is
+    /// not complete, and `--resume` reads the rest.
+    @Test func aLimitTakesTheFirstRecordsAndResumeReadsTheRest() throws {
+        let dump = try Dump(count: 3000, rejectEvery: 7)
+        for workers in ["1", "2"] {
+            let database = dump.path("limited-\(workers).db")
+            let limited = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", database, "--limit", "1000", "--workers", workers, "--chunk-size", "4096"])
+            #expect(limited.status == 2, "\(limited.standardError)")
+            #expect(limited.standardError.contains("1000 records read, 858 written to"), "\(limited.standardError)")
+            #expect(try Self.table(database, "SELECT count(*), max(id) FROM items") == [[.integer(858), .integer(1000)]])
+            #expect(try Self.table(database, "SELECT count(*) FROM items_rejects") == [[.integer(142)]])
+            #expect(try Self.run(["import", "-m", dump.mapping, dump.input, "--to", database, "--resume", "--workers", workers]).status == 2)
+            #expect(try Self.table(database, "SELECT count(*), count(DISTINCT id) FROM items") == [[.integer(2572), .integer(2572)]])
+            #expect(try Self.table(database, "SELECT count(*) FROM items_rejects") == [[.integer(428)]])
+        }
+        let bad = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("x.db"), "--limit", "0"])
+        #expect(bad.status == 64 && bad.standardError.contains("--limit takes 1 to"))
+    }
+
     /// Starts `arguments` (a resumable import) again and again, each run killed with SIGKILL at a random moment
     /// within the time one whole run took, until a run ends by itself; returns how many runs were killed. Should a
     /// run end before three were (a machine faster than the time measured), `startOver` clears the destination and
