@@ -14,7 +14,8 @@ public enum TokenizerChoice: String, Sendable, Hashable, CaseIterable {
     case yajl
     /// simdjson On-Demand for each NDJSON record and each element of a top-level array (an array file goes through
     /// the parallel pipeline then, even with one worker); yajl for the rest and for records simdjson cannot read
-    /// (malformed ones get yajl's verdict). Values no field reads are checked for structure only.
+    /// (malformed ones get yajl's verdict). Values no field reads are passed over by counting their brackets,
+    /// without checking inside them.
     case simdjson
     /// The choice the `SLUICE_TOKENIZER` environment variable names (`yajl` or `simdjson`), so that a process that
     /// embeds Sluice can be switched without a rebuild; without it, simdjson where the CPU has a SIMD kernel for
