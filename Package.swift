@@ -8,6 +8,9 @@ let package = Package(
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "SluiceImport", targets: ["SluiceImport"]),
+        // For the micro-benchmark package (Benchmarks/Micro): generated inputs, and the benchmark contenders.
+        .library(name: "SluiceFixtures", targets: ["SluiceFixtures"]),
+        .library(name: "SluiceBench", targets: ["SluiceBench"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
     ],
     // Package.resolved stays out of git (each machine's package mirror has its own commit ids), so the versions are
@@ -56,7 +59,7 @@ let package = Package(
         // `sluice bench`: the contenders, the runner and the reports (a library, so that tests can run it small).
         .target(
             name: "SluiceBench",
-            dependencies: ["Sluice", "SluiceFixtures", "CSimdjsonReference"]
+            dependencies: ["Sluice", "SluiceFixtures", "CYajl", "CSimdjsonReference"]
         ),
         // The bench's simdjson ceiling: a plain On-Demand pass over the generated tweets, written by hand.
         .target(

@@ -91,7 +91,7 @@ func run() throws {
 
     // Name, `--only` key, run. The yajl ceiling has no checksum.
     let contenders: [(name: String, key: String, run: () throws -> (sum: Int64, records: Int)?)] = [
-        ("yajl empty callbacks", "yajl", { _ = try TokenizerBaseline.tokenize(.file(path)); return nil }),
+        ("yajl empty callbacks", "yajl", { _ = try TokenizerBaseline.tokenize(file: path); return nil }),
         ("Sluice columnar", "columnar", { try columnar(schema) }),
         ("Sluice columnar, dates and enums", "rich", { try columnar(richSchema) }),
         ("Sluice typed", "typed", { try typed(mapping, \.followers) }),

@@ -20,6 +20,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Sluice", package: sluiceIdentity),
                 .product(name: "SluiceFixtures", package: sluiceIdentity),
+                .product(name: "SluiceBench", package: sluiceIdentity),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/SluiceMicro",

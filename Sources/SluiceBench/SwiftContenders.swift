@@ -5,7 +5,7 @@ import Sluice
 /// The contenders that run in this process.
 public enum SwiftContenders {
     public static let ceiling = Contender(name: "yajl, empty callbacks (ceiling)", key: "yajl-ceiling", family: .ceiling, threads: 1) { input in
-        _ = try TokenizerBaseline.tokenize(.file(input.path))
+        _ = try TokenizerBaseline.tokenize(file: input.path)
         return RunOutcome(checksum: nil)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import SluiceBench
 @testable import Sluice
 
 /// The yajl wrapper on its own: slices, statuses, offsets, the end of input, and a fresh handle after an error.
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func theBaselineTokenizesAndRejectsMalformedInput() throws {
-        #expect(try TokenizerBaseline.tokenize(.bytes(Array("{\"a\":[1,2]}\n{\"b\":null}".utf8))) == 22)
-        #expect(throws: SluiceError.self) { try TokenizerBaseline.tokenize(.bytes(Array("{\"a\":}".utf8))) }
+        #expect(try TokenizerBaseline.tokenize(bytes: Array("{\"a\":[1,2]}\n{\"b\":null}".utf8)) == 22)
+        #expect(throws: BenchError.self) { try TokenizerBaseline.tokenize(bytes: Array("{\"a\":}".utf8)) }
     }
 }
