@@ -50,7 +50,7 @@ final class EnumTable: Sendable {
     func index(of text: UnsafePointer<UInt8>, _ length: Int) -> Int? {
         for (index, key) in keys.enumerated() where key.count == length {
             let equal = key.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress.map { CompiledPlan.bytesEqual($0, text, length) } ?? (length == 0)
+                buffer.baseAddress.map { ShortBytes.equal($0, text, length) } ?? (length == 0)
             }
             if equal { return index }
         }

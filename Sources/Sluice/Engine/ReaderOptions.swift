@@ -73,7 +73,7 @@ public struct ReaderOptions: Sendable, Hashable {
     /// ends the run with an error saying how much it needs. zstd rounds the limit down to a power of two. The
     /// window is held besides ``memoryBudget``. The default is libzstd's own limit, 128 MiB; gzip never needs more
     /// than 32 KiB.
-    public var maximumDecompressionWindow = 128 << 20
+    public var maximumDecompressionWindow = Compression.defaultMaximumWindow
     /// The tokenizer that reads records. Output is the same with each, except where a value no field reads is
     /// malformed, or is not UTF-8 (see ``TokenizerChoice``).
     public var tokenizer: TokenizerChoice = .automatic

@@ -88,7 +88,7 @@ struct KeyOrderCache {
     @inline(__always)
     func cachedResult(slot: Int, key: UnsafePointer<UInt8>, _ length: Int) -> Int32? {
         guard Int(lengths[slot]) == length,
-              CompiledPlan.bytesEqual(words + slot &* Self.wordsPerKey, key, length) else { return nil }
+              ShortBytes.equal(words + slot &* Self.wordsPerKey, key, length) else { return nil }
         return results[slot]
     }
 

@@ -10,9 +10,12 @@ enum Compression: Sendable, Equatable {
         return nil
     }
 
+    /// libzstd's own limit on the history window a frame may ask for, which the reader options start from.
+    static let defaultMaximumWindow = 128 << 20
+
     /// Wraps `source` in a decompressor when its first bytes say it is compressed; either way the result can
     /// still be peeked at. A zstd frame that needs a window larger than `maximumWindow` bytes is an error.
-    static func decompressing(_ source: any ByteSource, maximumWindow: Int = ReaderOptions().maximumDecompressionWindow) throws(SluiceError) -> PrefixedSource {
+    static func decompressing(_ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
         let prefix = try prefixed.peek(4)
         switch detect(prefix) {

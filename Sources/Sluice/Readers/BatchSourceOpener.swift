@@ -1,0 +1,124 @@
+/// Opens an input for reading: the single-threaded ``MappingEngine`` or the ``ParallelPipeline``, whichever the
+/// options and the input call for.
+enum BatchSourceOpener {
+    /// Opens `input` and picks how to read it: several workers (or a byte range, or compressed bytes) and an NDJSON
+    /// or array input go through the parallel pipeline; everything else is read on the caller's thread.
+    static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
+        var options = try options.validated()
+        try plan.checkDepth(within: options.maximumDepth)
+        // A shard past the file's start holds neither the records to skip nor the header: they are read from
+        // the start of the file, and the shard starts after them at the earliest.
+        var columnNames: [[UInt8]]?
+        if let range = options.byteRange, range.lowerBound > 0, plan.skippedRecords > 0 || plan.columnsFromHeader {
+            let preamble = try Preamble(of: input, skipping: plan.skippedRecords, header: plan.columnsFromHeader, limit: options.maximumRecordSize)
+            columnNames = preamble.columnNames
+            let start = max(range.lowerBound, preamble.end)
+            options.byteRange = min(start, range.upperBound)..<range.upperBound
+        }
+        let (raw, opened) = try openCounting(input, options: options, progress: progress)
+        var source = opened
+        // Compressed input goes through the pipeline even for one worker: the reader thread then decompresses
+        // while the worker maps, on another core. So does an array file when simdjson reads records: the reader's
+        // framer finds each element for simdjson (a stream from a pipe stays on this thread, so that its first
+        // records are mapped as soon as they arrive, not once a chunk is full).
+        var isArrayFile = false
+        if options.workers == 1 && options.byteRange == nil && raw.size != nil && options.tokenizer.usesSimdjson {
+            isArrayFile = plan.recordsPath != nil
+            if !isArrayFile { isArrayFile = try isArray(&source, options: options) }
+        }
+        guard options.workers > 1 || options.byteRange != nil || source.isDecompressing || isArrayFile else {
+            return try MappingEngine(plan: plan, source: source, options: options, keepsRecordText: keepsRecordText)
+        }
+        if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
+            throw .invalidOptions("a byte range needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
+        }
+        var startOffset = 0
+        var startsAtInputStart = true
+        if let range = options.byteRange, range.lowerBound > 0 {
+            // The first record starts after a byte-order mark: a shard that starts inside the mark holds it.
+            let mark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
+            if range.lowerBound > mark {
+                // Read from the byte before the range, to see whether a line starts at its first byte.
+                try source.skip(range.lowerBound - 1)
+                startOffset = range.lowerBound - 1
+                startsAtInputStart = false
+            }
+        }
+        let peeked = try source.peek(64 << 10)
+        let byteOrderMark = startOffset == 0 ? peeked.withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength) : 0
+        var shape = options.shape
+        if plan.recordsPath != nil {
+            // A wrapper document, which the reader turns into an array of its records.
+            shape = .array
+        } else if shape == .automatic {
+            shape = options.byteRange != nil ? .ndjson
+                : peeked.withUnsafeBufferPointer { ShapeDetector.detect(UnsafeBufferPointer(rebasing: $0[byteOrderMark...])) }
+        }
+        if options.byteRange != nil && (shape != .ndjson || plan.recordsPath != nil) {
+            throw .invalidOptions("a byte range can split NDJSON only; this input is read as \(shape.rawValue)")
+        }
+        guard shape == .ndjson || shape == .array else {
+            // Concatenated values and documents have no boundaries a scan can find cheaply: one thread reads them
+            // (the byte-order mark still in front, which the engine skips and counts in its offsets).
+            var sequential = options
+            sequential.shape = shape
+            return try MappingEngine(plan: plan, source: source, options: sequential, keepsRecordText: keepsRecordText)
+        }
+        if byteOrderMark > 0 {
+            try source.skip(byteOrderMark)
+            startOffset = byteOrderMark
+        }
+        return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
+                                keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
+    }
+
+    /// Whether the input's first bytes (past a byte-order mark) show a top-level array, or the options say so.
+    private static func isArray(_ source: inout PrefixedSource, options: ReaderOptions) throws(SluiceError) -> Bool {
+        guard options.shape == .automatic else { return options.shape == .array }
+        let peeked = try source.peek(64 << 10)
+        return peeked.withUnsafeBufferPointer { bytes in
+            ShapeDetector.detect(UnsafeBufferPointer(rebasing: bytes[ShapeDetector.byteOrderMarkLength(bytes)...])) == .array
+        }
+    }
+
+    /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes
+    /// say it is compressed.
+    private static func openCounting(_ input: Input, options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
+        let raw = try input.openRaw()
+        progress.start(totalBytes: raw.size)
+        return (raw, try Compression.decompressing(CountingSource(raw, progress: progress), maximumWindow: options.maximumDecompressionWindow))
+    }
+
+    /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline
+    /// (with one worker or more): one pass over the input maps every record type.
+    static func openSeveral(_ input: Input, plans: [CompiledPlan], options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> ParallelPipeline {
+        let options = try options.validated()
+        for plan in plans { try plan.checkDepth(within: options.maximumDepth) }
+        let paths = plans.map(\.recordsPath)
+        var problems: [String] = []
+        if plans.isEmpty { problems.append("no schemas") }
+        for (index, path) in paths.enumerated() {
+            guard let path else {
+                problems.append("schema \(index + 1) has no records path (each record type needs the key path of its records)")
+                continue
+            }
+            for (other, otherPath) in paths.enumerated() where other != index {
+                if let otherPath, otherPath.segments.count <= path.segments.count, Array(path.segments.prefix(otherPath.segments.count)) == otherPath.segments,
+                   otherPath.segments.count < path.segments.count || other < index {
+                    problems.append("records path \(path) lies inside \(otherPath) (schemas \(other + 1) and \(index + 1)): record types must not nest")
+                }
+            }
+        }
+        if paths.count > 64 { problems.append("at most 64 record types can be read in one pass") }
+        if plans.contains(where: { $0.skippedRecords > 0 || $0.columnsFromHeader }) {
+            problems.append("skipped records and headers apply to one record type at a time")
+        }
+        if options.byteRange != nil { problems.append("a byte range can split NDJSON only, not a wrapper document") }
+        guard problems.isEmpty else { throw .invalidOptions(problems.joined(separator: "; ")) }
+
+        var (_, source) = try openCounting(input, options: options, progress: progress)
+        let byteOrderMark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
+        if byteOrderMark > 0 { try source.skip(byteOrderMark) }
+        return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options, keepsRecordText: false)
+    }
+}
