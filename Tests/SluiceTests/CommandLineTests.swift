@@ -8,10 +8,15 @@ import Testing
 
     struct Outcome { var status: Int32; var standardOutput: String; var standardError: String }
 
-    func run(_ arguments: [String], standardInput: String? = nil) throws -> Outcome {
+    func run(_ arguments: [String], standardInput: String? = nil, environment: [String: String?] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            var variables = ProcessInfo.processInfo.environment
+            for (name, value) in environment { variables[name] = value }
+            process.environment = variables
+        }
         process.currentDirectoryURL = repositoryRoot
         let output = Pipe(), error = Pipe(), input = Pipe()
         process.standardOutput = output
@@ -38,6 +43,24 @@ import Testing
         #expect(!negative.standardError.contains("Error:") && !typo.standardError.contains("Error:"))
         let version = try run(["--version"])
         #expect(version.status == 0 && version.standardOutput == "0.1.0\n")
+    }
+
+    /// `--tokenizer` picks what reads the records, and `SLUICE_TOKENIZER` what `auto` means: a malformed value no field
+    /// reads passes with simdjson and is rejected with yajl (docs/tokenizers.md).
+    @Test func theTokenizerIsChosenByOptionOrEnvironment() throws {
+        let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tokenizer-\(UUID().uuidString).yaml")
+        try "fields:\n  - {name: id, type: int64}\n".write(to: mapping, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: mapping) }
+        let input = "{\"id\": 1, \"flag\": tru}\n{\"id\": 2}\n"
+        func status(_ options: [String], _ variable: String?) throws -> Int32 {
+            try run(["map", "-m", mapping.path, "--input-format", "ndjson"] + options, standardInput: input, environment: ["SLUICE_TOKENIZER": variable]).status
+        }
+        #expect(try status(["--tokenizer", "simdjson"], "yajl") == 0)
+        #expect(try status(["--tokenizer", "yajl"], "simdjson") == 2)
+        #expect(try status([], "yajl") == 2)
+        #expect(try status([], "simdjson") == 0)
+        #expect(try status(["--tokenizer", "auto"], "yajl") == 2)
+        #expect(try status(["--tokenizer", "sax"], nil) == 64)
     }
 
     /// A job's log gets plain progress lines, and a last one per input with its totals.
