@@ -107,25 +107,24 @@ import Testing
     }
 
     /// One thread streaming the array through yajl shows the bytes after the problem; the pipeline's framer (which
-    /// reads array files when simdjson maps their elements) shows only the offending byte, since what else is in
-    /// view depends on where its chunks end.
+    /// reads arrays with several workers, and array files of a chunk or more with simdjson) shows only the offending
+    /// byte, since what else is in view depends on where its chunks end.
     @Test(arguments: [
-        (TokenizerChoice.yajl, #"record 3 (line 2, byte 21): $: expected well-formed JSON, found parse error: after array element, I expect ',' or ']' near "{\"id\":3}]" at byte 22"#),
-        (TokenizerChoice.simdjson, #"record 3 (line 2, byte 21): $: expected well-formed JSON, found parse error: after array element, I expect ',' or ']' near "{" at byte 22"#),
+        (1, #"record 3 (line 2, byte 21): $: expected well-formed JSON, found parse error: after array element, I expect ',' or ']' near "{\"id\":3}]" at byte 22"#),
+        (2, #"record 3 (line 2, byte 21): $: expected well-formed JSON, found parse error: after array element, I expect ',' or ']' near "{" at byte 22"#),
     ])
-    func malformedInsideAnArrayEndsTheStreamAfterDeliveringWhatCameBefore(_ tokenizer: TokenizerChoice, _ expected: String) throws {
-        var options = ReaderOptions(shape: .array, rejectionPolicy: .collect)
-        options.tokenizer = tokenizer
+    func malformedInsideAnArrayEndsTheStreamAfterDeliveringWhatCameBefore(_ workers: Int, _ expected: String) throws {
+        let options = ReaderOptions(shape: .array, rejectionPolicy: .collect, workers: workers)
         let result = try rejections("[{\"id\":1},\n {\"id\":2} {\"id\":3}]", options: options)
         #expect(result.rows.count == 2)
         #expect(result.rejections == [expected])
         #expect(result.error == "<memory>: cannot read past rejected " + (result.rejections.first ?? ""))
     }
 
-    @Test(arguments: TokenizerChoice.allCases)
-    func aTopLevelValueThatIsNotAnArrayInArrayShape(_ tokenizer: TokenizerChoice) throws {
-        var options = ReaderOptions(shape: .array, rejectionPolicy: .collect)
-        options.tokenizer = tokenizer
+    /// One thread's state machine and the pipeline's framer say it in the same words.
+    @Test(arguments: [1, 2])
+    func aTopLevelValueThatIsNotAnArrayInArrayShape(_ workers: Int) throws {
+        let options = ReaderOptions(shape: .array, rejectionPolicy: .collect, workers: workers)
         let result = try rejections("{\"id\":1}", options: options)
         #expect(result.rejections == ["record 1 (line 1, byte 0): $: expected a top-level array of records, found a value that is not an array at byte 1"])
         #expect(result.error != nil)

@@ -54,7 +54,8 @@ public struct ReaderOptions: Sendable, Hashable {
     /// Threads that map records. With more than one, NDJSON and top-level arrays are cut into chunks that workers
     /// map in parallel, and batches still arrive in input order, numbered as by one reader; other shapes are read
     /// by one thread. With one (the default), the caller's thread reads and maps, except for compressed input and
-    /// (with simdjson) array files: a reader thread decompresses or finds the elements while one worker maps.
+    /// (with simdjson) array files of a chunk or more: a reader thread decompresses or finds the elements while one
+    /// worker maps.
     public var workers = 1
     /// Bytes per chunk handed to a worker (cut at the last record boundary). A record larger than a chunk gets a
     /// chunk of its own, up to ``maximumRecordSize``. An uncompressed file (or shard) smaller than four chunks

@@ -18,11 +18,12 @@ enum BatchSourceOpener {
         let (raw, opened) = try openCounting(input, options: options, progress: progress)
         var source = opened
         // Compressed input goes through the pipeline even for one worker: the reader thread then decompresses
-        // while the worker maps, on another core. So does an array file when simdjson reads records: the reader's
-        // framer finds each element for simdjson (a stream from a pipe stays on this thread, so that its first
-        // records are mapped as soon as they arrive, not once a chunk is full).
+        // while the worker maps, on another core. So does an array file of a chunk or more when simdjson reads
+        // records: the reader's framer finds each element for simdjson (a stream from a pipe stays on this thread,
+        // so that its first records are mapped as soon as they arrive, not once a chunk is full; a small input is
+        // not worth two threads).
         var isArrayFile = false
-        if options.workers == 1 && options.byteRange == nil && raw.size != nil && options.tokenizer.usesSimdjson {
+        if options.workers == 1 && options.byteRange == nil && (raw.size ?? 0) >= options.chunkSize && options.tokenizer.usesSimdjson {
             isArrayFile = plan.recordsPath != nil
             if !isArrayFile { isArrayFile = try isArray(&source, options: options) }
         }
