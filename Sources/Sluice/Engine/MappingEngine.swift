@@ -7,10 +7,11 @@ import Darwin
 
 /// One run of a compiled plan over one input: reads, frames, tokenizes and maps, one batch at a time.
 ///
-/// NDJSON is framed by line first (a bad line then spoils only itself) and each line goes to yajl whole. The
-/// other shapes stream through one yajl handle slice by slice, and the state machine finds the record
-/// boundaries. Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
-/// rejections can copy them.
+/// NDJSON is framed by line first (a bad line then spoils only itself) and each line goes whole to simdjson, or to
+/// yajl when simdjson is not chosen or cannot read it. The other shapes stream through one yajl handle slice by
+/// slice, and the state machine finds the record boundaries; in an array chunk of the parallel pipeline, whose
+/// element ends are known, simdjson reads the elements first. Either way the bytes of the record being mapped stay
+/// in ``InputBuffer``, so json fields and rejections can copy them.
 final class MappingEngine: BatchSource {
     let plan: CompiledPlan
     let options: ReaderOptions
