@@ -84,11 +84,13 @@ struct walker {
         return at;
     }
 
-    sluice_walk_status scalar(ondemand::value &value, ondemand::json_type type) {
-        std::string_view token = value.raw_json_token();
+    /// Reports the scalar whose raw token is `token`, read from `source` (a value, or the document itself when the
+    /// record is a bare scalar); `end` is set to the offset just past it.
+    template <typename Source>
+    sluice_walk_status scalar(Source &source, std::string_view token, ondemand::json_type type, size_t &end) {
         const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
         size_t size = trimmed_length(token);
-        size_t end = offset(token.data()) + size;
+        end = offset(token.data()) + size;
         int keep_going = 0;
         switch (type) {
         case ondemand::json_type::number:
@@ -104,19 +106,19 @@ struct walker {
                 break;
             }
             std::string_view text;
-            if (value.get_string().get(text)) return SLUICE_WALK_UNREADABLE;
+            if (source.get_string().get(text)) return SLUICE_WALK_UNREADABLE;
             keep_going = events->string(context, reinterpret_cast<const uint8_t *>(text.data()), text.size(), end);
             break;
         }
         case ondemand::json_type::boolean: {
             bool flag = false;
-            if (value.get_bool().get(flag)) return SLUICE_WALK_UNREADABLE;
+            if (source.get_bool().get(flag)) return SLUICE_WALK_UNREADABLE;
             keep_going = events->boolean(context, flag ? 1 : 0, end);
             break;
         }
         case ondemand::json_type::null: {
             bool is_null = false;
-            if (value.is_null().get(is_null) || !is_null) return SLUICE_WALK_UNREADABLE;
+            if (source.is_null().get(is_null) || !is_null) return SLUICE_WALK_UNREADABLE;
             keep_going = events->null_value(context, end);
             break;
         }
@@ -144,7 +146,8 @@ struct walker {
             if (!events->start_array(context, after_opening)) return SLUICE_WALK_CANCELLED;
             return elements(array, depth + 1);
         }
-        return scalar(value, type);
+        size_t end = 0;
+        return scalar(value, value.raw_json_token(), type, end);
     }
 
     sluice_walk_status members(ondemand::object &object, size_t depth) {
@@ -216,8 +219,10 @@ struct walker {
         }
         default:
             // A scalar is read where it stands, not consumed: what follows it is checked byte by byte.
+            std::string_view token;
+            if (document->raw_json_token().get(token)) return SLUICE_WALK_UNREADABLE;
             size_t end = 0;
-            status = root_scalar(type, end);
+            status = scalar(*document, token, type, end);
             if (status != SLUICE_WALK_OK) return status;
             while (end < length && is_whitespace(base[end])) end++;
             return end == length ? SLUICE_WALK_OK : SLUICE_WALK_UNREADABLE;
@@ -232,44 +237,6 @@ struct walker {
         size_t at = 0;
         while (at < length && is_whitespace(base[at])) at++;
         return at;
-    }
-
-    /// Reports the root scalar; `end` is set to the offset just past it.
-    sluice_walk_status root_scalar(ondemand::json_type type, size_t &end) {
-        std::string_view token;
-        if (document->raw_json_token().get(token)) return SLUICE_WALK_UNREADABLE;
-        const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
-        size_t size = trimmed_length(token);
-        end = offset(token.data()) + size;
-        int keep_going = 0;
-        switch (type) {
-        case ondemand::json_type::number:
-            if (!is_number(start, size)) return SLUICE_WALK_UNREADABLE;
-            keep_going = events->number(context, start, size, end);
-            break;
-        case ondemand::json_type::string: {
-            if (size < 2 || start[size - 1] != '"') return SLUICE_WALK_UNREADABLE;
-            std::string_view text;
-            if (document->get_string().get(text)) return SLUICE_WALK_UNREADABLE;
-            keep_going = events->string(context, reinterpret_cast<const uint8_t *>(text.data()), text.size(), end);
-            break;
-        }
-        case ondemand::json_type::boolean: {
-            bool flag = false;
-            if (document->get_bool().get(flag)) return SLUICE_WALK_UNREADABLE;
-            keep_going = events->boolean(context, flag ? 1 : 0, end);
-            break;
-        }
-        case ondemand::json_type::null: {
-            bool is_null = false;
-            if (document->is_null().get(is_null) || !is_null) return SLUICE_WALK_UNREADABLE;
-            keep_going = events->null_value(context, end);
-            break;
-        }
-        default:
-            return SLUICE_WALK_UNREADABLE;
-        }
-        return keep_going ? SLUICE_WALK_OK : SLUICE_WALK_CANCELLED;
     }
 };
 

@@ -1104,6 +1104,13 @@ struct RecordStateMachine {
         if let failure { failures.append(failure) }
         let location = locateRecord(end: end)
         let keepGoing = reject(location: location, end: end, failures: failures, truncatedText: rawTextIsTruncated)
+        leaveRecord()
+        return keepGoing
+    }
+
+    /// Leaves the record in progress: no container open or skipped, no record waiting, and a new serial so that no
+    /// column counts as given by it.
+    private mutating func leaveRecord() {
         frameCount = 0
         openCaptures = 0
         skipDepth = 0
@@ -1111,7 +1118,6 @@ struct RecordStateMachine {
         inRecord = false
         hasDeferredRecord = false
         serial &+= 1
-        return keepGoing
     }
 
     /// Forgets the record in progress (or finished and waiting) as if it had never begun, so that another
@@ -1122,14 +1128,8 @@ struct RecordStateMachine {
         if plan.keyNode >= 0 { abandonedRecordKey = recordKeyInProgress }
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
         failures.removeAll()
-        frameCount = 0
-        openCaptures = 0
-        skipDepth = 0
-        skipCaptureNode = -1
-        inRecord = false
-        hasDeferredRecord = false
         isPassingOver = false
-        serial &+= 1
+        leaveRecord()
     }
 
     /// Whether a whole record (not one passed over) waits to be finished with no failure found so far.
@@ -1162,20 +1162,14 @@ struct RecordStateMachine {
         boundary = offset
         outerOpen = false
         outerClosed = false
-        inRecord = false
         failures.removeAll()
-        hasDeferredRecord = false
         deferredEnd = 0
         stoppingRejection = nil
         endingRejection = nil
-        frameCount = 0
-        openCaptures = 0
-        skipDepth = 0
-        skipCaptureNode = -1
         knownRecordStart = nil
         isPassingOver = false
         abandonedRecordKey = nil
-        serial &+= 1
+        leaveRecord()
     }
 
     /// Hands the partly filled batch to the queue (end of input, or a stop).

@@ -200,8 +200,9 @@ struct ArrayFramer {
                         // A terminator goes with the element, so that a worker's parser sees the number end; any
                         // other byte is judged after the element, as yajl judges the token after the number.
                         let isTerminator = ShapeDetector.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
-                        lastElementEnd = offset + index + (isTerminator ? 1 : 0)
-                        elementEnds.append(offset + index + (isTerminator ? 1 : 0))
+                        let end = offset + index + (isTerminator ? 1 : 0)
+                        lastElementEnd = end
+                        elementEnds.append(end)
                     case .malformed:
                         // The worker's parser reports the lexical error as one reader's would.
                         return (lastElementEnd, fail(offset + index, "malformed number or literal", .forWorker))
