@@ -7,11 +7,14 @@ import Darwin
 
 /// One run of a compiled plan over one input: reads, frames, tokenizes and maps, one batch at a time.
 ///
-/// NDJSON is framed by line first (a bad line then spoils only itself) and each line goes whole to simdjson, or to
-/// yajl when simdjson is not chosen or cannot read it. The other shapes stream through one yajl handle slice by
-/// slice, and the state machine finds the record boundaries; in an array chunk of the parallel pipeline, whose
-/// element ends are known, simdjson reads the elements first. Either way the bytes of the record being mapped stay
-/// in ``InputBuffer``, so json fields and rejections can copy them.
+/// It maps either the chunks of whole records that the ``ChunkReader`` cut (NDJSON lines, an array's elements), or a
+/// stream of concatenated values or one document, which no scan can cut cheaply.
+///
+/// A chunk's NDJSON lines are mapped one by one (a bad line then spoils only itself), each whole by simdjson, or by
+/// yajl when simdjson is not chosen or cannot read it; an array chunk's elements, whose ends the reader found, go to
+/// simdjson first as well. A stream goes through one yajl handle slice by slice, and the state machine finds the
+/// record boundaries (also of a nested array's text, which the typed door maps on its own). Either way the bytes
+/// of the record being mapped stay in ``InputBuffer``, so json fields and rejections can copy them.
 final class MappingEngine: BatchSource {
     let plan: CompiledPlan
     let options: ReaderOptions
@@ -27,18 +30,14 @@ final class MappingEngine: BatchSource {
     private var hasEnded = false
     private var pendingError: SluiceError?
     private let isCancelled = Atomic<Bool>(false)
-    /// Turns a wrapper document into an array of its records as bytes are read (with a records path).
-    private var recordsFilter: RecordsPathFilter?
     /// Whether this engine maps the parallel pipeline's chunks.
     private var isMappingChunks = false
     /// A read that failed while the first bytes were peeked at.
     private var peekError: SluiceError?
 
-    // NDJSON framing
+    // A chunk's NDJSON lines: where the next starts, and its number within the chunk.
     private var lineStart = 0
-    private var scanFrom = 0
     private var lineNumber = 1
-    private var isDiscardingOversizedLine = false
     // Streams: the next byte to hand to yajl
     private var feedFrom = 0
     // An array's elements in a chunk: where each ends, and the next to read.
@@ -50,7 +49,9 @@ final class MappingEngine: BatchSource {
     /// Records the consumer rejected after they were committed (typed finishing hooks and transforms).
     private var rejectedAfterCommit = 0
 
-    /// Opens `source`, looking at its first bytes for a byte order mark and, when asked, the shape.
+    /// Opens `source` as a stream: concatenated values, one document, or the text of a nested array that its record
+    /// already read whole. Its first bytes are looked at for a byte order mark and, when asked, the shape. The
+    /// plan's records path is not followed here: wrapper documents go through the chunk reader.
     convenience init(plan: CompiledPlan, source: any ByteSource, options: ReaderOptions, keepsRecordText: Bool = false) throws(SluiceError) {
         let options = try options.validated()
         var source = source
@@ -58,8 +59,10 @@ final class MappingEngine: BatchSource {
         let capacity = max(options.readBufferSize, 64 << 10)
         let input = InputBuffer(capacity: source.size.map { min(capacity, $0 + 16) } ?? capacity)
 
-        // Peek at the first bytes: a byte order mark to skip, and the shape when it is to be detected.
-        let peekSize = 64 << 10
+        // Peek at the first bytes: a byte order mark to skip, and the shape when it is to be detected. A small
+        // input is then read whole before yajl sees it, so where yajl places an error does not depend on the read
+        // size; from a pipe, with the shape given, no more than the mark's bytes, so its first record is not held back.
+        let peekSize = options.shape == .automatic || source.size != nil ? 64 << 10 : 3
         var peekError: SluiceError?
         while input.count < peekSize && !input.isAtEnd {
             do {
@@ -71,22 +74,17 @@ final class MappingEngine: BatchSource {
             }
         }
         let start = ShapeDetector.byteOrderMarkLength(UnsafeBufferPointer(start: input.storage, count: input.count))
-        var filter = plan.recordsPath.map { RecordsPathFilter(paths: [$0], maximumDepth: options.maximumDepth) }
-        if filter != nil {
-            // A wrapper document: what the filter leaves is a top-level array of the records.
-            filter?.filter(input.storage + start, count: input.count - start, at: start)
-        }
-        let shape = filter != nil ? .array : options.shape == .automatic
+        let shape = options.shape == .automatic
             ? ShapeDetector.detect(UnsafeBufferPointer(start: input.storage + start, count: input.count - start))
             : options.shape
+        guard shape != .ndjson else {
+            // Lines are cut by the chunk reader, whose chunks ``mapChunk(_:count:at:isFirst:recordKeys:elementEnds:)`` maps.
+            throw .invalidOptions("NDJSON is read in chunks; open it with a reader")
+        }
         self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
         self.peekError = peekError
         machine.pointee.recordsToSkip = plan.skippedRecords
         machine.pointee.readsHeader = plan.columnsFromHeader
-        if let filter {
-            recordsFilter = filter
-            machine.pointee.recordKeys = filter.keys
-        }
     }
 
     /// An engine for the parallel pipeline's workers: it maps chunks lent to ``mapChunk(_:count:at:)``, one
@@ -109,7 +107,6 @@ final class MappingEngine: BatchSource {
         self.input = input
         self.shape = shape
         lineStart = start
-        scanFrom = start
         feedFrom = start
         inputStart = start
 
@@ -156,10 +153,8 @@ final class MappingEngine: BatchSource {
         input.borrow(bytes, count: count, at: offset)
         isMappingChunks = true
         lineStart = offset
-        scanFrom = offset
         feedFrom = offset
         lineNumber = 1
-        isDiscardingOversizedLine = false
         hasEnded = false
         pendingError = nil
         rejectedAfterCommit = 0
@@ -176,7 +171,7 @@ final class MappingEngine: BatchSource {
             if hasEnded { break }
             do {
                 if shape == .ndjson {
-                    try stepLines()
+                    stepLines()
                 } else if nextElement < self.elementEnds.count {
                     stepElements()
                 } else {
@@ -207,7 +202,6 @@ final class MappingEngine: BatchSource {
     }
 
     deinit {
-        recordsFilter?.deallocate()
         machine.pointee.deallocate()
         machine.deinitialize(count: 1)
         machine.deallocate()
@@ -255,7 +249,7 @@ final class MappingEngine: BatchSource {
                 return nil
             }
             do {
-                if shape == .ndjson { try stepLines() } else { try stepStream() }
+                try stepStream()
             } catch {
                 end(with: error)
             }
@@ -274,11 +268,7 @@ final class MappingEngine: BatchSource {
             self.peekError = nil
             throw peekError
         }
-        let before = input.endOffset
         try input.fill(from: &source, readSize: options.readBufferSize)
-        if recordsFilter != nil && input.endOffset > before {
-            recordsFilter?.filter(input.pointer(at: before), count: input.endOffset - before, at: before)
-        }
     }
 
     /// Whether everything read is whitespace and still held (yajl holds a bare value at the end, `42` or `"ab`,
@@ -295,45 +285,23 @@ final class MappingEngine: BatchSource {
 
     // MARK: - NDJSON
 
-    private func stepLines() throws(SluiceError) {
+    /// Maps the chunk's lines one by one. The chunk reader cut the chunk after a line feed, or at the input's end,
+    /// or just past the size limit inside a line too long (the reader drops the rest of it), so each line is whole.
+    private func stepLines() {
         while !hasEnded && !batches.hasReady {
-            let available = input.endOffset - scanFrom
-            if available > 0, let found = memchr(input.pointer(at: scanFrom), 0x0A, available) {
-                let lineFeed = scanFrom + (UnsafeRawPointer(found) - UnsafeRawPointer(input.pointer(at: scanFrom)))
-                if isDiscardingOversizedLine {
-                    isDiscardingOversizedLine = false
-                } else {
-                    mapLine(from: lineStart, to: lineFeed + 1, endsWithLineFeed: true)
-                }
-                lineNumber += 1
-                lineStart = lineFeed + 1
-                scanFrom = lineStart
-                continue
-            }
-            scanFrom = input.endOffset
-            if input.isAtEnd {
-                if lineStart < input.endOffset && !isDiscardingOversizedLine {
-                    mapLine(from: lineStart, to: input.endOffset, endsWithLineFeed: false)
-                }
-                lineStart = input.endOffset
-                if !hasEnded { end(with: nil) }
+            guard lineStart < input.endOffset else {
+                end(with: nil)
                 return
             }
-            let first = isDiscardingOversizedLine ? input.endOffset : firstNonWhitespace(from: lineStart)
-            if first == input.endOffset {
-                // Nothing but whitespace on the line so far (or a line being discarded): dropped as it streams
-                // past, so that a blank line of any length costs neither memory nor a second scan.
-                input.discard(before: input.endOffset)
-                lineStart = input.endOffset
-            } else if input.endOffset - first > options.maximumRecordSize {
-                rejectOversizedLine(first: firstNonWhitespace(from: lineStart))
-                isDiscardingOversizedLine = true
-                input.discard(before: input.endOffset)
-                lineStart = input.endOffset
+            if let found = memchr(input.pointer(at: lineStart), 0x0A, input.endOffset - lineStart) {
+                let lineFeed = lineStart + (UnsafeRawPointer(found) - UnsafeRawPointer(input.pointer(at: lineStart)))
+                mapLine(from: lineStart, to: lineFeed + 1, endsWithLineFeed: true)
+                lineNumber += 1
+                lineStart = lineFeed + 1
             } else {
-                input.discard(before: lineStart)
+                mapLine(from: lineStart, to: input.endOffset, endsWithLineFeed: false)
+                lineStart = input.endOffset
             }
-            try fillInput()
         }
     }
 
@@ -392,7 +360,7 @@ final class MappingEngine: BatchSource {
         case .ok:
             if machine.pointee.inRecord {
                 keepGoing = machine.pointee.rejectRecordInProgress(
-                    Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the line", byteOffset: last),
+                    .truncated(at: last, found: "the end of the line"),
                     end: last)
                 tokenizer.reset()
             } else if !isUTF8 && machine.pointee.holdsCleanRecord {
@@ -410,7 +378,7 @@ final class MappingEngine: BatchSource {
             keepGoing = machine.pointee.rejectRecordInProgress(syntaxFailure(message, at: offset, within: first..<last), end: last)
             tokenizer.reset()
         case .truncated(let offset):
-            keepGoing = machine.pointee.rejectRecordInProgress(Self.truncation(at: offset), end: last)
+            keepGoing = machine.pointee.rejectRecordInProgress(.truncated(at: offset), end: last)
             tokenizer.reset()
         }
         finishLine(keepGoing: keepGoing)
@@ -433,11 +401,10 @@ final class MappingEngine: BatchSource {
         pointMachineAtBuffer()
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
-        // The same bytes whether the line was seen whole or noticed too long while reading (streams do the same).
-        let shown = min(1024, options.maximumRecordSize)
+        let limit = options.maximumRecordSize
         let keepGoing = machine.pointee.rejectRecordInProgress(
-            Rejection.Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(options.maximumRecordSize) bytes", found: "a longer line", byteOffset: first),
-            end: first + shown, rawTextIsTruncated: true)
+            .recordTooLarge(limit: limit, found: "a longer line", at: first),
+            end: first + Rejection.Failure.shownBytesOfOversizedRecord(limit: limit), rawTextIsTruncated: true)
         machine.pointee.knownRecordStart = nil
         if !keepGoing { stopByPolicy() }
     }
@@ -508,11 +475,6 @@ final class MappingEngine: BatchSource {
 
     private func finishStream() {
         pointMachineAtBuffer()
-        if let failure = recordsFilter?.finish() {
-            // The records path led nowhere: whatever yajl would say about the blanked document is beside the point.
-            end(with: RecordsPathFilter.error(failure, source: source.name))
-            return
-        }
         if shape == .document && machine.pointee.ordinal == 0 && machine.pointee.recordInProgressStart >= input.endOffset {
             failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
             return
@@ -529,7 +491,7 @@ final class MappingEngine: BatchSource {
         if shape == .concatenated && !onlyWhitespaceLeft && !machine.pointee.inRecord && machine.pointee.recordInProgressStart < input.endOffset {
             // yajl holds a value cut short outside any container (a string, a literal) without a word at the end
             // of a stream of values: the last record was cut off.
-            failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the input", byteOffset: input.endOffset), end: input.endOffset)
+            failStream(.truncated(at: input.endOffset), end: input.endOffset)
             return
         }
         if machine.pointee.inRecord || machine.pointee.isOuterOpen {
@@ -557,10 +519,11 @@ final class MappingEngine: BatchSource {
                 failStream(nil, end: min(machine.pointee.lastTokenEnd, input.endOffset))
             }
         case .malformed(let message, let offset):
+            readAhead(to: offset + Self.bytesShownPastAProblem)
             let recordStart = machine.pointee.isBetweenRecords ? max(offset - 1, input.baseOffset) : machine.pointee.boundary
             failStream(syntaxFailure(message, at: offset, within: recordStart..<input.endOffset), end: min(offset, input.endOffset))
         case .truncated(let offset):
-            failStream(Self.truncation(at: offset), end: min(offset, input.endOffset))
+            failStream(.truncated(at: offset), end: min(offset, input.endOffset))
         }
     }
 
@@ -581,20 +544,23 @@ final class MappingEngine: BatchSource {
         }
     }
 
-    /// Input that ends inside a value: a truncated record rather than a syntax error.
-    private static func truncation(at offset: Int) -> Rejection.Failure {
-        Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: "the end of the input", byteOffset: offset)
+    private static let bytesShownPastAProblem = 8
+
+    /// Reads until the bytes up to absolute `end` are held (or the input ends), so that what a syntax error shows
+    /// does not depend on how much had been read when it was found. The stream ends there, so a read error
+    /// met on the way is beside the point.
+    private func readAhead(to end: Int) {
+        while input.endOffset < end && !input.isAtEnd {
+            do { try fillInput() } catch { return }
+        }
     }
 
     /// yajl's message, with the bytes around the offset (which is just past the offending byte) to show where.
     private func syntaxFailure(_ message: String, at offset: Int, within record: Range<Int>) -> Rejection.Failure {
         let from = max(offset - 16, max(record.lowerBound, input.baseOffset))
         // An array chunk ends where the chunk size says: there, show only what leads up to the problem.
-        let to = isMappingChunks && shape != .ndjson ? min(offset, input.endOffset) : min(offset + 8, min(record.upperBound, input.endOffset))
-        var found = message.hasSuffix(".") ? String(message.dropLast()) : message
-        if to > from {
-            found += " near " + ValueDescription.quoted(UnsafeBufferPointer(start: input.pointer(at: from), count: to - from))
-        }
-        return Rejection.Failure(keyPath: "$", kind: .malformedJSON, expected: "well-formed JSON", found: found, byteOffset: offset)
+        let to = isMappingChunks && shape != .ndjson ? min(offset, input.endOffset)
+            : min(offset + Self.bytesShownPastAProblem, min(record.upperBound, input.endOffset))
+        return .malformedJSON(message, near: UnsafeBufferPointer(start: input.pointer(at: from), count: max(to - from, 0)), at: offset)
     }
 }

@@ -28,11 +28,18 @@ enum ShapeDetector {
 
     /// - Parameter bytes: The first bytes of the input, after any byte order mark.
     static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> InputShape {
+        detection(bytes).shape
+    }
+
+    /// The shape `bytes` show, and whether more bytes could change it (`isFinal` false): a reader of a pipe looks
+    /// no further than it must, so that its first records are mapped as they arrive.
+    static func detection(_ bytes: UnsafeBufferPointer<UInt8>) -> (shape: InputShape, isFinal: Bool) {
         var position = 0
         skipWhitespace(bytes, &position)
-        guard position < bytes.count else { return .ndjson }
+        guard position < bytes.count else { return (.ndjson, false) }
         let opener = bytes[position]
-        guard opener == UInt8(ascii: "{") || opener == UInt8(ascii: "[") else { return .ndjson }
+        guard opener == UInt8(ascii: "{") || opener == UInt8(ascii: "[") else { return (.ndjson, true) }
+        let isArray = opener == UInt8(ascii: "[")
 
         // The first value, tracking strings and escapes; note line feeds inside it.
         var depth = 0
@@ -53,27 +60,26 @@ enum ShapeDetector {
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
                 ended = depth == 0
-            case 0x0A: spansLines = true
+            case 0x0A:
+                // An object over several lines starts a stream of values, whatever follows.
+                if !isArray { return (.concatenated, true) }
+                spansLines = true
             default: break
             }
         }
-        let isArray = opener == UInt8(ascii: "[")
-        guard ended else {
-            // A first value longer than the bytes in view.
-            if isArray { return .array }
-            return spansLines ? .concatenated : .ndjson
-        }
+        // A first value longer than the bytes in view.
+        guard ended else { return (isArray ? .array : .ndjson, false) }
         var lineFeedBetween = false
         while position < bytes.count, isWhitespace(bytes[position]) {
-            if bytes[position] == 0x0A { lineFeedBetween = true }
+            if bytes[position] == 0x0A {
+                lineFeedBetween = true
+                if !spansLines { return (.ndjson, true) }
+            }
             position += 1
         }
-        if position == bytes.count {
-            // Nothing follows in view: a lone array holds the records; a lone object is one record.
-            if isArray { return .array }
-            return spansLines ? .concatenated : .ndjson
-        }
-        return !spansLines && lineFeedBetween ? .ndjson : .concatenated
+        // Nothing follows in view: a lone array holds the records; a lone object is one record.
+        if position == bytes.count { return (isArray ? .array : spansLines ? .concatenated : .ndjson, false) }
+        return (!spansLines && lineFeedBetween ? .ndjson : .concatenated, true)
     }
 
     @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -1022,10 +1022,8 @@ struct RecordStateMachine {
     /// buffer sizes. Its other failures are dropped: the record was never meant to be read.
     @inline(never)
     private mutating func rejectOversized(location: RecordLocation) -> Bool {
-        failures = [Rejection.Failure(
-            keyPath: "$", kind: .recordTooLarge, expected: "at most \(maximumRecordSize) bytes", found: "a longer record",
-            byteOffset: location.byteOffset)]
-        let shownEnd = location.byteOffset + min(1024, maximumRecordSize)
+        failures = [.recordTooLarge(limit: maximumRecordSize, found: "a longer record", at: location.byteOffset)]
+        let shownEnd = location.byteOffset + Rejection.Failure.shownBytesOfOversizedRecord(limit: maximumRecordSize)
         _ = reject(location: location, end: shownEnd, failures: failures, truncatedText: true)
         endingRejection = batches.current.rejections.last
         stoppingRejection = nil

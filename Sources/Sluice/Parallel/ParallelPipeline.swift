@@ -17,6 +17,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// Bytes per chunk: the option, made smaller when a small input or the budget needs it.
     private let chunkSize: Int
     private let pool = ChunkBufferPool()
+    /// What the engines are made with: the options with the depth limit lowered by the levels chunks hide.
+    private var engineOptions: ReaderOptions
+    private let hiddenOuterLevels: Int
+    private let keepsRecordText: Bool
 
     // Everything below is guarded by `condition`.
     private let condition = PipelineLock()
@@ -49,6 +53,16 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var runningWorkers = 0
     /// Bytes the reader read, once it has finished.
     private var readerBytes: Int?
+    /// With one worker and no reason for a thread of its own: the reader and the engines, used on the consumer's
+    /// thread (each chunk is read, then mapped, when the consumer asks for it).
+    private var inline: InlineReading?
+
+    private struct InlineReading {
+        let reader: ChunkReader
+        var engines: [MappingEngine?]
+        /// Bytes before the reader's start that count as read (a byte-order mark).
+        let bytesBefore: Int
+    }
 
     // The consumer's side (one thread).
     private var nextIndex = 0
@@ -85,8 +99,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// A shard that does not start at the input's start (`startsAtInputStart` false) skips no records; its
     /// rows are read by `columnNames` when the plan takes columns from a header.
     /// Several plans, each with its records path, map the record types of one document in one pass.
+    /// `runsInline`: with one worker, read and map on the consumer's thread, chunk by chunk as batches are asked
+    /// for, handing each read's whole records on at once (so records from a pipe are mapped as they arrive).
     init(plans: [CompiledPlan], source: any ByteSource, shape: InputShape, startOffset: Int, options: ReaderOptions,
-         keepsRecordText: Bool, startsAtInputStart: Bool = true, columnNames: [[UInt8]]? = nil) {
+         keepsRecordText: Bool, startsAtInputStart: Bool = true, columnNames: [[UInt8]]? = nil, runsInline: Bool = false) {
         self.plans = plans
         let plan = plans[0]
         workerUnmappedKeys = plans.map { _ in [:] }
@@ -108,25 +124,30 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
         // Workers map array chunks as concatenated values (the framer blanked the array's punctuation): chunks no
         // longer show the array's own level, so their limit is one lower, and messages state the user's.
-        var adjusted = options
-        let hiddenOuterLevels = shape == .array && options.maximumDepth > 1 ? 1 : 0
-        adjusted.maximumDepth -= hiddenOuterLevels
-        let workerOptions = adjusted
-        let chunkShape: InputShape = shape == .array ? .concatenated : .ndjson
-        let sourceName = source.name
-        let columnHeader = self.columnHeader
+        hiddenOuterLevels = shape == .array && options.maximumDepth > 1 ? 1 : 0
+        engineOptions = options
+        engineOptions.maximumDepth -= hiddenOuterLevels
+        self.keepsRecordText = keepsRecordText
+        if runsInline {
+            runningWorkers = 0
+            readerFinished = true
+            inline = InlineReading(reader: makeReader(source, startOffset: startOffset, handsEachRead: true), engines: plans.map { _ in nil },
+                                   bytesBefore: startsAtInputStart ? startOffset : 0)
+            return
+        }
         for number in 0..<workers {
-            DedicatedThread.start(name: "sluice.worker.\(number)") { [self] in
-                // An engine per record type, made when its first chunk comes.
-                work { plan in
-                    MappingEngine(plan: plan, chunkShape: chunkShape, hiddenOuterLevels: hiddenOuterLevels, options: workerOptions, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
-                }
-            }
+            DedicatedThread.start(name: "sluice.worker.\(number)") { [self] in work() }
         }
         let sendableSource = UncheckedBox(source)
         DedicatedThread.start(name: "sluice.reader") { [self] in
             read(sendableSource.value, startOffset: startOffset, countsBytesBefore: startsAtInputStart)
         }
+    }
+
+    /// An engine for the chunks of `plan`'s records: NDJSON lines, or an array's elements as concatenated values.
+    private func makeEngine(_ plan: CompiledPlan) -> MappingEngine {
+        MappingEngine(plan: plan, chunkShape: shape == .array ? .concatenated : .ndjson, hiddenOuterLevels: hiddenOuterLevels, options: engineOptions,
+                      keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
     }
 
     /// The smallest chunk worth a hand-off to a worker.
@@ -155,10 +176,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// - Parameter countsBytesBefore: Whether the bytes before `startOffset` count as read (a byte-order mark), or
     ///   were passed over (the file before a shard).
     private func read(_ source: any ByteSource, startOffset: Int, countsBytesBefore: Bool) {
-        let reader = ChunkReader(
-            source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
-            maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
-            recordsPaths: plans.compactMap(\.recordsPath), firstChunkRecords: firstChunkRecords, reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
+        let reader = makeReader(source, startOffset: startOffset, handsEachRead: false)
         var failure: SluiceError?
         do {
             try reader.run { [self] chunk in
@@ -187,6 +205,14 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         condition.unlock()
     }
 
+    private func makeReader(_ source: any ByteSource, startOffset: Int, handsEachRead: Bool) -> ChunkReader {
+        ChunkReader(
+            source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
+            maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
+            recordsPaths: plans.compactMap(\.recordsPath), firstChunkRecords: firstChunkRecords, handsEachRead: handsEachRead,
+            reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
+    }
+
     /// Blocks until `bytes` fit in the budget (and, for a new chunk, the cap on chunks in flight allows one more),
     /// or nothing is held but the caller's own `holding` bytes (so one huge record can always pass).
     private func reserve(_ bytes: Int, holding: Int, isNewChunk: Bool) -> Int? {
@@ -207,7 +233,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Worker threads
 
-    private func work(makingEnginesWith makeEngine: (CompiledPlan) -> MappingEngine) {
+    private func work() {
         var engines: [MappingEngine?] = plans.map { _ in nil }
         while true {
             condition.lock()
@@ -231,18 +257,24 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
             condition.unlock()
 
-            let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
-            engines[chunk.recordType] = engine
-            let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0, recordKeys: chunk.recordKeys,
-                                             elementEnds: chunk.elementEnds)
-            pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
+            let result = map(chunk, engines: &engines)
 
             condition.lock()
-            results[chunk.index] = ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
+            results[chunk.index] = result
             // The consumer needs waking only for the result it waits for; the others wait their turn.
             if chunk.index == awaitedIndex { condition.wakeOne(.consumer) }
             condition.unlock()
         }
+    }
+
+    /// Maps `chunk` with the engine for its record type (made on first use) and gives its buffer back.
+    private func map(_ chunk: Chunk, engines: inout [MappingEngine?]) -> ChunkResult {
+        let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
+        engines[chunk.recordType] = engine
+        let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0,
+                                      recordKeys: chunk.recordKeys, elementEnds: chunk.elementEnds)
+        pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
+        return ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
     }
 
     // MARK: - Consumer
@@ -316,10 +348,12 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             current = result
             currentType = result.chunk.recordType
             currentPosition = 0
+            count(result)
         }
     }
 
     private func waitForNextResult() throws(SluiceError) -> ChunkResult? {
+        if inline != nil { return try readAndMapNextChunk() }
         condition.lock()
         awaitedIndex = nextIndex
         while results[nextIndex] == nil && !(readerFinished && nextIndex >= chunkCount) && !isCancelled {
@@ -336,8 +370,25 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         return nil
     }
 
-    /// Accounts for a chunk whose batches are all delivered, and raises what ended it, if anything did.
-    private func finish(_ result: inout ChunkResult) throws(SluiceError) {
+    /// The next chunk's result, read and mapped on this thread.
+    private func readAndMapNextChunk() throws(SluiceError) -> ChunkResult? {
+        guard var inline else { return nil }
+        defer { self.inline = inline }
+        let chunk: Chunk?
+        do {
+            chunk = try inline.reader.nextChunk()
+        } catch {
+            throw end(with: error)
+        }
+        guard let chunk else { return nil }
+        chunkCount += 1
+        nextIndex += 1
+        return map(chunk, engines: &inline.engines)
+    }
+
+    /// Counts a chunk's records once its batches are being delivered (as one reader counts a batch's records
+    /// before it hands the batch out).
+    private func count(_ result: ChunkResult) {
         let statistics = result.outcome.statistics
         for index in [nil, currentType] as [Int?] {
             var counts = index.map { typeTotals[$0] } ?? totals
@@ -347,6 +398,11 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             counts.bytesRead += result.chunk.count
             if let index { typeTotals[index] = counts } else { totals = counts }
         }
+    }
+
+    /// Accounts for a chunk whose batches are all delivered, and raises what ended it, if anything did.
+    private func finish(_ result: inout ChunkResult) throws(SluiceError) {
+        let statistics = result.outcome.statistics
         condition.lock()
         budgetInUse -= result.chunk.reservation
         chunksInFlight -= 1
@@ -429,7 +485,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     var statistics: ReadStatistics {
         var statistics = totals
-        if hasEnded {
+        if hasEnded, let inline {
+            statistics.bytesRead = inline.bytesBefore + inline.reader.bytesRead
+        } else if hasEnded {
             condition.lock()
             if let readerBytes { statistics.bytesRead = readerBytes }
             condition.unlock()
@@ -437,18 +495,14 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         return statistics
     }
 
-    /// Counted by each worker and added up as the workers stop: complete once the run has ended.
-    var unmappedKeys: [String: Int] {
-        condition.lock()
-        defer { condition.unlock() }
-        while hasEnded && runningWorkers > 0 { condition.wait(as: .stop) }
-        return workerUnmappedKeys[0]
-    }
+    /// Counted by each engine (and added up as the workers stop): complete once the run has ended.
+    var unmappedKeys: [String: Int] { unmappedKeys(ofType: 0) }
 
     /// Per record type: counts so far, and unread keys once the run has ended.
     func statistics(ofType type: Int) -> ReadStatistics { typeTotals[type] }
 
     func unmappedKeys(ofType type: Int) -> [String: Int] {
+        if let inline { return inline.engines[type]?.unmappedKeys ?? [:] }
         condition.lock()
         defer { condition.unlock() }
         while hasEnded && runningWorkers > 0 { condition.wait(as: .stop) }

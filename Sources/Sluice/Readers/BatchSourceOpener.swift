@@ -1,8 +1,9 @@
 /// Opens an input for reading: the single-threaded ``MappingEngine`` or the ``ParallelPipeline``, whichever the
 /// options and the input call for.
 enum BatchSourceOpener {
-    /// Opens `input` and picks how to read it: several workers (or a byte range, or compressed bytes) and an NDJSON
-    /// or array input go through the parallel pipeline; everything else is read on the caller's thread.
+    /// Opens `input` and picks how to read it: NDJSON and arrays (wrapper documents too) are cut into chunks of
+    /// whole records by the ``ChunkReader`` and mapped chunk by chunk, by worker threads or on the caller's thread;
+    /// concatenated values and single documents stream through one engine on the caller's thread.
     static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
         var options = try options.validated()
         try plan.checkDepth(within: options.maximumDepth)
@@ -15,21 +16,7 @@ enum BatchSourceOpener {
             let start = max(range.lowerBound, preamble.end)
             options.byteRange = min(start, range.upperBound)..<range.upperBound
         }
-        let (raw, opened) = try openCounting(input, options: options, progress: progress)
-        var source = opened
-        // Compressed input goes through the pipeline even for one worker: the reader thread then decompresses
-        // while the worker maps, on another core. So does an array file of a chunk or more when simdjson reads
-        // records: the reader's framer finds each element for simdjson (a stream from a pipe stays on this thread,
-        // so that its first records are mapped as soon as they arrive, not once a chunk is full; a small input is
-        // not worth two threads).
-        var isArrayFile = false
-        if options.workers == 1 && options.byteRange == nil && (raw.size ?? 0) >= options.chunkSize && options.tokenizer.usesSimdjson {
-            isArrayFile = plan.recordsPath != nil
-            if !isArrayFile { isArrayFile = try isArray(&source, options: options) }
-        }
-        guard options.workers > 1 || options.byteRange != nil || source.isDecompressing || isArrayFile else {
-            return try MappingEngine(plan: plan, source: source, options: options, keepsRecordText: keepsRecordText)
-        }
+        var (raw, source) = try openCounting(input, options: options, progress: progress)
         if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
             throw .invalidOptions("a byte range needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
         }
@@ -45,15 +32,23 @@ enum BatchSourceOpener {
                 startsAtInputStart = false
             }
         }
-        let peeked = try source.peek(64 << 10)
-        let byteOrderMark = startOffset == 0 ? peeked.withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength) : 0
         var shape = options.shape
         if plan.recordsPath != nil {
             // A wrapper document, which the reader turns into an array of its records.
             shape = .array
-        } else if shape == .automatic {
-            shape = options.byteRange != nil ? .ndjson
-                : peeked.withUnsafeBufferPointer { ShapeDetector.detect(UnsafeBufferPointer(rebasing: $0[byteOrderMark...])) }
+        } else if shape == .automatic && options.byteRange != nil {
+            shape = .ndjson
+        }
+        // Only as many bytes as the decision needs, so that a pipe's first records are mapped as they arrive.
+        let needsShape = shape == .automatic
+        let peeked = try source.peek(upTo: 64 << 10) { bytes in
+            bytes.withUnsafeBufferPointer { bytes in
+                bytes.count >= 3 && (!needsShape || ShapeDetector.detection(UnsafeBufferPointer(rebasing: bytes[ShapeDetector.byteOrderMarkLength(bytes)...])).isFinal)
+            }
+        }
+        let byteOrderMark = startOffset == 0 ? peeked.withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength) : 0
+        if needsShape {
+            shape = peeked.withUnsafeBufferPointer { ShapeDetector.detect(UnsafeBufferPointer(rebasing: $0[byteOrderMark...])) }
         }
         if options.byteRange != nil && (shape != .ndjson || plan.recordsPath != nil) {
             throw .invalidOptions("a byte range can split NDJSON only; this input is read as \(shape.rawValue)")
@@ -69,17 +64,13 @@ enum BatchSourceOpener {
             try source.skip(byteOrderMark)
             startOffset = byteOrderMark
         }
+        // One worker reads and maps on the caller's thread, except where a reader thread of its own pays: it
+        // decompresses, or frames a large array's elements for simdjson, while the worker maps, on another core.
+        let runsInline = options.workers == 1 && !source.isDecompressing
+            && !(shape == .array && (raw.size ?? 0) >= options.chunkSize && options.tokenizer.usesSimdjson)
         return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
-                                keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames)
-    }
-
-    /// Whether the input's first bytes (past a byte-order mark) show a top-level array, or the options say so.
-    private static func isArray(_ source: inout PrefixedSource, options: ReaderOptions) throws(SluiceError) -> Bool {
-        guard options.shape == .automatic else { return options.shape == .array }
-        let peeked = try source.peek(64 << 10)
-        return peeked.withUnsafeBufferPointer { bytes in
-            ShapeDetector.detect(UnsafeBufferPointer(rebasing: bytes[ShapeDetector.byteOrderMarkLength(bytes)...])) == .array
-        }
+                                keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames,
+                                runsInline: runsInline)
     }
 
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes

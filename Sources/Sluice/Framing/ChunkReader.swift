@@ -56,6 +56,15 @@ final class ChunkReader {
     private var isSkippingToFirstLine = false
     /// Where the line being read started, when the whitespace it began with was dropped unhanded.
     private var blankLineStart: Int?
+    /// Hand a chunk after every read that completes a record, rather than once a chunk is full: for a reader on
+    /// the caller's thread, so that a record from a pipe is mapped as soon as it has arrived.
+    private let handsEachRead: Bool
+    private var hasStarted = false
+    private var isFinished = false
+    /// The chunk framed by the last step, until ``nextChunk()`` returns it.
+    private var handed: Chunk?
+    /// A read error to throw once the chunk before it has been returned.
+    private var deferredError: SluiceError?
 
     /// - Parameters:
     ///   - reserve: Blocks until the budget allows `bytes` more, not counting the `holding` bytes of the reader's own
@@ -65,7 +74,7 @@ final class ChunkReader {
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
         maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], firstChunkRecords: Int = 0,
-        reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
+        handsEachRead: Bool = false, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
         self.shape = shape
@@ -75,6 +84,7 @@ final class ChunkReader {
         self.reserve = reserve
         self.range = range
         self.firstChunkRecords = firstChunkRecords
+        self.handsEachRead = handsEachRead
         framer = ArrayFramer(maximumDepth: maximumDepth)
         recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
         if recordsPaths.count == 1 {
@@ -93,43 +103,94 @@ final class ChunkReader {
     }
 
     /// Reads to the end of the input (or of the shard), handing out every chunk. Returns normally at the end
-    /// or when cancelled; throws the read error that stopped it, after handing out the records before it.
+    /// or when `emit` says the run was cancelled; throws the read error that stopped it, after handing out the
+    /// records before it.
     func run(emit: Emit) throws(SluiceError) {
-        buffer.deallocate()
-        defer {
-            framer.deallocate()
-            recordsFilter?.deallocate()
+        while let chunk = try nextChunk() {
+            guard emit(chunk) else { return }
         }
-        guard let reserved = reserve(2 * chunkSize, 0, true) else { return }
-        (buffer, capacity) = pool.take(capacity: chunkSize)
-        reservation = reserved
-        defer { pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize) }
-        while true {
+    }
+
+    /// The next chunk, `nil` at the end of the input (or of the shard), or when the run was cancelled. A read
+    /// error is thrown after the chunk of whole records read before it.
+    func nextChunk() throws(SluiceError) -> Chunk? {
+        if !hasStarted {
+            hasStarted = true
+            buffer.deallocate()
+            guard let reserved = reserve(2 * chunkSize, 0, true) else {
+                (buffer, capacity) = (.allocate(capacity: 1), 1)
+                isFinished = true
+                return nil
+            }
+            (buffer, capacity) = pool.take(capacity: chunkSize)
+            reservation = reserved
+        }
+        while handed == nil && !isFinished {
             do {
-                try readUntilChunkIsFull()
+                try step()
             } catch {
-                // Hand out the whole records read before the failure, then report it.
-                if let cut = completeRecordsEnd(), cut > 0 { _ = hand(upTo: cut, failure: nil, emit: emit) }
-                throw error
+                isFinished = true
+                guard handed != nil else { throw error }
+                deferredError = error
             }
-            if isSkippingToFirstLine { skipToFirstLine(); continue }
-            if isDiscardingLine { discardLine(); if isAtEnd && filled == 0 { return }; continue }
-            switch shape {
-            case .array:
-                guard try frameArray(emit: emit) else { return }
-            default:
-                guard frameLines(emit: emit) else { return }
-            }
-            if isAtEnd && filled == 0 { break }
         }
-        if let failure = recordsFilter?.finish() {
-            throw RecordsPathFilter.error(failure, source: source.name)
+        if let chunk = handed {
+            handed = nil
+            return chunk
+        }
+        if let deferredError {
+            self.deferredError = nil
+            throw deferredError
+        }
+        return nil
+    }
+
+    /// Reads and frames until a chunk is handed, the input ends or a problem ends the run.
+    private func step() throws(SluiceError) {
+        do {
+            try readUntilChunkIsFull()
+        } catch {
+            // Hand out the whole records read before the failure, then report it.
+            if let cut = completeRecordsEnd(), cut > 0 { _ = hand(upTo: cut, failure: nil) }
+            throw error
+        }
+        if isSkippingToFirstLine { skipToFirstLine(); return }
+        if isDiscardingLine {
+            discardLine()
+            if isAtEnd && filled == 0 { isFinished = true }
+            return
+        }
+        let goesOn = shape == .array ? try frameArray() : frameLines()
+        guard goesOn else {
+            isFinished = true
+            return
+        }
+        if isAtEnd && filled == 0 {
+            isFinished = true
+            if let failure = recordsFilter?.finish() {
+                throw RecordsPathFilter.error(failure, source: source.name)
+            }
+        }
+    }
+
+    deinit {
+        framer.deallocate()
+        recordsFilter?.deallocate()
+        if hasStarted {
+            pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize)
+        } else {
+            buffer.deallocate()
         }
     }
 
     // MARK: - Reading
 
     private func readUntilChunkIsFull() throws(SluiceError) {
+        if handsEachRead {
+            // Bytes not yet framed are framed first: a read may wait for a pipe's next bytes.
+            if filled == scanned && filled < chunkSize && !isAtEnd { try readMore() }
+            return
+        }
         while filled < chunkSize && !isAtEnd {
             try readMore()
         }
@@ -182,7 +243,7 @@ final class ChunkReader {
     // MARK: - Handing out
 
     /// Hands bytes `[0, cut)` out as a chunk and carries the rest into a fresh buffer.
-    private func hand(upTo cut: Int, failure: FramingFailure?, emit: Emit) -> Bool {
+    private func hand(upTo cut: Int, failure: FramingFailure?) -> Bool {
         var chunk = Chunk(index: nextIndex, bytes: buffer, capacity: capacity, count: cut, offset: bufferOffset,
                           reservation: reservation, failure: failure)
         let containers = recordsFilter?.containers ?? []
@@ -213,12 +274,13 @@ final class ChunkReader {
         filled = carried
         scanned = carried
         blankLineStart = nil
-        return emit(chunk)
+        handed = chunk
+        return true
     }
 
     // MARK: - NDJSON
 
-    private func frameLines(emit: Emit) -> Bool {
+    private func frameLines() -> Bool {
         if let range, (blankLineStart ?? bufferOffset) >= range.upperBound {
             // The next line starts at or past the shard's end: it belongs to the next shard.
             filled = 0
@@ -232,15 +294,15 @@ final class ChunkReader {
                 let cut = UnsafeRawPointer(found) - UnsafeRawPointer(buffer) + 1
                 isAtEnd = true
                 filled = cut
-                return hand(upTo: cut, failure: nil, emit: emit)
+                return hand(upTo: cut, failure: nil)
             }
         }
         if isAtEnd {
-            return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
+            return filled == 0 || hand(upTo: filled, failure: nil)
         }
         if let lineFeed = lastLineFeed(from: scanned, to: filled) {
             if nextIndex > 0 || firstChunkRecords == 0 || linesWithContent(upTo: lineFeed + 1) >= firstChunkRecords {
-                return hand(upTo: lineFeed + 1, failure: nil, emit: emit)
+                return hand(upTo: lineFeed + 1, failure: nil)
             }
             scanned = filled
             do { try readMore() } catch { return true }  // the error comes again from the next read
@@ -264,7 +326,7 @@ final class ChunkReader {
             // rest of the line is skipped, and its line feed starts the next chunk (so lines stay counted).
             let cut = first + maximumRecordSize + 1
             isDiscardingLine = true
-            return hand(upTo: cut, failure: nil, emit: emit)
+            return hand(upTo: cut, failure: nil)
         }
         do { try readMore() } catch { return true }  // the error comes again from the next read
         return true
@@ -330,7 +392,7 @@ final class ChunkReader {
 
     // MARK: - Arrays
 
-    private func frameArray(emit: Emit) throws(SluiceError) -> Bool {
+    private func frameArray() throws(SluiceError) -> Bool {
         var problem: ArrayFramer.Problem?
         if filled > scanned {
             let arraysBefore = framer.arraysStarted
@@ -341,7 +403,7 @@ final class ChunkReader {
             if framer.arraysStarted > arraysBefore { container += 1 }
             if let next = framer.nextArrayStart {
                 // Another container's records start: what comes before them is the last chunk of this one.
-                guard hand(upTo: next - bufferOffset, failure: nil, emit: emit) else { return false }
+                guard hand(upTo: next - bufferOffset, failure: nil) else { return false }
                 scanned = 0
                 framer.beginNextArray()
                 return true
@@ -358,14 +420,14 @@ final class ChunkReader {
                 let at = problem.offset - bufferOffset
                 while tokenLength(at: at) == nil && !isAtEnd && filled - at <= maximumRecordSize { try readMore() }
             }
-            return handProblem(problem, lastElementEnd: unhandedElementsEnd, emit: emit)
+            return handProblem(problem, lastElementEnd: unhandedElementsEnd)
         }
         if isAtEnd {
-            return filled == 0 || hand(upTo: filled, failure: nil, emit: emit)
+            return filled == 0 || hand(upTo: filled, failure: nil)
         }
         if let lastElementEnd = unhandedElementsEnd {
             if nextIndex > 0 || framer.elementsEnded >= firstChunkRecords {
-                return hand(upTo: lastElementEnd - bufferOffset, failure: nil, emit: emit)
+                return hand(upTo: lastElementEnd - bufferOffset, failure: nil)
             }
             try readMore()
             return true
@@ -374,13 +436,12 @@ final class ChunkReader {
         var first = 0
         while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
         if filled - first > maximumRecordSize {
-            let shown = Array(UnsafeBufferPointer(start: buffer + first, count: min(1024, maximumRecordSize)))
+            let shown = Array(UnsafeBufferPointer(start: buffer + first, count: Rejection.Failure.shownBytesOfOversizedRecord(limit: maximumRecordSize)))
             let failure = FramingFailure(
                 byteOffset: bufferOffset + first, lineFeedsBefore: NewlineCounter.count(in: UnsafeBufferPointer(start: buffer, count: first)),
-                failure: Rejection.Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(maximumRecordSize) bytes",
-                                           found: "a longer record", byteOffset: bufferOffset + first),
+                failure: .recordTooLarge(limit: maximumRecordSize, found: "a longer record", at: bufferOffset + first),
                 rawText: shown, isRawTextTruncated: true)
-            _ = hand(upTo: 0, failure: failure, emit: emit)
+            _ = hand(upTo: 0, failure: failure)
             return false
         }
         try readMore()
@@ -388,23 +449,22 @@ final class ChunkReader {
     }
 
     /// Ends the run at a structural problem: the records before it are handed out, then the problem.
-    private func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?, emit: Emit) -> Bool {
+    private func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?) -> Bool {
         let at = problem.offset - bufferOffset
         if problem.kind == .forWorker {
             // The worker's parser reports what is wrong there, as the sequential reader would.
-            _ = hand(upTo: min(at + 1, filled), failure: nil, emit: emit)
+            _ = hand(upTo: min(at + 1, filled), failure: nil)
             return false
         }
         let cut = lastElementEnd.map { $0 - bufferOffset } ?? 0
-        let isEnd = problem.kind == .endOfInput
-        var found = isEnd ? "the end of the input" : problem.message
         // As one reader reports it: yajl says "parse error" and points just past the offending token; a record
         // starts at a value after an element, and at garbage after the array, where commas do not start one.
         var errorOffset = problem.offset
         var recordOffset = problem.offset
         var tokenEnd = min(at + 1, filled)
+        var message = problem.message
         if problem.kind == .misplacedToken || problem.kind == .trailingGarbage {
-            found = "parse error: " + found
+            message = "parse error: " + message
             tokenEnd = at + (tokenLength(at: at) ?? 1)
             errorOffset = bufferOffset + tokenEnd
             if problem.kind == .trailingGarbage {
@@ -413,12 +473,9 @@ final class ChunkReader {
                 recordOffset = bufferOffset + start
             }
         }
-        if !isEnd, at < filled {
-            // Only the offending byte: what else is in view depends on where reads and chunks ended.
-            found += " near " + ValueDescription.quoted(UnsafeBufferPointer(start: buffer + at, count: 1))
-        }
-        var rejection = Rejection.Failure(keyPath: "$", kind: isEnd ? .truncated : .malformedJSON,
-                                          expected: isEnd ? "the rest of the record" : "well-formed JSON", found: found, byteOffset: errorOffset)
+        // Only the offending byte: what else is in view depends on where reads and chunks ended.
+        var rejection: Rejection.Failure = problem.kind == .endOfInput ? .truncated(at: errorOffset)
+            : .malformedJSON(message, near: UnsafeBufferPointer(start: buffer + at, count: at < filled ? 1 : 0), at: errorOffset)
         if problem.kind == .notAnArray {
             // As one reader's state machine says it, once yajl has delivered the value's first token.
             tokenEnd = at + (tokenLength(at: at) ?? 1)
@@ -430,7 +487,7 @@ final class ChunkReader {
             lineFeedsBefore: NewlineCounter.count(in: UnsafeBufferPointer(start: buffer + cut, count: max(at - cut, 0))),
             failure: rejection,
             rawText: at < filled && recordOffset == problem.offset ? Array(UnsafeBufferPointer(start: buffer + at, count: min(tokenEnd, filled) - at)) : [])
-        _ = hand(upTo: cut, failure: failure, emit: emit)
+        _ = hand(upTo: cut, failure: failure)
         return false
     }
 
