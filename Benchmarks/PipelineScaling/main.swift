@@ -1,5 +1,5 @@
 // Throughput of the parallel pipeline against one thread, in one run, interleaved, on the reference mapping:
-//   - NDJSON read by one thread (the sequential engine), then by 2…N workers,
+//   - NDJSON read by one thread (one worker, on the caller's thread), then by 2…N workers,
 //   - the same records as one top-level JSON array, N workers,
 //   - the same NDJSON compressed with zstd, N workers,
 //   - the same records inside a wrapper object, {"traceEvents": [...]} (records path traceEvents), N workers,

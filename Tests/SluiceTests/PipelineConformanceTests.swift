@@ -4,8 +4,8 @@ import Testing
 
 /// The malformed-input corpus through the parallel pipeline: each invalid document as one line of an NDJSON
 /// stream and as one element of a top-level array, between valid records. Whatever the framers and workers make
-/// of it must be what one sequential reader makes of it: the same records, rejections and ending, at chunk sizes
-/// that cut it anywhere, and never a hang or a crash.
+/// of it must be what one worker reading on the caller's thread makes of it: the same records, rejections and
+/// ending, at chunk sizes that cut it anywhere, and never a hang or a crash.
 @Suite struct PipelineConformanceTests {
     static let fields = [field("v", .int64, optional: true), field("value", .json, path: "$", optional: true)]
 

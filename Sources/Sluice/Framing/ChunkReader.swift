@@ -322,7 +322,7 @@ final class ChunkReader {
             return true
         }
         if filled - first > maximumRecordSize {
-            // The worker sees a last line over the limit and rejects it as the sequential reader does; the
+            // The worker sees a last line over the limit and rejects it as too large; the
             // rest of the line is skipped, and its line feed starts the next chunk (so lines stay counted).
             let cut = first + maximumRecordSize + 1
             isDiscardingLine = true
@@ -452,7 +452,7 @@ final class ChunkReader {
     private func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?) -> Bool {
         let at = problem.offset - bufferOffset
         if problem.kind == .forWorker {
-            // The worker's parser reports what is wrong there, as the sequential reader would.
+            // The worker's parser reports what is wrong there, in yajl's words.
             _ = hand(upTo: min(at + 1, filled), failure: nil)
             return false
         }
