@@ -548,6 +548,33 @@ import SluiceFixtures
         #expect(reader.statistics.recordsRead < 20_000)
     }
 
+    /// Whitespace between an array's elements, and a wrapper's members outside the records (which the filter blanks),
+    /// are dropped as they stream past: the reader's buffer does not grow to hold a long run of them, and the line
+    /// feeds in it still count for the lines of the records after it.
+    @Test(arguments: [1, 2])
+    func longRunsOutsideTheRecordsAreNotHeld(_ workers: Int) throws {
+        let run = 4 << 20
+        let blank = [UInt8](repeating: 0x20, count: run - 1) + [0x0A]
+        let inputs: [(bytes: [UInt8], recordsPath: String?, rows: [String])] = [
+            (Array("[{\"id\":1},".utf8) + blank + blank + Array("{\"id\":2}]".utf8), nil, ["1@1", "2@3"]),
+            (Array("{\"meta\":\"".utf8) + [UInt8](repeating: 0x61, count: run) + Array("\",\n\"data\":[{\"id\":1},\n{\"id\":2}]}".utf8), "data", ["1@2", "2@3"]),
+        ]
+        for input in inputs {
+            let schema = try MappingSchema(fields: [field("id", .int64)], options: MappingOptions(recordsPath: input.recordsPath))
+            let source = try BatchSourceOpener.open(.bytes(input.bytes), plan: schema.plan,
+                                                    options: ReaderOptions(shape: .array, workers: workers, chunkSize: 64 << 10),
+                                                    keepsRecordText: false, progress: ProgressMonitor())
+            let pipeline = try #require(source as? ParallelPipeline)
+            var rows: [String] = []
+            while let batch = try pipeline.nextBatch() {
+                for row in 0..<batch.count { rows.append("\(batch.column(0).int64(row) ?? -1)@\(batch.location(ofRow: row).line)") }
+            }
+            #expect(rows == input.rows, "records path \(input.recordsPath ?? "none")")
+            // Chunks of 64 KiB, each reserving twice its size, a few in flight: far below the run's 4 MiB.
+            #expect(pipeline.peakBudgetInUse < run / 2, "records path \(input.recordsPath ?? "none"): \(pipeline.peakBudgetInUse) bytes held")
+        }
+    }
+
     /// A consumer slower than the workers holds the pipeline to its budget: the reader waits.
     @Test func aSlowConsumerKeepsTheBudget() throws {
         var generator = TweetGenerator(seed: 6)

@@ -20,6 +20,10 @@ struct Chunk: @unchecked Sendable {
     var recordType = 0
     /// For an array's elements: the absolute offset just past each whole element in the chunk, in order.
     var elementEnds: [Int] = []
+    /// The whitespace the reader dropped, unhanded, between the previous chunk and this one: its bytes, and the
+    /// line feeds among them.
+    var droppedBytes = 0
+    var droppedLineFeeds = 0
 }
 
 /// A problem the reader found in the input's structure, reported as the rejection that ends the run.

@@ -56,6 +56,9 @@ final class ChunkReader {
     private var isSkippingToFirstLine = false
     /// Where the line being read started, when the whitespace it began with was dropped unhanded.
     private var blankLineStart: Int?
+    /// Whitespace dropped since the last chunk (its bytes, and its line feeds), for the next chunk to carry.
+    private var droppedBytes = 0
+    private var droppedLineFeeds = 0
     /// Hand a chunk after every read that completes a record, rather than once a chunk is full: for a reader on
     /// the caller's thread, so that a record from a pipe is mapped as soon as it has arrived.
     private let handsEachRead: Bool
@@ -255,6 +258,8 @@ final class ChunkReader {
         }
         elementsHanded = framer.elementsEnded
         if shape == .array { chunk.elementEnds = framer.takeElementEnds(upTo: bufferOffset + cut) }
+        (chunk.droppedBytes, chunk.droppedLineFeeds) = (droppedBytes, droppedLineFeeds)
+        (droppedBytes, droppedLineFeeds) = (0, 0)
         unhandedElementsEnd = nil
         nextIndex += 1
         let carried = filled - cut
@@ -317,6 +322,7 @@ final class ChunkReader {
             // as it streams past, so that a blank line of any length costs neither memory nor a second scan. The
             // line still starts where it started, for the shard it belongs to.
             if blankLineStart == nil { blankLineStart = bufferOffset }
+            droppedBytes += filled
             drop(filled)
             do { try readMore() } catch { return true }  // the error comes again from the next read
             return true
@@ -435,6 +441,16 @@ final class ChunkReader {
         // One element longer than a chunk.
         var first = 0
         while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+        if first == filled {
+            // Nothing but whitespace since the last element (or what the framer and the records-path filter
+            // blanked: punctuation, the wrapper's other members): dropped as it streams past, so that a run of any
+            // length costs neither memory nor a second scan. Its line feeds still count.
+            // The next step reads on, and at the end of the input lets the framer say whether the array was complete.
+            droppedLineFeeds += NewlineCounter.count(in: UnsafeBufferPointer(start: buffer, count: filled))
+            droppedBytes += filled
+            drop(filled)
+            return true
+        }
         if filled - first > maximumRecordSize {
             let shown = Array(UnsafeBufferPointer(start: buffer + first, count: Rejection.Failure.shownBytesOfOversizedRecord(limit: maximumRecordSize)))
             let failure = FramingFailure(

@@ -348,6 +348,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             current = result
             currentType = result.chunk.recordType
             currentPosition = 0
+            lineBase += result.chunk.droppedLineFeeds
             count(result)
         }
     }
@@ -395,7 +396,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             counts.recordsRead += statistics.recordsRead
             counts.recordsMapped += statistics.recordsMapped
             counts.recordsRejected += statistics.recordsRejected
-            counts.bytesRead += result.chunk.count
+            counts.bytesRead += result.chunk.droppedBytes + result.chunk.count
             if let index { typeTotals[index] = counts } else { totals = counts }
         }
     }
