@@ -26,6 +26,19 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The byte a one-character escape stands for: `\n` `\r` `\t` `\b` `\f` their control characters, and `\"`
+    /// `\\` `\/` (or any other byte, which a parser has refused already) themselves.
+    static func byte(escapedBy letter: UInt8) -> UInt8 {
+        switch letter {
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        default: letter
+        }
+    }
+
     /// The content of a JSON string literal.
     private static func unescape(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
         guard literal.count >= 2 else { return nil }
@@ -49,11 +62,6 @@ public enum JSONValue: Sendable, Hashable {
             let escape = literal[index + 1]
             index += 2
             switch escape {
-            case UInt8(ascii: "n"): output.append(0x0A)
-            case UInt8(ascii: "r"): output.append(0x0D)
-            case UInt8(ascii: "t"): output.append(0x09)
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
             case UInt8(ascii: "u"):
                 guard index + 4 <= end, let code = UInt32(String(decoding: UnsafeBufferPointer(rebasing: literal[index..<index + 4]), as: UTF8.self), radix: 16) else { return nil }
                 index += 4
@@ -66,7 +74,7 @@ public enum JSONValue: Sendable, Hashable {
                 } else {
                     append(scalar: code)
                 }
-            default: output.append(escape)
+            default: output.append(Self.byte(escapedBy: escape))
             }
             pendingHighSurrogate = nil
         }

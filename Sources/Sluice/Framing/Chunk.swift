@@ -20,8 +20,8 @@ struct Chunk: @unchecked Sendable {
     var recordType = 0
     /// For an array's elements: the absolute offset just past each whole element in the chunk, in order.
     var elementEnds: [Int] = []
-    /// The whitespace the reader dropped, unhanded, between the previous chunk and this one: its bytes, and the
-    /// line feeds among them.
+    /// The bytes the reader dropped, unhanded, between the previous chunk and this one, and the line feeds among
+    /// them that count for the lines of this chunk's records.
     var droppedBytes = 0
     var droppedLineFeeds = 0
 }

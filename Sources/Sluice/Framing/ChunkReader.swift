@@ -56,7 +56,8 @@ final class ChunkReader {
     private var isSkippingToFirstLine = false
     /// Where the line being read started, when the whitespace it began with was dropped unhanded.
     private var blankLineStart: Int?
-    /// Whitespace dropped since the last chunk (its bytes, and its line feeds), for the next chunk to carry.
+    /// Bytes dropped since the last chunk (whitespace, and what was skipped of an oversized line or before a shard's
+    /// first line), and the line feeds among the whitespace between array elements, for the next chunk to carry.
     private var droppedBytes = 0
     private var droppedLineFeeds = 0
     /// Hand a chunk after every read that completes a record, rather than once a chunk is full: for a reader on
@@ -315,14 +316,12 @@ final class ChunkReader {
         }
         scanned = filled
         // No line feed: one line is longer than a chunk.
-        var first = 0
-        while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+        let first = firstNonWhitespace()
         if first == filled && (nextIndex > 0 || firstChunkRecords == 0) {
             // Nothing but whitespace so far, and no line feed among it (lines before it were handed on): dropped
             // as it streams past, so that a blank line of any length costs neither memory nor a second scan. The
             // line still starts where it started, for the shard it belongs to.
             if blankLineStart == nil { blankLineStart = bufferOffset }
-            droppedBytes += filled
             drop(filled)
             do { try readMore() } catch { return true }  // the error comes again from the next read
             return true
@@ -386,9 +385,17 @@ final class ChunkReader {
         }
     }
 
-    /// Forgets the first `count` bytes of the buffer.
+    /// Where the first byte that is not whitespace sits in the buffer (`filled` when there is none).
+    private func firstNonWhitespace() -> Int {
+        var first = 0
+        while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+        return first
+    }
+
+    /// Forgets the first `count` bytes of the buffer; the next chunk counts them as read.
     private func drop(_ count: Int) {
         guard count > 0 else { return }
+        droppedBytes += count
         let kept = filled - count
         if kept > 0 { buffer.update(from: buffer + count, count: kept) }
         filled = kept
@@ -439,15 +446,13 @@ final class ChunkReader {
             return true
         }
         // One element longer than a chunk.
-        var first = 0
-        while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+        let first = firstNonWhitespace()
         if first == filled {
             // Nothing but whitespace since the last element (or what the framer and the records-path filter
             // blanked: punctuation, the wrapper's other members): dropped as it streams past, so that a run of any
             // length costs neither memory nor a second scan. Its line feeds still count.
             // The next step reads on, and at the end of the input lets the framer say whether the array was complete.
             droppedLineFeeds += NewlineCounter.count(in: UnsafeBufferPointer(start: buffer, count: filled))
-            droppedBytes += filled
             drop(filled)
             return true
         }

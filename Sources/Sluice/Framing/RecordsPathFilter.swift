@@ -476,14 +476,7 @@ struct KeyText {
                 return false
             }
             flushSurrogate()
-            switch byte {
-            case UInt8(ascii: "n"): bytes.append(0x0A)
-            case UInt8(ascii: "t"): bytes.append(0x09)
-            case UInt8(ascii: "r"): bytes.append(0x0D)
-            case UInt8(ascii: "b"): bytes.append(0x08)
-            case UInt8(ascii: "f"): bytes.append(0x0C)
-            default: bytes.append(byte)  // \" \\ \/ stand for themselves
-            }
+            bytes.append(JSONValue.byte(escapedBy: byte))
             return false
         }
         if byte == UInt8(ascii: "\\") {

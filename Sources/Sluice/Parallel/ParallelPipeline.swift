@@ -53,6 +53,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var runningWorkers = 0
     /// Bytes the reader read, once it has finished.
     private var readerBytes: Int?
+    /// Bytes before the reader's start that count as read: a byte-order mark, not the file before a shard.
+    private let bytesBeforeReader: Int
     /// With one worker and no reason for a thread of its own: the reader and the engines, used on the consumer's
     /// thread (each chunk is read, then mapped, when the consumer asks for it).
     private var inline: InlineReading?
@@ -60,8 +62,6 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private struct InlineReading {
         let reader: ChunkReader
         var engines: [MappingEngine?]
-        /// Bytes before the reader's start that count as read (a byte-order mark).
-        let bytesBefore: Int
     }
 
     // The consumer's side (one thread).
@@ -111,6 +111,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         self.shape = shape
         self.options = options
         firstChunkRecords = startsAtInputStart ? plan.skippedRecords + (plan.columnsFromHeader ? 1 : 0) : 0
+        bytesBeforeReader = startsAtInputStart ? startOffset : 0
         if let columnNames { columnHeader.publish(columnNames) }
         sourceName = source.name
         totals.shape = shape
@@ -131,8 +132,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         if runsInline {
             runningWorkers = 0
             readerFinished = true
-            inline = InlineReading(reader: makeReader(source, startOffset: startOffset, handsEachRead: true), engines: plans.map { _ in nil },
-                                   bytesBefore: startsAtInputStart ? startOffset : 0)
+            inline = InlineReading(reader: makeReader(source, startOffset: startOffset, handsEachRead: true), engines: plans.map { _ in nil })
             return
         }
         for number in 0..<workers {
@@ -140,7 +140,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         }
         let sendableSource = UncheckedBox(source)
         DedicatedThread.start(name: "sluice.reader") { [self] in
-            read(sendableSource.value, startOffset: startOffset, countsBytesBefore: startsAtInputStart)
+            read(sendableSource.value, startOffset: startOffset)
         }
     }
 
@@ -173,9 +173,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Reader thread
 
-    /// - Parameter countsBytesBefore: Whether the bytes before `startOffset` count as read (a byte-order mark), or
-    ///   were passed over (the file before a shard).
-    private func read(_ source: any ByteSource, startOffset: Int, countsBytesBefore: Bool) {
+    private func read(_ source: any ByteSource, startOffset: Int) {
         let reader = makeReader(source, startOffset: startOffset, handsEachRead: false)
         var failure: SluiceError?
         do {
@@ -197,8 +195,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             failure = error
         }
         condition.lock()
-        // A byte-order mark before the reader's start was read too; the part of the file before a shard was not.
-        readerBytes = (countsBytesBefore ? startOffset : 0) + reader.bytesRead
+        readerBytes = bytesBeforeReader + reader.bytesRead
         readerError = failure
         readerFinished = true
         condition.wakeEveryone()
@@ -487,7 +484,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     var statistics: ReadStatistics {
         var statistics = totals
         if hasEnded, let inline {
-            statistics.bytesRead = inline.bytesBefore + inline.reader.bytesRead
+            statistics.bytesRead = bytesBeforeReader + inline.reader.bytesRead
         } else if hasEnded {
             condition.lock()
             if let readerBytes { statistics.bytesRead = readerBytes }

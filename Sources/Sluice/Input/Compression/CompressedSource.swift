@@ -59,37 +59,17 @@ struct PrefixedSource: ByteSource {
     /// Reads up to `count` bytes ahead without consuming them (fewer only at the end of the input, or before a read
     /// error, which the read that reaches it raises; an error before the first byte is raised here).
     mutating func peek(_ count: Int) throws(SluiceError) -> [UInt8] {
-        if prefixPosition > 0 {
-            prefix.removeFirst(prefixPosition)
-            prefixPosition = 0
-        }
-        let missing = count - prefix.count
-        if missing > 0 && failure == nil {
-            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: missing, alignment: 1)
-            defer { bytes.deallocate() }
-            var filled = 0
-            while filled < missing {
-                do {
-                    let read = try inner.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]))
-                    if read == 0 { break }
-                    filled += read
-                } catch {
-                    // With nothing before it, the error is the input's first word; otherwise it waits its turn.
-                    if filled == 0 && prefix.isEmpty { throw error }
-                    failure = error
-                    break
-                }
-            }
-            prefix += bytes[..<filled]
-        }
-        return Array(prefix.prefix(count))
+        Array(try peek(upTo: count) { _ in false }.prefix(count))
     }
 
     /// Reads ahead piece by piece, each as much as one read gives, until `isEnough` says the bytes so far suffice,
     /// `limit` bytes are held, or the input ends; returns them without consuming them. A pipe is thus not waited
     /// on for more than the decision needs. Errors are handled as by ``peek(_:)``.
     mutating func peek(upTo limit: Int, until isEnough: ([UInt8]) -> Bool) throws(SluiceError) -> [UInt8] {
-        _ = try peek(0)  // the bytes held now start at the prefix's start
+        if prefixPosition > 0 {
+            prefix.removeFirst(prefixPosition)
+            prefixPosition = 0
+        }
         while prefix.count < limit && !isEnough(prefix) && failure == nil {
             let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: limit - prefix.count, alignment: 1)
             defer { piece.deallocate() }
@@ -98,6 +78,7 @@ struct PrefixedSource: ByteSource {
                 if read == 0 { break }
                 prefix += piece[..<read]
             } catch {
+                // With nothing before it, the error is the input's first word; otherwise it waits its turn.
                 if prefix.isEmpty { throw error }
                 failure = error
             }
