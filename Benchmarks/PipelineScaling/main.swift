@@ -146,7 +146,7 @@ func run() throws {
 
     // `copies` above 1: that many one-thread runs at once, each over the whole file, timed per file's worth of
     // bytes. No pipeline can scale past them; they show what the machine itself allows.
-    var contenders: [(name: String, path: String, workers: Int, recordsPath: String?, copies: Int)] = [("NDJSON, 1 thread (sequential)", ndjson, 1, nil, 1)]
+    var contenders: [(name: String, path: String, workers: Int, recordsPath: String?, copies: Int)] = [("NDJSON, 1 thread (one worker)", ndjson, 1, nil, 1)]
     for count in 2...workers { contenders.append(("NDJSON, \(count) workers", ndjson, count, nil, 1)) }
     contenders.append(("JSON array, \(workers) workers", array, workers, nil, 1))
     contenders.append(("NDJSON .zst, 1 worker", zstd, 1, nil, 1))
