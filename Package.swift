@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // Parquet pages may be snappy-compressed (zstd is the default).
+        .systemLibrary(name: "CSnappy", pkgConfig: "snappy", providers: [.apt(["libsnappy-dev"]), .brew(["snappy"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // Pattern validators: PCRE2, whose match limit bounds the work a hostile value can cost.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]),
@@ -44,7 +46,7 @@ let package = Package(
         // column writes call each other per value, and whole-module optimisation inlines across them.
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CPCRE2", "CStructuralScan", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CSnappy", "CPCRE2", "CStructuralScan", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "SluiceFixtures",

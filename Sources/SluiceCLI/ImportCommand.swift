@@ -6,12 +6,13 @@ import SluiceImport
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import JSON records through mapping files into SQLite, CSV, TSV or NDJSON.",
+        abstract: "Import JSON records through mapping files into SQLite, PostgreSQL, Parquet, CSV, TSV or NDJSON.",
         discussion: """
             The destination's kind comes from its name: out.sqlite, out.db or sqlite:PATH (a SQLite database; one \
             table per mapping, named after the mapping file, with typed columns and a <table>_rejects table), \
-            out.csv or out.tsv (RFC 4180, a header row, one file per table), out.ndjson or out.jsonl, or - (NDJSON \
-            on standard output). Every record read is written or rejected, never both. A database import commits \
+            out.csv or out.tsv (RFC 4180, a header row, one file per table), out.ndjson or out.jsonl, - (NDJSON \
+            on standard output), out.parquet (one file per table) or DIR/ (a directory of Parquet files: \
+            DIR/<table>.parquet, or with --max-file-rows or --max-file-bytes DIR/<table>/part-00000.parquet onward). Every record read is written or rejected, never both. A database import commits \
             rows, rejections and a checkpoint together; after Ctrl-C or a crash, --resume continues after the last \
             committed record. Files appear under their names only when the run ends well.
 
@@ -23,7 +24,7 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("Where to write: out.sqlite, out.db, sqlite:PATH, postgresql://[user@host/]db (PG* variables fill in the rest), out.csv, out.tsv, out.ndjson, out.jsonl, or -.", valueName: "destination"))
+    @Option(name: .customLong("to"), help: ArgumentHelp("Where to write: out.sqlite, out.db, sqlite:PATH, postgresql://[user@host/]db (PG* variables fill in the rest), out.parquet, DIR/ (Parquet files), out.csv, out.tsv, out.ndjson, out.jsonl, or -.", valueName: "destination"))
     var destination: String
 
     @Option(name: .customLong("if-exists"), help: ArgumentHelp("When a table or file exists already: fail, append or replace.", valueName: "action"))
@@ -48,7 +49,32 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .customLong("null"), help: ArgumentHelp("What CSV and TSV write for a null (default: an empty field; empty text is written \"\").", valueName: "text"))
     var nullText = ""
 
+    @Option(help: ArgumentHelp("Parquet page compression: zstd (the default, level 3), zstd:LEVEL (1 to 22), snappy or none.", valueName: "codec"))
+    var compression = "zstd"
+
+    @Option(name: .customLong("row-group-size"), parsing: .unconditional, help: ArgumentHelp(
+        "A Parquet row group ends once its columns hold this much before compression (1 to 4096).", valueName: "MiB"))
+    var rowGroupSize = 128
+
+    @Option(name: .customLong("timestamp-unit"), help: ArgumentHelp(
+        "Parquet timestamps in ns (exact; pyarrow, DuckDB and polars read them) or us (floored; Spark reads only these).", valueName: "unit"))
+    var timestampUnit: ParquetOptions.TimestampUnit = .nanoseconds
+
+    @Option(name: .customLong("max-file-rows"), parsing: .unconditional, help: ArgumentHelp(
+        "With --to DIR/: a table's Parquet part file ends after this many rows (1 to 2^62).", valueName: "rows"))
+    var maxFileRows: Int?
+
+    @Option(name: .customLong("max-file-bytes"), parsing: .unconditional, help: ArgumentHelp(
+        "With --to DIR/: a table's Parquet part file ends once about this large, at a row group's end (1 to 1,048,576).", valueName: "MiB"))
+    var maxFileBytes: Int?
+
     func validate() throws {
+        try ReadingOptions.check("--row-group-size", rowGroupSize, 1...4096, "MiB")
+        if let maxFileRows { try ReadingOptions.check("--max-file-rows", maxFileRows, 1...(1 << 62), "rows") }
+        if let maxFileBytes { try ReadingOptions.check("--max-file-bytes", maxFileBytes, 1...(1 << 20), "MiB") }
+        if ParquetCompression(parsing: compression) == nil {
+            throw ValidationError("--compression takes zstd, zstd:LEVEL (1 to 22), snappy or none, not '\(compression)'.")
+        }
         if !(1...100_000_000).contains(commitEvery) { throw ValidationError("--commit-every takes 1 to 100,000,000 records, not \(commitEvery).") }
         if !table.isEmpty && table.count != reading.mapping.count {
             throw ValidationError("Give one --table per --mapping (\(reading.mapping.count)), or none.")
@@ -79,6 +105,18 @@ struct ImportCommand: ParsableCommand {
             tables.append(layout)
         }
         var job = ImportJob(inputs: reading.inputNames, schemas: schemas, tables: tables, destination: destination)
+        switch destination {
+        case .parquet, .parquetDirectory:
+            job.parquet.compression = ParquetCompression(parsing: compression) ?? .default
+            job.parquet.rowGroupBytes = rowGroupSize << 20
+            job.parquet.timestampUnit = timestampUnit
+            job.maxFileRows = maxFileRows
+            job.maxFileBytes = maxFileBytes.map { $0 << 20 }
+        default:
+            if maxFileRows != nil || maxFileBytes != nil || compression != "zstd" || rowGroupSize != 128 || timestampUnit != .nanoseconds {
+                throw .invalidOptions("--compression, --row-group-size, --timestamp-unit, --max-file-rows and --max-file-bytes apply to Parquet destinations (out.parquet or DIR/), not \(destination)")
+            }
+        }
         job.readerOptions = reading.readerOptions
         job.ifExists = ifExists
         job.resumes = resume

@@ -97,7 +97,7 @@ struct ReadingOptions: ParsableArguments {
         try Self.check("--max-window", maximumWindow, 1...2048, "MiB")
     }
 
-    private static func check(_ option: String, _ value: Int, _ range: ClosedRange<Int>, _ unit: String) throws {
+    static func check(_ option: String, _ value: Int, _ range: ClosedRange<Int>, _ unit: String) throws {
         guard range.contains(value) else {
             throw ValidationError("\(option) takes \(range.lowerBound) to \(range.upperBound) \(unit), not \(value).")
         }
@@ -140,6 +140,7 @@ extension InputShape: ExpressibleByArgument {}
 extension TokenizerChoice: ExpressibleByArgument {}
 extension FileOutput.ExistingFile: ExpressibleByArgument {}
 extension DateStorage: ExpressibleByArgument {}
+extension ParquetOptions.TimestampUnit: ExpressibleByArgument {}
 
 /// `START:END` on the command line.
 struct ByteRangeArgument: ExpressibleByArgument {

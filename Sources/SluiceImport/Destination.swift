@@ -13,9 +13,15 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
     case ndjson(path: String?)
     /// NDJSON files in a directory, `<table>.ndjson` each.
     case ndjsonDirectory(String)
+    /// Parquet files (`out.parquet`), one per table.
+    case parquet(path: String)
+    /// Parquet files in a directory (`DIR/`): `<table>.parquet` each, or, when files are split by rows or bytes,
+    /// `<table>/part-00000.parquet` onward.
+    case parquetDirectory(String)
 
-    /// Reads a destination: `-`, `sqlite:PATH`, a `postgres://` or `postgresql://` URL, or a path ending in `.sqlite`, `.sqlite3`, `.db`, `.csv`, `.tsv`,
-    /// `.ndjson` or `.jsonl`.
+    /// Reads a destination: `-`, `sqlite:PATH`, a `postgres://` or `postgresql://` URL, a path ending in `.sqlite`,
+    /// `.sqlite3`, `.db`, `.csv`, `.tsv`, `.ndjson`, `.jsonl` or `.parquet`, or a directory for Parquet files
+    /// (ending in `/`).
     /// - Throws: ``SluiceError/invalidOptions(_:)`` naming the kinds understood.
     public init(parsing text: String) throws(SluiceError) {
         let lowered = text.lowercased()
@@ -35,8 +41,12 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
             self = .csv(path: text, delimiter: 0x09)
         } else if lowered.hasSuffix(".ndjson") || lowered.hasSuffix(".jsonl") {
             self = .ndjson(path: text)
+        } else if lowered.hasSuffix(".parquet") {
+            self = .parquet(path: text)
+        } else if text.hasSuffix("/") {
+            self = .parquetDirectory(text)
         } else {
-            throw .invalidOptions("--to \(text): cannot tell what to write from the name; end it in .sqlite or .db, .csv, .tsv, .ndjson or .jsonl, or write sqlite:PATH, a postgresql:// URL, or - for NDJSON on standard output")
+            throw .invalidOptions("--to \(text): cannot tell what to write from the name; end it in .sqlite or .db, .csv, .tsv, .ndjson, .jsonl or .parquet, end a directory for Parquet files in /, or write sqlite:PATH, a postgresql:// URL, or - for NDJSON on standard output")
         }
     }
 
@@ -54,7 +64,8 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
         case .postgres(let url): Self.withoutPassword(url)
         case .csv(let path, _): path
         case .ndjson(let path): path ?? "<stdout>"
-        case .ndjsonDirectory(let directory): directory.hasSuffix("/") ? directory : directory + "/"
+        case .ndjsonDirectory(let directory), .parquetDirectory(let directory): directory.hasSuffix("/") ? directory : directory + "/"
+        case .parquet(let path): path
         }
     }
 
@@ -75,7 +86,10 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
         case .ndjsonDirectory(let directory):
             let base = directory.hasSuffix("/") ? directory : directory + "/"
             return tables.map { base + $0 + ".ndjson" }
-        case .csv(let file, _), .ndjson(.some(let file)): path = file
+        case .parquetDirectory(let directory):
+            let base = directory.hasSuffix("/") ? directory : directory + "/"
+            return tables.map { base + $0 + ".parquet" }
+        case .csv(let file, _), .ndjson(.some(let file)), .parquet(let file): path = file
         }
         guard tables.count > 1 else { return [path] }
         let slash = path.lastIndex(of: "/")

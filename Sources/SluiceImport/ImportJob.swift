@@ -27,6 +27,12 @@ public struct ImportJob: Sendable {
     public var nullText = ""
     /// A transaction is committed, with its checkpoint, at least this often (in records) and once a second.
     public var recordsPerCommit = 100_000
+    /// How Parquet files are laid out: compression, row group and page sizes, the timestamp unit.
+    public var parquet = ParquetOptions()
+    /// A Parquet directory's part files end after this many rows (`--max-file-rows`).
+    public var maxFileRows: Int?
+    /// A Parquet directory's part files end once about this many bytes long (`--max-file-bytes`).
+    public var maxFileBytes: Int?
 
     public init(inputs: [String], schemas: [MappingSchema], tables: [TableLayout], destination: Destination) {
         self.inputs = inputs

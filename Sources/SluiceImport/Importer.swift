@@ -120,6 +120,9 @@ private struct Run {
         if job.resumes && job.inputs.contains("-") {
             throw .invalidOptions("standard input cannot be resumed: name the input file")
         }
+        if job.resumes && !job.destination.keepsCheckpoints {
+            throw .invalidOptions("--resume needs a database destination; files are written whole or not at all")
+        }
         let names = job.tables.map(\.name)
         switch job.destination {
         case .sqlite(let path):
@@ -127,15 +130,15 @@ private struct Run {
         case .postgres(let url):
             return try PostgresSink(url: url, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes)
         case .csv(_, let delimiter):
-            guard !job.resumes else { throw .invalidOptions("--resume needs a database destination; files are written whole or not at all") }
             return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
                                 format: .csv(delimiter: delimiter, nullText: job.nullText), ifExists: job.ifExists)
         case .ndjsonDirectory:
-            guard !job.resumes else { throw .invalidOptions("--resume needs a database destination; files are written whole or not at all") }
             return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
                                 format: .ndjson, ifExists: job.ifExists)
+        case .parquet, .parquetDirectory:
+            return try ParquetSink(destination: job.destination, tables: job.tables, options: job.parquet,
+                                   limits: ParquetSink.FileLimits(rows: job.maxFileRows, bytes: job.maxFileBytes), ifExists: job.ifExists)
         case .ndjson(let path):
-            guard !job.resumes else { throw .invalidOptions("--resume needs a database destination; files are written whole or not at all") }
             if path == nil && job.tables.count > 1 { throw .invalidOptions("several tables cannot all go to standard output: name a file") }
             return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
                                 format: .ndjson, ifExists: job.ifExists)

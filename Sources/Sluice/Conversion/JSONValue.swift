@@ -41,43 +41,9 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The content of a JSON string literal.
     private static func unescape(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
-        guard literal.count >= 2 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(literal.count)
-        var index = 1
-        let end = literal.count - 1
-        var pendingHighSurrogate: UInt32?
-        func append(scalar: UInt32) {
-            if let unicodeScalar = Unicode.Scalar(scalar) {
-                output.append(contentsOf: Array(String(Character(unicodeScalar)).utf8))
-            }
-        }
-        while index < end {
-            let byte = literal[index]
-            guard byte == UInt8(ascii: "\\"), index + 1 < end else {
-                output.append(byte)
-                index += 1
-                continue
-            }
-            let escape = literal[index + 1]
-            index += 2
-            switch escape {
-            case UInt8(ascii: "u"):
-                guard index + 4 <= end, let code = UInt32(String(decoding: UnsafeBufferPointer(rebasing: literal[index..<index + 4]), as: UTF8.self), radix: 16) else { return nil }
-                index += 4
-                if (0xD800...0xDBFF).contains(code) {
-                    pendingHighSurrogate = code
-                    continue
-                }
-                if (0xDC00...0xDFFF).contains(code), let high = pendingHighSurrogate {
-                    append(scalar: 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00))
-                } else {
-                    append(scalar: code)
-                }
-            default: output.append(Self.byte(escapedBy: escape))
-            }
-            pendingHighSurrogate = nil
-        }
+        guard JSONText.appendUnescaped(literal, { output.append($0) }) else { return nil }
         return String(decoding: output, as: UTF8.self)
     }
 }

@@ -89,40 +89,96 @@ enum JSONText {
     /// text is an array.
     static func arrayElements(_ text: UnsafeBufferPointer<UInt8>) -> [[UInt8]] {
         var elements: [[UInt8]] = []
-        var current: [UInt8] = []
+        forEachArrayElement(text) { elements.append(Array($0)) }
+        return elements
+    }
+
+    /// Calls `body` with the text of each element of a JSON array's text, in place (see ``arrayElements(_:)``).
+    static func forEachArrayElement<Failure: Error>(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
         var depth = 0
         var inString = false
         var escaped = false
-        for byte in text {
+        var elementStart: Int?
+        var elementEnd = 0
+        func element() -> UnsafeBufferPointer<UInt8>? {
+            elementStart.map { UnsafeBufferPointer(rebasing: text[$0..<elementEnd]) }
+        }
+        for (index, byte) in text.enumerated() {
             if inString {
-                current.append(byte)
                 if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                elementEnd = index + 1
                 continue
             }
             switch byte {
             case 0x20, 0x0A, 0x0D, 0x09:
-                if depth <= 1 { continue }
+                continue
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 if depth == 1 { continue }
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
                 depth -= 1
                 if depth == 0 {
-                    if !current.isEmpty { elements.append(current) }
-                    return elements
+                    if let element = element() { try body(element) }
+                    return
                 }
             case UInt8(ascii: ",") where depth == 1:
-                elements.append(current)
-                current.removeAll(keepingCapacity: true)
+                if let element = element() { try body(element) }
+                elementStart = nil
                 continue
             case UInt8(ascii: "\""):
                 inString = true
             default:
                 break
             }
-            if depth >= 1 { current.append(byte) }
+            if depth >= 1 {
+                if elementStart == nil { elementStart = index }
+                elementEnd = index + 1
+            }
         }
-        return elements
+    }
+
+    /// Appends the content of a JSON string literal (quotes included in `literal`), escapes decoded, as UTF-8.
+    /// Returns `false` for a malformed escape; a lone surrogate is left out.
+    static func appendUnescaped(_ literal: UnsafeBufferPointer<UInt8>, _ append: (UInt8) -> Void) -> Bool {
+        guard literal.count >= 2 else { return false }
+        var index = 1
+        let end = literal.count - 1
+        var pendingHighSurrogate: UInt32?
+        func hex(_ start: Int) -> UInt32? {
+            var code: UInt32 = 0
+            for byte in literal[start..<start + 4] {
+                guard let digit = hexDigits.firstIndex(of: byte | 0x20) else { return nil }
+                code = code << 4 | UInt32(digit)
+            }
+            return code
+        }
+        while index < end {
+            let byte = literal[index]
+            guard byte == UInt8(ascii: "\\"), index + 1 < end else {
+                append(byte)
+                index += 1
+                continue
+            }
+            let escape = literal[index + 1]
+            index += 2
+            guard escape == UInt8(ascii: "u") else {
+                append(JSONValue.byte(escapedBy: escape))
+                pendingHighSurrogate = nil
+                continue
+            }
+            guard index + 4 <= end, let code = hex(index) else { return false }
+            index += 4
+            if (0xD800...0xDBFF).contains(code) {
+                pendingHighSurrogate = code
+                continue
+            }
+            let scalar = (0xDC00...0xDFFF).contains(code) ? pendingHighSurrogate.map { 0x10000 + (($0 - 0xD800) << 10) + (code - 0xDC00) } : code
+            pendingHighSurrogate = nil
+            if let scalar, let unicodeScalar = Unicode.Scalar(scalar) {
+                UTF8.encode(unicodeScalar, into: append)
+            }
+        }
+        return true
     }
 
     /// Appends JSON text without the whitespace between its tokens (strings kept as they are), so that a

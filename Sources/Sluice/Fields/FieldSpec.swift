@@ -208,3 +208,20 @@ extension FieldValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, E
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(floatLiteral value: Double) { self = .double(value) }
 }
+
+extension FieldSpec {
+    /// The kind an enum field's stored values share: integer when every stored value (and the default) is an
+    /// integer, number when all are numbers, else text.
+    package var enumStoredKind: EnumValue.StoredKind {
+        var kinds = Set(enumValues.map(\.storedKind))
+        if let defaultValue {
+            if case .string(let text) = defaultValue {
+                kinds.insert(Int64(text) != nil ? .integer : Double(text) != nil ? .number : .text)
+            } else {
+                kinds.insert(.text)
+            }
+        }
+        if kinds.isEmpty || kinds.contains(.text) { return .text }
+        return kinds == [.integer] ? .integer : .number
+    }
+}

@@ -20,7 +20,7 @@ public final class FileOutput {
         case replace
     }
 
-    private let descriptor: Int32
+    private var descriptor: Int32
     private let ownsDescriptor: Bool
     private let name: String
     private var buffer: [UInt8] = []
@@ -114,17 +114,38 @@ public final class FileOutput {
         } else {
             try? flush()
         }
-        if ownsDescriptor { close(descriptor) }
+        if ownsDescriptor && descriptor >= 0 { close(descriptor) }
     }
 
     /// Writes out what is buffered, makes it durable and, for a file written under a temporary name, gives it
     /// its own name.
     public func commit() throws(SluiceError) {
+        guard descriptor >= 0 else {
+            // Sealed: written and saved already.
+            try renameIntoPlace()
+            return
+        }
         try flush()
         guard temporaryPath != nil || appendedFrom != nil else { return }
         if fsync(descriptor) != 0 {
             throw .write(destination: name, message: "cannot save: " + String(cString: strerror(errno)))
         }
+        try renameIntoPlace()
+    }
+
+    /// Writes out and saves a file written under a temporary name, and closes it, so that a run writing many
+    /// files does not hold a descriptor for each; ``commit()`` then only renames it, ``discard()`` removes it.
+    public func seal() throws(SluiceError) {
+        guard temporaryPath != nil, descriptor >= 0 else { return }
+        try flush()
+        if fsync(descriptor) != 0 {
+            throw .write(destination: name, message: "cannot save: " + String(cString: strerror(errno)))
+        }
+        if ownsDescriptor { close(descriptor) }
+        descriptor = -1
+    }
+
+    private func renameIntoPlace() throws(SluiceError) {
         if let temporaryPath, rename(temporaryPath, name) != 0 {
             throw .write(destination: name, message: "cannot rename the finished file into place: " + String(cString: strerror(errno)))
         }
@@ -149,6 +170,12 @@ public final class FileOutput {
     /// Appends bytes, writing the buffer out when it is full.
     @inline(__always)
     public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
+    /// Appends bytes, writing the buffer out when it is full.
+    public func write(_ bytes: [UInt8]) throws(SluiceError) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= flushThreshold { try flush() }
     }
