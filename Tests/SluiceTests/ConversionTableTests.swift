@@ -44,6 +44,13 @@ import Testing
         #expect(try convert(#""2016-02-29T23:59:59.999999999z""#, date()) == "2016-02-29T23:59:59.999999999Z")
     }
 
+    @Test func textDatesReachBothEndsOfTheRange() throws {
+        #expect(try convert(#""2262-04-11T23:47:16.854775807Z""#, date()) == "2262-04-11T23:47:16.854775807Z")
+        #expect(try convert(#""1677-09-21T00:12:43.145224192Z""#, date()) == "1677-09-21T00:12:43.145224192Z")
+        #expect(try convert(#""2262-04-11T23:47:16.854775808Z""#, date()) == "$.v: expected date (from 1677-09-21 to 2262-04-11), found string \"2262-04-11T23:47:16.854775808Z\"")
+        #expect(try convert(#""1677-09-21T00:12:43.145224191Z""#, date()) == "$.v: expected date (from 1677-09-21 to 2262-04-11), found string \"1677-09-21T00:12:43.145224191Z\"")
+    }
+
     @Test func impossibleCalendarDatesAreRejected() throws {
         #expect(try convert(#""2014-02-29""#, date()) == "$.v: expected date (from 1677-09-21 to 2262-04-11), found string \"2014-02-29\"")
         #expect(try convert(#""2014-13-01""#, date()) == "$.v: expected date (from 1677-09-21 to 2262-04-11), found string \"2014-13-01\"")

@@ -2,7 +2,6 @@
 enum CivilTime {
     static let nanosecondsPerSecond: Int64 = 1_000_000_000
     /// The instants Sluice dates can hold: nanoseconds since 1970-01-01T00:00:00Z in an Int64 (1677-09-21 to 2262-04-11).
-    static let representableSeconds: ClosedRange<Int64> = (Int64.min / nanosecondsPerSecond + 1)...(Int64.max / nanosecondsPerSecond - 1)
 
     /// Days from 1970-01-01 to the given date (Howard Hinnant's `days_from_civil`).
     static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
@@ -35,8 +34,13 @@ enum CivilTime {
               (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second),
               (0..<nanosecondsPerSecond).contains(nanosecond), year >= -9999, year <= 9999 else { return nil }
         let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        guard representableSeconds.contains(seconds) else { return nil }
-        return seconds * nanosecondsPerSecond + nanosecond
+        // The first and last seconds of the range are partly representable, so the sum decides; before 1970 the
+        // fraction is taken from the next second up, whose product does not overflow when the instant fits.
+        let borrows = seconds < 0 && nanosecond > 0
+        let (scaled, overflows) = (borrows ? seconds + 1 : seconds).multipliedReportingOverflow(by: nanosecondsPerSecond)
+        guard !overflows else { return nil }
+        let (instant, overflowsToo) = scaled.addingReportingOverflow(borrows ? nanosecond - nanosecondsPerSecond : nanosecond)
+        return overflowsToo ? nil : instant
     }
 
     /// The UTC calendar fields of an instant, for writing dates back out.

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import Sluice
+
+/// Parquet files written by ``ParquetWriter``, read back by pyarrow and DuckDB and compared, value by value, with
+/// the values the records were generated from.
+@Suite struct ParquetTests {
+    static let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-parquet-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// Maps the case's records and writes them to a new file; returns its path.
+    static func write(_ testCase: ParquetCase, options: ParquetOptions, name: String = UUID().uuidString) throws -> String {
+        let path = directory.appendingPathComponent(name + ".parquet").path
+        let schema = try MappingSchema(fields: testCase.fields)
+        var readerOptions = ReaderOptions()
+        readerOptions.rejectionPolicy = .collect
+        readerOptions.batchCapacity = 333
+        let reader = try ColumnarReader(input: .bytes(Array(testCase.ndjson.utf8)), schema: schema, options: readerOptions)
+        let output = try FileOutput(path: path, ifExists: .replace)
+        let writer = try ParquetWriter(fields: testCase.fields, output: output, options: options)
+        while let batch = try reader.next() {
+            #expect(batch.rejections.isEmpty, "\(batch.rejections.first.map { "\($0)" } ?? "")")
+            try writer.write(batch)
+        }
+        try writer.finish()
+        try output.commit()
+        return path
+    }
+
+    static func expectReadBack(_ path: String, equals expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for reader in [ParquetReadBack.Reader.pyarrow, .duckdb] {
+            let rows = try ParquetReadBack.rows(of: path, reader: reader)
+            #expect(rows.count == expected.count, "\(reader) read \(rows.count) rows of \(expected.count)", sourceLocation: sourceLocation)
+            if let first = zip(rows, expected).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
+                Issue.record("\(reader), row \(first.offset):\n  read:     \(first.element.0)\n  expected: \(first.element.1)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// Every kind, scalar and list, optional and not: small pages and row groups so that values cross both, and
+    /// a small dictionary so that text falls back to plain encoding within a row group.
+    static let everyKind: [ParquetCase.Column] = ParquetCase.Kind.allCases.enumerated().flatMap { index, kind in
+        [(false, false), (true, false), (false, true), (true, true)].map { isOptional, isList in
+            ParquetCase.column(kind, name: "c\(index)_\(isOptional ? "opt" : "req")_\(isList ? "list" : "one")", isOptional: isOptional, isList: isList)
+        }
+    }
+
+    @Test(arguments: [ParquetCompression.none, .snappy, .default])
+    func everyKindReadsBackExactly(compression: ParquetCompression) throws {
+        let testCase = ParquetCase(columns: Self.everyKind, records: 2500, seed: 7)
+        var options = ParquetOptions()
+        options.compression = compression
+        options.pageBytes = 4096
+        options.rowGroupBytes = 400_000
+        options.dictionaryBytes = 300
+        let path = try Self.write(testCase, options: options)
+        try Self.expectReadBack(path, equals: testCase.expected)
+        let statistics = try ParquetReadBack.rows(of: path, reader: .statistics)
+        #expect(Set(statistics.map { $0.split(separator: " ")[0] }).count > 1, "the file has one row group: \(statistics.count) column chunks")
+    }
+
+    @Test func randomSchemasReadBackExactly() throws {
+        var random = ParquetCase.Generator(state: 2026)
+        for round in 0..<10 {
+            let columns = (0..<Int(1 + random.next() % 6)).map { index in
+                ParquetCase.column(ParquetCase.Kind.allCases[Int(random.next() % UInt64(ParquetCase.Kind.allCases.count))], name: "f\(index)",
+                                   isOptional: random.next() % 2 == 0, isList: random.next() % 3 == 0)
+            }
+            let testCase = ParquetCase(columns: columns, records: Int(random.next() % 700), seed: random.next())
+            var options = ParquetOptions()
+            options.compression = [ParquetCompression.none, .snappy, .default, .zstd(level: 19)][Int(random.next() % 4)]
+            options.pageBytes = 64 << (random.next() % 12)
+            options.rowGroupBytes = 1024 << (random.next() % 10)
+            options.dictionaryBytes = 16 << (random.next() % 12)
+            options.timestampUnit = .nanoseconds
+            let path = try Self.write(testCase, options: options, name: "random-\(round)")
+            try Self.expectReadBack(path, equals: testCase.expected)
+        }
+    }
+
+    @Test func microsecondTimestampsAreFloored() throws {
+        let column = ParquetCase.column(.dateEpoch, name: "at", isOptional: true, isList: false)
+        var testCase = ParquetCase(columns: [column], records: 0, seed: 1)
+        testCase.ndjson = "{\"at\":-1}\n{\"at\":1999}\n{\"at\":-1000}\n{\"at\":null}\n"
+        var options = ParquetOptions()
+        options.timestampUnit = .microseconds
+        let path = try Self.write(testCase, options: options)
+        try Self.expectReadBack(path, equals: ["t:-1", "t:1", "t:-1", "null"])
+    }
+
+    /// Minimum, maximum and null count of one row group, in each type's order.
+    @Test func statisticsAreExact() throws {
+        let fields = [
+            FieldSpec(name: "i", type: .int64, isOptional: true), FieldSpec(name: "u", type: .uint64),
+            FieldSpec(name: "d", type: .double), FieldSpec(name: "s", type: .string), FieldSpec(name: "b", type: .bool),
+            FieldSpec(name: "t", type: .date, epochUnit: .nanoseconds), FieldSpec(name: "l", path: "l.*", type: .string, isOptional: true),
+        ]
+        var testCase = ParquetCase(columns: fields.map { ParquetCase.Column(kind: .string, isOptional: true, isList: false, field: $0) }, records: 0, seed: 1)
+        testCase.ndjson = """
+            {"i":-5,"u":18446744073709551615,"d":0.0,"s":"b","b":true,"t":-1,"l":["z","a"]}
+            {"i":null,"u":9223372036854775808,"d":-0.0,"s":"ab","b":true,"t":9223372036854775807,"l":[]}
+            {"i":7,"u":1,"d":-0.0,"s":"é","b":true,"t":-9223372036854775807}
+
+            """
+        let path = try Self.write(testCase, options: ParquetOptions())
+        let zeroBits = Int64(bitPattern: (0.0 as Double).bitPattern), negativeZeroBits = Int64(bitPattern: (-0.0 as Double).bitPattern)
+        #expect(try ParquetReadBack.rows(of: path, reader: .statistics) == [
+            "0 0 1 i:-5 i:7",
+            "0 1 0 i:1 i:18446744073709551615",
+            "0 2 0 d:\(negativeZeroBits) d:\(zeroBits)",
+            "0 3 0 s:6162 s:\(ParquetCase.hex(Array("é".utf8)))",
+            "0 4 0 b:true b:true",
+            "0 5 0 t:-9223372036854775807 t:9223372036854775807",
+            // A null list and an empty one count as nulls of the element column.
+            "0 6 2 s:61 s:7a",
+        ])
+    }
+
+    /// The footer of a small fixed file, byte for byte: schema, logical types, offsets, statistics, encodings.
+    @Test func footerOfASmallFileIsStable() throws {
+        let columns = [ParquetCase.Kind.int64, .uint64, .double, .bool, .dateEpoch, .string, .json, .bytes, .enumInteger].enumerated().map { index, kind in
+            ParquetCase.column(kind, name: "f\(index)", isOptional: index % 2 == 0, isList: index == 5)
+        }
+        let testCase = ParquetCase(columns: columns, records: 40, seed: 99)
+        var options = ParquetOptions()
+        options.compression = .none
+        options.pageBytes = 256
+        let path = try Self.write(testCase, options: options, name: "golden")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let length = bytes[bytes.count - 8..<bytes.count - 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+        let footer = Array(bytes[bytes.count - 8 - length..<bytes.count])
+        let lines = stride(from: 0, to: footer.count, by: 32).map { ParquetCase.hex(Array(footer[$0..<min($0 + 32, footer.count)])) }
+        try assertGolden(lines.joined(separator: "\n") + "\n", file: "golden/parquet-footer.hex")
+        try Self.expectReadBack(path, equals: testCase.expected)
+    }
+
+    @Test func aFileWithNoRowsIsValid() throws {
+        let testCase = ParquetCase(columns: Self.everyKind, records: 0, seed: 3)
+        let path = try Self.write(testCase, options: ParquetOptions())
+        try Self.expectReadBack(path, equals: [])
+    }
+}
