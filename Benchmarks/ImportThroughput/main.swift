@@ -3,11 +3,15 @@
 //     CSV, into the same table, and against mapping the dump to /dev/null (`sluice map -o /dev/null`);
 //   - PostgreSQL (when SLUICE_TEST_POSTGRES names a server, e.g. under scripts/with-postgres): `sluice import`
 //     against `psql -c "\copy … from … csv"` of the same CSV, into the same table;
-//   - CSV against NDJSON output (`sluice import --to x.csv` and `--to x.ndjson`).
+//   - CSV against NDJSON output (`sluice import --to x.csv` and `--to x.ndjson`);
+//   - Parquet (zstd): `sluice import --to x.parquet` against DuckDB's `COPY (SELECT <the same 16 columns> FROM
+//     read_ndjson(…)) TO 'x.parquet' (FORMAT parquet, COMPRESSION zstd)` on as many threads, run by the Python that
+//     has duckdb (--python, by default scripts/python-env's), and the two files' sizes.
 // The input is the generated tweet dump with the reference mapping (16 fields). Medians of the rounds, and the
-// ratios the import issue names. With --rss-sizes, also the peak resident memory of SQLite imports of each size.
+// ratios the import and Parquet issues name. With --rss-sizes, also the peak resident memory of SQLite and Parquet
+// imports of each size.
 //
-// Usage: ImportThroughput [--megabytes N] [--rounds N] [--workers N] [--rss-sizes 256,4096] [--sluice PATH]
+// Usage: ImportThroughput [--megabytes N] [--rounds N] [--workers N] [--rss-sizes 256,4096] [--sluice PATH] [--python PATH]
 import Foundation
 import SluiceBench
 import SluiceFixtures
@@ -18,6 +22,7 @@ struct Options {
     var workers = ProcessInfo.processInfo.activeProcessorCount
     var rssSizes: [Int] = []
     var sluice = ".build/release/sluice"
+    var python = ".build/python/bin/python"
 
     init() throws {
         var iterator = CommandLine.arguments.dropFirst().makeIterator()
@@ -32,6 +37,7 @@ struct Options {
             case "--workers": workers = try number()
             case "--rss-sizes": rssSizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--sluice": sluice = iterator.next() ?? sluice
+            case "--python": python = iterator.next() ?? python
             default: throw Failure("unknown option \(argument); see the usage at the top of Benchmarks/ImportThroughput/main.swift")
             }
         }
@@ -120,6 +126,26 @@ func run() throws {
                            + "FROM information_schema.columns WHERE table_name = 'tweets'"]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    // DuckDB writing the reference mapping's columns to Parquet: the same names, types and nesting.
+    let duckdb = FileManager.default.isExecutableFile(atPath: options.python) ? """
+        import sys, duckdb
+        con = duckdb.connect()
+        con.execute("SET threads = %d" % int(sys.argv[3]))
+        columns = ("{'id': 'BIGINT', 'id_str': 'VARCHAR', 'created_at': 'VARCHAR', 'text': 'VARCHAR', "
+                   "'user': 'STRUCT(id BIGINT, screen_name VARCHAR, followers_count BIGINT, verified BOOLEAN, location VARCHAR)', "
+                   "'retweet_count': 'BIGINT', 'favorite_count': 'BIGINT', 'favorited': 'BOOLEAN', 'lang': 'VARCHAR', 'score': 'DOUBLE', "
+                   "'coordinates': 'STRUCT(coordinates DOUBLE[])', 'entities': 'STRUCT(hashtags STRUCT(text VARCHAR)[])'}")
+        con.execute(f\"\"\"COPY (SELECT id, id_str, created_at, text, "user".id AS user_id, "user".screen_name AS screen_name,
+            "user".followers_count AS followers, "user".verified AS verified, "user".location AS location,
+            retweet_count AS retweets, favorite_count AS favorites, favorited, lang, score,
+            coordinates.coordinates[1] AS longitude, entities.hashtags[1].text AS first_hashtag
+            FROM read_ndjson('{sys.argv[1]}', columns = {columns})) TO '{sys.argv[2]}' (FORMAT parquet, COMPRESSION zstd)\"\"\")
+        """ : nil
+    let duckdbScript = directory + "/duckdb-parquet.py"
+    try duckdb?.write(toFile: duckdbScript, atomically: true, encoding: .utf8)
+    func fileSize(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
+    var parquetSizes: (sluice: Int, duckdb: Int) = (0, 0)
+
     var times: [String: [Double]] = [:]
     for round in 1...options.rounds {
         FileHandle.standardError.write(Data("round \(round) of \(options.rounds)…\n".utf8))
@@ -135,6 +161,15 @@ func run() throws {
             try time([sluice, "import", "-m", mapping, input, "--to", directory + "/round.csv", "--if-exists", "replace", "-q", "--workers", workers]))
         times["sluice import → NDJSON", default: []].append(
             try time([sluice, "import", "-m", mapping, input, "--to", directory + "/round.ndjson", "--if-exists", "replace", "-q", "--workers", workers]))
+        times["sluice import → Parquet (zstd)", default: []].append(
+            try time([sluice, "import", "-m", mapping, input, "--to", directory + "/round.parquet", "--if-exists", "replace", "-q", "--workers", workers]))
+        parquetSizes.sluice = fileSize(directory + "/round.parquet")
+        if duckdb != nil {
+            try? FileManager.default.removeItem(atPath: directory + "/duckdb.parquet")
+            times["DuckDB COPY read_ndjson → Parquet (zstd)", default: []].append(
+                try time([options.python, duckdbScript, input, directory + "/duckdb.parquet", workers]))
+            parquetSizes.duckdb = fileSize(directory + "/duckdb.parquet")
+        }
         if let postgres, let postgresDDL {
             times["sluice import → PostgreSQL", default: []].append(
                 try time([sluice, "import", "-m", mapping, input, "--to", postgres, "--if-exists", "replace", "-q", "--workers", workers]))
@@ -162,20 +197,29 @@ func run() throws {
     print("| SQLite import vs mapping to /dev/null (throughput) | \(ratio("sluice import → SQLite", "sluice map → /dev/null")) | ≥ 0.7 |")
     print("| PostgreSQL import vs psql \\copy of the mapped CSV | \(ratio("sluice import → PostgreSQL", "psql \\copy csv (rows mapped already)")) | ≥ 0.8 |")
     print("| CSV output vs NDJSON output (throughput) | \(ratio("sluice import → CSV", "sluice import → NDJSON")) | ≥ 0.8 |")
+    print("| Parquet import vs DuckDB's COPY to Parquet (throughput) | \(ratio("sluice import → Parquet (zstd)", "DuckDB COPY read_ndjson → Parquet (zstd)")) | ≥ 1.3 |")
+    print("| Parquet import vs mapping to /dev/null (throughput) | \(ratio("sluice import → Parquet (zstd)", "sluice map → /dev/null")) | ≥ 0.7 |")
+    if parquetSizes.duckdb > 0 {
+        print("| Parquet file size vs DuckDB's (\(parquetSizes.sluice) / \(parquetSizes.duckdb) bytes) | "
+              + String(format: "%.2f", Double(parquetSizes.sluice) / Double(parquetSizes.duckdb)) + " | within 0.85–1.15 |")
+    }
 
     if !options.rssSizes.isEmpty {
-        print("\n| SQLite import of | peak RSS |")
-        print("| --- | ---: |")
+        print("\n| import of | peak RSS, SQLite | peak RSS, Parquet |")
+        print("| --- | ---: | ---: |")
         for size in options.rssSizes {
             let path = try dump(size)
             let database = directory + "/rss.db"
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
             let summary = directory + "/rss.json"
-            try time([sluice, "import", "-m", mapping, path, "--to", database, "-q", "--workers", workers, "--summary-json", summary])
-            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
-            let peak = (json?["peak_memory_bytes"] as? Int) ?? 0
-            print("| \(size) MiB | " + String(format: "%.1f MiB", Double(peak) / 1048576) + " |")
+            func peak(_ destination: String) throws -> String {
+                try time([sluice, "import", "-m", mapping, path, "--to", destination, "-q", "--workers", workers, "--summary-json", summary, "--if-exists", "replace"])
+                let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+                return String(format: "%.1f MiB", Double((json?["peak_memory_bytes"] as? Int) ?? 0) / 1048576)
+            }
+            print("| \(size) MiB | \(try peak(database)) | \(try peak(directory + "/rss.parquet")) |")
             try? FileManager.default.removeItem(atPath: database)
+            try? FileManager.default.removeItem(atPath: directory + "/rss.parquet")
         }
     }
 }

@@ -1,7 +1,10 @@
 /// Encodes one field's column for the row group being built: data pages of levels and values, compressed as each
 /// fills and held until the row group is written out, the chunk's dictionary (text while it stays small), and its
 /// statistics.
-final class ParquetColumnWriter {
+///
+/// A struct, so that the per-value work on its buffers costs no dynamic exclusivity checks (a class's stored
+/// properties would take one per access): the writer calls it once per slice of rows.
+struct ParquetColumnWriter {
     let layout: ParquetColumnLayout
     private let options: ParquetOptions
     private let compressor: PageCompressor
@@ -63,7 +66,7 @@ final class ParquetColumnWriter {
     // MARK: Rows
 
     /// Adds the values of `rows` of `column`.
-    func append(_ column: ColumnStorage, rows: Range<Int>) throws(SluiceError) {
+    mutating func append(_ column: ColumnStorage, rows: Range<Int>) throws(SluiceError) {
         for row in rows {
             if dictionaryIsFull || pageSize >= options.pageBytes || definitionLevels.count >= Self.pageLevelLimit { try endPage() }
             guard column.isValid(row) else {
@@ -91,7 +94,7 @@ final class ParquetColumnWriter {
     }
 
     /// A list's elements, from the JSON array text its column holds.
-    private func appendList(_ text: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
+    private mutating func appendList(_ text: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
         var isFirst = true
         try JSONText.forEachArrayElement(text) { (element) throws(SluiceError) in
             definitionLevels.append(2)
@@ -108,7 +111,7 @@ final class ParquetColumnWriter {
     }
 
     /// One element of a list, as its JSON text (what ``ListElementText`` wrote).
-    private func addElement(_ text: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
+    private mutating func addElement(_ text: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
         switch layout.leaf {
         case .json:
             addByteArray(text)
@@ -138,7 +141,7 @@ final class ParquetColumnWriter {
     }
 
     /// A number from its text: an enum's stored value, or a list's element (an enum's in quotes).
-    private func addNumber(_ text: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
+    private mutating func addNumber(_ text: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
         guard let base = text.baseAddress else { throw Self.unreadable(text) }
         switch layout.leaf {
         case .int64, .enumInteger:
@@ -164,20 +167,20 @@ final class ParquetColumnWriter {
 
     // MARK: Values
 
-    private func addNull(level: UInt8) {
+    private mutating func addNull(level: UInt8) {
         definitionLevels.append(level)
         if layout.isList { repetitionLevels.append(0) }
         statistics.nullCount += 1
     }
 
     @inline(__always)
-    private func addWord(_ bits: UInt64) {
+    private mutating func addWord(_ bits: UInt64) {
         words.append(bits)
         statistics.observe(bits)
     }
 
     @inline(__always)
-    private func addTimestamp(_ nanoseconds: Int64) {
+    private mutating func addTimestamp(_ nanoseconds: Int64) {
         switch options.timestampUnit {
         case .nanoseconds: addWord(UInt64(bitPattern: nanoseconds))
         case .microseconds:
@@ -187,14 +190,14 @@ final class ParquetColumnWriter {
         }
     }
 
-    private func addBoolean(_ value: Bool) {
+    private mutating func addBoolean(_ value: Bool) {
         if booleanCount & 7 == 0 { booleans.append(0) }
         if value { booleans[booleans.count - 1] |= 1 << UInt8(booleanCount & 7) }
         booleanCount += 1
         statistics.observe(value ? 1 : 0)
     }
 
-    private func addByteArray(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private mutating func addByteArray(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard encodesWithDictionary else {
             var length = UInt32(bytes.count).littleEndian
             withUnsafeBytes(of: &length) { plainBytes.append(contentsOf: $0) }
@@ -216,7 +219,7 @@ final class ParquetColumnWriter {
     private static let pageLevelLimit = 20_000
 
     /// Compresses the page being filled onto the chunk.
-    private func endPage() throws(SluiceError) {
+    private mutating func endPage() throws(SluiceError) {
         defer {
             if dictionaryIsFull {
                 encodesWithDictionary = false
@@ -247,7 +250,7 @@ final class ParquetColumnWriter {
             }
         }
         let kind = ParquetMetadata.PageKind.data(valueCount: Int32(definitionLevels.count), encoding: encoding)
-        try appendPage(kind, to: &pages)
+        pages += try compressedPage(kind)
         levelCount += definitionLevels.count
         definitionLevels.removeAll(keepingCapacity: true)
         repetitionLevels.removeAll(keepingCapacity: true)
@@ -259,7 +262,7 @@ final class ParquetColumnWriter {
     }
 
     /// Levels with the 4-byte length that precedes them in a version 1 data page.
-    private func appendLevels(_ levels: [UInt8], bitWidth: Int) {
+    private mutating func appendLevels(_ levels: [UInt8], bitWidth: Int) {
         let lengthAt = scratch.count
         scratch.append(contentsOf: [0, 0, 0, 0])
         levels.withUnsafeBufferPointer { RLEHybridEncoder.encode($0, bitWidth: bitWidth, to: &scratch) }
@@ -267,34 +270,35 @@ final class ParquetColumnWriter {
         for index in 0..<4 { scratch[lengthAt + index] = UInt8(truncatingIfNeeded: length >> (8 * index)) }
     }
 
-    /// Compresses `scratch` as a page of `kind` and appends its header and bytes to `output`.
-    private func appendPage(_ kind: ParquetMetadata.PageKind, body: [UInt8]? = nil, to output: inout [UInt8]) throws(SluiceError) {
+    /// `body` (by default `scratch`) compressed as a page of `kind`, after its header.
+    private mutating func compressedPage(_ kind: ParquetMetadata.PageKind, body: [UInt8]? = nil) throws(SluiceError) -> [UInt8] {
         let page = body ?? scratch
         guard page.count <= Int32.max else {
             throw .write(destination: "parquet", message: "a page of \(page.count) bytes is larger than the format's 2 GiB limit")
         }
-        let appended = page.withUnsafeBytes { raw in
+        let compressor = compressor
+        let encoded = page.withUnsafeBytes { raw in
             Result { () throws(SluiceError) in
                 let compressed = try compressor.compress(raw)
                 let header = ParquetMetadata.pageHeader(kind, uncompressedSize: raw.count, compressedSize: compressed.count)
-                output.append(contentsOf: header)
-                output.append(contentsOf: compressed)
-                pagesUncompressedSize += header.count + raw.count
+                return (header + compressed, header.count)
             }
         }
-        try appended.get()
+        let (bytes, headerSize) = try encoded.get()
+        pagesUncompressedSize += headerSize + page.count
+        return bytes
     }
 
     // MARK: Chunks
 
     /// Ends the row group's chunk: writes its dictionary page (if any) and data pages to `output`, starting at file
     /// offset `offset`, and returns the chunk's metadata. The column then starts a new chunk.
-    func writeChunk(to output: FileOutput, at offset: Int) throws(SluiceError) -> ParquetMetadata.ColumnChunk {
+    mutating func writeChunk(to output: FileOutput, at offset: Int) throws(SluiceError) -> ParquetMetadata.ColumnChunk {
         try endPage()
         var dictionaryPage: [UInt8] = []
         let usesDictionary = layout.leaf.isByteArray && dictionary.count > 0
         if usesDictionary {
-            try appendPage(.dictionary(valueCount: Int32(dictionary.count)), body: dictionary.plain, to: &dictionaryPage)
+            dictionaryPage = try compressedPage(.dictionary(valueCount: Int32(dictionary.count)), body: dictionary.plain)
             try output.write(dictionaryPage)
         }
         try output.write(pages)

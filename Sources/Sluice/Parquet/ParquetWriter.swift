@@ -22,7 +22,7 @@ public final class ParquetWriter {
     private let output: FileOutput
     private let options: ParquetOptions
     private let compressor: PageCompressor
-    private let columns: [ParquetColumnWriter]
+    private var columns: [ParquetColumnWriter]
     private var rowGroups: [ParquetMetadata.RowGroup] = []
     private var rowGroupRows = 0
     /// Rows written in finished row groups and the one being built.
@@ -70,8 +70,8 @@ public final class ParquetWriter {
         var start = rows.lowerBound
         while start < rows.upperBound {
             let end = min(start + Self.rowsPerSlice, rows.upperBound)
-            for (index, column) in columns.enumerated() {
-                try column.append(batch.columns[index], rows: start..<end)
+            for index in columns.indices {
+                try columns[index].append(batch.columns[index], rows: start..<end)
             }
             rowGroupRows += end - start
             rowCount += end - start
@@ -101,8 +101,8 @@ public final class ParquetWriter {
         guard rowGroupRows > 0 else { return }
         let start = bytesWritten
         var chunks: [ParquetMetadata.ColumnChunk] = []
-        for column in columns {
-            let chunk = try column.writeChunk(to: output, at: bytesWritten)
+        for index in columns.indices {
+            let chunk = try columns[index].writeChunk(to: output, at: bytesWritten)
             bytesWritten += Int(chunk.compressedSize)
             chunks.append(chunk)
         }
