@@ -25,7 +25,9 @@ struct ParquetColumnWriter {
     private var indices: [UInt32] = []
 
     // The row group's chunk so far.
-    private var pages: [UInt8] = []
+    /// Each page, header and compressed bytes, apart: one growing buffer would hold up to twice the chunk.
+    private var pages: [[UInt8]] = []
+    private var pagesCompressedSize = 0
     private var pagesUncompressedSize = 0
     private var levelCount = 0
     private var dictionary = ByteArrayDictionary()
@@ -250,7 +252,9 @@ struct ParquetColumnWriter {
             }
         }
         let kind = ParquetMetadata.PageKind.data(valueCount: Int32(definitionLevels.count), encoding: encoding)
-        pages += try compressedPage(kind)
+        let page = try compressedPage(kind)
+        pagesCompressedSize += page.count
+        pages.append(page)
         levelCount += definitionLevels.count
         definitionLevels.removeAll(keepingCapacity: true)
         repetitionLevels.removeAll(keepingCapacity: true)
@@ -301,16 +305,17 @@ struct ParquetColumnWriter {
             dictionaryPage = try compressedPage(.dictionary(valueCount: Int32(dictionary.count)), body: dictionary.plain)
             try output.write(dictionaryPage)
         }
-        try output.write(pages)
+        for page in pages { try output.write(page) }
         // A dictionary page is plain-encoded, so plain is always among them.
         let encodings: [ParquetMetadata.Encoding] = usesDictionary ? [.plain, .rle, .rleDictionary] : [.plain, .rle]
         let chunk = ParquetMetadata.ColumnChunk(
             type: layout.leaf.physicalType, encodings: encodings, path: layout.path, codec: compressor.compression,
             valueCount: Int64(levelCount), uncompressedSize: Int64(pagesUncompressedSize),
-            compressedSize: Int64(dictionaryPage.count + pages.count),
+            compressedSize: Int64(dictionaryPage.count + pagesCompressedSize),
             dataPageOffset: Int64(offset + dictionaryPage.count), dictionaryPageOffset: usesDictionary ? Int64(offset) : nil,
             statistics: statistics.metadata(type: layout.leaf.physicalType))
-        pages.removeAll(keepingCapacity: true)
+        pages.removeAll()
+        pagesCompressedSize = 0
         pagesUncompressedSize = 0
         levelCount = 0
         dictionary.removeAll()

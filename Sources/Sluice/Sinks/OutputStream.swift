@@ -174,10 +174,17 @@ public final class FileOutput {
         if buffer.count >= flushThreshold { try flush() }
     }
 
-    /// Appends bytes, writing the buffer out when it is full.
+    /// Appends bytes, writing the buffer out when it is full; a block as large as the buffer is written from
+    /// where it is, not copied.
     public func write(_ bytes: [UInt8]) throws(SluiceError) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= flushThreshold { try flush() }
+        guard bytes.count >= flushThreshold else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= flushThreshold { try flush() }
+            return
+        }
+        try flush()
+        let failure = bytes.withUnsafeBytes { raw in Result { () throws(SluiceError) in try writeOut(raw) } }
+        try failure.get()
     }
 
     /// Appends one byte.
@@ -203,21 +210,23 @@ public final class FileOutput {
 
     /// Writes everything buffered.
     public func flush() throws(SluiceError) {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        let failure = buffer.withUnsafeBytes { raw in Result { () throws(SluiceError) in try writeOut(raw) } }
+        try failure.get()
+    }
+
+    /// Hands `bytes` to `write(2)` until all are written.
+    private func writeOut(_ bytes: UnsafeRawBufferPointer) throws(SluiceError) {
         var offset = 0
-        while offset < buffer.count {
-            let count = buffer.withUnsafeBytes { bytes in
-                systemWrite(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-            }
+        while offset < bytes.count {
+            let count = systemWrite(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
             if count < 0 {
                 if errno == EINTR { continue }
-                let message = String(cString: strerror(errno))
-                buffer.removeAll(keepingCapacity: true)
-                throw .write(destination: name, message: "\(message) (after \(written) bytes)")
+                throw .write(destination: name, message: "\(String(cString: strerror(errno))) (after \(written) bytes)")
             }
             offset += count
             written += count
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 }
 
