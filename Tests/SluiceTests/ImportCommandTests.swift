@@ -82,7 +82,7 @@ import Testing
         let usage = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("d.db"), "--workers", "0"])
         #expect(usage.status == 64)
         #expect(usage.standardError.contains("--workers takes 1 to 1024 threads, not 0."))
-        let unknown = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("out.parquet")])
+        let unknown = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("out.xlsx")])
         #expect(unknown.status == 1)
         #expect(unknown.standardError.contains("cannot tell what to write from the name"))
         let summary = dump.path("summary.json")
