@@ -53,6 +53,23 @@ import Testing
         #expect(try ParquetReadBack.rows(of: directory + "items/part-00003.parquet", reader: .duckdb).count == 1000 - 1000 / 97 - 900)
     }
 
+    @Test func partsEndAtAboutTheByteLimit() throws {
+        let dump = try Dump(count: 200_000)
+        let directory = dump.path("lake") + "/"
+        let run = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", directory, "--max-file-bytes", "1", "--row-group-size", "1", "--compression", "none"])
+        #expect(run.status == 2, "\(run.standardError)")
+        let parts = try FileManager.default.contentsOfDirectory(atPath: directory + "items").sorted()
+        #expect(parts.count > 2)
+        var ids: [String] = []
+        for part in parts {
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: directory + "items/" + part)[.size] as? Int)
+            // A part ends at the row group that reaches the limit: at most about one row group past it.
+            #expect(size <= 2 << 20, "\(part) holds \(size) bytes")
+            ids += try Self.ids(directory + "items/" + part, reader: .pyarrow)
+        }
+        #expect(ids == Self.acceptedIDs(1...200_000))
+    }
+
     @Test func aTableWithoutPartLimitsIsOneFileInTheDirectory() throws {
         let dump = try Dump(count: 50)
         let run = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("lake") + "/"])
