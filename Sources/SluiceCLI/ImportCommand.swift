@@ -50,15 +50,15 @@ struct ImportCommand: ParsableCommand {
     var nullText = ""
 
     @Option(help: ArgumentHelp("Parquet page compression: zstd (the default, level 3), zstd:LEVEL (1 to 22), snappy or none.", valueName: "codec"))
-    var compression = "zstd"
+    var compression: String?
 
     @Option(name: .customLong("row-group-size"), parsing: .unconditional, help: ArgumentHelp(
-        "A Parquet row group ends once its columns hold this much before compression (1 to 4096).", valueName: "MiB"))
-    var rowGroupSize = 128
+        "A Parquet row group ends once its columns hold this much before compression (1 to 4096; default 128).", valueName: "MiB"))
+    var rowGroupSize: Int?
 
     @Option(name: .customLong("timestamp-unit"), help: ArgumentHelp(
-        "Parquet timestamps in ns (exact; pyarrow, DuckDB and polars read them) or us (floored; Spark reads only these).", valueName: "unit"))
-    var timestampUnit: ParquetOptions.TimestampUnit = .nanoseconds
+        "Parquet timestamps in ns (the default: exact; pyarrow, DuckDB and polars read them) or us (floored; Spark reads only these).", valueName: "unit"))
+    var timestampUnit: ParquetOptions.TimestampUnit?
 
     @Option(name: .customLong("max-file-rows"), parsing: .unconditional, help: ArgumentHelp(
         "With --to DIR/: a table's Parquet part file ends after this many rows (1 to 2^62).", valueName: "rows"))
@@ -69,10 +69,10 @@ struct ImportCommand: ParsableCommand {
     var maxFileBytes: Int?
 
     func validate() throws {
-        try ReadingOptions.check("--row-group-size", rowGroupSize, 1...4096, "MiB")
+        if let rowGroupSize { try ReadingOptions.check("--row-group-size", rowGroupSize, 1...4096, "MiB") }
         if let maxFileRows { try ReadingOptions.check("--max-file-rows", maxFileRows, 1...(1 << 62), "rows") }
         if let maxFileBytes { try ReadingOptions.check("--max-file-bytes", maxFileBytes, 1...(1 << 20), "MiB") }
-        if ParquetCompression(parsing: compression) == nil {
+        if let compression, ParquetCompression(parsing: compression) == nil {
             throw ValidationError("--compression takes zstd, zstd:LEVEL (1 to 22), snappy or none, not '\(compression)'.")
         }
         if !(1...100_000_000).contains(commitEvery) { throw ValidationError("--commit-every takes 1 to 100,000,000 records, not \(commitEvery).") }
@@ -107,13 +107,13 @@ struct ImportCommand: ParsableCommand {
         var job = ImportJob(inputs: reading.inputNames, schemas: schemas, tables: tables, destination: destination)
         switch destination {
         case .parquet, .parquetDirectory:
-            job.parquet.compression = ParquetCompression(parsing: compression) ?? .default
-            job.parquet.rowGroupBytes = rowGroupSize << 20
-            job.parquet.timestampUnit = timestampUnit
+            if let codec = compression.flatMap(ParquetCompression.init(parsing:)) { job.parquet.compression = codec }
+            if let rowGroupSize { job.parquet.rowGroupBytes = rowGroupSize << 20 }
+            if let timestampUnit { job.parquet.timestampUnit = timestampUnit }
             job.maxFileRows = maxFileRows
             job.maxFileBytes = maxFileBytes.map { $0 << 20 }
         default:
-            if maxFileRows != nil || maxFileBytes != nil || compression != "zstd" || rowGroupSize != 128 || timestampUnit != .nanoseconds {
+            if maxFileRows != nil || maxFileBytes != nil || compression != nil || rowGroupSize != nil || timestampUnit != nil {
                 throw .invalidOptions("--compression, --row-group-size, --timestamp-unit, --max-file-rows and --max-file-bytes apply to Parquet destinations (out.parquet or DIR/), not \(destination)")
             }
         }

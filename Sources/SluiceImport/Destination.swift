@@ -83,12 +83,10 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .sqlite, .postgres: return []
         case .ndjson(nil): return []
-        case .ndjsonDirectory(let directory):
+        case .ndjsonDirectory(let directory), .parquetDirectory(let directory):
             let base = directory.hasSuffix("/") ? directory : directory + "/"
-            return tables.map { base + $0 + ".ndjson" }
-        case .parquetDirectory(let directory):
-            let base = directory.hasSuffix("/") ? directory : directory + "/"
-            return tables.map { base + $0 + ".parquet" }
+            let suffix = if case .parquetDirectory = self { ".parquet" } else { ".ndjson" }
+            return tables.map { base + $0 + suffix }
         case .csv(let file, _), .ndjson(.some(let file)), .parquet(let file): path = file
         }
         guard tables.count > 1 else { return [path] }

@@ -35,7 +35,7 @@ public final class ParquetWriter {
     /// About how large the file will be if it ends now: what is written, and the row group in progress at the
     /// compression ratio of those before it (uncompressed before the first).
     public var estimatedFileBytes: Int {
-        let buffered = columns.reduce(0) { $0 + $1.bufferedSize }
+        let buffered = bufferedBytes
         guard rowGroupUncompressedBytes > 0 else { return bytesWritten + buffered }
         return bytesWritten + Int(Double(buffered) * Double(bytesWritten) / Double(rowGroupUncompressedBytes))
     }
@@ -76,7 +76,7 @@ public final class ParquetWriter {
             rowGroupRows += end - start
             rowCount += end - start
             start = end
-            if columns.reduce(0, { $0 + $1.bufferedSize }) >= options.rowGroupBytes { try endRowGroup() }
+            if bufferedBytes >= options.rowGroupBytes { try endRowGroup() }
         }
     }
 
@@ -96,6 +96,9 @@ public final class ParquetWriter {
         bytesWritten += tail.count
         try output.flush()
     }
+
+    /// About how many bytes the row group in progress holds before compression.
+    private var bufferedBytes: Int { columns.reduce(0) { $0 + $1.bufferedSize } }
 
     private func endRowGroup() throws(SluiceError) {
         guard rowGroupRows > 0 else { return }

@@ -40,8 +40,7 @@ struct ThriftCompactWriter {
 
     mutating func binary(_ id: Int16, _ value: some Collection<UInt8>) {
         header(id, .binary)
-        varint(UInt64(value.count))
-        bytes.append(contentsOf: value)
+        lengthPrefixed(value)
     }
 
     mutating func string(_ id: Int16, _ value: String) {
@@ -62,10 +61,13 @@ struct ThriftCompactWriter {
 
     mutating func stringList(_ id: Int16, _ values: [String]) {
         listHeader(id, .binary, count: values.count)
-        for value in values {
-            varint(UInt64(value.utf8.count))
-            bytes.append(contentsOf: value.utf8)
-        }
+        for value in values { lengthPrefixed(value.utf8) }
+    }
+
+    /// A binary's body: its length, then its bytes.
+    private mutating func lengthPrefixed(_ value: some Collection<UInt8>) {
+        varint(UInt64(value.count))
+        bytes.append(contentsOf: value)
     }
 
     /// A list of structs, each written by `body`.

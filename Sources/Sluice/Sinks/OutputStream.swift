@@ -167,24 +167,23 @@ public final class FileOutput {
         if let appendedFrom { _ = ftruncate(descriptor, off_t(appendedFrom)) }
     }
 
-    /// Appends bytes, writing the buffer out when it is full.
-    @inline(__always)
-    public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= flushThreshold { try flush() }
-    }
-
     /// Appends bytes, writing the buffer out when it is full; a block as large as the buffer is written from
     /// where it is, not copied.
-    public func write(_ bytes: [UInt8]) throws(SluiceError) {
+    @inline(__always)
+    public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
         guard bytes.count >= flushThreshold else {
             buffer.append(contentsOf: bytes)
             if buffer.count >= flushThreshold { try flush() }
             return
         }
         try flush()
-        let failure = bytes.withUnsafeBytes { raw in Result { () throws(SluiceError) in try writeOut(raw) } }
-        try failure.get()
+        try writeOut(UnsafeRawBufferPointer(bytes))
+    }
+
+    /// The same, from an array.
+    public func write(_ bytes: [UInt8]) throws(SluiceError) {
+        let written = bytes.withUnsafeBufferPointer { pointer in Result { () throws(SluiceError) in try write(pointer) } }
+        try written.get()
     }
 
     /// Appends one byte.
