@@ -142,4 +142,33 @@ import Testing
         let path = try Self.write(testCase, options: ParquetOptions())
         try Self.expectReadBack(path, equals: [])
     }
+
+    /// Finished pages wait in a file that has no name: while row groups are written and after, the output's
+    /// directory holds only the file being written.
+    @Test func pagesInProgressLeaveNoFileBehind() throws {
+        let directory = Self.directory.appendingPathComponent("spill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let testCase = ParquetCase(columns: Self.everyKind, records: 1500, seed: 11)
+        let schema = try MappingSchema(fields: testCase.fields)
+        var readerOptions = ReaderOptions()
+        readerOptions.batchCapacity = 100
+        let reader = try ColumnarReader(input: .bytes(Array(testCase.ndjson.utf8)), schema: schema, options: readerOptions)
+        let path = directory.appendingPathComponent("out.parquet").path
+        let output = try FileOutput(path: path, ifExists: .fail)
+        var options = ParquetOptions()
+        options.pageBytes = 2048
+        options.rowGroupBytes = 100_000
+        let writer = try ParquetWriter(fields: testCase.fields, output: output, options: options)
+        while let batch = try reader.next() {
+            try writer.write(batch)
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(names.count == 1 && names.allSatisfy { $0.hasSuffix("-partial") }, "\(names)")
+        }
+        try writer.finish()
+        try output.commit()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.parquet"])
+        try Self.expectReadBack(path, equals: testCase.expected)
+        let statistics = try ParquetReadBack.rows(of: path, reader: .statistics)
+        #expect(Set(statistics.map { $0.split(separator: " ")[0] }).count > 2, "the file has too few row groups: \(statistics.count) column chunks")
+    }
 }

@@ -1,6 +1,6 @@
 /// Encodes one field's column for the row group being built: data pages of levels and values, compressed as each
-/// fills and held until the row group is written out, the chunk's dictionary (text while it stays small), and its
-/// statistics.
+/// fills and set aside in the spill until the row group is written out, the chunk's dictionary (text while it stays
+/// small), and its statistics.
 ///
 /// A struct, so that the per-value work on its buffers costs no dynamic exclusivity checks (a class's stored
 /// properties would take one per access): the writer calls it once per slice of rows.
@@ -8,6 +8,7 @@ struct ParquetColumnWriter {
     let layout: ParquetColumnLayout
     private let options: ParquetOptions
     private let compressor: PageCompressor
+    private let spill: PageSpill
     private let definitionBitWidth: Int
 
     // The page being filled. Every row adds a definition level (a list one per element, at least one) and, in a
@@ -25,8 +26,8 @@ struct ParquetColumnWriter {
     private var indices: [UInt32] = []
 
     // The row group's chunk so far.
-    /// Each page, header and compressed bytes, apart: one growing buffer would hold up to twice the chunk.
-    private var pages: [[UInt8]] = []
+    /// Where each finished page, header and compressed bytes, lies in the spill.
+    private var pages: [PageSpill.Span] = []
     private var pagesCompressedSize = 0
     private var pagesUncompressedSize = 0
     private var levelCount = 0
@@ -39,10 +40,11 @@ struct ParquetColumnWriter {
     private var scratch: [UInt8] = []
     private var elementText: [UInt8] = []
 
-    init(layout: ParquetColumnLayout, options: ParquetOptions, compressor: PageCompressor) {
+    init(layout: ParquetColumnLayout, options: ParquetOptions, compressor: PageCompressor, spill: PageSpill) {
         self.layout = layout
         self.options = options
         self.compressor = compressor
+        self.spill = spill
         definitionBitWidth = RLEHybridEncoder.bitWidth(of: Int(layout.maximumDefinitionLevel))
         encodesWithDictionary = layout.leaf.isByteArray
         let order: ColumnStatistics.Order
@@ -254,7 +256,9 @@ struct ParquetColumnWriter {
         let kind = ParquetMetadata.PageKind.data(valueCount: Int32(definitionLevels.count), encoding: encoding)
         let page = try compressedPage(kind)
         pagesCompressedSize += page.count
-        pages.append(page)
+        let spill = spill
+        let span = page.withUnsafeBytes { bytes in Result { () throws(SluiceError) in try spill.append(bytes) } }
+        pages.append(try span.get())
         levelCount += definitionLevels.count
         definitionLevels.removeAll(keepingCapacity: true)
         repetitionLevels.removeAll(keepingCapacity: true)
@@ -305,7 +309,7 @@ struct ParquetColumnWriter {
             dictionaryPage = try compressedPage(.dictionary(valueCount: Int32(dictionary.count)), body: dictionary.plain)
             try output.write(dictionaryPage)
         }
-        for page in pages { try output.write(page) }
+        try spill.copy(pages, to: output)
         // A dictionary page is plain-encoded, so plain is always among them.
         let encodings: [ParquetMetadata.Encoding] = usesDictionary ? [.plain, .rle, .rleDictionary] : [.plain, .rle]
         let chunk = ParquetMetadata.ColumnChunk(

@@ -10,8 +10,8 @@ public struct ParquetOptions: Sendable, Hashable {
 
     /// Page compression (zstd by default).
     public var compression = ParquetCompression.default
-    /// A row group ends once its columns hold about this many bytes before compression (128 MiB by default). The
-    /// writer holds one row group's compressed pages in memory.
+    /// A row group ends once its columns hold about this many bytes before compression (128 MiB by default). Its
+    /// finished pages wait on disk, beside the output, until it is written out.
     public var rowGroupBytes = 128 << 20
     /// A data page ends, at a row's boundary, once it holds about this many bytes (1 MiB by default).
     public var pageBytes = 1 << 20

@@ -1,8 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes mapped records to a Parquet file: one column per field, in row groups of about
 /// ``ParquetOptions/rowGroupBytes``, with the logical types pyarrow, DuckDB, polars and Spark read without hints.
 ///
-/// The file is written front to back (pages as row groups fill, the footer at ``finish()``), so memory holds one
-/// row group's compressed pages. The output decides whether an unfinished file stays: a ``FileOutput`` opened
+/// The file is written front to back (a row group at a time, the footer at ``finish()``). Memory holds the page
+/// each column is filling and its dictionary; finished pages wait in an unnamed file beside the output until their
+/// row group is written out. The output decides whether an unfinished file stays: a ``FileOutput`` opened
 /// with ``FileOutput/init(path:ifExists:)`` appears under its name only when committed after ``finish()``.
 ///
 /// | field type | Parquet |
@@ -22,6 +29,7 @@ public final class ParquetWriter {
     private let output: FileOutput
     private let options: ParquetOptions
     private let compressor: PageCompressor
+    private let spill: PageSpill
     private var columns: [ParquetColumnWriter]
     private var rowGroups: [ParquetMetadata.RowGroup] = []
     private var rowGroupRows = 0
@@ -55,7 +63,12 @@ public final class ParquetWriter {
         self.options = options
         let compressor = PageCompressor(options.compression)
         self.compressor = compressor
-        columns = fields.map { ParquetColumnWriter(layout: ParquetColumnLayout(field: $0, timestampUnit: options.timestampUnit), options: options, compressor: compressor) }
+        let spill = try PageSpill(directory: output.directory ?? Self.temporaryDirectory)
+        self.spill = spill
+        columns = fields.map {
+            ParquetColumnWriter(layout: ParquetColumnLayout(field: $0, timestampUnit: options.timestampUnit), options: options,
+                                compressor: compressor, spill: spill)
+        }
         try output.write(Self.magic)
         bytesWritten = Self.magic.count
     }
@@ -114,5 +127,11 @@ public final class ParquetWriter {
             fileOffset: Int64(start), compressedSize: Int64(bytesWritten - start), ordinal: rowGroups.count))
         rowGroupUncompressedBytes += Int(rowGroups[rowGroups.count - 1].uncompressedSize)
         rowGroupRows = 0
+        try spill.removeAll()
+    }
+
+    private static var temporaryDirectory: String {
+        guard let directory = getenv("TMPDIR") else { return "/tmp" }
+        return String(cString: directory)
     }
 }

@@ -85,10 +85,8 @@ public final class FileOutput {
             temporaryPath = nil
             appendedFrom = Int(status.st_size)
         } else {
-            let slash = path.lastIndex(of: "/")
-            let directory = slash.map { String(path[...$0]) } ?? ""
-            let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
-            let temporary = directory + "." + file + ".sluice-\(getpid())-partial"
+            let directory = Self.directory(of: path)
+            let temporary = directory + "." + path.dropFirst(directory.count) + ".sluice-\(getpid())-partial"
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw .write(destination: path, message: "cannot create: " + String(cString: strerror(errno))) }
             self.descriptor = descriptor
@@ -96,6 +94,19 @@ public final class FileOutput {
             appendedFrom = nil
         }
         buffer.reserveCapacity(flushThreshold + 4096)
+    }
+
+    /// The directory a regular file is written in ("" for the working directory); nil for standard output, a device
+    /// or a pipe.
+    var directory: String? {
+        var status = stat()
+        guard descriptor >= 0, fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Self.directory(of: name)
+    }
+
+    /// The part of `path` up to and including its last slash.
+    private static func directory(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
     }
 
     private init(descriptor: Int32, name: String, owns: Bool) {
