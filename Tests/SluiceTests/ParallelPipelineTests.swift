@@ -575,6 +575,35 @@ import SluiceFixtures
         }
     }
 
+    /// Batches are sized by the mapping's width: a 2,000-field mapping over one-key records keeps each batch, and
+    /// what the pipeline holds, within the budget (batches of 4,096 rows would take over 200 MB each), for NDJSON
+    /// and arrays, and every record comes through.
+    @Test(arguments: [1, 2])
+    func wideMappingsKeepTheirBatchesWithinTheBudget(_ workers: Int) throws {
+        let fieldCount = 2000
+        let fields = (0..<fieldCount).map { field("f\($0)", .string, optional: true) }
+        let keys = (0..<3000).map { ($0 * 7919) % fieldCount }
+        let records = keys.map { "{\"f\($0)\":\"v\($0)\"}" }
+        let budget = 16 << 20
+        for (shape, text) in [(InputShape.ndjson, records.joined(separator: "\n")), (.array, "[" + records.joined(separator: ",") + "]")] {
+            let source = try BatchSourceOpener.open(.bytes(Array(text.utf8)), plan: MappingSchema(fields: fields).plan,
+                                                    options: ReaderOptions(shape: shape, workers: workers, memoryBudget: budget),
+                                                    keepsRecordText: false, progress: ProgressMonitor())
+            let pipeline = try #require(source as? ParallelPipeline)
+            var read: [Int] = []
+            while let batch = try pipeline.nextBatch() {
+                let bytes = ColumnarBatch.bytes(of: fields, capacity: batch.capacity, keepsRecordText: false)
+                #expect(bytes <= budget / 8, "\(shape): a batch of \(batch.capacity) rows takes about \(bytes) bytes")
+                for row in 0..<batch.count {
+                    let present = (0..<fieldCount).filter { batch.column($0).string(row) != nil }
+                    read.append(present.count == 1 && batch.column(present[0]).string(row) == "v\(present[0])" ? present[0] : -1)
+                }
+            }
+            #expect(read == keys, "\(shape)")
+            #expect(pipeline.peakBudgetInUse <= budget, "\(shape): \(pipeline.peakBudgetInUse) bytes held")
+        }
+    }
+
     /// A consumer slower than the workers holds the pipeline to its budget: the reader waits.
     @Test func aSlowConsumerKeepsTheBudget() throws {
         var generator = TweetGenerator(seed: 6)

@@ -19,6 +19,18 @@ struct ColumnStorage {
     private(set) var byteCount = 0
     private(set) var byteCapacity: Int
 
+    /// A text column's byte buffer starts at this many bytes a row and doubles when a value does not fit.
+    static let initialTextBytesPerRow = 16
+
+    /// The bytes a column of `type` allocates for each row of a batch's capacity, its text buffer's start included.
+    static func bytesPerRow(of type: FieldType) -> Int {
+        switch type.layout {
+        case .word: 8
+        case .byte: 1
+        case .text: 8 + initialTextBytesPerRow
+        }
+    }
+
     var validityWordCount: Int { (capacity + 63) >> 6 }
     var hasBytes: Bool { type.layout == .text }
 
@@ -34,7 +46,7 @@ struct ColumnStorage {
         case .text:
             values = .allocate(byteCount: (capacity + 1) * 8, alignment: 8)
         }
-        byteCapacity = type.layout == .text ? max(capacity * 16, 256) : 1
+        byteCapacity = type.layout == .text ? capacity * Self.initialTextBytesPerRow : 1
         bytes = .allocate(capacity: byteCapacity)
         reset()
     }

@@ -40,6 +40,33 @@ public final class ColumnarBatch {
         byteOffsets = .allocate(capacity: capacity)
     }
 
+    /// About how many bytes a batch of `fields` allocates for each row of its capacity: the columns' values,
+    /// validity and starting text buffers, and the record's location (and text, when kept).
+    static func bytesPerRow(of fields: [FieldSpec], keepsRecordText: Bool) -> Int {
+        let columns = fields.reduce(0) { $0 + ColumnStorage.bytesPerRow(of: $1.columnType) + 1 }
+        let location = 3 * MemoryLayout<Int>.size
+        return columns + location + (keepsRecordText ? ColumnStorage.bytesPerRow(of: .json) : 0)
+    }
+
+    /// About how many bytes a batch of `fields` allocates whatever its capacity: each column's description and
+    /// its three allocations' bookkeeping (a 10,000-field batch of one row takes about 2 MB).
+    static func fixedBytes(of fields: [FieldSpec]) -> Int {
+        (fields.count + 1) * (MemoryLayout<ColumnStorage>.stride + 3 * 32)
+    }
+
+    /// About how many bytes a batch of `fields` with `capacity` rows allocates. Batch capacities are chosen with it,
+    /// so that a wide mapping's batches stay within the memory budget.
+    static func bytes(of fields: [FieldSpec], capacity: Int, keepsRecordText: Bool) -> Int {
+        fixedBytes(of: fields) + capacity * bytesPerRow(of: fields, keepsRecordText: keepsRecordText)
+    }
+
+    /// The capacity for batches of `fields`: `requested`, or fewer rows when that many would take more than
+    /// `byteLimit` bytes (at least one).
+    static func capacity(of fields: [FieldSpec], keepsRecordText: Bool, requested: Int, byteLimit: Int) -> Int {
+        let rows = (byteLimit - fixedBytes(of: fields)) / bytesPerRow(of: fields, keepsRecordText: keepsRecordText)
+        return max(1, min(requested, rows))
+    }
+
     deinit {
         for index in 0..<fields.count { columns[index].deallocate() }
         columns.deinitialize(count: fields.count)

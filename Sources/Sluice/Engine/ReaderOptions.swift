@@ -42,7 +42,7 @@ public struct ReaderOptions: Sendable, Hashable {
     public var shape: InputShape = .automatic
     /// Bytes per read from the input. Output does not depend on it.
     public var readBufferSize = 1 << 20
-    /// Records per batch.
+    /// Records per batch at most: fewer when batches this large would not fit the memory budget (a wide mapping).
     public var batchCapacity = 4096
     /// The largest record accepted. Larger NDJSON lines are rejected and reading goes on; in other shapes the
     /// input ends with an error.
@@ -62,8 +62,11 @@ public struct ReaderOptions: Sendable, Hashable {
     /// per worker is cut into four smaller chunks per worker instead, of 64 KiB at least.
     public var chunkSize = 1 << 20
     /// The most bytes the parallel pipeline holds at once: chunks read, being mapped or waiting, and their batches
-    /// (each chunk counts twice its size until the consumer is done with its batches). The reader waits while it
-    /// is spent, so memory stays flat whatever the input size; the default keeps a run well under 256 MiB resident.
+    /// (each chunk counts its size and its batches' until the consumer is done with them). The reader waits while
+    /// it is spent, so memory stays flat whatever the input size; the default keeps a run well under 256 MiB
+    /// resident. Batches are sized by the mapping's width as well as by ``batchCapacity``: a wide mapping gets
+    /// batches of fewer rows, and chunks of fewer records, so that they fit. Besides the budget, each worker
+    /// holds the batch it is filling.
     public var memoryBudget = 128 << 20
     /// Only the records that start inside this range of the file's bytes (NDJSON files only): shards that
     /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from

@@ -171,6 +171,14 @@ struct ArrayFramer {
     /// worker can read the elements one by one without finding their ends again.
     private var elementEnds: [Int] = []
 
+    /// The end of the `number`th element not yet taken (from 1), if that many have ended and more after it.
+    func pendingElementEnd(number: Int) -> Int? {
+        number < elementEnds.count ? elementEnds[number - 1] : nil
+    }
+
+    /// The end of the last element not yet taken.
+    var lastPendingElementEnd: Int? { elementEnds.last }
+
     /// The ends of the elements that end at or before absolute offset `end`, in order, forgotten here.
     mutating func takeElementEnds(upTo end: Int) -> [Int] {
         let count = elementEnds.firstIndex { $0 > end } ?? elementEnds.count

@@ -19,6 +19,10 @@ final class ChunkReader {
     private let shape: InputShape
     private let chunkSize: Int
     private let maximumRecordSize: Int
+    /// The most records a chunk holds: its batches must fit the budget however wide the mapping.
+    private let maximumRecords: Int
+    /// What a chunk's batches may take: reserved with its bytes.
+    private let batchBytes: Int
     private let pool: ChunkBufferPool
     private let reserve: (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     private var framer: ArrayFramer
@@ -31,7 +35,6 @@ final class ChunkReader {
     private var nextIndex = 0
     /// With a records path: turns the wrapper into an array of the records as bytes arrive.
     private var recordsFilter: RecordsPathFilter?
-    private var elementsHanded = 0
     /// Arrays: the absolute end of the last element framed in the buffer, while the buffer has not been handed on
     /// (a problem found later ends the run after the elements before it).
     private var unhandedElementsEnd: Int?
@@ -77,13 +80,15 @@ final class ChunkReader {
     ///     run was cancelled.
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
-        maximumRecordSize: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], firstChunkRecords: Int = 0,
+        maximumRecordSize: Int, maximumRecords: Int = .max, batchBytes: Int? = nil, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], firstChunkRecords: Int = 0,
         handsEachRead: Bool = false, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
         self.shape = shape
         self.chunkSize = chunkSize
         self.maximumRecordSize = maximumRecordSize
+        self.maximumRecords = maximumRecords
+        self.batchBytes = batchBytes ?? chunkSize
         self.pool = pool
         self.reserve = reserve
         self.range = range
@@ -121,7 +126,7 @@ final class ChunkReader {
         if !hasStarted {
             hasStarted = true
             buffer.deallocate()
-            guard let reserved = reserve(2 * chunkSize, 0, true) else {
+            guard let reserved = reserve(chunkSize + batchBytes, 0, true) else {
                 (buffer, capacity) = (.allocate(capacity: 1), 1)
                 isFinished = true
                 return nil
@@ -252,20 +257,19 @@ final class ChunkReader {
                           reservation: reservation, failure: failure)
         let containers = recordsFilter?.containers ?? []
         if container >= 0 && container < containers.count { chunk.recordType = containers[container].path }
-        if let keys = recordsFilter?.keys, keys.pending > 0, containers.count <= 1 || containers[max(container, 0)].isObject {
-            // The chunk's records are the elements ended since the last chunk; their keys come in the same order.
-            let count = framer.elementsEnded - elementsHanded
-            chunk.recordKeys = keys.take(count)
-        }
-        elementsHanded = framer.elementsEnded
         if shape == .array { chunk.elementEnds = framer.takeElementEnds(upTo: bufferOffset + cut) }
+        if let keys = recordsFilter?.keys, keys.pending > 0, containers.count <= 1 || containers[max(container, 0)].isObject {
+            // The chunk's records are the elements it holds; their keys come in the same order.
+            chunk.recordKeys = keys.take(chunk.elementEnds.count)
+        }
         (chunk.droppedBytes, chunk.droppedLineFeeds) = (droppedBytes, droppedLineFeeds)
         (droppedBytes, droppedLineFeeds) = (0, 0)
-        unhandedElementsEnd = nil
+        // Elements framed past a cut that the record limit made go with the next chunk.
+        unhandedElementsEnd = framer.lastPendingElementEnd
         nextIndex += 1
         let carried = filled - cut
         // Reserve the next buffer before handing this one on, so the carried bytes have somewhere to go.
-        guard let reserved = reserve(2 * max(chunkSize, carried), reservation, true) else {
+        guard let reserved = reserve(max(chunkSize, carried) + max(batchBytes, carried), reservation, true) else {
             pool.give(buffer, capacity: capacity, keepLimit: 2 * chunkSize)
             buffer = .allocate(capacity: 1)
             capacity = 1
@@ -300,15 +304,15 @@ final class ChunkReader {
                 let cut = UnsafeRawPointer(found) - UnsafeRawPointer(buffer) + 1
                 isAtEnd = true
                 filled = cut
-                return hand(upTo: cut, failure: nil)
+                return handLines(upTo: cut)
             }
         }
         if isAtEnd {
-            return filled == 0 || hand(upTo: filled, failure: nil)
+            return filled == 0 || handLines(upTo: filled)
         }
         if let lineFeed = lastLineFeed(from: scanned, to: filled) {
             if nextIndex > 0 || firstChunkRecords == 0 || linesWithContent(upTo: lineFeed + 1) >= firstChunkRecords {
-                return hand(upTo: lineFeed + 1, failure: nil)
+                return handLines(upTo: lineFeed + 1)
             }
             scanned = filled
             do { try readMore() } catch { return true }  // the error comes again from the next read
@@ -335,6 +339,35 @@ final class ChunkReader {
         }
         do { try readMore() } catch { return true }  // the error comes again from the next read
         return true
+    }
+
+    /// The most records the next chunk may hold: the first chunk holds the records skipped and the header row
+    /// whatever their number, since its worker reads them.
+    private var recordLimit: Int {
+        nextIndex > 0 || firstChunkRecords == 0 ? maximumRecords : .max
+    }
+
+    /// Hands out the lines in `buffer[0..<end]`, or the first ``recordLimit`` of them.
+    private func handLines(upTo end: Int) -> Bool {
+        let cut = linesCut(end)
+        guard hand(upTo: cut, failure: nil) else { return false }
+        // The lines carried past a limited cut still have their line feeds to be found.
+        if cut < end { scanned = 0 }
+        return true
+    }
+
+    /// Where a chunk of the lines in `buffer[0..<end]` ends: at `end`, or after ``recordLimit`` lines (counting
+    /// blank ones, which never makes a chunk too large).
+    private func linesCut(_ end: Int) -> Int {
+        // A line takes a byte at least: fewer bytes than the limit cannot hold too many lines.
+        let limit = recordLimit
+        guard end > limit else { return end }
+        var position = 0
+        for _ in 0..<limit {
+            guard position < end, let found = memchr(buffer + position, 0x0A, end - position) else { return end }
+            position = UnsafeRawPointer(found) - UnsafeRawPointer(buffer) + 1
+        }
+        return position
     }
 
     /// Lines in `buffer[0..<end]` that hold more than whitespace: NDJSON records.
@@ -436,11 +469,14 @@ final class ChunkReader {
             return handProblem(problem, lastElementEnd: unhandedElementsEnd)
         }
         if isAtEnd {
-            return filled == 0 || hand(upTo: filled, failure: nil)
+            guard filled > 0 else { return true }
+            guard let limitedEnd = framer.pendingElementEnd(number: recordLimit) else { return hand(upTo: filled, failure: nil) }
+            return hand(upTo: limitedEnd - bufferOffset, failure: nil)
         }
         if let lastElementEnd = unhandedElementsEnd {
             if nextIndex > 0 || framer.elementsEnded >= firstChunkRecords {
-                return hand(upTo: lastElementEnd - bufferOffset, failure: nil)
+                let end = framer.pendingElementEnd(number: recordLimit) ?? lastElementEnd
+                return hand(upTo: end - bufferOffset, failure: nil)
             }
             try readMore()
             return true

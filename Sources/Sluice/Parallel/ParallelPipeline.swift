@@ -4,8 +4,8 @@ import Foundation
 /// map chunks into batches, each with its own yajl handle and state machine, and the consumer receives the batches
 /// in input order with ordinals and lines renumbered as if one reader had read everything.
 ///
-/// Memory is bounded by a byte budget: each chunk holds twice its buffer's size (its bytes, then its batches) from
-/// when it is read until the consumer is done with its batches, and the reader waits while the budget is spent.
+/// Memory is bounded by a byte budget: each chunk holds its buffer's size and its batches' (at least as much again,
+/// more for a wide mapping) from when it is read until the consumer is done with its batches, and the reader waits while the budget is spent.
 /// A slow consumer therefore slows the reader, and nothing queues without bound.
 final class ParallelPipeline: @unchecked Sendable, BatchSource {
     let shape: InputShape
@@ -20,6 +20,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// What the engines are made with: the options with the depth limit lowered by the levels chunks hide.
     private var engineOptions: ReaderOptions
     private let hiddenOuterLevels: Int
+    /// The most records a chunk may hold: their batches must fit in the chunk's share of the budget.
+    private let recordsPerChunk: Int
+    /// What a chunk's batches may take, reserved with the chunk.
+    private let batchBytesPerChunk: Int
     private let keepsRecordText: Bool
 
     // Everything below is guarded by `condition`.
@@ -128,6 +132,15 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         hiddenOuterLevels = shape == .array && options.maximumDepth > 1 ? 1 : 0
         engineOptions = options
         engineOptions.maximumDepth -= hiddenOuterLevels
+        // A chunk's batches are sized by the mapping's width, not by the chunk's bytes (a 10,000-field mapping
+        // takes about 240 KB a row and 2 MB a batch, however short the records): a chunk holds no more records than
+        // a chunk's size of batches can take, and is reserved with its batches' size.
+        let widest = plans.map(\.fields).max { $0.count < $1.count } ?? []
+        recordsPerChunk = ColumnarBatch.capacity(of: widest, keepsRecordText: keepsRecordText, requested: .max, byteLimit: chunkSize)
+        let capacity = min(options.batchCapacity, recordsPerChunk)
+        let batchesPerChunk = (recordsPerChunk + capacity - 1) / capacity
+        batchBytesPerChunk = max(chunkSize, batchesPerChunk * ColumnarBatch.bytes(of: widest, capacity: capacity, keepsRecordText: keepsRecordText))
+        engineOptions.batchCapacity = capacity
         self.keepsRecordText = keepsRecordText
         if runsInline {
             runningWorkers = 0
@@ -205,7 +218,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private func makeReader(_ source: any ByteSource, startOffset: Int, handsEachRead: Bool) -> ChunkReader {
         ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
-            maximumRecordSize: options.maximumRecordSize, maximumDepth: options.maximumDepth, pool: pool,
+            maximumRecordSize: options.maximumRecordSize, maximumRecords: recordsPerChunk, batchBytes: batchBytesPerChunk, maximumDepth: options.maximumDepth, pool: pool,
             recordsPaths: plans.compactMap(\.recordsPath), firstChunkRecords: firstChunkRecords, handsEachRead: handsEachRead,
             reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
     }
