@@ -9,8 +9,6 @@ import Foundation
 final class BatchQueue: @unchecked Sendable {
     let fields: [FieldSpec]
     let capacity: Int
-    /// The most spares kept; more are freed, so that a burst of batches in flight does not stay allocated.
-    private let spareLimit: Int
     private(set) var current: ColumnarBatch
     private var ready: [ColumnarBatch] = []
     private var readyStart = 0
@@ -19,10 +17,9 @@ final class BatchQueue: @unchecked Sendable {
 
     let keepsRecordText: Bool
 
-    init(fields: [FieldSpec], capacity: Int, keepsRecordText: Bool = false, spareLimit: Int = .max) {
+    init(fields: [FieldSpec], capacity: Int, keepsRecordText: Bool = false) {
         self.fields = fields
         self.capacity = capacity
-        self.spareLimit = spareLimit
         self.keepsRecordText = keepsRecordText
         current = ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)
     }
@@ -54,7 +51,7 @@ final class BatchQueue: @unchecked Sendable {
     func recycle(_ batch: ColumnarBatch) {
         batch.reset()
         sparesLock.lock()
-        if spares.count < spareLimit { spares.append(batch) }
+        spares.append(batch)
         sparesLock.unlock()
     }
 

@@ -114,10 +114,7 @@ final class MappingEngine: BatchSource {
         // wide the mapping.
         let capacity = ColumnarBatch.capacity(of: plan.fields, keepsRecordText: keepsRecordText, requested: options.batchCapacity,
                                               byteLimit: options.memoryBudget / 8)
-        // Batches in flight are counted in the budget; the spares each worker keeps besides them, in half of it.
-        let batchBytes = ColumnarBatch.bytes(of: plan.fields, capacity: capacity, keepsRecordText: keepsRecordText)
-        let spareLimit = max(1, options.memoryBudget / (2 * max(options.workers, 1)) / batchBytes)
-        batches = BatchQueue(fields: plan.fields, capacity: capacity, keepsRecordText: keepsRecordText, spareLimit: spareLimit)
+        batches = BatchQueue(fields: plan.fields, capacity: capacity, keepsRecordText: keepsRecordText)
         machine = .allocate(capacity: 1)
         machine.initialize(to: RecordStateMachine(
             plan: plan, batches: batches, outerLevels: shape == .array ? 1 : 0,

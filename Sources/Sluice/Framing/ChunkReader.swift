@@ -80,7 +80,7 @@ final class ChunkReader {
     ///     run was cancelled.
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
-        maximumRecordSize: Int, maximumRecords: Int = .max, batchBytes: Int? = nil, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], firstChunkRecords: Int = 0,
+        maximumRecordSize: Int, maximumRecords: Int, batchBytes: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], firstChunkRecords: Int = 0,
         handsEachRead: Bool = false, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
@@ -88,7 +88,7 @@ final class ChunkReader {
         self.chunkSize = chunkSize
         self.maximumRecordSize = maximumRecordSize
         self.maximumRecords = maximumRecords
-        self.batchBytes = batchBytes ?? chunkSize
+        self.batchBytes = batchBytes
         self.pool = pool
         self.reserve = reserve
         self.range = range

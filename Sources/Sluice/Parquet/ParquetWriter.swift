@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Writes mapped records to a Parquet file: one column per field, in row groups of about
 /// ``ParquetOptions/rowGroupBytes``, with the logical types pyarrow, DuckDB, polars and Spark read without hints.
@@ -63,7 +59,7 @@ public final class ParquetWriter {
         self.options = options
         let compressor = PageCompressor(options.compression)
         self.compressor = compressor
-        let spill = try PageSpill(directory: output.directory ?? Self.temporaryDirectory)
+        let spill = try PageSpill(directory: output.directory ?? FileManager.default.temporaryDirectory.path)
         self.spill = spill
         columns = fields.map {
             ParquetColumnWriter(layout: ParquetColumnLayout(field: $0, timestampUnit: options.timestampUnit), options: options,
@@ -128,10 +124,5 @@ public final class ParquetWriter {
         rowGroupUncompressedBytes += Int(rowGroups[rowGroups.count - 1].uncompressedSize)
         rowGroupRows = 0
         try spill.removeAll()
-    }
-
-    private static var temporaryDirectory: String {
-        guard let directory = getenv("TMPDIR") else { return "/tmp" }
-        return String(cString: directory)
     }
 }
