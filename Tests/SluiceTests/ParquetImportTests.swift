@@ -101,21 +101,18 @@ import Testing
 
     @Test func parquetOptionsAreChecked() throws {
         let dump = try Dump(count: 10)
-        let codec = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("a.parquet"), "--compression", "lz4"])
-        #expect(codec.status == 64)
-        #expect(codec.standardError.contains("--compression takes zstd, zstd:LEVEL (1 to 22), snappy or none, not 'lz4'."))
-        let groups = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("a.parquet"), "--row-group-size", "0"])
-        #expect(groups.status == 64)
-        #expect(groups.standardError.contains("--row-group-size takes 1 to 4096 MiB, not 0."))
-        let parts = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("a.parquet"), "--max-file-rows", "5"])
-        #expect(parts.status == 1)
-        #expect(parts.standardError.contains("--max-file-rows and --max-file-bytes split a table into parts: write to a directory (--to DIR/)"))
-        let csv = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("a.csv"), "--compression", "snappy"])
-        #expect(csv.status == 1)
-        #expect(csv.standardError.contains("apply to Parquet destinations"))
-        let append = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("a.parquet"), "--if-exists", "append"])
-        #expect(append.status == 1)
-        #expect(append.standardError.contains("--if-exists append cannot add to a Parquet file"))
+        let cases: [(destination: String, options: [String], status: Int32, message: String)] = [
+            ("a.parquet", ["--compression", "lz4"], 64, "--compression takes zstd, zstd:LEVEL (1 to 22), snappy or none, not 'lz4'."),
+            ("a.parquet", ["--row-group-size", "0"], 64, "--row-group-size takes 1 to 4096 MiB, not 0."),
+            ("a.parquet", ["--max-file-rows", "5"], 1, "--max-file-rows and --max-file-bytes split a table into parts: write to a directory (--to DIR/)"),
+            ("a.csv", ["--compression", "snappy"], 1, "apply to Parquet destinations"),
+            ("a.parquet", ["--if-exists", "append"], 1, "--if-exists append cannot add to a Parquet file"),
+        ]
+        for testCase in cases {
+            let result = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path(testCase.destination)] + testCase.options)
+            #expect(result.status == testCase.status, "\(testCase.options)")
+            #expect(result.standardError.contains(testCase.message), "\(testCase.options): \(result.standardError)")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dump.directory.path).sorted() == ["dump.ndjson", "items.mapping.yaml"])
     }
 }
