@@ -388,7 +388,8 @@ import SluiceFixtures
         #expect(ZstdFrameHeader.windowSize([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00]) == nil)
     }
 
-    /// A file cut or extended while it is read ends the run with an error naming it, never a silent short result.
+    /// A file cut or extended while it is read ends the run with an error naming it, never a silent short result,
+    /// after every whole record before the point where it changed.
     @Test(arguments: [(1, true), (2, true), (1, false), (2, false)])
     func aFileThatChangesSizeWhileReadIsAnError(_ workers: Int, cut: Bool) throws {
         var generator = TweetGenerator(seed: 23)
@@ -396,7 +397,7 @@ import SluiceFixtures
         let url = try temporaryFile(bytes, name: "changing.ndjson")
         let reader = try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields),
                                         options: ReaderOptions(readBufferSize: 64 << 10, batchCapacity: 100, workers: workers, chunkSize: 64 << 10, memoryBudget: 1 << 20))
-        _ = try reader.next()
+        let first = try reader.next()
         let handle = try FileHandle(forWritingTo: url)
         if cut {
             try handle.truncate(atOffset: UInt64(bytes.count / 2))
@@ -406,13 +407,18 @@ import SluiceFixtures
         }
         try handle.close()
         var failure: SluiceError?
+        var records = first?.count ?? 0
         do {
-            while try reader.next() != nil {}
+            while let batch = try reader.next() { records += batch.count }
         } catch {
             failure = error
         }
         #expect(failure?.description.contains("\(url.path): read error") == true, "\(failure.map { "\($0)" } ?? "no error")")
         #expect(failure?.description.contains("the file changed size while being read") == true)
+        // The bytes that stayed the file's: the first half of it when cut, all of it when extended.
+        let unchanged = cut ? bytes.count / 2 : bytes.count
+        #expect(failure?.description.contains("at byte \(unchanged):") == true)
+        #expect(records == bytes[..<unchanged].count(where: { $0 == 0x0A }))
     }
 
     // MARK: - Typed door, progress, cancellation, budget

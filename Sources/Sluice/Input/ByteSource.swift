@@ -49,6 +49,8 @@ final class FileSource: ByteSource {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private var offset = 0
+    /// Set once the file is found to have changed size: every later read throws it.
+    private var sizeChange: SluiceError?
 
     /// Opens the file at `path`.
     init(path: String) throws(SluiceError) {
@@ -93,18 +95,24 @@ final class FileSource: ByteSource {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
+        if let sizeChange { throw sizeChange }
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let count = systemRead(descriptor, base, buffer.count)
             if count >= 0 {
                 offset += count
                 // A regular file must end where it ended when opened: a shorter file was cut while being read,
-                // a longer one is still being written. Either way the records read would not be the file's.
-                if let size, (count == 0 && offset < size) || offset > size {
-                    throw .io(source: name, byteOffset: min(offset, size),
-                              message: "the file changed size while being read (\(size) bytes when opened, \(count == 0 ? "it ended at \(offset)" : "more now"))")
-                }
-                return count
+                // a longer one is still being written. Either way the records read would not be the file's. The
+                // bytes up to the size at opening are still the file's: they are returned, the error comes next.
+                guard let size, (count == 0 && offset < size) || offset > size else { return count }
+                let change = SluiceError.io(
+                    source: name, byteOffset: min(offset, size),
+                    message: "the file changed size while being read (\(size) bytes when opened, \(count == 0 ? "it ended at \(offset)" : "more now"))")
+                sizeChange = change
+                let withinSize = count - max(offset - size, 0)
+                guard count > 0, withinSize > 0 else { throw change }
+                offset = size
+                return withinSize
             }
             if errno == EINTR { continue }
             throw .io(source: name, byteOffset: offset, message: String(cString: strerror(errno)))
