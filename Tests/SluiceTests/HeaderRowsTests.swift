@@ -75,12 +75,24 @@ import Testing
         #expect(wrapped.rows.map(RecordsPathTests.valuesOnly) == array.rows.map(RecordsPathTests.valuesOnly))
     }
 
-    @Test func aHeaderThatIsNotAnArrayOfNamesEndsTheRun() throws {
-        for workers in [1, 2] {
-            let result = try Self.run(.bytes(Array("{\"id\":1}\n[1]\n".utf8)), [field("id", .int64)], options: MappingOptions(columnsFromHeader: true), workers: workers, chunk: 4)
-            #expect(result.rows.isEmpty)
-            #expect(result.error == #"<memory>: cannot read past rejected record 1 (line 1, byte 0): $: expected a header record (an array of column names), found "{\"id\":1}""#, "\(workers) workers")
+    /// Every way a header can fail to name columns ends the run with one message, before any row, for every
+    /// worker count and chunk size; the header is not a record, so nothing counts as read or rejected.
+    @Test(arguments: [
+        ("{\"id\":1}\n[1]\n", #""{\"id\":1}""#),
+        ("{bad\n[\"id\"]\n[1]\n", #""{bad""#),
+        ("[\"id\",\"name\"\n[1,\"a\"]\n[2,\"b\"]\n", #""[\"id\",\"name\"""#),
+        ("[\"id\",7]\n[1]\n", #""[\"id\",7]""#),
+        ("\"id\"\n[1]\n", #""\"id\"""#),
+    ])
+    func aHeaderThatIsNotAnArrayOfNamesEndsTheRun(_ text: String, found: String) throws {
+        let result = try expectSameForEveryPipeline { workers, chunk, capacity in
+            try transcript(of: .bytes(Array(text.utf8)), fields: [field("id", .int64)],
+                           options: ReaderOptions(shape: .ndjson, batchCapacity: capacity, rejectionPolicy: .collect, workers: workers, chunkSize: chunk),
+                           schemaOptions: MappingOptions(columnsFromHeader: true))
         }
+        #expect(result.rows.isEmpty && result.rejections.isEmpty)
+        #expect(result.statistics.recordsRead == 0 && result.statistics.recordsRejected == 0)
+        #expect(result.error == "<memory>: cannot read past rejected record 1 (line 1, byte 0): $: expected a header record (an array of column names), found \(found)")
     }
 
     @Test func shardsPastTheStartReadTheHeaderFromTheFile() throws {

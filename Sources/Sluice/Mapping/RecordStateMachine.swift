@@ -884,16 +884,20 @@ struct RecordStateMachine {
             recordsToSkip -= 1
             return true
         }
-        readsHeader = false
-        var text: [UInt8] = []
-        if let buffer, end > location.byteOffset, location.byteOffset >= bufferOffset {
-            text = Array(UnsafeBufferPointer(start: buffer + (location.byteOffset - bufferOffset), count: end - location.byteOffset))
-        }
+        let text = recordText(location: location, end: end)
         if let names = text.withUnsafeBufferPointer({ ColumnHeader.names(inRecordText: $0) }) {
+            readsHeader = false
             columnHeader?.publish(names)
             useHeader(names)
             return true
         }
+        return failHeader(location: location, text: text)
+    }
+
+    /// Ends the run at a header that is not an array of strings (or not even JSON): one message for every way it
+    /// can fail, and no rejection counted, since the header is not a record.
+    private mutating func failHeader(location: RecordLocation, text: [UInt8]) -> Bool {
+        readsHeader = false
         columnHeader?.fail()
         let found = text.withUnsafeBufferPointer { ValueDescription.quoted(UnsafeBufferPointer(rebasing: $0.prefix(64))) }
         endingRejection = Rejection(
@@ -901,6 +905,12 @@ struct RecordStateMachine {
             failures: [Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "a header record (an array of column names)", found: found)],
             rawText: text)
         return false
+    }
+
+    /// The bytes of the record at `location` up to `end`, when the buffer still holds them.
+    private func recordText(location: RecordLocation, end: Int) -> [UInt8] {
+        guard let buffer, end > location.byteOffset, location.byteOffset >= bufferOffset else { return [] }
+        return Array(UnsafeBufferPointer(start: buffer + (location.byteOffset - bufferOffset), count: end - location.byteOffset))
     }
 
     /// Reads rows by these column names from now on.
@@ -1002,11 +1012,8 @@ struct RecordStateMachine {
     @inline(never)
     private mutating func reject(location: RecordLocation, end: Int, failures recorded: [Rejection.Failure], truncatedText: Bool = false) -> Bool {
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
-        var raw: [UInt8] = []
-        if let buffer, end > location.byteOffset, location.byteOffset >= bufferOffset {
-            raw = Array(UnsafeBufferPointer(start: buffer + (location.byteOffset - bufferOffset), count: end - location.byteOffset))
-        }
-        let rejection = Rejection(location: location, failures: recorded, rawText: raw, isRawTextTruncated: truncatedText)
+        let rejection = Rejection(location: location, failures: recorded, rawText: recordText(location: location, end: end),
+                                  isRawTextTruncated: truncatedText)
         failures.removeAll()
         rejectedCount += 1
         batches.current.rejections.append(rejection)
@@ -1099,6 +1106,15 @@ struct RecordStateMachine {
     /// the tokenizer could not go on from, adding `failure` to what the record already collected. `end` is where
     /// the record's text ends. Returns `false` when the rejection policy says stop.
     mutating func rejectRecordInProgress(_ failure: Rejection.Failure?, end: Int, rawTextIsTruncated: Bool = false) -> Bool {
+        if isPassingOver && recordsToSkip == 0 && readsHeader {
+            // A header that is not even JSON fails as any other header that names no columns.
+            let location = locateRecord(end: end)
+            ordinal -= 1
+            failures.removeAll()
+            isPassingOver = false
+            leaveRecord()
+            return failHeader(location: location, text: recordText(location: location, end: end))
+        }
         if let failure { failures.append(failure) }
         let location = locateRecord(end: end)
         let keepGoing = reject(location: location, end: end, failures: failures, truncatedText: rawTextIsTruncated)
