@@ -25,6 +25,14 @@ import Testing
         ("[1]\n[2] [3]", .ndjson),
         ("{\"s\":\"}\\\"{[\"}\n{\"id\":2}\n", .ndjson),
         ("\"just a string\"\n", .ndjson),
+        // A first line that cannot go on as an array: NDJSON whose first line is cut off.
+        ("[\"id\",\"name\"\n[1,\"a\"]\n", .ndjson),
+        ("[{\"id\":1}\n{\"id\":2}]", .ndjson),
+        // Arrays whose first line ends at a separator, or whose next line starts with one.
+        ("[{\"id\":1},\n{\"id\":2}]", .array),
+        ("[{\"id\":1}\n,{\"id\":2}\n]", .array),
+        ("[{\"id\":1}\n]", .array),
+        ("[ \n {\"id\":1}]", .array),
     ])
     func detectsTheShape(_ text: String, _ expected: InputShape) {
         #expect(detect(text) == expected, "\(text.debugDescription)")

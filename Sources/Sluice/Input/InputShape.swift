@@ -26,6 +26,17 @@ enum ShapeDetector {
         bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
     }
 
+    /// Whether the line ending at `lineFeed` ends with an element of the top-level array, and the next line goes on
+    /// with something other than the `,` or `]` that must follow it in an array.
+    private static func endsLineWithoutSeparator(_ bytes: UnsafeBufferPointer<UInt8>, lineFeed: Int) -> Bool {
+        var before = lineFeed - 1
+        while before >= 0, isWhitespace(bytes[before]) { before -= 1 }
+        guard before >= 0, bytes[before] != UInt8(ascii: "["), bytes[before] != UInt8(ascii: ",") else { return false }
+        var after = lineFeed + 1
+        while after < bytes.count, isWhitespace(bytes[after]) { after += 1 }
+        return after < bytes.count && bytes[after] != UInt8(ascii: ",") && bytes[after] != UInt8(ascii: "]")
+    }
+
     /// - Parameter bytes: The first bytes of the input, after any byte order mark.
     static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> InputShape {
         detection(bytes).shape
@@ -63,6 +74,10 @@ enum ShapeDetector {
             case 0x0A:
                 // An object over several lines starts a stream of values, whatever follows.
                 if !isArray { return (.concatenated, true) }
+                if !spansLines && depth == 1 && endsLineWithoutSeparator(bytes, lineFeed: position - 1) {
+                    // `["id","name"` then `[1,"a"]`: no array goes on so, but NDJSON with a cut-off first line does.
+                    return (.ndjson, true)
+                }
                 spansLines = true
             default: break
             }
