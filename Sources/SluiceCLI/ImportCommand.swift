@@ -46,6 +46,10 @@ struct ImportCommand: ParsableCommand {
         "Commit a database transaction, with its checkpoint, after this many records (and at least once a second).", valueName: "records"))
     var commitEvery = 100_000
 
+    @Flag(name: .customLong("stream-frames"), help: ArgumentHelp(
+        "Compressed input: commit as for uncompressed input, even records whose gzip member or zstd frame has not passed its checksum yet (by default a database commits only checked frames' records and rolls back the rest when a check fails)."))
+    var streamsFrames = false
+
     @Option(name: .customLong("null"), help: ArgumentHelp("What CSV and TSV write for a null (default: an empty field; empty text is written \"\").", valueName: "text"))
     var nullText = ""
 
@@ -125,6 +129,7 @@ struct ImportCommand: ParsableCommand {
         job.dateStorage = dates
         job.nullText = nullText
         job.recordsPerCommit = commitEvery
+        job.verifiesFrames = !streamsFrames
         return job
     }
 }

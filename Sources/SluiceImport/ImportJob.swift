@@ -27,6 +27,12 @@ public struct ImportJob: Sendable {
     public var nullText = ""
     /// A transaction is committed, with its checkpoint, at least this often (in records) and once a second.
     public var recordsPerCommit = 100_000
+    /// Compressed input: a database commits only records whose gzip member or zstd frame has passed its checksum,
+    /// and rolls back to the last commit when one fails (or the run stops) before that, so that a damaged frame
+    /// leaves none of the records it seemed to hold. A frame as large as the input makes the import one
+    /// transaction. When false, commits come as for uncompressed input and may hold records of a frame that later
+    /// fails its check. Files are written whole or not at all either way.
+    public var verifiesFrames = true
     /// How Parquet files are laid out: compression, row group and page sizes, the timestamp unit.
     public var parquet = ParquetOptions()
     /// A Parquet directory's part files end after this many rows (`--max-file-rows`).

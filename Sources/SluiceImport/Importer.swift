@@ -70,6 +70,10 @@ private struct Run {
     var finished: [Checkpoint] = []
     var committed: [String: Checkpoint] = [:]
     var recordsSinceCommit = 0
+    /// Records written and rejected per table as of the last commit: what a rollback leaves.
+    var committedCounts: [(written: Int, rejected: Int)]
+    /// Records since the last commit lie in a compressed frame whose checksum has not passed yet.
+    var holdsUnverifiedRecords = false
     var lastCommit = DispatchTime.now().uptimeNanoseconds
     var groups: [String: Int] = [:]
 
@@ -81,6 +85,7 @@ private struct Run {
         self.readerOpened = readerOpened
         schemas = job.schemas
         summary = ImportSummary(destination: job.destination.description, tables: job.tables.map { ImportSummary.TableCounts(name: $0.name) })
+        committedCounts = job.tables.map { _ in (0, 0) }
     }
 
     mutating func execute() {
@@ -98,16 +103,36 @@ private struct Run {
                limit.isExceeded(rejected: summary.recordsRejected, read: summary.recordsRead, isFinal: true) {
                 throw SluiceError.invalidOptions("\(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)")
             }
-            if summary.outcome == .interrupted && !sink.keepsCheckpoints {
-                // A file cut short must not look complete: it is dropped.
-                sink.abandon()
+            if summary.outcome == .interrupted && (!sink.keepsCheckpoints || holdsUnverifiedRecords) {
+                // A file cut short must not look complete: it is dropped. Records from a frame not yet checked
+                // are rolled back to the last commit.
+                abandon(sink)
             } else {
                 try sink.finish(finished + checkpoints)
             }
             if summary.outcome == .complete && summary.recordsRejected > 0 { summary.outcome = .someRejected }
         } catch {
-            sink?.abandon()
             summary.outcome = .failed(Self.message(error))
+            if let sink { abandon(sink) }
+        }
+    }
+
+    /// Rolls back what was not committed (a database) or drops the files, and counts only what stays.
+    private mutating func abandon(_ sink: any TableSink) {
+        sink.abandon()
+        var dropped = 0
+        for (table, kept) in committedCounts.enumerated() {
+            let lost = summary.tables[table].recordsWritten - kept.written + summary.tables[table].recordsRejected - kept.rejected
+            dropped += lost
+            summary.tables[table].recordsWritten = kept.written
+            summary.tables[table].recordsRejected = kept.rejected
+            summary.tables[table].recordsRead -= lost
+        }
+        if dropped > 0, case .failed(let message) = summary.outcome {
+            let what = !sink.keepsCheckpoints ? "not kept (the files were removed)"
+                : holdsUnverifiedRecords ? "rolled back to the last commit (their compressed frame had not passed its checksum)"
+                : "rolled back to the last commit"
+            summary.outcome = .failed(message + "; the \(dropped) records written or rejected since were \(what)")
         }
     }
 
@@ -201,6 +226,7 @@ private struct Run {
             }
             guard let (table, batch) = next else { break }
             try take(batch, table: table, skipUpTo: skipUpTo[table], source: name, sink: sink)
+            holdsUnverifiedRecords = job.verifiesFrames && !reader.isDeliveredInputVerified
             if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
                 limitReached.insert(table)
                 if limitReached.count == job.tables.count {
@@ -219,13 +245,14 @@ private struct Run {
                 stopped = true
                 break
             }
-            try commitIfDue(sink: sink)
+            try commitIfDue(sink: sink, isVerified: !job.verifiesFrames || reader.isDeliveredInputVerified)
         }
         // A stop cancels the reader, which then ends early as if the input had: the input is not complete.
         if isStopRequested() { stopped = true }
+        holdsUnverifiedRecords = job.verifiesFrames && recordsSinceCommit > 0 && !reader.isDeliveredInputVerified
         if let readError, !stopped {
             // A stream that cannot be read on keeps what was committed; the input is not complete.
-            if case .streamEnded = readError {
+            if case .streamEnded = readError, !holdsUnverifiedRecords {
                 summary.outcome = .failed("\(readError)")
                 return false
             }
@@ -241,6 +268,8 @@ private struct Run {
         }
         finished += checkpoints
         checkpoints = []
+        // Every frame of an input read to its end has been checked: what it gave can be committed now.
+        if holdsUnverifiedRecords { try commit(sink: sink) }
         return true
     }
 
@@ -295,13 +324,21 @@ private struct Run {
         }
     }
 
-    private mutating func commitIfDue(sink: any TableSink) throws(SluiceError) {
-        guard sink.keepsCheckpoints else { return }
+    /// Commits once enough records or time have passed, and only records from checked frames (`isVerified`).
+    private mutating func commitIfDue(sink: any TableSink, isVerified: Bool) throws(SluiceError) {
+        guard sink.keepsCheckpoints, isVerified else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         guard recordsSinceCommit >= job.recordsPerCommit || (recordsSinceCommit > 0 && now - lastCommit >= 1_000_000_000) else { return }
+        try commit(sink: sink)
+    }
+
+    private mutating func commit(sink: any TableSink) throws(SluiceError) {
+        guard sink.keepsCheckpoints else { return }
         try sink.commit(finished + checkpoints)
         recordsSinceCommit = 0
-        lastCommit = now
+        lastCommit = DispatchTime.now().uptimeNanoseconds
+        holdsUnverifiedRecords = false
+        committedCounts = summary.tables.map { ($0.recordsWritten, $0.recordsRejected) }
     }
 }
 
@@ -340,6 +377,13 @@ enum BatchReader {
         switch self {
         case .one(let reader): reader.statistics
         case .several(let reader): reader.statistics
+        }
+    }
+
+    var isDeliveredInputVerified: Bool {
+        switch self {
+        case .one(let reader): reader.isDeliveredInputVerified
+        case .several(let reader): reader.isDeliveredInputVerified
         }
     }
 

@@ -9,6 +9,9 @@ protocol BatchSource: AnyObject {
     func countRejectedAfterCommit()
     /// Stops background work early; the reader is being dropped.
     func cancel()
+    /// Whether every record delivered so far lies in compressed frames whose checksums passed (always true for
+    /// uncompressed input).
+    var isDeliveredInputVerified: Bool { get }
 }
 
 extension BatchSource {

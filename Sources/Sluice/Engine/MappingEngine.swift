@@ -48,6 +48,9 @@ final class MappingEngine: BatchSource {
 
     /// Records the consumer rejected after they were committed (typed finishing hooks and transforms).
     private var rejectedAfterCommit = 0
+    /// How far the input's frame checksums vouch for it, and how far the records handed out reach.
+    private let frameChecks: FrameChecks?
+    private var deliveredEnd = 0
 
     /// Opens `source` as a stream: concatenated values, one document, or the text of a nested array that its record
     /// already read whole. Its first bytes are looked at for a byte order mark and, when asked, the shape. The
@@ -106,6 +109,7 @@ final class MappingEngine: BatchSource {
         self.source = source
         self.input = input
         self.shape = shape
+        frameChecks = source.frameChecks
         lineStart = start
         feedFrom = start
         inputStart = start
@@ -223,6 +227,10 @@ final class MappingEngine: BatchSource {
         )
     }
 
+    var isDeliveredInputVerified: Bool {
+        frameChecks.map { $0.verifiedLength >= deliveredEnd } ?? true
+    }
+
     /// Makes the next call to ``nextBatch()`` end the run; safe from any thread.
     func cancel() {
         isCancelled.store(true, ordering: .relaxed)
@@ -243,6 +251,8 @@ final class MappingEngine: BatchSource {
         while true {
             if let batch = batches.takeReady() {
                 lentBatch = batch
+                // The records in a batch ended before the machine's boundary.
+                deliveredEnd = max(deliveredEnd, machine.pointee.boundary)
                 return batch
             }
             if hasEnded {

@@ -21,9 +21,13 @@ protocol ByteSource {
     /// Passes over the next `count` bytes (fewer at the end of the input) and says how many: a regular file
     /// seeks, other sources read and forget.
     mutating func skip(_ count: Int) throws(SluiceError) -> Int
+    /// For decompressed input, how far the frames' checksums vouch for the bytes; `nil` when nothing needs checking.
+    var frameChecks: FrameChecks? { get }
 }
 
 extension ByteSource {
+    var frameChecks: FrameChecks? { nil }
+
     mutating func skip(_ count: Int) throws(SluiceError) -> Int {
         try skipByReading(count)
     }

@@ -76,6 +76,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// A batch holding only the rejection the reader ended the run with.
     private var terminalBatch: ColumnarBatch?
     /// The error to raise on the call after the batch that reports it.
+    /// How far the input's frame checksums vouch for it, and how far the chunks whose records were handed out reach.
+    private let frameChecks: FrameChecks?
+    private var deliveredEnd = 0
     private var pendingError: SluiceError?
     /// Per plan: ordinals count each record type's records.
     private var ordinalBases: [Int]
@@ -118,6 +121,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         bytesBeforeReader = startsAtInputStart ? startOffset : 0
         if let columnNames { columnHeader.publish(columnNames) }
         sourceName = source.name
+        frameChecks = source.frameChecks
         totals.shape = shape
         let workers = max(options.workers, 1)
         // Keep at least two chunks per worker plus one being read inside the budget. The bytes to read are known
@@ -317,6 +321,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         condition.unlock()
     }
 
+    var isDeliveredInputVerified: Bool {
+        frameChecks.map { $0.verifiedLength >= deliveredEnd } ?? true
+    }
+
     func nextBatch() throws(SluiceError) -> ColumnarBatch? {
         if let lentBatch {
             lentBatch.engine?.recycle(lentBatch.batch)
@@ -333,6 +341,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
             if hasEnded { return nil }
             if var result = current {
+                deliveredEnd = max(deliveredEnd, result.chunk.offset + result.chunk.count)
                 if currentPosition < result.outcome.batches.count {
                     let batch = result.outcome.batches[currentPosition]
                     currentPosition += 1

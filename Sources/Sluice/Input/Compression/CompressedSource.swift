@@ -19,8 +19,8 @@ enum Compression: Sendable, Equatable {
         var prefixed = PrefixedSource(source)
         let prefix = try prefixed.peek(4)
         switch detect(prefix) {
-        case .gzip: return PrefixedSource(try GzipSource(compressed: prefixed), isDecompressing: true)
-        case .zstd: return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow), isDecompressing: true)
+        case .gzip: return PrefixedSource(try GzipSource(compressed: prefixed, checks: FrameChecks()), isDecompressing: true)
+        case .zstd: return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks()), isDecompressing: true)
         case nil: return prefixed
         }
     }
@@ -45,6 +45,7 @@ struct PrefixedSource: ByteSource {
 
     var name: String { inner.name }
     var size: Int? { inner.size }
+    var frameChecks: FrameChecks? { inner.frameChecks }
 
     /// Passes over `count` bytes (fewer at the end of the input): the peeked ones first, then the inner source's.
     @discardableResult

@@ -16,9 +16,13 @@ final class GzipSource: ByteSource {
     private var compressedOffset = 0
     /// An error found by the call that also produced bytes: those bytes are returned first, the error next time.
     private var pendingError: SluiceError?
+    let frameChecks: FrameChecks?
+    /// Decompressed bytes produced so far.
+    private var producedLength = 0
 
-    init(compressed: any ByteSource) throws(SluiceError) {
+    init(compressed: any ByteSource, checks: FrameChecks) throws(SluiceError) {
         self.compressed = compressed
+        frameChecks = checks
         name = compressed.name
         input = .allocate(capacity: inputCapacity)
         stream = .allocate(capacity: 1)
@@ -65,9 +69,12 @@ final class GzipSource: ByteSource {
             let status = inflate(stream, Z_NO_FLUSH)
             compressedOffset += availableBefore - Int(stream.pointee.avail_in)
             let produced = min(buffer.count, Int(UInt32.max)) - Int(stream.pointee.avail_out)
+            producedLength += produced
             switch status {
             case Z_STREAM_END:
+                // zlib returns the member's end only once its CRC-32 and length matched.
                 betweenMembers = true
+                frameChecks?.frameEnded(at: producedLength)
             case Z_OK, Z_BUF_ERROR:
                 break
             default:

@@ -25,9 +25,13 @@ final class ZstdSource: ByteSource {
     private var hasPendingOutput = false
     /// The input libzstd asked for next (the rest of a header, or one block and the next block's header).
     private var nextInputSize = ZstdFrameHeader.maximumSize
+    let frameChecks: FrameChecks?
+    /// Decompressed bytes produced so far.
+    private var producedLength = 0
 
-    init(compressed: any ByteSource, maximumWindow: Int) throws(SluiceError) {
+    init(compressed: any ByteSource, maximumWindow: Int, checks: FrameChecks) throws(SluiceError) {
         self.compressed = compressed
+        frameChecks = checks
         name = compressed.name
         guard let context = ZSTD_createDStream() else {
             throw .io(source: compressed.name, byteOffset: 0, message: "cannot start zstd decompression")
@@ -89,6 +93,9 @@ final class ZstdSource: ByteSource {
             }
             hasPendingOutput = outBuffer.pos == outBuffer.size
             atFrameEnd = hint == 0 && !hasPendingOutput
+            producedLength += outBuffer.pos
+            // libzstd says a frame is done (0) only after its content checksum, if it has one, matched.
+            if atFrameEnd { frameChecks?.frameEnded(at: producedLength) }
             nextInputSize = max(hint, 1)
             if outBuffer.pos > 0 { return outBuffer.pos }
         }

@@ -1,0 +1,19 @@
+import Synchronization
+
+/// How much of a decompressed input its checksums vouch for: the bytes of every gzip member and zstd frame that
+/// ended with its check passed. The decompressor publishes it as it reads (on the pipeline's reader thread); the
+/// reader's consumer compares it with how far the records it delivered reach.
+///
+/// A gzip member is checked against its CRC-32 and length; a zstd frame against its content checksum when it has
+/// one (the `zstd` tool writes one by default, the library does not), otherwise only by decoding to its end.
+final class FrameChecks: Sendable {
+    private let verified = Atomic<Int>(0)
+
+    /// Bytes of decompressed output from the start of the input that lie in checked frames or members.
+    var verifiedLength: Int { verified.load(ordering: .acquiring) }
+
+    /// A frame or member that ends `length` bytes into the decompressed output passed its check.
+    func frameEnded(at length: Int) {
+        verified.store(length, ordering: .releasing)
+    }
+}
