@@ -459,6 +459,22 @@ import SluiceFixtures
         }
     }
 
+    /// A pipeline that reads on the caller's thread (one worker) owns its chunk reader: dropping the reader frees
+    /// both, read to the end or not (the reader's budget callback once held the pipeline in a cycle).
+    @Test(arguments: [true, false])
+    func aPipelineReadingOnTheCallersThreadIsFreed(readsToTheEnd: Bool) throws {
+        weak var weakPipeline: ParallelPipeline?
+        do {
+            let source = try BatchSourceOpener.open(.bytes(Array("{\"id\":1}\n{\"id\":2}\n".utf8)), plan: MappingSchema(fields: [field("id", .int64)]).plan,
+                                                    options: ReaderOptions(batchCapacity: 1, workers: 1), keepsRecordText: false, progress: ProgressMonitor())
+            let pipeline = try #require(source as? ParallelPipeline)
+            weakPipeline = pipeline
+            #expect(try pipeline.nextBatch() != nil)
+            if readsToTheEnd { while try pipeline.nextBatch() != nil {} }
+        }
+        #expect(weakPipeline == nil)
+    }
+
     @Test func cancellationStopsTheWorkersAndFreesThePipeline() throws {
         var generator = TweetGenerator(seed: 4)
         let bytes = Array((1...3000).map { generator.nextRecord(ordinal: $0) }.joined(separator: "\n").utf8)

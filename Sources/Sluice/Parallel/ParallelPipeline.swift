@@ -224,7 +224,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumRecords: recordsPerChunk, batchBytes: batchBytesPerChunk, maximumDepth: options.maximumDepth, pool: pool,
             recordsPaths: plans.compactMap(\.recordsPath), firstChunkRecords: firstChunkRecords, handsEachRead: handsEachRead,
-            reserve: { [self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
+            // Not owning: the pipeline holds the reader that runs on the caller's thread, and the reader thread holds
+            // the pipeline while its reader lives, so the reader never outlives it.
+            reserve: { [unowned self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
     }
 
     /// Blocks until `bytes` fit in the budget (and, for a new chunk, the cap on chunks in flight allows one more),
