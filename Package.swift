@@ -98,3 +98,15 @@ let package = Package(
     ],
     cxxLanguageStandard: .cxx17
 )
+
+// The libFuzzer harness (Tests/Fuzz): it links libFuzzer, so the target exists only when scripts/fuzz builds it with
+// the sanitizers; a plain build or test never sees it.
+if Context.environment["SLUICE_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(
+        name: "SluiceFuzz",
+        dependencies: ["Sluice"],
+        path: "Tests/Fuzz",
+        swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])],
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
+    ))
+}
