@@ -226,7 +226,7 @@ private struct Run {
             }
             guard let (table, batch) = next else { break }
             try take(batch, table: table, skipUpTo: skipUpTo[table], source: name, sink: sink)
-            holdsUnverifiedRecords = job.verifiesFrames && !reader.isDeliveredInputVerified
+            noteVerification(of: reader)
             if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
                 limitReached.insert(table)
                 if limitReached.count == job.tables.count {
@@ -245,11 +245,11 @@ private struct Run {
                 stopped = true
                 break
             }
-            try commitIfDue(sink: sink, isVerified: !job.verifiesFrames || reader.isDeliveredInputVerified)
+            try commitIfDue(sink: sink)
         }
         // A stop cancels the reader, which then ends early as if the input had: the input is not complete.
         if isStopRequested() { stopped = true }
-        holdsUnverifiedRecords = job.verifiesFrames && recordsSinceCommit > 0 && !reader.isDeliveredInputVerified
+        noteVerification(of: reader)
         if let readError, !stopped {
             // A stream that cannot be read on keeps what was committed; the input is not complete.
             if case .streamEnded = readError, !holdsUnverifiedRecords {
@@ -268,8 +268,6 @@ private struct Run {
         }
         finished += checkpoints
         checkpoints = []
-        // Every frame of an input read to its end has been checked: what it gave can be committed now.
-        if holdsUnverifiedRecords { try commit(sink: sink) }
         return true
     }
 
@@ -324,20 +322,19 @@ private struct Run {
         }
     }
 
-    /// Commits once enough records or time have passed, and only records from checked frames (`isVerified`).
-    private mutating func commitIfDue(sink: any TableSink, isVerified: Bool) throws(SluiceError) {
-        guard sink.keepsCheckpoints, isVerified else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard recordsSinceCommit >= job.recordsPerCommit || (recordsSinceCommit > 0 && now - lastCommit >= 1_000_000_000) else { return }
-        try commit(sink: sink)
+    /// Whether records since the last commit include some whose compressed frame has not passed its check yet.
+    private mutating func noteVerification(of reader: BatchReader) {
+        holdsUnverifiedRecords = job.verifiesFrames && recordsSinceCommit > 0 && !reader.isDeliveredInputVerified
     }
 
-    private mutating func commit(sink: any TableSink) throws(SluiceError) {
-        guard sink.keepsCheckpoints else { return }
+    /// Commits once enough records or time have passed, and only records from checked frames.
+    private mutating func commitIfDue(sink: any TableSink) throws(SluiceError) {
+        guard sink.keepsCheckpoints, !holdsUnverifiedRecords else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard recordsSinceCommit >= job.recordsPerCommit || (recordsSinceCommit > 0 && now - lastCommit >= 1_000_000_000) else { return }
         try sink.commit(finished + checkpoints)
         recordsSinceCommit = 0
-        lastCommit = DispatchTime.now().uptimeNanoseconds
-        holdsUnverifiedRecords = false
+        lastCommit = now
         committedCounts = summary.tables.map { ($0.recordsWritten, $0.recordsRejected) }
     }
 }

@@ -48,9 +48,8 @@ final class MappingEngine: BatchSource {
 
     /// Records the consumer rejected after they were committed (typed finishing hooks and transforms).
     private var rejectedAfterCommit = 0
-    /// How far the input's frame checksums vouch for it, and how far the records handed out reach.
-    private let frameChecks: FrameChecks?
-    private var deliveredEnd = 0
+    /// How far the records handed out reach, against the input's frame checksums.
+    private var delivered: DeliveredInput
 
     /// Opens `source` as a stream: concatenated values, one document, or the text of a nested array that its record
     /// already read whole. Its first bytes are looked at for a byte order mark and, when asked, the shape. The
@@ -109,7 +108,7 @@ final class MappingEngine: BatchSource {
         self.source = source
         self.input = input
         self.shape = shape
-        frameChecks = source.frameChecks
+        delivered = DeliveredInput(checks: source.frameChecks)
         lineStart = start
         feedFrom = start
         inputStart = start
@@ -227,9 +226,7 @@ final class MappingEngine: BatchSource {
         )
     }
 
-    var isDeliveredInputVerified: Bool {
-        frameChecks.map { $0.verifiedLength >= deliveredEnd } ?? true
-    }
+    var isDeliveredInputVerified: Bool { delivered.isVerified }
 
     /// Makes the next call to ``nextBatch()`` end the run; safe from any thread.
     func cancel() {
@@ -252,7 +249,7 @@ final class MappingEngine: BatchSource {
             if let batch = batches.takeReady() {
                 lentBatch = batch
                 // The records in a batch ended before the machine's boundary.
-                deliveredEnd = max(deliveredEnd, machine.pointee.boundary)
+                delivered.handedOut(through: machine.pointee.boundary)
                 return batch
             }
             if hasEnded {

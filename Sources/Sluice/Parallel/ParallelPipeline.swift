@@ -76,9 +76,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// A batch holding only the rejection the reader ended the run with.
     private var terminalBatch: ColumnarBatch?
     /// The error to raise on the call after the batch that reports it.
-    /// How far the input's frame checksums vouch for it, and how far the chunks whose records were handed out reach.
-    private let frameChecks: FrameChecks?
-    private var deliveredEnd = 0
+    /// How far the chunks whose records were handed out reach, against the input's frame checksums.
+    private var delivered: DeliveredInput
     private var pendingError: SluiceError?
     /// Per plan: ordinals count each record type's records.
     private var ordinalBases: [Int]
@@ -121,7 +120,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         bytesBeforeReader = startsAtInputStart ? startOffset : 0
         if let columnNames { columnHeader.publish(columnNames) }
         sourceName = source.name
-        frameChecks = source.frameChecks
+        delivered = DeliveredInput(checks: source.frameChecks)
         totals.shape = shape
         let workers = max(options.workers, 1)
         // Keep at least two chunks per worker plus one being read inside the budget. The bytes to read are known
@@ -323,9 +322,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         condition.unlock()
     }
 
-    var isDeliveredInputVerified: Bool {
-        frameChecks.map { $0.verifiedLength >= deliveredEnd } ?? true
-    }
+    var isDeliveredInputVerified: Bool { delivered.isVerified }
 
     func nextBatch() throws(SluiceError) -> ColumnarBatch? {
         if let lentBatch {
@@ -343,7 +340,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
             if hasEnded { return nil }
             if var result = current {
-                deliveredEnd = max(deliveredEnd, result.chunk.offset + result.chunk.count)
+                delivered.handedOut(through: result.chunk.offset + result.chunk.count)
                 if currentPosition < result.outcome.batches.count {
                     let batch = result.outcome.batches[currentPosition]
                     currentPosition += 1

@@ -138,13 +138,8 @@ public final class TypedReader<Model> {
     /// How often each key that no field reads was seen so far, by key path (see ``ColumnarReader/unmappedKeys``).
     public var unmappedKeys: [String: Int] { engine.unmappedKeys }
 
-    /// Whether every record delivered so far comes from compressed data that has passed its checksum: each gzip
-    /// member and zstd frame it lies in has ended with its check matched. Always true for uncompressed input.
-    ///
-    /// Records reach you as they are decompressed, before the end of their frame, so a damaged frame can deliver
-    /// records that look valid (or rejections of garbage) before its checksum fails and the read throws. A
-    /// consumer that can take records back, such as a database transaction, commits only while this is true and
-    /// rolls back when a read fails; see docs/mapping.md, "Compressed input".
+    /// Whether every record delivered so far has passed its compressed frame's checksum (see
+    /// ``ColumnarReader/isDeliveredInputVerified``).
     public var isDeliveredInputVerified: Bool { engine.isDeliveredInputVerified }
 
     /// Counts so far.

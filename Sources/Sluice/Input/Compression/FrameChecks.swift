@@ -17,3 +17,22 @@ final class FrameChecks: Sendable {
         verified.store(length, ordering: .releasing)
     }
 }
+
+/// A reader's side of the frame checks: how far the records it handed out reach, and whether the checks vouch for
+/// all of it.
+struct DeliveredInput {
+    private let checks: FrameChecks?
+    private var end = 0
+
+    init(checks: FrameChecks?) {
+        self.checks = checks
+    }
+
+    /// Records reaching up to `offset` (at most) have been handed out.
+    mutating func handedOut(through offset: Int) {
+        end = max(end, offset)
+    }
+
+    /// Whether every byte handed out lies in checked frames; always for input that needs no checking.
+    var isVerified: Bool { checks.map { $0.verifiedLength >= end } ?? true }
+}
