@@ -118,15 +118,17 @@ import Testing
         #expect(result.error == "<memory>: cannot read past rejected " + (result.rejections.first ?? ""))
     }
 
-    /// One thread's state machine and the pipeline's framer say it in the same words.
-    @Test(arguments: [1, 2])
-    func aTopLevelValueThatIsNotAnArrayInArrayShape(_ workers: Int) throws {
-        let options = ReaderOptions(shape: .array, rejectionPolicy: .collect, workers: workers)
-        let result = try rejections("{\"id\":1}", options: options)
-        #expect(result.rejections == ["record 1 (line 1, byte 0): $: expected a top-level array of records, found a value that is not an array at byte 1"])
+    /// One thread's state machine and the pipeline's framer say it in the same words, and point past the whole
+    /// token even when it runs past a chunk.
+    @Test(arguments: [("{\"id\":1}", 1), ("42 ", 2), ("\"\"", 2), ("\"a long string\" ", 15), ("true", 4)])
+    func aTopLevelValueThatIsNotAnArrayInArrayShape(_ text: String, tokenEnd: Int) throws {
+        let result = try expectSameForEveryPipeline { workers, chunk, capacity in
+            var options = ReaderOptions(shape: .array, batchCapacity: capacity, rejectionPolicy: .collect, workers: workers)
+            options.chunkSize = chunk
+            return try rejections(text, options: options)
+        }
+        #expect(result.rejections == ["record 1 (line 1, byte 0): $: expected a top-level array of records, found a value that is not an array at byte \(tokenEnd)"])
         #expect(result.error != nil)
-        let number = try rejections("42 ", options: options)
-        #expect(number.rejections == ["record 1 (line 1, byte 0): $: expected a top-level array of records, found a value that is not an array at byte 2"])
     }
 
     @Test func truncatedArray() throws {

@@ -461,7 +461,7 @@ final class ChunkReader {
             problem = end.problem
         }
         if let problem {
-            if problem.kind == .misplacedToken || problem.kind == .trailingGarbage {
+            if problem.kind == .misplacedToken || problem.kind == .trailingGarbage || problem.kind == .notAnArray {
                 // The message points past the whole token, as yajl's does: read on until it has ended.
                 let at = problem.offset - bufferOffset
                 while tokenLength(at: at) == nil && !isAtEnd && filled - at <= maximumRecordSize { try readMore() }
@@ -549,8 +549,8 @@ final class ChunkReader {
     }
 
     /// The length of the token at `buffer[at]`, as yajl reads it before it reports a misplaced one: a string to its
-    /// closing quote, a number or a literal to its last character, any other byte alone. A token that runs past
-    /// the bytes read so far has no length yet (`nil`).
+    /// closing quote, a number or a literal to its last character (or the input's end), any other byte alone. A
+    /// token that runs past the bytes read so far has no length yet (`nil`).
     private func tokenLength(at: Int) -> Int? {
         guard at < filled else { return 1 }
         var end = at + 1
@@ -570,6 +570,6 @@ final class ChunkReader {
         default:
             return 1
         }
-        return end < filled ? end - at : nil
+        return end < filled || isAtEnd ? end - at : nil
     }
 }
