@@ -51,6 +51,8 @@ enum FuzzRecords {
         var rejected = 0
 
         init(_ input: [UInt8], schema: MappingSchema, options: ReaderOptions) {
+            // Rows and rejections in record order: where batches end depends on chunks and workers.
+            var numbered: [(ordinal: Int, line: String)] = []
             do {
                 let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
                 defer {
@@ -60,27 +62,32 @@ enum FuzzRecords {
                 }
                 while let batch = try reader.next() {
                     for row in 0..<batch.count {
-                        var line = "\(batch.location(ofRow: row))"
+                        let location = batch.location(ofRow: row)
+                        var line = "\(location)"
                         for index in batch.fields.indices { line += " " + Self.value(batch.column(index), row: row) }
-                        lines.append(line)
+                        numbered.append((location.ordinal, line))
                     }
-                    lines += batch.rejections.map { "rejected \($0)" }
+                    numbered += batch.rejections.map { ($0.location.ordinal, "rejected \($0)") }
                 }
             } catch {
                 self.error = "\(error)"
             }
+            lines = numbered.sorted { $0.ordinal < $1.ordinal }.map(\.line)
         }
 
-        /// A value as text, whatever its type: each accessor answers only for its own.
+        /// A value as text, through the accessor of the column's type (a list reads as its JSON text).
         static func value(_ column: ColumnarBatch.Column, row: Int) -> String {
             if column.isNull(row) { return "null" }
-            if let value = column.int64(row) { return String(value) }
-            if let value = column.uint64(row) { return String(value) }
-            if let value = column.dateNanoseconds(row) { return "date:" + String(value) }
-            if let value = column.double(row) { return String(value.bitPattern, radix: 16) }
-            if let value = column.bool(row) { return String(value) }
-            if let value = column.bytes(row) { return value.map { String($0) }.joined(separator: ",") }
-            return "\"" + (column.string(row) ?? "") + "\""
+            let field = column.field
+            switch field.isList ? .json : field.type {
+            case .int64: return column.int64(row).map { String($0) } ?? "?"
+            case .uint64: return column.uint64(row).map { String($0) } ?? "?"
+            case .date: return column.dateNanoseconds(row).map { "date:" + String($0) } ?? "?"
+            case .double: return column.double(row).map { String($0.bitPattern, radix: 16) } ?? "?"
+            case .bool: return column.bool(row).map { String($0) } ?? "?"
+            case .bytes: return column.bytes(row).map { $0.map { String($0) }.joined(separator: ",") } ?? "?"
+            case .string, .json, .url, .enumeration: return "\"" + (column.string(row) ?? "") + "\""
+            }
         }
 
         var description: String { (lines + [error ?? "", "\(read) = \(mapped) + \(rejected)"]).joined(separator: "\n") }

@@ -8,7 +8,7 @@ import SluiceFixtures
 /// differently stops the run, and the reports say what was measured.
 @Suite struct BenchTests {
     static func smallInput(layout: FixtureFile.Layout = .ndjson, compression: FixtureFile.Compression = .none) throws -> BenchInput {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bench-test-\(UUID().uuidString).\(layout.rawValue)\(compression.fileExtension)")
+        let url = scratchPath("bench-input.\(layout.rawValue)\(compression.fileExtension)")
         let written = try FixtureFile(layout: layout, compression: compression, seed: 5).write(bytes: 300_000, to: url.path)
         return BenchInput(path: url.path, layout: layout, compression: compression, bytes: written.bytes)
     }

@@ -48,7 +48,7 @@ import Testing
     /// `--tokenizer` picks what reads the records, and `SLUICE_TOKENIZER` what `auto` means: a malformed value no field
     /// reads passes with simdjson and is rejected with yajl (docs/tokenizers.md).
     @Test func theTokenizerIsChosenByOptionOrEnvironment() throws {
-        let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tokenizer-\(UUID().uuidString).yaml")
+        let mapping = scratchPath("tokenizer.yaml")
         try "fields:\n  - {name: id, type: int64}\n".write(to: mapping, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: mapping) }
         let input = "{\"id\": 1, \"flag\": tru}\n{\"id\": 2}\n"
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func benchRunsAndWritesItsReports() throws {
-        let html = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bench-\(UUID().uuidString).html")
+        let html = scratchPath("bench.html")
         let outcome = try run(["bench", "--megabytes", "1", "--repetitions", "1", "--workers", "1,2", "--no-foreign",
                                "--only", "yajl,sluice,jsondecoder", "--json", "-", "--html", html.path])
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func readsRecordsInsideAWrapperDocument() throws {
-        let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-records-\(UUID().uuidString).yaml")
+        let mapping = scratchPath("records.yaml")
         try "fields:\n  - {name: event, path: $key, type: int64}\n  - {name: name, type: string}\n".write(to: mapping, atomically: true, encoding: .utf8)
         let catalog = corporaDirectory.appendingPathComponent("realdata/citm_catalog.json").path
         let outcome = try run(["map", "-m", mapping.path, "--records-at", "events", "--workers", "2", catalog])
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func mapsSeveralRecordTypesInOnePass() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-types-\(UUID().uuidString)")
+        let directory = scratchPath("types")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let catalog = corporaDirectory.appendingPathComponent("realdata/citm_catalog.json").path
@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func reportsRejectionsAndWritesThemToAFile() throws {
-        let rejects = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cli-rejects-\(UUID().uuidString).ndjson")
+        let rejects = scratchPath("rejects.ndjson")
         defer { try? FileManager.default.removeItem(at: rejects) }
         let outcome = try run(["map", "-m", "Fixtures/golden/people.mapping.yaml", "--rejects", rejects.path, "-"],
                               standardInput: "{\"id\":1,\"profile\":{\"name\":\"A\"}}\n{\"id\":\"x\",\"profile\":{\"name\":\"B\"}}\n")
@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func anInvalidMappingFileListsEveryProblem() throws {
-        let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cli-bad-\(UUID().uuidString).yaml")
+        let mapping = scratchPath("bad.yaml")
         defer { try? FileManager.default.removeItem(at: mapping) }
         try "fields:\n  - name: a\n    type: number\n  - name: b\n".write(to: mapping, atomically: true, encoding: .utf8)
         let outcome = try run(["map", "-m", mapping.path], standardInput: "")

@@ -73,7 +73,7 @@ import Testing
     /// its records, and the summary counts what stayed. Streaming the frames instead commits them.
     @Test(arguments: ["gz", "zst"], [1, 2])
     func aDatabaseKeepsOnlyRecordsOfCheckedFrames(_ format: String, workers: Int) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-frames-\(UUID().uuidString)")
+        let directory = scratchPath("frames")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("dump.ndjson.\(format)").path

@@ -95,8 +95,26 @@ import Testing
         #expect(result.error == "<memory>: cannot read past rejected record 1 (line 1, byte 0): $: expected a header record (an array of column names), found \(found)")
     }
 
+    /// The same after skipped lines (which are passed over unread), in every shape that reads lines.
+    @Test(arguments: [InputShape.ndjson, .automatic], [
+        ("{bad\n[1]\n", #""{bad""#),
+        ("\u{1}\u{0}\u{7}\n]\n,0,\n", #""\u0001\u0000\u0007""#),
+        ("[\"id\"\n[1]\n", #""[\"id\"""#),
+    ])
+    func aHeaderAfterSkippedLinesThatIsNotOneEndsTheRun(_ shape: InputShape, _ header: (text: String, found: String)) throws {
+        let text = "\"a title\": not JSON,,\n" + header.text
+        let result = try expectSameForEveryPipeline { workers, chunk, capacity in
+            try transcript(of: .bytes(Array(text.utf8)), fields: [field("id", .int64)],
+                           options: ReaderOptions(shape: shape, batchCapacity: capacity, rejectionPolicy: .collect, workers: workers, chunkSize: chunk),
+                           schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true))
+        }
+        #expect(result.rows.isEmpty && result.rejections.isEmpty)
+        #expect(result.statistics.recordsRead == 0 && result.statistics.recordsRejected == 0)
+        #expect(result.error == "<memory>: cannot read past rejected record 1 (line 2, byte 22): $: expected a header record (an array of column names), found \(header.found)")
+    }
+
     @Test func shardsPastTheStartReadTheHeaderFromTheFile() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-header-\(UUID().uuidString).ndjson")
+        let url = scratchPath("header.ndjson")
         defer { try? FileManager.default.removeItem(at: url) }
         var text = "# a title line, skipped\n[\"name\",\"n\"]\n"
         for index in 0..<2000 { text += "[\"row \(index)\",\(index)]\n" }

@@ -12,7 +12,7 @@ import Testing
         let mapping: String
 
         init(count: Int, rejectEvery: Int = 97) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-import-cli-\(UUID().uuidString)")
+            directory = scratchPath("import-cli")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             input = directory.appendingPathComponent("dump.ndjson").path
             mapping = directory.appendingPathComponent("items.mapping.yaml").path

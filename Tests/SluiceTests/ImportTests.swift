@@ -36,7 +36,7 @@ import Testing
         let input: String
 
         init(records: [String] = ImportTests.records, mapping: String = ImportTests.mapping) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-import-\(UUID().uuidString)")
+            directory = scratchPath("import")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let mappingURL = directory.appendingPathComponent("t.mapping.yaml")
             try mapping.write(to: mappingURL, atomically: true, encoding: .utf8)

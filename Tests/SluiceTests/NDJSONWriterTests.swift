@@ -6,7 +6,7 @@ import Testing
 @Suite struct NDJSONWriterTests {
     /// Maps `input` with `fields` and returns what the writer puts in a file.
     func written(_ input: String, fields: [FieldSpec]) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-writer-\(UUID().uuidString).ndjson")
+        let url = scratchPath("writer.ndjson")
         defer { try? FileManager.default.removeItem(at: url) }
         do {
             let output = try FileOutput(path: url.path)

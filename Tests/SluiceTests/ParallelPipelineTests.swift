@@ -773,11 +773,3 @@ struct SplitMix {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
-/// Writes `bytes` to a fresh file in the temporary directory.
-func temporaryFile(_ bytes: [UInt8], name: String) throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tests-\(ProcessInfo.processInfo.processIdentifier)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let url = directory.appendingPathComponent(UUID().uuidString + "-" + name)
-    try Data(bytes).write(to: url)
-    return url
-}

@@ -23,7 +23,7 @@ enum ParquetReadBack {
         process.arguments = [repositoryRoot.appendingPathComponent("Tests/ParquetReaders/read_values.py").path, reader.rawValue, file]
         let output = Pipe()
         // Errors go to a file, so that a long one cannot fill a pipe nobody reads while the rows are read.
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-readback-\(UUID().uuidString).txt")
+        let errorFile = scratchPath("readback-errors.txt")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         process.standardOutput = output

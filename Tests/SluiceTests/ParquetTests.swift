@@ -6,7 +6,7 @@ import Testing
 /// the values the records were generated from.
 @Suite struct ParquetTests {
     static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-parquet-\(UUID().uuidString)")
+        let url = scratchPath("parquet")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()

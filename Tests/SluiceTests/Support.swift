@@ -9,6 +9,29 @@ let fixturesDirectory = repositoryRoot.appendingPathComponent("Fixtures")
 let corporaDirectory = fixturesDirectory
 let conformanceDirectory = corporaDirectory.appendingPathComponent("conformance/JSONTestSuite")
 
+/// Where tests put the files they write: one directory for the test process, removed when it exits (tests run
+/// concurrently, so no test can remove a shared directory itself; `scripts/test` checks that nothing is left).
+let scratchDirectory: URL = {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tests-\(getpid())")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit {
+        try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tests-\(getpid())"))
+    }
+    return url
+}()
+
+/// A fresh path in the scratch directory, ending in `name`.
+func scratchPath(_ name: String) -> URL {
+    scratchDirectory.appendingPathComponent(UUID().uuidString + "-" + name)
+}
+
+/// Writes `bytes` to a fresh file in the scratch directory.
+func temporaryFile(_ bytes: [UInt8], name: String) throws -> URL {
+    let url = scratchPath(name)
+    try Data(bytes).write(to: url)
+    return url
+}
+
 /// Everything a run produced, rendered as text so that runs can be compared whole and read in a failure.
 /// When a run ends with an error, the bytes read are left out of the comparison: how far reading had got ahead
 /// of mapping when it stopped depends on buffer and chunk sizes.

@@ -1106,8 +1106,9 @@ struct RecordStateMachine {
     /// the tokenizer could not go on from, adding `failure` to what the record already collected. `end` is where
     /// the record's text ends. Returns `false` when the rejection policy says stop.
     mutating func rejectRecordInProgress(_ failure: Rejection.Failure?, end: Int, rawTextIsTruncated: Bool = false) -> Bool {
-        if isPassingOver && recordsToSkip == 0 && readsHeader {
-            // A header that is not even JSON fails as any other header that names no columns.
+        if readsHeader && recordsToSkip == 0 && (isPassingOver || !inRecord) {
+            // A header that is not even JSON (not even its first token) fails as any other header that names no
+            // columns.
             let location = locateRecord(end: end)
             ordinal -= 1
             failures.removeAll()
