@@ -8,10 +8,9 @@ let package = Package(
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "SluiceImport", targets: ["SluiceImport"]),
-        // For the micro-benchmark package (Benchmarks/Micro): generated inputs, and the benchmark contenders.
-        .library(name: "SluiceFixtures", targets: ["SluiceFixtures"]),
-        .library(name: "SluiceBench", targets: ["SluiceBench"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
+        // The benchmark harness, built apart so that the `sluice` people install does not carry it.
+        .executable(name: "sluice-bench", targets: ["SluiceBenchCLI"]),
     ],
     // Package.resolved stays out of git (each machine's package mirror has its own commit ids), so the versions are
     // pinned here instead: bug fixes only.
@@ -70,9 +69,18 @@ let package = Package(
             cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
+        // What both command-line programs share: how they run, report an error and draw a status line.
+        .target(
+            name: "SluiceTerminal",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", "SluiceImport", "SluiceBench", "SluiceFixtures", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sluice", "SluiceImport", "SluiceTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "SluiceBenchCLI",
+            dependencies: ["Sluice", "SluiceBench", "SluiceFixtures", "SluiceTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks/ holds benchmark programs; they are targets here (not a separate package) so that they build
         // from any checkout directory name, and nothing in the library depends on them.
@@ -98,6 +106,15 @@ let package = Package(
     ],
     cxxLanguageStandard: .cxx17
 )
+
+// The micro-benchmark package (Benchmarks/Micro, a package of its own) builds on the generated inputs and the
+// benchmark contenders; they are products only for it, not part of what Sluice offers.
+if Context.environment["SLUICE_MICRO_BENCHMARKS"] == "1" {
+    package.products += [
+        .library(name: "SluiceFixtures", targets: ["SluiceFixtures"]),
+        .library(name: "SluiceBench", targets: ["SluiceBench"]),
+    ]
+}
 
 // The libFuzzer harness (Tests/Fuzz): it links libFuzzer, so the target exists only when scripts/fuzz builds it with
 // the sanitizers; a plain build or test never sees it.

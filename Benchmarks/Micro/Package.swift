@@ -1,5 +1,6 @@
 // swift-tools-version: 6.1
-// Micro-benchmarks (ordo-one/benchmark): `swift package benchmark` from this folder. A package of its own, so that
+// Micro-benchmarks (ordo-one/benchmark): `SLUICE_MICRO_BENCHMARKS=1 swift package benchmark` from this folder (the
+// variable makes Sluice offer the generated inputs and contenders as products). A package of its own, so that
 // building Sluice and its tests never builds the benchmark tool.
 import Foundation
 import PackageDescription

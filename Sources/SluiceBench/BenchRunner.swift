@@ -61,7 +61,7 @@ public struct BenchRunner {
                 name: contender.name, key: contender.key, family: contender.family, threads: contender.threads,
                 seconds: runs.map(\.seconds), cpuSeconds: runs.map(\.cpuSeconds), peakResidentBytes: peak)
         }
-        return BenchResult(machine: MachineInfo.current(), bytes: input.bytes, records: records, layout: input.layout.rawValue,
+        return BenchResult(machine: MachineInfo.current(), bytes: input.bytes, records: records, layout: input.shapeName,
                            compression: input.compression.rawValue, repetitions: repetitions, rows: rows)
     }
 

@@ -12,13 +12,16 @@ public struct BenchInput: Sendable {
     /// The user's own mapping, when the input is not the generated fixture; only contenders that read any mapping
     /// run then.
     public var schema: MappingSchema?
+    /// How the report names the input's shape: the layout generated, or the shape your own input was read as.
+    public var shapeName: String
 
-    public init(path: String, layout: FixtureFile.Layout, compression: FixtureFile.Compression, bytes: Int, schema: MappingSchema? = nil) {
+    public init(path: String, layout: FixtureFile.Layout, compression: FixtureFile.Compression, bytes: Int, schema: MappingSchema? = nil, shapeName: String? = nil) {
         self.path = path
         self.layout = layout
         self.compression = compression
         self.bytes = bytes
         self.schema = schema
+        self.shapeName = shapeName ?? layout.rawValue
     }
 }
 

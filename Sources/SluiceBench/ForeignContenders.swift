@@ -5,10 +5,16 @@ import SluiceFixtures
 /// Each script times itself (after its imports) and prints its checksum, CPU seconds and peak memory as JSON.
 public enum ForeignContenders {
     /// The ones installed here that read `layout`, for `threads` (DuckDB gets the same number of threads as
-    /// Sluice's widest run). The msgspec script decodes a line at a time, so it reads NDJSON only.
-    public static func available(threads: Int, layout: FixtureFile.Layout) -> [Contender] {
+    /// Sluice's widest run), and a note for each one left out and why. The msgspec script decodes a line at a
+    /// time, so it reads NDJSON only.
+    public static func available(threads: Int, layout: FixtureFile.Layout) -> (contenders: [Contender], notRun: [String]) {
         var found: [Contender] = []
-        if layout == .ndjson && canImport("msgspec") {
+        var notRun: [String] = []
+        if layout != .ndjson {
+            notRun.append("msgspec: its script reads NDJSON a line at a time")
+        } else if !canImport("msgspec") {
+            notRun.append("msgspec: python3 cannot import it (pip install msgspec)")
+        } else {
             found.append(Contender(name: "msgspec (Python), typed structs", key: "msgspec", family: .foreign, threads: 1) { input in
                 try runScript(msgspecScript, arguments: [input.path])
             })
@@ -17,8 +23,10 @@ public enum ForeignContenders {
             found.append(Contender(name: "DuckDB read_json, \(threads) thread\(threads == 1 ? "" : "s")", key: "duckdb-\(threads)", family: .foreign, threads: threads) { input in
                 try runScript(duckdbScript, arguments: [input.path, String(threads), input.layout == .array ? "array" : "newline_delimited"])
             })
+        } else {
+            notRun.append("DuckDB: python3 cannot import it (pip install duckdb)")
         }
-        return found
+        return (found, notRun)
     }
 
     static func canImport(_ module: String) -> Bool {

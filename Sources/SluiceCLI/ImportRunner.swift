@@ -1,3 +1,4 @@
+import SluiceTerminal
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -17,7 +18,7 @@ enum ImportRunner {
         do {
             job = try makeJob()
         } catch {
-            Diagnostics.printError("sluice: error: \(error)")
+            StandardError.print("sluice: error: \(error)")
             throw ExitCode.failure
         }
         let importer = Importer(job)
@@ -25,7 +26,7 @@ enum ImportRunner {
         do {
             rejectOutput = try options.rejects.map { path throws(SluiceError) in try FileOutput(path: path, ifExists: .replace) }
         } catch {
-            Diagnostics.printError("sluice: error: \(error)")
+            StandardError.print("sluice: error: \(error)")
             throw ExitCode.failure
         }
         let signals = SignalWatch { importer.requestStop() }
@@ -61,16 +62,16 @@ enum ImportRunner {
         }
         let readAnything = summary.recordsRead > 0 || summary.bytesRead > 0
         if !options.quiet && (readAnything || outcome == .complete) {
-            Diagnostics.printError("sluice: " + summary.line)
+            StandardError.print("sluice: " + summary.line)
             if shown > rejectionLinesShown || (summary.rejectionGroups.count > 1 && shown > 0) {
                 for group in summary.rejectionGroups.sorted(by: { $0.count > $1.count }) {
-                    Diagnostics.printError("sluice:   " + ImportSummary.describe(group))
+                    StandardError.print("sluice:   " + ImportSummary.describe(group))
                 }
             }
         }
         if options.reportUnmapped {
             for (path, count) in summary.unmappedKeys.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
-                Diagnostics.printError("sluice: unmapped \(path): \(count)")
+                StandardError.print("sluice: unmapped \(path): \(count)")
             }
         }
         if let path = options.summaryJSON {
@@ -81,13 +82,13 @@ enum ImportRunner {
                 try output.write(final.jsonText)
                 try output.commit()
             } catch {
-                Diagnostics.printError("sluice: error: \(error)")
+                StandardError.print("sluice: error: \(error)")
                 throw ExitCode.failure
             }
         }
         switch outcome {
-        case .failed(let message): Diagnostics.printError("sluice: error: " + message)
-        case .interrupted: Diagnostics.printError("sluice: interrupted; what was written is committed" + (job.destination.keepsCheckpoints ? " (--resume continues)" : ", no file was left"))
+        case .failed(let message): StandardError.print("sluice: error: " + message)
+        case .interrupted: StandardError.print("sluice: interrupted; what was written is committed" + (job.destination.keepsCheckpoints ? " (--resume continues)" : ", no file was left"))
         default: break
         }
         if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }

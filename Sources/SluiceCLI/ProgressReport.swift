@@ -1,3 +1,4 @@
+import SluiceTerminal
 import Foundation
 import Sluice
 
@@ -46,7 +47,7 @@ final class ProgressReport: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if drawsStatusLine { statusLine.clear() }
-        if let monitor, lineInterval != nil { Diagnostics.printError(Self.describe(monitor.snapshot, label: label)) }
+        if let monitor, lineInterval != nil { StandardError.print(Self.describe(monitor.snapshot, label: label)) }
         monitor = nil
     }
 
@@ -55,7 +56,7 @@ final class ProgressReport: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if drawsStatusLine && monitor != nil { statusLine.clear() }
-        Diagnostics.printError(line)
+        StandardError.print(line)
     }
 
     /// Stops the timer; every input watched was finished by ``finishInput()``, so nothing is drawn after this.
@@ -72,7 +73,7 @@ final class ProgressReport: @unchecked Sendable {
         if let lineInterval, Double(DispatchTime.now().uptimeNanoseconds - lastLine.uptimeNanoseconds) / 1e9 >= lineInterval {
             lastLine = .now()
             if drawsStatusLine { statusLine.clear() }
-            Diagnostics.printError(text)
+            StandardError.print(text)
         }
     }
 

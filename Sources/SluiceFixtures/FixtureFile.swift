@@ -20,6 +20,17 @@ public struct FixtureFile {
         case gzip
         case zstd
 
+        /// The compression a file's first bytes show (gzip: 1F 8B; zstd: 28 B5 2F FD), `.none` for any other.
+        public init(firstBytes: [UInt8]) {
+            if firstBytes.starts(with: [0x1F, 0x8B]) {
+                self = .gzip
+            } else if firstBytes.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) {
+                self = .zstd
+            } else {
+                self = .none
+            }
+        }
+
         /// The file name extension, with its dot, or nothing.
         public var fileExtension: String {
             switch self {

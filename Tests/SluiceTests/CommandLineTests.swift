@@ -89,6 +89,17 @@ import Testing
         #expect(FileManager.default.isExecutableFile(atPath: Self.executable.path), "\(Self.executable.path)")
     }
 
+    /// `sluice bench` checks every option, and the contenders `--only` names, before it generates any input.
+    @Test func benchRefusesBadOptionsBeforeGeneratingItsInput() throws {
+        for arguments in [["--megabytes", "0"], ["--workers", "1,x"], ["--repetitions", "-1"], ["--only", "no-such-contender", "--no-foreign"],
+                          ["--mapping", "Fixtures/golden/people.mapping.yaml"], ["--input", "no-such-file.ndjson", "--mapping", "Fixtures/golden/people.mapping.yaml"]] {
+            let outcome = try run(["bench", "--megabytes", "1"] + arguments)
+            #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardError.hasPrefix("sluice-bench: error: "), "\(arguments): \(outcome.standardError)")
+            #expect(!outcome.standardError.contains("generating"), "\(arguments)")
+        }
+    }
+
     @Test func benchRunsAndWritesItsReports() throws {
         let html = scratchPath("bench.html")
         let outcome = try run(["bench", "--megabytes", "1", "--repetitions", "1", "--workers", "1,2", "--no-foreign",
@@ -98,6 +109,18 @@ import Testing
         #expect(outcome.standardOutput.contains("\"key\" : \"sluice-typed-1\""))
         #expect(outcome.standardOutput.contains("JSONDecoder, DateFormatter"))
         #expect(try String(contentsOf: html, encoding: .utf8).contains("<svg"))
+        #expect(outcome.standardOutput.contains("not run: msgspec and DuckDB: --no-foreign"))
+    }
+
+    /// With your own input, the report names the shape it was read as and counts the bytes of JSON it holds.
+    @Test func benchNamesTheShapeOfYourOwnInput() throws {
+        let text = "[" + (1...500).map { "{\"id\": \($0), \"name\": \"n\($0)\"}" }.joined(separator: ",\n") + "]"
+        let input = try temporaryFile(Array(text.utf8), name: "records.json")
+        let mapping = try temporaryFile(Array("fields:\n  - {name: id, type: int64}\n  - {name: name, type: string}\n".utf8), name: "records.yaml")
+        let outcome = try run(["bench", "--input", input.path, "--mapping", mapping.path, "--repetitions", "1",
+                               "--workers", "1", "--no-memory", "--only", "sluice-columnar-1"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("input: \(text.utf8.count) bytes of JSON (array), 500 records"), "\(outcome.standardOutput)")
     }
 
     @Test func readsRecordsInsideAWrapperDocument() throws {

@@ -1,23 +1,4 @@
 import Sluice
-#if canImport(Glibc)
-import Glibc
-#endif
-
-enum Diagnostics {
-    /// Writes one line to standard error (the C global `stderr` is not concurrency-safe in Swift 6).
-    static func printError(_ line: String, terminator: String = "\n") {
-        var text = line + terminator
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(2, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written <= 0 { return }
-                offset += written
-            }
-        }
-    }
-}
-
 /// Writes rejections as NDJSON: source, location, failures and raw text.
 enum RejectionWriter {
     static func write(_ rejection: Rejection, source: String, to output: FileOutput) throws(SluiceError) {

@@ -1,0 +1,3 @@
+import SluiceTerminal
+
+BenchCommand.runAsProgram(named: "sluice-bench")
