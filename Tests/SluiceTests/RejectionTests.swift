@@ -131,6 +131,18 @@ import Testing
         #expect(result.error != nil)
     }
 
+    /// What a syntax error shows starts at the record's first byte, never the whitespace before it, which one
+    /// reader holds and another, whose chunk began at the record, does not.
+    @Test func aSyntaxErrorShowsNoWhitespaceBeforeTheRecord() throws {
+        let text = "[\n  {\"id\":1,\"profi\u{12}e\":2},\n  {\"id\":2}]"
+        let result = try expectSameForEveryPipeline { workers, chunk, capacity in
+            var options = ReaderOptions(shape: .array, batchCapacity: capacity, rejectionPolicy: .collect, workers: workers)
+            options.chunkSize = chunk
+            return try rejections(text, options: options)
+        }
+        #expect(result.rejections == [#"record 1 (line 2, byte 4): $: expected well-formed JSON, found lexical error: invalid character inside string near "{\"id\":1,\"profi" at byte 18"#])
+    }
+
     @Test func truncatedArray() throws {
         let result = try rejections("[{\"id\":1},{\"id\":", options: ReaderOptions(shape: .array, rejectionPolicy: .collect))
         #expect(result.rows.count == 1)

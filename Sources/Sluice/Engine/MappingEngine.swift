@@ -568,11 +568,13 @@ final class MappingEngine: BatchSource {
 
     /// yajl's message, with the bytes around the offset (which is just past the offending byte) to show where.
     private func syntaxFailure(_ message: String, at offset: Int, within record: Range<Int>) -> Rejection.Failure {
-        var from = max(offset - 16, max(record.lowerBound, input.baseOffset))
-        if from == record.lowerBound {
-            // From the record's first byte, whatever whitespace before it was still held.
-            while from < min(offset, input.endOffset) && ShapeDetector.isWhitespace(input.pointer(at: from).pointee) { from += 1 }
+        // Never the whitespace before the record's first byte: how much of it a reader holds depends on where its
+        // chunk began.
+        var start = max(record.lowerBound, input.baseOffset)
+        if record.lowerBound >= input.baseOffset {
+            while start < min(offset, input.endOffset) && ShapeDetector.isWhitespace(input.pointer(at: start).pointee) { start += 1 }
         }
+        let from = max(offset - 16, start)
         // An array chunk ends where the chunk size says: there, show only what leads up to the problem.
         let to = isMappingChunks && shape != .ndjson ? min(offset, input.endOffset)
             : min(offset + Self.bytesShownPastAProblem, min(record.upperBound, input.endOffset))
