@@ -37,6 +37,43 @@ import Testing
         #expect(schema.options.ignoredPaths == ["a", "b.c"])
     }
 
+    /// Nine levels of nine YAML aliases: a few hundred bytes that stand for 387 million leaves, as a list or a map.
+    static let aliasBombs: String = {
+        var list = ["&l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        var map = ["&m0 {k0: lol, k1: lol, k2: lol, k3: lol, k4: lol, k5: lol, k6: lol, k7: lol, k8: lol}"]
+        for level in 1...9 {
+            list.append("&l\(level) [" + Array(repeating: "*l\(level - 1)", count: 9).joined(separator: ", ") + "]")
+            map.append("&m\(level) {" + (0..<9).map { "k\($0): *m\(level - 1)" }.joined(separator: ", ") + "}")
+        }
+        return "anchors: [" + (list + map).joined(separator: ", ") + "]\n"
+    }()
+
+    /// Every key of a field and of the file, given an alias bomb, is refused with a few short problems: nothing
+    /// walks the tree the aliases stand for (which would not end, or not fit in memory).
+    @Test(arguments: MappingFile.fieldKeys.sorted().map { "field." + $0 } + MappingFile.topLevelKeys.sorted(), ["*l9", "*m9"])
+    func anAliasBombAnywhereIsRefusedWithoutWalkingIt(_ key: String, _ bomb: String) {
+        var text = Self.aliasBombs
+        if key.hasPrefix("field.") {
+            let fieldKey = String(key.dropFirst("field.".count))
+            var entry = ["name": "f", "type": "json", "optional": "true"]
+            entry[fieldKey] = bomb
+            text += "fields:\n  - {" + entry.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}\n"
+        } else {
+            text += "\(key): \(bomb)\n"
+            if key != "fields" { text += "fields:\n  - {name: f, type: json}\n" }
+        }
+        do {
+            _ = try MappingSchema(mappingText: text, source: "m.yaml")
+            Issue.record("accepted \(bomb) as \(key)")
+        } catch {
+            guard case .invalidMapping(let problems) = error else { Issue.record("unexpected \(error)"); return }
+            // The unknown key `anchors`, and for the bomb at least one problem and at most one per entry of its
+            // first level.
+            #expect(problems.count >= 2 && problems.count <= 10, "\(problems)")
+            #expect(problems.allSatisfy { $0.description.utf8.count < 300 }, "\(problems)")
+        }
+    }
+
     @Test func reportsEveryProblemWithItsLine() {
         #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "fields: []") }
         do {

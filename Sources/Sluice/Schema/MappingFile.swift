@@ -74,7 +74,11 @@ enum MappingFile {
                 }
             }
             if let formatsNode = mapping["formats"] {
-                let texts = formatsNode.sequence.map { $0.compactMap { $0.scalar?.string } } ?? formatsNode.scalar.map { [$0.string] }
+                var texts = formatsNode.scalar.map { [$0.string] }
+                if let list = formatsNode.sequence {
+                    let scalars = list.compactMap { $0.scalar?.string }
+                    texts = scalars.count == list.count ? scalars : nil
+                }
                 if let texts {
                     spec.dateFormats = texts.map { $0 == "iso8601" ? .iso8601 : .pattern($0) }
                 } else {
@@ -84,11 +88,13 @@ enum MappingFile {
             if let valuesNode = mapping["values"] {
                 if let list = valuesNode.sequence {
                     spec.enumValues = list.compactMap { $0.scalar?.string }.map { EnumValue($0) }
+                    if spec.enumValues.count < list.count { entryProblems.append("every entry of 'values' must be a single value, not a list or a map") }
                 } else if let map = valuesNode.mapping {
                     spec.enumValues = map.compactMap { key, value in
                         guard let json = key.scalar?.string, let scalar = value.scalar else { return nil }
                         return EnumValue(json: json, value: scalar.string, storedKind: Self.storedKind(of: scalar))
                     }
+                    if spec.enumValues.count < map.count { entryProblems.append("every entry of 'values' must map a single value to a single value, not to a list or a map") }
                 } else {
                     entryProblems.append("'values' must be a list of values or a map from JSON values to stored values")
                 }
