@@ -12,6 +12,12 @@ let package = Package(
         // The benchmark harness, built apart so that the `sluice` people install does not carry it.
         .executable(name: "sluice-bench", targets: ["SluiceBenchCLI"]),
     ],
+    // Mapping files are YAML (or JSON read as YAML), which needs Yams. An app that maps only through the typed API
+    // can leave them out: `.package(url: …, from: …, traits: [])`.
+    traits: [
+        .trait(name: "MappingFiles", description: "Mapping files: MappingSchema(mappingText:) and MappingSchema(contentsOfFile:), read with Yams."),
+        .default(enabledTraits: ["MappingFiles"]),
+    ],
     // Package.resolved stays out of git (each machine's package mirror has its own commit ids), so the versions are
     // pinned here instead: bug fixes only.
     dependencies: [
@@ -45,7 +51,8 @@ let package = Package(
         // column writes call each other per value, and whole-module optimisation inlines across them.
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CSnappy", "CPCRE2", "CStructuralScan", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CSnappy", "CPCRE2", "CStructuralScan",
+                           .product(name: "Yams", package: "Yams", condition: .when(traits: ["MappingFiles"]))]
         ),
         .target(
             name: "SluiceFixtures",

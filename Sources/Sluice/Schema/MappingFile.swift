@@ -1,3 +1,5 @@
+// Mapping files exist with the MappingFiles trait (on by default), which brings in Yams.
+#if MappingFiles
 import Foundation
 import Yams
 
@@ -270,3 +272,4 @@ extension MappingSchema {
         try self.init(mappingText: text, source: path, registry: registry, recordsPath: recordsPath)
     }
 }
+#endif
