@@ -16,7 +16,8 @@ struct BenchCommand: ParsableCommand {
             repetition after repetition, and checks that all of them produced the same records (a checksum) before \
             any time counts. Prints MB/s, records/s, CPU seconds, peak memory (each contender measured alone in a \
             child process) and ratios. msgspec and DuckDB run when python3 can import them (pip install msgspec duckdb).
-            """
+            """,
+        version: Release.version
     )
 
     @Option(help: "Size of the generated input, in MiB of JSON.")

@@ -45,6 +45,14 @@ import Testing
         #expect(version.status == 0 && version.standardOutput == "0.1.0\n")
     }
 
+    /// `--version` of both programs names the newest release the changelog describes.
+    @Test func theVersionIsTheChangelogsNewest() throws {
+        let changelog = try String(contentsOf: repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }.map { $0.dropFirst(3).split(separator: " ").first.map(String.init) ?? "" }
+        #expect(try run(["--version"]).standardOutput == (newest ?? "none") + "\n")
+        #expect(try run(["bench", "--version"]).standardOutput == (newest ?? "none") + "\n")
+    }
+
     /// `--tokenizer` picks what reads the records, and `SLUICE_TOKENIZER` what `auto` means: a malformed value no field
     /// reads passes with simdjson and is rejected with yajl (docs/tokenizers.md).
     @Test func theTokenizerIsChosenByOptionOrEnvironment() throws {
