@@ -13,6 +13,8 @@ import Foundation
 struct RecordEncoder: Sendable {
     private final class Node: @unchecked Sendable {
         var keys: [(name: [UInt8], node: Node)] = []
+        // Where each key sits in `keys`, so that a mapping of many thousand fields is set up in linear time.
+        private var keyPositions: [[UInt8]: Int] = [:]
         var indexes: [(index: Int, node: Node)] = []
         /// `*`: the elements of a list.
         var everyElement: Node?
@@ -32,8 +34,9 @@ struct RecordEncoder: Sendable {
         }
 
         func child(key: [UInt8]) -> Node {
-            if let existing = keys.first(where: { $0.name == key }) { return existing.node }
+            if let position = keyPositions[key] { return keys[position].node }
             let node = Node()
+            keyPositions[key] = keys.count
             keys.append((key, node))
             return node
         }

@@ -160,6 +160,9 @@ private final class TrieBuilderNode {
     let depth: Int
     var keyChildren: [(key: [UInt8], node: TrieBuilderNode)] = []
     var indexChildren: [(index: Int, node: TrieBuilderNode)] = []
+    // Where each child sits in the lists above, so that a mapping of many thousand fields compiles in linear time.
+    private var keyChildPositions: [[UInt8]: Int] = [:]
+    private var indexChildPositions: [Int: Int] = [:]
     /// `*`: every element of the array here.
     var everyElementChild: TrieBuilderNode?
     var targets: [Int] = []
@@ -211,17 +214,19 @@ private final class TrieBuilderNode {
     }
 
     private func keyChild(_ key: [UInt8]) -> TrieBuilderNode {
-        if let existing = keyChildren.first(where: { $0.key == key }) { return existing.node }
+        if let position = keyChildPositions[key] { return keyChildren[position].node }
         let name = FieldPath.escaped(key: String(decoding: key, as: UTF8.self))
         let isRecordKey = depth == 1 && key == RecordKeyField.segment.key
         let child = TrieBuilderNode(displayPath: isRecordKey ? RecordKeyField.path : displayPath + "." + name, depth: depth + 1)
+        keyChildPositions[key] = keyChildren.count
         keyChildren.append((key, child))
         return child
     }
 
     private func indexChild(_ index: Int) -> TrieBuilderNode {
-        if let existing = indexChildren.first(where: { $0.index == index }) { return existing.node }
+        if let position = indexChildPositions[index] { return indexChildren[position].node }
         let child = TrieBuilderNode(displayPath: displayPath + "[\(index)]", depth: depth + 1)
+        indexChildPositions[index] = indexChildren.count
         indexChildren.append((index, child))
         return child
     }
