@@ -95,6 +95,22 @@ import Testing
         #expect(result.error == "<memory>: cannot read past rejected record 1 (line 1, byte 0): $: expected a header record (an array of column names), found \(found)")
     }
 
+    /// In an array too, a header element that is not even JSON ends the run with the one message.
+    @Test(arguments: [0, 1])
+    func aMalformedHeaderElementOfAnArrayEndsTheRun(_ skipped: Int) throws {
+        let text = "[\n" + (skipped > 0 ? "  {\"title\": 1},\n" : "") + "  {\"x\": \"a\u{0}b\"},\n  [1]\n]"
+        let result = try expectSameForEveryPipeline { workers, chunk, capacity in
+            try transcript(of: .bytes(Array(text.utf8)), fields: [field("id", .int64)],
+                           options: ReaderOptions(shape: .array, batchCapacity: capacity, rejectionPolicy: .collect, workers: workers, chunkSize: chunk),
+                           schemaOptions: MappingOptions(skippedRecords: skipped, columnsFromHeader: true))
+        }
+        #expect(result.rows.isEmpty && result.rejections.isEmpty)
+        #expect(result.statistics.recordsRead == 0 && result.statistics.recordsRejected == 0)
+        // The element's text up to where it stops being JSON.
+        let location = skipped > 0 ? "line 3, byte 20" : "line 2, byte 4"
+        #expect(result.error == "<memory>: cannot read past rejected record 1 (\(location)): $: expected a header record (an array of column names), found \"{\\\"x\\\": \\\"a\"")
+    }
+
     /// The same after skipped lines (which are passed over unread), in every shape that reads lines.
     @Test(arguments: [InputShape.ndjson, .automatic], [
         ("{bad\n[1]\n", #""{bad""#),

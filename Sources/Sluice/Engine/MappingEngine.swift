@@ -547,7 +547,8 @@ final class MappingEngine: BatchSource {
     private func failStream(_ failure: Rejection.Failure?, end recordEnd: Int) {
         pointMachineAtBuffer()
         _ = machine.pointee.rejectRecordInProgress(failure, end: recordEnd)
-        let rejection = machine.pointee.stoppingRejection ?? machine.pointee.batches.current.rejections.last
+        // A header that is not one ends the run with a rejection of its own, counted nowhere.
+        let rejection = machine.pointee.stoppingRejection ?? machine.pointee.endingRejection ?? machine.pointee.batches.current.rejections.last
         if let rejection {
             end(with: .streamEnded(source: source.name, rejection))
         } else {
