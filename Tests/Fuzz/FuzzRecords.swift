@@ -3,8 +3,10 @@ import Sluice
 /// Input bytes through framing and mapping, checked against themselves: every worker count, chunk size and
 /// tokenizer must give the same records, rejections, error and counts, and `read == mapped + rejected`.
 ///
-/// The first byte picks the variant (shape, mapping, tokenizer); the rest is the input. The mapping reads dates,
-/// enums, lists, nested paths and json, and in other variants a header, skipped records or a records path.
+/// The first byte picks the variant: the mapping (dates, enums, lists, nested paths and json; skipped records and
+/// a header; a records path; or 2,000 fields, which the small memory budget must hold), the shape, the tokenizer,
+/// and whether a long run of whitespace goes into the input (the second byte says where, how long and of which
+/// characters). The rest is the input, which may also be gzip or zstd (the seeds hold both), damaged or not.
 enum FuzzRecords {
     static let fieldMapping = """
         fields:
@@ -18,16 +20,27 @@ enum FuzzRecords {
         """
     static let headerMapping = "skip: 1\nheader: true\nfields:\n  - {name: id, type: int64}\n  - {name: name, type: string, optional: true}\n"
     static let wrapperMapping = "records: data.items\nfields:\n  - {name: id, type: int64}\n  - {name: name, path: user.name, type: string, optional: true}\n"
+    static let wideMapping = "fields:\n  - {name: id, type: int64, optional: true}\n"
+        + (0..<2000).map { "  - {name: f\($0), path: \($0 % 2 == 0 ? "f\($0)" : "user.f\($0)"), type: string, optional: true}\n" }.joined()
 
-    static let schemas: [MappingSchema] = [fieldMapping, headerMapping, wrapperMapping].compactMap { try? MappingSchema(mappingText: $0) }
+    static let schemas: [MappingSchema] = [fieldMapping, headerMapping, wrapperMapping, wideMapping].compactMap { try? MappingSchema(mappingText: $0) }
     static let shapes: [InputShape] = [.automatic, .ndjson, .array, .concatenated, .document]
+    static let whitespace: [[UInt8]] = [[0x20], [0x20, 0x09], [0x0A], [0x20, 0x0D, 0x0A, 0x09]]
 
     static func run(_ bytes: [UInt8]) {
-        guard let selector = bytes.first, schemas.count == 3 else { return }
-        let input = Array(bytes.dropFirst())
-        let schema = schemas[Int(selector % 3)]
-        let shape = shapes[Int(selector / 3 % 5)]
+        guard let selector = bytes.first, schemas.count == 4 else { return }
+        var input = Array(bytes.dropFirst())
+        let schema = schemas[Int(selector % 4)]
+        let shape = shapes[Int(selector / 4 % 5)]
         let tokenizer: TokenizerChoice = selector & 0x80 == 0 ? .simdjson : .yajl
+        if selector & 0x40 != 0, let layout = input.first {
+            // Up to 256 KiB of whitespace, at a position the layout byte names, in the input's own bytes.
+            input.removeFirst()
+            let characters = whitespace[Int(layout & 3)]
+            let length = (Int(layout >> 2) + 1) << 12
+            let position = input.isEmpty ? 0 : Int(layout) * 7919 % (input.count + 1)
+            input.insert(contentsOf: (0..<length).map { characters[$0 % characters.count] }, at: position)
+        }
         var reference: Transcript?
         for (workers, chunk) in [(1, 1 << 20), (2, 1), (3, 7), (2, 64)] {
             var options = ReaderOptions(shape: shape, readBufferSize: 4096, batchCapacity: 3, rejectionPolicy: .collect,
