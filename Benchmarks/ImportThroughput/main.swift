@@ -98,7 +98,7 @@ func run() throws {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let mapping = directory + "/tweets.mapping.yaml"
-    try referenceMappingFile().write(toFile: mapping, atomically: true, encoding: .utf8)
+    try referenceMappingFile().write(toFile: mapping, atomically: false, encoding: .utf8)
 
     func dump(_ megabytes: Int) throws -> String {
         let path = NSTemporaryDirectory() + "sluice-import-\(megabytes)MB.ndjson"
@@ -142,7 +142,7 @@ func run() throws {
             FROM read_ndjson('{sys.argv[1]}', columns = {columns})) TO '{sys.argv[2]}' (FORMAT parquet, COMPRESSION zstd)\"\"\")
         """ : nil
     let duckdbScript = directory + "/duckdb-parquet.py"
-    try duckdb?.write(toFile: duckdbScript, atomically: true, encoding: .utf8)
+    try duckdb?.write(toFile: duckdbScript, atomically: false, encoding: .utf8)
     func fileSize(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
     var parquetSizes: (sluice: Int, duckdb: Int) = (0, 0)
 

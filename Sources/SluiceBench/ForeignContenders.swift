@@ -35,7 +35,7 @@ public enum ForeignContenders {
 
     static func runScript(_ script: String, arguments: [String]) throws -> RunOutcome {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bench-\(UUID().uuidString).py")
-        try script.write(to: url, atomically: true, encoding: .utf8)
+        try script.write(to: url, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
         let result = try run(["python3", url.path] + arguments)
         guard result.status == 0, let data = result.output.data(using: .utf8),

@@ -129,9 +129,9 @@ struct BenchCommand: ParsableCommand {
         print(result.table())
         if let json {
             let text = try result.json() + "\n"
-            if json == "-" { print(text, terminator: "") } else { try text.write(toFile: json, atomically: true, encoding: .utf8) }
+            if json == "-" { print(text, terminator: "") } else { try text.write(toFile: json, atomically: false, encoding: .utf8) }
         }
-        if let html { try result.html().write(toFile: html, atomically: true, encoding: .utf8) }
+        if let html { try result.html().write(toFile: html, atomically: false, encoding: .utf8) }
     }
 
     /// The input as the options describe it, before it exists: your own file (its shape and compression found by
@@ -163,7 +163,7 @@ struct BenchCommand: ParsableCommand {
         }
         if measureMemory == nil { StandardError.print("sluice-bench: generating \(megabytes) MiB of \(layout.rawValue)\(compression == .none ? "" : " (\(compression.rawValue))") in \(planned.path)") }
         let written = try FixtureFile(layout: layout, compression: compression).write(bytes: megabytes << 20, to: planned.path)
-        try String(written.bytes).write(toFile: sizePath, atomically: true, encoding: .utf8)
+        try String(written.bytes).write(toFile: sizePath, atomically: false, encoding: .utf8)
         prepared.bytes = written.bytes
         return prepared
     }

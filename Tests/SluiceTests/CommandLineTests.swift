@@ -57,7 +57,7 @@ import Testing
     /// reads passes with simdjson and is rejected with yajl (docs/tokenizers.md).
     @Test func theTokenizerIsChosenByOptionOrEnvironment() throws {
         let mapping = scratchPath("tokenizer.yaml")
-        try "fields:\n  - {name: id, type: int64}\n".write(to: mapping, atomically: true, encoding: .utf8)
+        try "fields:\n  - {name: id, type: int64}\n".write(to: mapping, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: mapping) }
         let input = "{\"id\": 1, \"flag\": tru}\n{\"id\": 2}\n"
         func status(_ options: [String], _ variable: String?) throws -> Int32 {
@@ -133,7 +133,7 @@ import Testing
 
     @Test func readsRecordsInsideAWrapperDocument() throws {
         let mapping = scratchPath("records.yaml")
-        try "fields:\n  - {name: event, path: $key, type: int64}\n  - {name: name, type: string}\n".write(to: mapping, atomically: true, encoding: .utf8)
+        try "fields:\n  - {name: event, path: $key, type: int64}\n  - {name: name, type: string}\n".write(to: mapping, atomically: false, encoding: .utf8)
         let catalog = corporaDirectory.appendingPathComponent("realdata/citm_catalog.json").path
         let outcome = try run(["map", "-m", mapping.path, "--records-at", "events", "--workers", "2", catalog])
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -206,7 +206,7 @@ import Testing
     @Test func anInvalidMappingFileListsEveryProblem() throws {
         let mapping = scratchPath("bad.yaml")
         defer { try? FileManager.default.removeItem(at: mapping) }
-        try "fields:\n  - name: a\n    type: number\n  - name: b\n".write(to: mapping, atomically: true, encoding: .utf8)
+        try "fields:\n  - name: a\n    type: number\n  - name: b\n".write(to: mapping, atomically: false, encoding: .utf8)
         let outcome = try run(["map", "-m", mapping.path], standardInput: "")
         #expect(outcome.status != 0)
         #expect(outcome.standardError.contains("unknown type 'number'"))

@@ -17,12 +17,12 @@ import Testing
             input = directory.appendingPathComponent("dump.ndjson").path
             mapping = directory.appendingPathComponent("items.mapping.yaml").path
             try "fields:\n  - {name: id, type: int64}\n  - {name: name, type: string}\n  - {name: tags, path: \"tags.*\", type: string, optional: true}\n"
-                .write(toFile: mapping, atomically: true, encoding: .utf8)
+                .write(toFile: mapping, atomically: false, encoding: .utf8)
             var text = ""
             for id in 1...count {
                 text += id % rejectEvery == 0 ? "{\"id\":\"bad\(id)\",\"name\":\"n\"}\n" : "{\"id\":\(id),\"name\":\"name \(id)\",\"tags\":[\"t\(id % 5)\"]}\n"
             }
-            try text.write(toFile: input, atomically: true, encoding: .utf8)
+            try text.write(toFile: input, atomically: false, encoding: .utf8)
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }

@@ -39,10 +39,10 @@ import Testing
             directory = scratchPath("import")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let mappingURL = directory.appendingPathComponent("t.mapping.yaml")
-            try mapping.write(to: mappingURL, atomically: true, encoding: .utf8)
+            try mapping.write(to: mappingURL, atomically: false, encoding: .utf8)
             schema = try MappingSchema(contentsOfFile: mappingURL.path)
             input = directory.appendingPathComponent("in.ndjson").path
-            try (records.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+            try (records.joined(separator: "\n") + "\n").write(toFile: input, atomically: false, encoding: .utf8)
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
@@ -159,7 +159,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.directory.path).allSatisfy { !$0.contains("partial") })
         // A file appended to is cut back to what it held.
-        try "kept\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "kept\n".write(toFile: path, atomically: false, encoding: .utf8)
         job.ifExists = .append
         _ = Importer(job).run()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "kept\n")
@@ -216,7 +216,7 @@ import Testing
         // Once complete, resuming again imports nothing.
         #expect(Importer(job).run().recordsWritten == 0)
         // A changed input is not resumed.
-        try (records.joined(separator: "\n") + "\n{\"id\": 51}\n").write(toFile: workspace.input, atomically: true, encoding: .utf8)
+        try (records.joined(separator: "\n") + "\n{\"id\": 51}\n").write(toFile: workspace.input, atomically: false, encoding: .utf8)
         guard case .failed(let message) = Importer(job).run().outcome else { Issue.record("a changed input was resumed"); return }
         #expect(message.contains("has changed since it was imported"))
     }

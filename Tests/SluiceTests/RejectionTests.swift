@@ -143,6 +143,23 @@ import Testing
         #expect(result.rejections == [#"record 1 (line 2, byte 4): $: expected well-formed JSON, found lexical error: invalid character inside string near "{\"id\":1,\"profi" at byte 18"#])
     }
 
+    /// A backslash outside any string (malformed input, here inside a value no field reads, which simdjson passes
+    /// over) escapes the next byte for the array framer whether it scans 64 bytes at a time or byte by byte, so
+    /// every chunk size ends the element at the same place.
+    @Test func aBackslashOutsideAStringFramesAlikeForEveryChunkSize() throws {
+        let padding = String(repeating: "a", count: 80)
+        let text = "[\n  {\"id\":1,\"p\":{\"t\":\"\(padding)\" q \\\"r\\\" \"}]}\"},\"s\":\"\(padding)\"},\n  {\"id\":2}\n]"
+        // Small chunks leave the framer fewer than 64 bytes at a time in places: it goes byte by byte there.
+        var options = ReaderOptions(shape: .array, rejectionPolicy: .collect)
+        options.tokenizer = .simdjson
+        let whole = try rejections(text, options: options)
+        #expect(whole.rows.count == 2 && whole.error == nil)
+        for chunk in 1...80 {
+            (options.workers, options.chunkSize, options.batchCapacity) = (3, chunk, 3)
+            #expect(try rejections(text, options: options) == whole, "chunks of \(chunk)")
+        }
+    }
+
     @Test func truncatedArray() throws {
         let result = try rejections("[{\"id\":1},{\"id\":", options: ReaderOptions(shape: .array, rejectionPolicy: .collect))
         #expect(result.rows.count == 1)
@@ -194,3 +211,4 @@ import Testing
         }
     }
 }
+

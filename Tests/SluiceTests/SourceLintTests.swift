@@ -39,6 +39,16 @@ import Testing
         #expect(found.isEmpty, "\(found)")
     }
 
+    /// Foundation's atomic writes on Linux leave a `TemporaryDirectory.*` folder in the temporary directory each
+    /// time; the programs and the tests write files whole in other ways.
+    @Test func nothingLeavesTemporaryFoldersBehind() throws {
+        var found: [String] = []
+        for folder in ["Sources", "Tests/SluiceTests", "Benchmarks"] {
+            found += try Self.violations(under: repositoryRoot.appendingPathComponent(folder), patterns: ["atomically: true", "options: .atomic"])  // lint: the patterns
+        }
+        #expect(found.isEmpty, "\(found)")
+    }
+
     @Test func theLintSeesTheSources() throws {
         #expect(try Self.lines(under: Self.sources).count > 3000)
     }

@@ -136,7 +136,7 @@ func assertGolden(_ actual: String, file: String, sourceLocation: SourceLocation
     let url = fixturesDirectory.appendingPathComponent(file)
     if ProcessInfo.processInfo.environment["SLUICE_UPDATE_GOLDEN"] == "1" {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try actual.write(to: url, atomically: true, encoding: .utf8)
+        try actual.write(to: url, atomically: false, encoding: .utf8)
         return
     }
     let expected = try String(contentsOf: url, encoding: .utf8)

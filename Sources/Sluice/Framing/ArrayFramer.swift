@@ -105,12 +105,12 @@ struct ArrayFramer {
                 }
                 guard position < count else { return .continues }
             }
+            if escaped {
+                escaped = false
+                position += 1
+                continue
+            }
             if inString {
-                if escaped {
-                    escaped = false
-                    position += 1
-                    continue
-                }
                 position = Self.nextQuoteOrBackslash(bytes, from: position, to: count)
                 guard position < count else { return .continues }
                 if bytes[position] == UInt8(ascii: "\\") {
@@ -129,6 +129,11 @@ struct ArrayFramer {
             switch byte {
             case UInt8(ascii: "\""):
                 inString = true
+            case UInt8(ascii: "\\"):
+                // Outside a string too, as the 64-byte blocks read it (they cannot tell where strings are before
+                // knowing what is escaped): the input is malformed either way, but every chunk size must cut it
+                // in the same place.
+                escaped = true
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 guard depth < maximumDepth else { return .tooDeep }
                 closers[depth] = byte &+ 2  // `}` and `]` sit two code points after `{` and `[`
