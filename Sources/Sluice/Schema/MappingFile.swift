@@ -31,6 +31,8 @@ enum MappingFile {
             throw .invalidMapping(problems + [MappingProblem(field: nil, message: "\(where_(list, source)): 'fields' must be a list")])
         }
         var fields: [FieldSpec] = []
+        // Grown by doubling, a list of many thousand fields would hold its old copy at the peak as well.
+        fields.reserveCapacity(entries.count)
         for (position, entry) in entries.enumerated() {
             let label = "\(where_(entry, source)): field #\(position + 1)"
             guard let mapping = entry.mapping else {
