@@ -84,6 +84,14 @@ struct walker {
         return at;
     }
 
+    /// Whether a separator follows the value that ends at `end`: a `,` or a closing bracket, past whitespace. The
+    /// iterator does not consume a scalar that is only looked at; it skips it by counting brackets when it moves
+    /// on, which would swallow `"a":{…}` after an array's string element instead of calling it malformed.
+    bool followed_by_separator(size_t end) const {
+        while (end < length && is_whitespace(base[end])) end++;
+        return end < length && (base[end] == ',' || base[end] == ']' || base[end] == '}');
+    }
+
     /// Reports the scalar whose raw token is `token`, read from `source` (a value, or the document itself when the
     /// record is a bare scalar); `end` is set to the offset just past it.
     template <typename Source>
@@ -147,7 +155,9 @@ struct walker {
             return elements(array, depth + 1);
         }
         size_t end = 0;
-        return scalar(value, value.raw_json_token(), type, end);
+        sluice_walk_status status = scalar(value, value.raw_json_token(), type, end);
+        if (status == SLUICE_WALK_OK && !followed_by_separator(end)) return SLUICE_WALK_UNREADABLE;
+        return status;
     }
 
     sluice_walk_status members(ondemand::object &object, size_t depth) {
@@ -180,6 +190,10 @@ struct walker {
                 // start like a value (`{"a":,"b":1}` would swallow the rest of the object).
                 std::string_view token = field.value().raw_json_token();
                 if (token.empty() || !starts_value(uint8_t(token[0]))) return SLUICE_WALK_UNREADABLE;
+                // A scalar passed over must end where its token does, as one that is read must.
+                if (token[0] != '{' && token[0] != '[' && !followed_by_separator(offset(token.data()) + trimmed_length(token))) {
+                    return SLUICE_WALK_UNREADABLE;
+                }
                 continue;  // the iterator skips the unread value
             }
             sluice_walk_status status = value(field.value(), depth);

@@ -181,6 +181,22 @@ import SluiceFixtures
         #expect(result.rejections.count == 9, "\(result)")
     }
 
+    /// A value a field reads, or a scalar passed over, must end where its token does: simdjson's iterator moves past
+    /// a scalar it was not asked to convert by counting brackets, which would swallow what follows it (`"p":{…}}`
+    /// after an array's string, a second token after a value). Both tokenizers reject such records alike, and no
+    /// json column ever holds text that is not JSON.
+    @Test func whatFollowsAValueIsCheckedWhereverItIs() throws {
+        let lines = [
+            #"{"id":1,"extra":[{"x":1},"p":{"n":1}}]}"#, #"{"id":2,"extra":{"d":[[{"x":1},"p":{"n":1}}]]}}"#,
+            #"{"id":3,"tags":["a","b":{"c":1}}]}"#, #"{"id":4,"skip":"x" : {"n":1}},"extra":2}"#, #"{"id":5,"skip":7 8,"extra":2}"#,
+            #"{"id":6 , "extra" : [ 1 , "a" , {"b":[true,null]} ] , "skip" : "y" }"#,
+        ]
+        let fields = [field("id", .int64), field("extra", .json, optional: true), field("tags", .string, path: "tags.*", optional: true)]
+        let result = try Self.expectAgreement(Array((lines.joined(separator: "\n") + "\n").utf8), fields: fields)
+        #expect(result.rows.count == 1, "\(result)")
+        #expect(result.rejections.count == 5, "\(result)")
+    }
+
     /// The `$key` of a record that simdjson started and yajl read again is the record's own, and so are the keys of
     /// the records after it.
     @Test func recordKeysSurviveARecordReadAgain() throws {
