@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Sluice
 
@@ -72,6 +73,23 @@ import Testing
             #expect(problems.count >= 2 && problems.count <= 10, "\(problems)")
             #expect(problems.allSatisfy { $0.description.utf8.count < 300 }, "\(problems)")
         }
+    }
+
+    /// A mapping file that cannot be read, or is not text, says why in the system's words or the format's.
+    @Test func anUnreadableMappingFileSaysWhy() throws {
+        func message(_ path: String) -> String {
+            do {
+                _ = try MappingSchema(contentsOfFile: path)
+                return "read"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(message(scratchDirectory.path) == "\(scratchDirectory.path): read error at byte 0: cannot read the mapping file: it is a directory")
+        let missing = scratchPath("missing.yaml").path
+        #expect(message(missing) == "\(missing): read error at byte 0: cannot read the mapping file: No such file or directory")
+        let binary = try temporaryFile([0x66, 0x69, 0x65, 0x6C, 0x64, 0x73, 0x3A, 0xFF, 0xFE], name: "binary.yaml").path
+        #expect(message(binary).hasSuffix("\(binary): not UTF-8 text (a mapping file is YAML or JSON in UTF-8)"))
     }
 
     @Test func reportsEveryProblemWithItsLine() {

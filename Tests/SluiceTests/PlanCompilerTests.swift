@@ -21,6 +21,17 @@ import Testing
         #expect(problems([field("deep", .string, path: longest)]) == [])
     }
 
+    /// Each numeric segment is read both as an object key and as an array index, doubling the trie below it: a
+    /// path of many of them is refused once the trie would pass its bound, instead of taking minutes and gigabytes.
+    @Test func numericSegmentsCannotMakeTheTrieExplode() {
+        let many = "a." + Array(repeating: "0", count: 40).joined(separator: ".")
+        #expect(problems([field("many", .json, path: many)]) == [
+            "the key paths make too large a trie (over 1048576 nodes or 64 MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')",
+        ])
+        let some = "a." + Array(repeating: "0", count: 12).joined(separator: ".")
+        #expect(problems([field("some", .json, path: some)]) == [])
+    }
+
     /// A path deeper than the reader's depth limit could never match: opening the reader says so, naming the field.
     @Test func aKeyPathPastTheReadersDepthLimitIsAMappingProblem() throws {
         let schema = try MappingSchema(fields: [field("ok", .string, path: "a.b.x"), field("deep", .string, path: "a.b.c.d")])

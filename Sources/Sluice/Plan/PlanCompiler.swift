@@ -61,7 +61,8 @@ enum PlanCompiler {
             problems.append(MappingProblem(field: fields[column].name, message: "unique applies to lists (paths through '*')"))
         }
 
-        let root = TrieBuilderNode(displayPath: "$", depth: 1)
+        let budget = TrieNodeBudget()
+        let root = TrieBuilderNode(displayPath: "$", depth: 1, budget: budget)
         for (column, path) in parsedPaths.enumerated() {
             guard let path else { continue }
             root.insert(path.segments[...], column: column)
@@ -80,6 +81,10 @@ enum PlanCompiler {
             }
         }
         root.spreadEveryElement()
+        if budget.isExhausted {
+            // Nothing below is worth checking in a trie that was left unfinished.
+            throw .invalidMapping(problems + [MappingProblem(field: nil, message: "the key paths make too large a trie (over \(Self.maximumTrieNodes) nodes or \(Self.maximumTriePathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
+        }
         var reported: Set<Int> = []
         root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
 
@@ -154,10 +159,32 @@ enum PlanCompiler {
     }
 }
 
+extension PlanCompiler {
+    /// Far more than any real mapping makes (one or two nodes per field), and a bound on what a hostile one can
+    /// cost: nodes, and the bytes of their key paths (kept for messages), which grow with depth.
+    static let maximumTrieNodes = 1 << 20
+    static let maximumTriePathBytes = 64 << 20
+}
+
+/// How large a trie a mapping may make: each numeric segment of a key path goes down two branches, so a path of
+/// many of them would otherwise make exponentially many nodes.
+private final class TrieNodeBudget {
+    private var nodes = 0
+    private var pathBytes = 0
+
+    var isExhausted: Bool { nodes > PlanCompiler.maximumTrieNodes || pathBytes > PlanCompiler.maximumTriePathBytes }
+
+    func spend(pathBytes bytes: Int) {
+        nodes += 1
+        pathBytes += bytes
+    }
+}
+
 /// The trie while it is being built: plain objects, flattened into tables once complete.
 private final class TrieBuilderNode {
     let displayPath: String
     let depth: Int
+    private let budget: TrieNodeBudget
     var keyChildren: [(key: [UInt8], node: TrieBuilderNode)] = []
     var indexChildren: [(index: Int, node: TrieBuilderNode)] = []
     // Where each child sits in the lists above, so that a mapping of many thousand fields compiles in linear time.
@@ -167,21 +194,24 @@ private final class TrieBuilderNode {
     var everyElementChild: TrieBuilderNode?
     var targets: [Int] = []
 
-    init(displayPath: String, depth: Int) {
+    init(displayPath: String, depth: Int, budget: TrieNodeBudget) {
         self.displayPath = displayPath
         self.depth = depth
+        self.budget = budget
+        budget.spend(pathBytes: displayPath.utf8.count)
     }
 
     /// Adds `column` at the end of `segments`. A numeric segment goes down both branches: the input decides at
     /// run time whether the value there is an array or an object.
     func insert(_ segments: ArraySlice<FieldPath.Segment>, column: Int?) {
+        guard !budget.isExhausted else { return }
         guard let segment = segments.first else {
             if let column { targets.append(column) }
             return
         }
         let rest = segments.dropFirst()
         if segment.isEveryElement {
-            let child = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1)
+            let child = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1, budget: budget)
             everyElementChild = child
             child.insert(rest, column: column)
             return
@@ -203,11 +233,12 @@ private final class TrieBuilderNode {
 
     /// Adds `other`'s targets and children to this node's.
     private func absorb(_ other: TrieBuilderNode) {
+        guard !budget.isExhausted else { return }
         for column in other.targets where !targets.contains(column) { targets.append(column) }
         for (key, child) in other.keyChildren { keyChild(key).absorb(child) }
         for (index, child) in other.indexChildren { indexChild(index).absorb(child) }
         if let every = other.everyElementChild {
-            let mine = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1)
+            let mine = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1, budget: budget)
             everyElementChild = mine
             mine.absorb(every)
         }
@@ -217,7 +248,7 @@ private final class TrieBuilderNode {
         if let position = keyChildPositions[key] { return keyChildren[position].node }
         let name = FieldPath.escaped(key: String(decoding: key, as: UTF8.self))
         let isRecordKey = depth == 1 && key == RecordKeyField.segment.key
-        let child = TrieBuilderNode(displayPath: isRecordKey ? RecordKeyField.path : displayPath + "." + name, depth: depth + 1)
+        let child = TrieBuilderNode(displayPath: isRecordKey ? RecordKeyField.path : displayPath + "." + name, depth: depth + 1, budget: budget)
         keyChildPositions[key] = keyChildren.count
         keyChildren.append((key, child))
         return child
@@ -225,7 +256,7 @@ private final class TrieBuilderNode {
 
     private func indexChild(_ index: Int) -> TrieBuilderNode {
         if let position = indexChildPositions[index] { return indexChildren[position].node }
-        let child = TrieBuilderNode(displayPath: displayPath + "[\(index)]", depth: depth + 1)
+        let child = TrieBuilderNode(displayPath: displayPath + "[\(index)]", depth: depth + 1, budget: budget)
         indexChildPositions[index] = indexChildren.count
         indexChildren.append((index, child))
         return child

@@ -265,11 +265,22 @@ extension MappingSchema {
     /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators and transforms from
     /// `registry`, and `recordsPath` in place of the file's `records:` when given.
     public init(contentsOfFile path: String, registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
-        let text: String
+        // The system's own words for why a file cannot be read (Foundation's name error domains and codes).
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: " + String(cString: strerror(errno))) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
+            throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: it is a directory")
+        }
+        let bytes: Data
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            bytes = try handle.readToEnd() ?? Data()
         } catch {
-            throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: \(error.localizedDescription)")
+            throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: " + String(cString: strerror(errno)))
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .invalidMapping([MappingProblem(field: nil, message: "\(path): not UTF-8 text (a mapping file is YAML or JSON in UTF-8)")])
         }
         try self.init(mappingText: text, source: path, registry: registry, recordsPath: recordsPath)
     }
