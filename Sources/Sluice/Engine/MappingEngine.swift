@@ -318,14 +318,17 @@ final class MappingEngine: BatchSource {
 
     private static let lineFeed: [UInt8] = [0x0A]
 
-    private func firstNonWhitespace(from start: Int) -> Int {
+    /// The first byte from `start` that is not whitespace, or `end` (the input's end by default): a line looks no
+    /// further than itself, so that a run of blank lines costs time linear in its length.
+    private func firstNonWhitespace(from start: Int, to end: Int? = nil) -> Int {
+        let limit = min(end ?? input.endOffset, input.endOffset)
         var first = start
-        while first < input.endOffset, ShapeDetector.isWhitespace(input.pointer(at: first).pointee) { first += 1 }
+        while first < limit, ShapeDetector.isWhitespace(input.pointer(at: first).pointee) { first += 1 }
         return first
     }
 
     private func mapLine(from start: Int, to end: Int, endsWithLineFeed: Bool) {
-        let first = min(firstNonWhitespace(from: start), end)
+        let first = firstNonWhitespace(from: start, to: end)
         guard first < end else { return }  // a blank line
         if machine.pointee.recordsToSkip > 0 {
             // A line passed over need not even be JSON (a title, a comment).

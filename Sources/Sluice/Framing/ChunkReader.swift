@@ -43,6 +43,8 @@ final class ChunkReader {
     private var container = -1
     /// Records the first chunk must hold whole: those skipped and the header, which one worker reads.
     private let firstChunkRecords: Int
+    /// How far the first chunk's lines with content have been counted.
+    private var firstChunkLines = (countedEnd: 0, count: 0, isInContentLine: false)
 
     // The buffer being filled: bytes [0, filled) sit at absolute offset `bufferOffset`.
     private var buffer: UnsafeMutablePointer<UInt8>
@@ -372,18 +374,19 @@ final class ChunkReader {
 
     /// Lines in `buffer[0..<end]` that hold more than whitespace: NDJSON records.
     private func linesWithContent(upTo end: Int) -> Int {
-        var count = 0
-        var hasContent = false
-        for index in 0..<end {
+        // Counted on from where the last call stopped: the first chunk's bytes stay where they are until it is
+        // handed out, and a long run of blank lines must not be counted again at every read.
+        for index in firstChunkLines.countedEnd..<end {
             let byte = buffer[index]
             if byte == 0x0A {
-                if hasContent { count += 1 }
-                hasContent = false
+                if firstChunkLines.isInContentLine { firstChunkLines.count += 1 }
+                firstChunkLines.isInContentLine = false
             } else if !ShapeDetector.isWhitespace(byte) {
-                hasContent = true
+                firstChunkLines.isInContentLine = true
             }
         }
-        return count
+        firstChunkLines.countedEnd = max(firstChunkLines.countedEnd, end)
+        return firstChunkLines.count
     }
 
     /// The last line feed in `buffer[from..<to]`; a record is short next to a chunk, so searching backwards
