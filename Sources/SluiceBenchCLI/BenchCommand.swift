@@ -139,6 +139,8 @@ struct BenchCommand: ParsableCommand {
     private func plannedInput() throws -> BenchInput {
         if let input, let mapping {
             let schema = try MappingSchema(contentsOfFile: mapping)
+            // A child measuring one contender's memory does not read the input first: its peak would count.
+            if measureMemory != nil { return BenchInput(path: input, layout: .ndjson, compression: .none, bytes: 0, schema: schema) }
             let firstBytes = Array((FileHandle(forReadingAtPath: input)?.readData(ofLength: 4)) ?? Data())
             // One reading learns what the report says: the shape the records are read as, and the bytes of JSON
             // (after decompression), which MB/s counts.
@@ -212,7 +214,9 @@ struct BenchCommand: ParsableCommand {
     private func childPeakMemory(of contender: Contender, input: BenchInput) -> Int? {
         guard contender.family != .foreign else { return nil }  // the scripts report their own
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        // This very program, wherever it was found (run by name, argument 0 holds no path).
+        guard let executable = Bundle.main.executableURL else { return nil }
+        process.executableURL = executable
         var arguments = ["--measure-memory", contender.key, "--workers", workers]
         if let input = self.input, let mapping {
             arguments += ["--input", input, "--mapping", mapping]

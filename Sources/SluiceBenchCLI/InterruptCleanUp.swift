@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 
-/// Removes files the run made when it ends, also when SIGINT or SIGTERM ends it (with status 130, as a shell
-/// reports an interrupted command).
+/// Removes files the run made when it ends, also when SIGINT or SIGTERM ends it (with status 128 plus the
+/// signal's number, as a shell reports a command the signal ended).
 final class InterruptCleanUp: @unchecked Sendable {
     private let paths: [String]
     private var sources: [any DispatchSourceSignal] = []
@@ -15,7 +15,7 @@ final class InterruptCleanUp: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [paths] in
                 for path in paths { try? FileManager.default.removeItem(atPath: path) }
-                exit(130)
+                exit(128 + number)
             }
             source.resume()
             return source

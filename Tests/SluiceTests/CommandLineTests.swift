@@ -99,7 +99,7 @@ import Testing
 
     /// `sluice bench` checks every option, and the contenders `--only` names, before it generates any input.
     @Test func benchRefusesBadOptionsBeforeGeneratingItsInput() throws {
-        for arguments in [["--megabytes", "0"], ["--workers", "1,x"], ["--repetitions", "-1"], ["--only", "no-such-contender", "--no-foreign"],
+        for arguments in [["--megabytes", "0"], ["--workers", "1,x"], ["--repetitions", "0"], ["--only", "no-such-contender", "--no-foreign"],
                           ["--mapping", "Fixtures/golden/people.mapping.yaml"], ["--input", "no-such-file.ndjson", "--mapping", "Fixtures/golden/people.mapping.yaml"]] {
             let outcome = try run(["bench", "--megabytes", "1"] + arguments)
             #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")

@@ -45,6 +45,8 @@ final class ChunkReader {
     private let firstChunkRecords: Int
     /// How far the first chunk's lines with content have been counted.
     private var firstChunkLines = (countedEnd: 0, count: 0, isInContentLine: false)
+    /// Where the whitespace at the start of the buffer was last found to end, and which buffer it was.
+    private var leadingWhitespace: (buffer: UnsafeMutablePointer<UInt8>?, offset: Int, end: Int) = (nil, 0, 0)
 
     // The buffer being filled: bytes [0, filled) sit at absolute offset `bufferOffset`.
     private var buffer: UnsafeMutablePointer<UInt8>
@@ -376,7 +378,7 @@ final class ChunkReader {
     private func linesWithContent(upTo end: Int) -> Int {
         // Counted on from where the last call stopped: the first chunk's bytes stay where they are until it is
         // handed out, and a long run of blank lines must not be counted again at every read.
-        for index in firstChunkLines.countedEnd..<end {
+        for index in firstChunkLines.countedEnd..<max(end, firstChunkLines.countedEnd) {
             let byte = buffer[index]
             if byte == 0x0A {
                 if firstChunkLines.isInContentLine { firstChunkLines.count += 1 }
@@ -423,8 +425,12 @@ final class ChunkReader {
 
     /// Where the first byte that is not whitespace sits in the buffer (`filled` when there is none).
     private func firstNonWhitespace() -> Int {
+        // Whitespace before a header that must wait for its line stays in the buffer: scan on from where the last
+        // call stopped while the buffer still starts at the same byte, so a long run costs linear time.
         var first = 0
+        if leadingWhitespace.buffer == buffer && leadingWhitespace.offset == bufferOffset { first = min(leadingWhitespace.end, filled) }
         while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+        leadingWhitespace = (buffer, bufferOffset, first)
         return first
     }
 
@@ -437,6 +443,7 @@ final class ChunkReader {
         filled = kept
         bufferOffset += count
         scanned = 0
+        leadingWhitespace.buffer = nil
     }
 
     // MARK: - Arrays

@@ -83,7 +83,7 @@ enum PlanCompiler {
         root.spreadEveryElement()
         if budget.isExhausted {
             // Nothing below is worth checking in a trie that was left unfinished.
-            throw .invalidMapping(problems + [MappingProblem(field: nil, message: "the key paths make too large a trie (over \(Self.maximumTrieNodes) nodes or \(Self.maximumTriePathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
+            throw .invalidMapping(problems + [MappingProblem(field: nil, message: "the key paths make too large a trie (over \(Self.maximumTrieSteps) steps to build, or \(Self.maximumTriePathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
         }
         var reported: Set<Int> = []
         root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
@@ -160,22 +160,24 @@ enum PlanCompiler {
 }
 
 extension PlanCompiler {
-    /// Far more than any real mapping makes (one or two nodes per field), and a bound on what a hostile one can
-    /// cost: nodes, and the bytes of their key paths (kept for messages), which grow with depth.
-    static let maximumTrieNodes = 1 << 20
+    /// Far more than any real mapping takes (a few steps per field), and a bound on what a hostile one can cost:
+    /// steps (nodes made and visited while building), and the bytes of the nodes' key paths (kept for messages),
+    /// which grow with depth.
+    static let maximumTrieSteps = 1 << 20
     static let maximumTriePathBytes = 64 << 20
 }
 
-/// How large a trie a mapping may make: each numeric segment of a key path goes down two branches, so a path of
-/// many of them would otherwise make exponentially many nodes.
+/// How much work building the trie may take: each numeric segment of a key path goes down two branches, so a
+/// path of many of them would otherwise make exponentially many nodes, and each further field on such a path
+/// would visit them all again.
 private final class TrieNodeBudget {
-    private var nodes = 0
+    private var steps = 0
     private var pathBytes = 0
 
-    var isExhausted: Bool { nodes > PlanCompiler.maximumTrieNodes || pathBytes > PlanCompiler.maximumTriePathBytes }
+    var isExhausted: Bool { steps > PlanCompiler.maximumTrieSteps || pathBytes > PlanCompiler.maximumTriePathBytes }
 
-    func spend(pathBytes bytes: Int) {
-        nodes += 1
+    func spend(pathBytes bytes: Int = 0) {
+        steps += 1
         pathBytes += bytes
     }
 }
@@ -204,6 +206,7 @@ private final class TrieBuilderNode {
     /// Adds `column` at the end of `segments`. A numeric segment goes down both branches: the input decides at
     /// run time whether the value there is an array or an object.
     func insert(_ segments: ArraySlice<FieldPath.Segment>, column: Int?) {
+        budget.spend()
         guard !budget.isExhausted else { return }
         guard let segment = segments.first else {
             if let column { targets.append(column) }
@@ -233,6 +236,7 @@ private final class TrieBuilderNode {
 
     /// Adds `other`'s targets and children to this node's.
     private func absorb(_ other: TrieBuilderNode) {
+        budget.spend()
         guard !budget.isExhausted else { return }
         for column in other.targets where !targets.contains(column) { targets.append(column) }
         for (key, child) in other.keyChildren { keyChild(key).absorb(child) }

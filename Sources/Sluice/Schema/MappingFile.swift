@@ -265,19 +265,24 @@ extension MappingSchema {
     /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators and transforms from
     /// `registry`, and `recordsPath` in place of the file's `records:` when given.
     public init(contentsOfFile path: String, registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
-        // The system's own words for why a file cannot be read (Foundation's name error domains and codes).
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: " + String(cString: strerror(errno))) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
-            throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: it is a directory")
+        // The system's own words for why a file cannot be read, rather than Foundation's error domains and codes.
+        func failure(_ reason: String) -> SluiceError {
+            .io(source: path, byteOffset: 0, message: "cannot read the mapping file: " + reason)
         }
-        let bytes: Data
-        do {
-            bytes = try handle.readToEnd() ?? Data()
-        } catch {
-            throw .io(source: path, byteOffset: 0, message: "cannot read the mapping file: " + String(cString: strerror(errno)))
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure(String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw failure("it is a directory") }
+        var bytes: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw failure(String(cString: strerror(errno))) }
+            if count == 0 { break }
+            bytes += block[..<count]
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .invalidMapping([MappingProblem(field: nil, message: "\(path): not UTF-8 text (a mapping file is YAML or JSON in UTF-8)")])
