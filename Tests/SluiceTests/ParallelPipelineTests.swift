@@ -345,6 +345,21 @@ import SluiceFixtures
         }
     }
 
+    /// An array that goes wrong before its compressed frame's damage: the array's problem comes first, whether one
+    /// read delivered the bytes and the damage together or small chunks framed the problem before reaching it.
+    @Test(arguments: ["gzip", "zstd"])
+    func aProblemBeforeTheDamageIsReportedFirst(_ format: String) throws {
+        let text = "[\"a\",\"b\"]\n[\"c\"]\n" + String(repeating: " ", count: 2000)
+        var compressed = format == "gzip" ? Compressor.gzip(Array(text.utf8)) : Compressor.zstdWithChecksum(Array(text.utf8))
+        compressed[compressed.count - (format == "gzip" ? 6 : 2)] ^= 0xFF
+        let result = try expectSameForEveryPipeline { workers, chunk, capacity in
+            var options = ReaderOptions(shape: .array, batchCapacity: capacity, rejectionPolicy: .collect, workers: workers)
+            options.chunkSize = chunk
+            return try transcript(of: .bytes(compressed), fields: [field("id", .int64, optional: true)], options: options)
+        }
+        #expect(result.error?.contains("trailing garbage") == true, "\(result.error ?? "no error")")
+    }
+
     /// A zstd frame asking for a window beyond the limit is an error that says what it needs and how to allow it;
     /// raised to that, the same file reads like its plain twin.
     @Test(arguments: [1, 2])

@@ -163,8 +163,15 @@ final class ChunkReader {
         do {
             try readUntilChunkIsFull()
         } catch {
-            // Hand out the whole records read before the failure, then report it.
-            if let cut = completeRecordsEnd(), cut > 0 { _ = hand(upTo: cut, failure: nil) }
+            // Hand out the whole records read before the failure, then report it; a problem in the bytes read
+            // before it comes first, as it would have had the reads ended elsewhere.
+            let (cut, problem) = completeRecordsEnd()
+            if let problem {
+                _ = handProblem(problem, lastElementEnd: unhandedElementsEnd)
+                isFinished = true
+                return
+            }
+            if let cut, cut > 0 { _ = hand(upTo: cut, failure: nil) }
             throw error
         }
         if isSkippingToFirstLine { skipToFirstLine(); return }
@@ -239,18 +246,20 @@ final class ChunkReader {
         return true
     }
 
-    /// For a read error: where the whole records read so far end.
-    private func completeRecordsEnd() -> Int? {
-        guard filled > 0, !isDiscardingLine, !isSkippingToFirstLine else { return nil }
-        guard shape == .array else { return lastLineFeed(from: 0, to: filled).map { $0 + 1 } }
+    /// For a read error: where the whole records read so far end, or the structural problem the array's bytes
+    /// read so far hold.
+    private func completeRecordsEnd() -> (cut: Int?, problem: ArrayFramer.Problem?) {
+        guard filled > 0, !isDiscardingLine, !isSkippingToFirstLine else { return (nil, nil) }
+        guard shape == .array else { return (lastLineFeed(from: 0, to: filled).map { $0 + 1 }, nil) }
+        var problem: ArrayFramer.Problem?
         if filled > scanned {
-            // A problem the scan finds past the last whole element does not matter: the read error ends the run.
-            if let end = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned).lastElementEnd {
-                unhandedElementsEnd = end
-            }
+            let scan = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned)
+            if let end = scan.lastElementEnd { unhandedElementsEnd = end }
+            // An element cut off by the failure is the failure's; anything else was wrong before it.
+            if let found = scan.problem, found.kind != .endOfInput { problem = found }
             scanned = filled
         }
-        return unhandedElementsEnd.map { $0 - bufferOffset }
+        return (unhandedElementsEnd.map { $0 - bufferOffset }, problem)
     }
 
     // MARK: - Handing out
