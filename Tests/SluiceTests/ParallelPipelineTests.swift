@@ -345,6 +345,23 @@ import SluiceFixtures
         }
     }
 
+    /// A read that fails while a line longer than a chunk is framed ends the run with the failure (it spun for
+    /// ever: the chunk was full, so nothing read again to meet the failure a second time).
+    @Test(.timeLimit(.minutes(1)), arguments: ["gzip", "zstd"])
+    func aReadFailureInsideALongLineEndsTheRun(_ format: String) throws {
+        let text = "{\"id\":1}\n{\"id\":2,\"pad\":\"" + String(repeating: "x", count: 300) + "\"}\n"
+        var compressed = format == "gzip" ? Compressor.gzip(Array(text.utf8)) : Compressor.zstdWithChecksum(Array(text.utf8))
+        compressed[compressed.count - (format == "gzip" ? 6 : 2)] ^= 0xFF
+        for workers in [1, 2, 3] {
+            for chunk in [1, 7, 64] {
+                let options = ReaderOptions(shape: .ndjson, batchCapacity: 3, rejectionPolicy: .collect, workers: workers, chunkSize: chunk)
+                let result = try transcript(of: .bytes(compressed), fields: [field("id", .int64)], options: options)
+                #expect(result.rows.count == 2, "\(workers) workers, chunks of \(chunk)")
+                #expect(result.error?.contains("corrupt \(format) data") == true, "\(result.error ?? "no error")")
+            }
+        }
+    }
+
     /// An array that goes wrong before its compressed frame's damage: the array's problem comes first, whether one
     /// read delivered the bytes and the damage together or small chunks framed the problem before reaching it.
     @Test(arguments: ["gzip", "zstd"])

@@ -43,6 +43,8 @@ final class ChunkReader {
     private var container = -1
     /// Records the first chunk must hold whole: those skipped and the header, which one worker reads.
     private let firstChunkRecords: Int
+    /// A read failure met while framing lines, thrown by the next step.
+    private var pendingReadError: SluiceError?
     /// How far the first chunk's lines with content have been counted.
     private var firstChunkLines = (countedEnd: 0, count: 0, isInContentLine: false)
     /// Where the whitespace at the start of the buffer was last found to end, and which buffer it was.
@@ -206,6 +208,12 @@ final class ChunkReader {
     // MARK: - Reading
 
     private func readUntilChunkIsFull() throws(SluiceError) {
+        // A read that failed while lines were framed ends the run here, after the whole records before it (the
+        // buffer may be full, with nothing left for this function to read, so the failure cannot wait to recur).
+        if let error = pendingReadError {
+            pendingReadError = nil
+            throw error
+        }
         if handsEachRead {
             // Bytes not yet framed are framed first: a read may wait for a pipe's next bytes.
             if filled == scanned && filled < chunkSize && !isAtEnd { try readMore() }
@@ -328,7 +336,7 @@ final class ChunkReader {
                 return handLines(upTo: lineFeed + 1)
             }
             scanned = filled
-            do { try readMore() } catch { return true }  // the error comes again from the next read
+            do { try readMore() } catch { pendingReadError = error; return true }
             return true
         }
         scanned = filled
@@ -340,7 +348,7 @@ final class ChunkReader {
             // line still starts where it started, for the shard it belongs to.
             if blankLineStart == nil { blankLineStart = bufferOffset }
             drop(filled)
-            do { try readMore() } catch { return true }  // the error comes again from the next read
+            do { try readMore() } catch { pendingReadError = error; return true }
             return true
         }
         if filled - first > maximumRecordSize {
@@ -350,7 +358,7 @@ final class ChunkReader {
             isDiscardingLine = true
             return hand(upTo: cut, failure: nil)
         }
-        do { try readMore() } catch { return true }  // the error comes again from the next read
+        do { try readMore() } catch { pendingReadError = error; return true }
         return true
     }
 
