@@ -98,31 +98,24 @@ enum ImportRunner {
 /// SIGINT and SIGTERM ask the run to stop (the batch in hand is finished and committed); a second one ends the
 /// process at once, which committed transactions survive.
 final class SignalWatch {
-    private let sources: [any DispatchSourceSignal]
+    private let signals: TerminationSignals
 
     init(onFirst: @escaping @Sendable () -> Void) {
-        let queue = DispatchQueue(label: "sluice.signals")
         let count = Mutex(0)
-        sources = [SIGINT, SIGTERM].map { (number: Int32) -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                let seen = count.withLock { value in
-                    value += 1
-                    return value
-                }
-                if seen == 1 {
-                    onFirst()
-                } else {
-                    _exit(130)
-                }
+        signals = TerminationSignals { _ in
+            let seen = count.withLock { value in
+                value += 1
+                return value
             }
-            source.resume()
-            return source
+            if seen == 1 {
+                onFirst()
+            } else {
+                _exit(130)
+            }
         }
     }
 
     func stop() {
-        for source in sources { source.cancel() }
+        signals.stop()
     }
 }
