@@ -65,6 +65,27 @@ import Testing
         #expect(result.statistics.recordsRead == 4)
     }
 
+    /// The records to skip and the header row are counted off chunk by chunk: however many there are, and however
+    /// much whitespace lies among them, no chunk has to hold them all (the budget bounds them like any records).
+    @Test(arguments: [InputShape.ndjson, .array])
+    func skippedRecordsAndTheHeaderSpreadOverAnyNumberOfChunks(_ shape: InputShape) throws {
+        let skipped = (1...60).map { #"{"banner":\#($0)}"# }
+        let rows = (1...30).map { "[\($0),\"n\($0)\"]" }
+        let blank = String(repeating: " ", count: 700) + "\n\n"
+        let records = skipped + [#"["id","name"]"#] + rows
+        let text = shape == .ndjson ? blank + records.joined(separator: "\n" + blank) + "\n"
+                                    : "[" + blank + records.joined(separator: "," + blank) + "]"
+        let options = MappingOptions(skippedRecords: 60, columnsFromHeader: true)
+        let result = try Self.expectInvariant(.bytes(Array(text.utf8)), [field("id", .int64), field("name", .string)], options: options)
+        #expect(result.error == nil && result.rejections.isEmpty)
+        #expect(result.rows.count == 30 && result.statistics.recordsRead == 30)
+        #expect(result.rows.last?.hasSuffix(#"id=30 name="n30""#) == true, "\(result.rows.last ?? "")")
+        if shape == .ndjson {
+            // Two blank lines before each record: the header sits on line 183, the first row on 186.
+            #expect(result.rows.first?.hasPrefix("#1@186:") == true, "\(result.rows.first ?? "")")
+        }
+    }
+
     @Test func arraysAndWrappersOfRowsTakeAHeaderToo() throws {
         let rows = #"[["id","name"],[1,"a"],[2,"b"]]"#
         let array = try Self.expectInvariant(.bytes(Array(rows.utf8)), [field("id", .int64), field("name", .string)], options: MappingOptions(columnsFromHeader: true))

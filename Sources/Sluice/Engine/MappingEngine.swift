@@ -80,7 +80,7 @@ final class MappingEngine: BatchSource {
             ? ShapeDetector.detect(UnsafeBufferPointer(start: input.storage + start, count: input.count - start))
             : options.shape
         guard shape != .ndjson else {
-            // Lines are cut by the chunk reader, whose chunks ``mapChunk(_:count:at:isFirst:recordKeys:elementEnds:)`` maps.
+            // Lines are cut by the chunk reader, whose chunks ``mapChunk(_:count:at:leadingRecords:holdsHeader:recordKeys:elementEnds:)`` maps.
             throw .invalidOptions("NDJSON is read in chunks; open it with a reader")
         }
         self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
@@ -141,15 +141,15 @@ final class MappingEngine: BatchSource {
     }
 
     /// Maps a whole chunk of records in place: `count` bytes whose first byte sits at absolute `offset`.
-    /// Ordinals and lines in the outcome count from the chunk's start (1 and 1). The first chunk of the input
-    /// (`isFirst`) holds the records to skip and the header whole.
+    /// Ordinals and lines in the outcome count from the chunk's start (1 and 1). `leadingRecords`: the records to
+    /// skip and the header row still to come when the chunk starts; `holdsHeader`: the header row is among its
+    /// records.
     /// `elementEnds`: for an array's elements, where each one ends, so that each can go to simdjson on its own.
-    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, isFirst: Bool, recordKeys: [[UInt8]] = [],
-                  elementEnds: [Int] = []) -> ChunkOutcome {
-        if isFirst {
-            machine.pointee.recordsToSkip = plan.skippedRecords
-            machine.pointee.readsHeader = plan.columnsFromHeader
-        } else if plan.columnsFromHeader && !machine.pointee.knowsHeader {
+    func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, leadingRecords: LeadingRecords = LeadingRecords(),
+                  holdsHeader: Bool = false, recordKeys: [[UInt8]] = [], elementEnds: [Int] = []) -> ChunkOutcome {
+        machine.pointee.recordsToSkip = leadingRecords.toSkip
+        machine.pointee.readsHeader = leadingRecords.readsHeader
+        if plan.columnsFromHeader && !leadingRecords.readsHeader && !machine.pointee.knowsHeader {
             guard let names = machine.pointee.columnHeader?.waitForNames() else {
                 // The first chunk ends the run with why; this one is never delivered.
                 return ChunkOutcome(batches: [], statistics: ReadStatistics(), lineFeeds: 0, error: .invalidOptions("no column header"))
@@ -198,8 +198,8 @@ final class MappingEngine: BatchSource {
             machine.pointee.countLines(upTo: offset + count)
             lineFeeds = machine.pointee.linesCounted
         }
-        // Engines waiting for a header the first chunk did not hold must not wait for ever.
-        if isFirst && machine.pointee.readsHeader { machine.pointee.columnHeader?.fail() }
+        // Engines waiting for a header this chunk should have held must not wait for ever.
+        if holdsHeader && machine.pointee.readsHeader { machine.pointee.columnHeader?.fail() }
         return ChunkOutcome(batches: produced, statistics: statistics, lineFeeds: lineFeeds, error: pendingError)
     }
 

@@ -24,6 +24,28 @@ struct Chunk: @unchecked Sendable {
     /// them that count for the lines of this chunk's records.
     var droppedBytes = 0
     var droppedLineFeeds = 0
+    /// The records the chunk starts with that are not mapped (records to skip, a header row still to come), and
+    /// whether the header row is among its records.
+    var leadingRecords = LeadingRecords()
+    var holdsHeader = false
+}
+
+/// The records at the input's start that are not mapped: a number to skip, then, with columns from a header, the
+/// header row. The reader counts them off chunk by chunk, so that they may spread over any number of chunks.
+struct LeadingRecords: Sendable {
+    var toSkip = 0
+    var readsHeader = false
+
+    /// The share of a chunk of `count` records: what the chunk starts with, and whether the header row is among
+    /// its records; the rest is left for the chunks after it.
+    mutating func take(_ count: Int) -> (startingWith: LeadingRecords, holdsHeader: Bool) {
+        let start = self
+        let skipped = min(toSkip, count)
+        toSkip -= skipped
+        let holdsHeader = readsHeader && count > skipped
+        if holdsHeader { readsHeader = false }
+        return (start, holdsHeader)
+    }
 }
 
 /// A problem the reader found in the input's structure, reported as the rejection that ends the run.

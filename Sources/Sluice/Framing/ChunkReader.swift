@@ -41,14 +41,10 @@ final class ChunkReader {
     /// With several records paths: the container whose records are being framed (an index into the filter's
     /// ``RecordsPathFilter/containers``), or -1 before the first.
     private var container = -1
-    /// Records the first chunk must hold whole: those skipped and the header, which one worker reads.
-    private let firstChunkRecords: Int
+    /// The records to skip and the header row, not yet counted off in chunks handed out.
+    private var leadingRecords: LeadingRecords
     /// A read failure met while framing lines, thrown by the next step.
     private var pendingReadError: SluiceError?
-    /// How far the first chunk's lines with content have been counted.
-    private var firstChunkLines = (countedEnd: 0, count: 0, isInContentLine: false)
-    /// Where the whitespace at the start of the buffer was last found to end, and which buffer it was.
-    private var leadingWhitespace: (buffer: UnsafeMutablePointer<UInt8>?, offset: Int, end: Int) = (nil, 0, 0)
 
     // The buffer being filled: bytes [0, filled) sit at absolute offset `bufferOffset`.
     private var buffer: UnsafeMutablePointer<UInt8>
@@ -86,7 +82,7 @@ final class ChunkReader {
     ///     run was cancelled.
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
-        maximumRecordSize: Int, maximumRecords: Int, batchBytes: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], firstChunkRecords: Int = 0,
+        maximumRecordSize: Int, maximumRecords: Int, batchBytes: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], leadingRecords: LeadingRecords = LeadingRecords(),
         handsEachRead: Bool = false, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
@@ -98,7 +94,7 @@ final class ChunkReader {
         self.pool = pool
         self.reserve = reserve
         self.range = range
-        self.firstChunkRecords = firstChunkRecords
+        self.leadingRecords = leadingRecords
         self.handsEachRead = handsEachRead
         framer = ArrayFramer(maximumDepth: maximumDepth)
         recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
@@ -283,6 +279,10 @@ final class ChunkReader {
             // The chunk's records are the elements it holds; their keys come in the same order.
             chunk.recordKeys = keys.take(chunk.elementEnds.count)
         }
+        if leadingRecords.toSkip > 0 || leadingRecords.readsHeader {
+            let records = shape == .array ? chunk.elementEnds.count : linesWithContent(upTo: cut)
+            (chunk.leadingRecords, chunk.holdsHeader) = leadingRecords.take(records)
+        }
         (chunk.droppedBytes, chunk.droppedLineFeeds) = (droppedBytes, droppedLineFeeds)
         (droppedBytes, droppedLineFeeds) = (0, 0)
         // Elements framed past a cut that the record limit made go with the next chunk.
@@ -332,17 +332,12 @@ final class ChunkReader {
             return filled == 0 || handLines(upTo: filled)
         }
         if let lineFeed = lastLineFeed(from: scanned, to: filled) {
-            if nextIndex > 0 || firstChunkRecords == 0 || linesWithContent(upTo: lineFeed + 1) >= firstChunkRecords {
-                return handLines(upTo: lineFeed + 1)
-            }
-            scanned = filled
-            do { try readMore() } catch { pendingReadError = error; return true }
-            return true
+            return handLines(upTo: lineFeed + 1)
         }
         scanned = filled
         // No line feed: one line is longer than a chunk.
         let first = firstNonWhitespace()
-        if first == filled && (nextIndex > 0 || firstChunkRecords == 0) {
+        if first == filled {
             // Nothing but whitespace so far, and no line feed among it (lines before it were handed on): dropped
             // as it streams past, so that a blank line of any length costs neither memory nor a second scan. The
             // line still starts where it started, for the shard it belongs to.
@@ -362,13 +357,7 @@ final class ChunkReader {
         return true
     }
 
-    /// The most records the next chunk may hold: the first chunk holds the records skipped and the header row
-    /// whatever their number, since its worker reads them.
-    private var recordLimit: Int {
-        nextIndex > 0 || firstChunkRecords == 0 ? maximumRecords : .max
-    }
-
-    /// Hands out the lines in `buffer[0..<end]`, or the first ``recordLimit`` of them.
+    /// Hands out the lines in `buffer[0..<end]`, or the first `maximumRecords` of them.
     private func handLines(upTo end: Int) -> Bool {
         let cut = linesCut(end)
         guard hand(upTo: cut, failure: nil) else { return false }
@@ -377,11 +366,11 @@ final class ChunkReader {
         return true
     }
 
-    /// Where a chunk of the lines in `buffer[0..<end]` ends: at `end`, or after ``recordLimit`` lines (counting
+    /// Where a chunk of the lines in `buffer[0..<end]` ends: at `end`, or after `maximumRecords` lines (counting
     /// blank ones, which never makes a chunk too large).
     private func linesCut(_ end: Int) -> Int {
         // A line takes a byte at least: fewer bytes than the limit cannot hold too many lines.
-        let limit = recordLimit
+        let limit = maximumRecords
         guard end > limit else { return end }
         var position = 0
         for _ in 0..<limit {
@@ -391,21 +380,21 @@ final class ChunkReader {
         return position
     }
 
-    /// Lines in `buffer[0..<end]` that hold more than whitespace: NDJSON records.
+    /// Lines in `buffer[0..<end]` that hold more than whitespace: NDJSON records (the last one may lack its line
+    /// feed).
     private func linesWithContent(upTo end: Int) -> Int {
-        // Counted on from where the last call stopped: the first chunk's bytes stay where they are until it is
-        // handed out, and a long run of blank lines must not be counted again at every read.
-        for index in firstChunkLines.countedEnd..<max(end, firstChunkLines.countedEnd) {
+        var count = 0
+        var isInContentLine = false
+        for index in 0..<end {
             let byte = buffer[index]
             if byte == 0x0A {
-                if firstChunkLines.isInContentLine { firstChunkLines.count += 1 }
-                firstChunkLines.isInContentLine = false
+                if isInContentLine { count += 1 }
+                isInContentLine = false
             } else if !ShapeDetector.isWhitespace(byte) {
-                firstChunkLines.isInContentLine = true
+                isInContentLine = true
             }
         }
-        firstChunkLines.countedEnd = max(firstChunkLines.countedEnd, end)
-        return firstChunkLines.count
+        return isInContentLine ? count + 1 : count
     }
 
     /// The last line feed in `buffer[from..<to]`; a record is short next to a chunk, so searching backwards
@@ -442,12 +431,8 @@ final class ChunkReader {
 
     /// Where the first byte that is not whitespace sits in the buffer (`filled` when there is none).
     private func firstNonWhitespace() -> Int {
-        // Whitespace before a header that must wait for its line stays in the buffer: scan on from where the last
-        // call stopped while the buffer still starts at the same byte, so a long run costs linear time.
         var first = 0
-        if leadingWhitespace.buffer == buffer && leadingWhitespace.offset == bufferOffset { first = min(leadingWhitespace.end, filled) }
         while first < filled, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
-        leadingWhitespace = (buffer, bufferOffset, first)
         return first
     }
 
@@ -460,7 +445,6 @@ final class ChunkReader {
         filled = kept
         bufferOffset += count
         scanned = 0
-        leadingWhitespace.buffer = nil
     }
 
     // MARK: - Arrays
@@ -497,16 +481,12 @@ final class ChunkReader {
         }
         if isAtEnd {
             guard filled > 0 else { return true }
-            guard let limitedEnd = framer.pendingElementEnd(number: recordLimit) else { return hand(upTo: filled, failure: nil) }
+            guard let limitedEnd = framer.pendingElementEnd(number: maximumRecords) else { return hand(upTo: filled, failure: nil) }
             return hand(upTo: limitedEnd - bufferOffset, failure: nil)
         }
         if let lastElementEnd = unhandedElementsEnd {
-            if nextIndex > 0 || framer.elementsEnded >= firstChunkRecords {
-                let end = framer.pendingElementEnd(number: recordLimit) ?? lastElementEnd
-                return hand(upTo: end - bufferOffset, failure: nil)
-            }
-            try readMore()
-            return true
+            let end = framer.pendingElementEnd(number: maximumRecords) ?? lastElementEnd
+            return hand(upTo: end - bufferOffset, failure: nil)
         }
         // One element longer than a chunk.
         let first = firstNonWhitespace()

@@ -52,8 +52,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var workerUnmappedKeys: [[String: Int]]
     /// CSV-like rows: the header's names, read by the worker that maps the first chunk, for all of them.
     private let columnHeader = ColumnHeader()
-    /// Records the first chunk holds whole for one worker to skip or read as the header.
-    private let firstChunkRecords: Int
+    /// The records at the input's start to skip, and whether a header row follows them.
+    private let leadingRecords: LeadingRecords
     private var runningWorkers = 0
     /// Bytes the reader read, once it has finished.
     private var readerBytes: Int?
@@ -116,7 +116,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         typeTotals = plans.map { _ in ReadStatistics() }
         self.shape = shape
         self.options = options
-        firstChunkRecords = startsAtInputStart ? plan.skippedRecords + (plan.columnsFromHeader ? 1 : 0) : 0
+        leadingRecords = startsAtInputStart ? LeadingRecords(toSkip: plan.skippedRecords, readsHeader: plan.columnsFromHeader) : LeadingRecords()
         bytesBeforeReader = startsAtInputStart ? startOffset : 0
         if let columnNames { columnHeader.publish(columnNames) }
         sourceName = source.name
@@ -222,7 +222,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumRecords: recordsPerChunk, batchBytes: batchBytesPerChunk, maximumDepth: options.maximumDepth, pool: pool,
-            recordsPaths: plans.compactMap(\.recordsPath), firstChunkRecords: firstChunkRecords, handsEachRead: handsEachRead,
+            recordsPaths: plans.compactMap(\.recordsPath), leadingRecords: leadingRecords, handsEachRead: handsEachRead,
             // Not owning: the pipeline holds the reader that runs on the caller's thread, and the reader thread holds
             // the pipeline while its reader lives, so the reader never outlives it.
             reserve: { [unowned self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
@@ -286,7 +286,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private func map(_ chunk: Chunk, engines: inout [MappingEngine?]) -> ChunkResult {
         let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
         engines[chunk.recordType] = engine
-        let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, isFirst: chunk.index == 0 && firstChunkRecords > 0,
+        let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, leadingRecords: chunk.leadingRecords, holdsHeader: chunk.holdsHeader,
                                       recordKeys: chunk.recordKeys, elementEnds: chunk.elementEnds)
         pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
         return ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
