@@ -108,7 +108,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "CZlib", "CZstd", "CSQLite", "CPostgres"]
+            dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "CStructuralScan", "CZlib", "CZstd", "CSQLite", "CPostgres"]
         ),
     ],
     cxxLanguageStandard: .cxx17

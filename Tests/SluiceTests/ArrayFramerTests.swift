@@ -1,3 +1,4 @@
+import CStructuralScan
 import Testing
 @testable import Sluice
 
@@ -35,6 +36,48 @@ import Testing
             #expect(cut.problem == nil, "step \(step)")
             #expect(cut.ends.last == whole.ends.last, "step \(step)")
             #expect(cut.blanked == whole.blanked, "step \(step)")
+        }
+    }
+
+    /// What one build of the 64-byte block scan reports, step by step, scanning `bytes` as the framer does: from
+    /// each opening bracket to where its value ends or a problem is (stepped over); `nil` when this processor
+    /// cannot run the build.
+    static func blockScanTrace(_ bytes: [UInt8], build: Int32, maximumDepth: Int) -> [String]? {
+        var trace: [String] = []
+        let closers = UnsafeMutablePointer<UInt8>.allocate(capacity: maximumDepth + 1)
+        defer { closers.deallocate() }
+        var position = 0
+        while let opening = bytes[position...].firstIndex(where: { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") }),
+              opening + 65 <= bytes.count {
+            closers[0] = bytes[opening] &+ 2
+            position = opening + 1
+            var state = sluice_scan_state(depth: 1, in_string: 0, escaped: 0)
+            let outcome = bytes.withUnsafeBufferPointer { buffer in
+                sluice_scan_element_built(build, buffer.baseAddress, buffer.count, &position, &state, closers, maximumDepth)
+            }
+            guard outcome >= 0 else { return nil }
+            trace.append("\(outcome)@\(position) depth \(state.depth) string \(state.in_string) escaped \(state.escaped)")
+            if outcome == Int32(SLUICE_SCAN_CONTINUES) { break }
+            if outcome != Int32(SLUICE_SCAN_ENDED) { position += 1 }
+        }
+        return trace
+    }
+
+    /// Every build of the block scan that this processor runs (SSE2, AVX2, AVX-512BW: the widest is chosen at
+    /// run time) finds the same ends, problems and carried state, on arrays and on bracket soup with runs of
+    /// backslashes across block edges.
+    @Test(arguments: [7, 99, 2024, 31337])
+    func everyBuildOfTheBlockScanAgrees(_ seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        let alphabet = Array(#"{}[]"\\\ a"#.utf8)
+        let soup = (0..<20_000).map { _ in alphabet[random.below(alphabet.count)] }
+        for (bytes, depth) in [(Array(trickyArray(seed: seed, elements: 300).utf8.dropFirst()), 1000), (soup, 6)] {
+            let portable = try #require(Self.blockScanTrace(bytes, build: Int32(SLUICE_SCAN_PORTABLE), maximumDepth: depth))
+            #expect(portable.count > 20)
+            for build in [SLUICE_SCAN_AVX2, SLUICE_SCAN_AVX512] {
+                guard let trace = Self.blockScanTrace(bytes, build: Int32(build), maximumDepth: depth) else { continue }
+                #expect(trace == portable, "build \(build)")
+            }
         }
     }
 

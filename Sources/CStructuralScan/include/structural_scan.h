@@ -25,104 +25,27 @@ typedef struct {
     int escaped;
 } sluice_scan_state;
 
-/// Bit i set where bytes[i] == c, for 64 bytes.
-static inline uint64_t sluice_mask_equal(const uint8_t *bytes, uint8_t c, uint8_t fold) {
-#if defined(__SSE2__)
-    const __m128i target = _mm_set1_epi8((char)c);
-    const __m128i folding = _mm_set1_epi8((char)fold);
-    uint64_t mask = 0;
-    for (int part = 0; part < 4; part++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(bytes + 16 * part));
-        v = _mm_or_si128(v, folding);
-        mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, target)) << (16 * part);
-    }
-    return mask;
-#else
-    uint64_t mask = 0;
-    for (int i = 0; i < 64; i++) mask |= (uint64_t)((uint8_t)(bytes[i] | fold) == c) << i;
-    return mask;
-#endif
-}
-
-/// Bit i: the parity of the set bits at positions 0...i.
-static inline uint64_t sluice_prefix_xor(uint64_t x) {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
-}
-
 /// Scans the inside of a JSON value (an array element that is an object or array), 64 bytes at a time, from
 /// *position while at least 64 bytes are left, tracking strings, escapes and bracket nesting; `closers` holds the
 /// closing bracket expected at each depth. Stops at the element's end, at a problem, or when fewer than 64 bytes
-/// are left (the caller goes on byte by byte). Only called with depth > 0.
-static inline int sluice_scan_element(const uint8_t *bytes, size_t count, size_t *position, sluice_scan_state *state,
-                                      uint8_t *closers, size_t maximum_depth) {
-    size_t at = *position;
-    while (at + 64 <= count) {
-        const uint8_t *block = bytes + at;
-        uint64_t backslashes = sluice_mask_equal(block, '\\', 0);
-        uint64_t quotes = sluice_mask_equal(block, '"', 0);
-        // `[` and `]` are `{` and `}` with bit 5 clear: one comparison each covers both kinds.
-        uint64_t opens = sluice_mask_equal(block, '{', 0x20);
-        uint64_t closes = sluice_mask_equal(block, '}', 0x20);
+/// are left (the caller goes on byte by byte). Only called with depth > 0. Uses AVX2 where the processor has it.
+int sluice_scan_element(const uint8_t *bytes, size_t count, size_t *position, sluice_scan_state *state,
+                        uint8_t *closers, size_t maximum_depth);
 
-        // Escaped bytes: each backslash that is not itself escaped escapes the byte after it.
-        uint64_t escaped = 0;
-        int carry_out = 0;
-        if (state->escaped) {
-            escaped |= 1;
-            backslashes &= ~(uint64_t)1;
-        }
-        while (backslashes) {
-            int bit = __builtin_ctzll(backslashes);
-            backslashes &= backslashes - 1;
-            if (bit == 63) {
-                carry_out = 1;
-            } else {
-                uint64_t next = (uint64_t)1 << (bit + 1);
-                escaped |= next;
-                backslashes &= ~next;
-            }
-        }
-        quotes &= ~escaped;
-        uint64_t inside = sluice_prefix_xor(quotes) ^ (state->in_string ? ~(uint64_t)0 : 0);
-        uint64_t brackets = (opens | closes) & ~inside & ~escaped;
-        while (brackets) {
-            int bit = __builtin_ctzll(brackets);
-            brackets &= brackets - 1;
-            uint8_t byte = block[bit];
-            if ((opens >> bit) & 1) {
-                if (state->depth >= maximum_depth) {
-                    *position = at + (size_t)bit;
-                    return SLUICE_SCAN_TOO_DEEP;
-                }
-                closers[state->depth] = (uint8_t)(byte + 2);  // `}` and `]` sit two code points after `{` and `[`
-                state->depth += 1;
-            } else {
-                if (state->depth == 0 || closers[state->depth - 1] != byte) {
-                    *position = at + (size_t)bit;
-                    return SLUICE_SCAN_MISMATCHED;
-                }
-                state->depth -= 1;
-                if (state->depth == 0) {
-                    state->in_string = 0;
-                    state->escaped = 0;
-                    *position = at + (size_t)bit + 1;
-                    return SLUICE_SCAN_ENDED;
-                }
-            }
-        }
-        state->in_string = (int)(inside >> 63);
-        state->escaped = carry_out;
-        at += 64;
-    }
-    *position = at;
-    return SLUICE_SCAN_CONTINUES;
-}
+/// The builds of the scan, narrowest first.
+enum {
+    SLUICE_SCAN_PORTABLE = 0,  /// SSE2 on x86-64, byte by byte elsewhere
+    SLUICE_SCAN_AVX2 = 1,
+    SLUICE_SCAN_AVX512 = 2     /// AVX-512BW
+};
+
+/// The widest build this processor runs: the one `sluice_scan_element` uses.
+int sluice_scan_widest_build(void);
+
+/// `sluice_scan_element` with the given build, or -1 when the processor cannot run it (so that tests can hold
+/// every build to the same results).
+int sluice_scan_element_built(int build, const uint8_t *bytes, size_t count, size_t *position, sluice_scan_state *state,
+                              uint8_t *closers, size_t maximum_depth);
 
 /// How many bytes of bytes[0..<count] equal c: with SSE2, 16 bytes per step, the matches summed per byte lane
 /// (at most 255 steps before the lanes are added up).
