@@ -48,7 +48,7 @@ import Testing
     /// `--version` of both programs names the newest release the changelog describes.
     @Test func theVersionIsTheChangelogsNewest() throws {
         let changelog = try String(contentsOf: repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }.map { $0.dropFirst(3).split(separator: " ").first.map(String.init) ?? "" }
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" }.map { $0.dropFirst(3).split(separator: " ").first.map(String.init) ?? "" }
         #expect(try run(["--version"]).standardOutput == (newest ?? "none") + "\n")
         #expect(try run(["bench", "--version"]).standardOutput == (newest ?? "none") + "\n")
     }

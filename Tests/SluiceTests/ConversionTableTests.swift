@@ -11,7 +11,7 @@ import Testing
         return result.rejections.first.map { String($0.split(separator: ": ", maxSplits: 1)[1]) } ?? "nothing"
     }
 
-    func date(_ unit: EpochUnit = .seconds, _ formats: [DateFormat] = [.iso8601]) -> FieldSpec {
+    func date(_ unit: EpochUnit = .seconds, _ formats: [DateFormat] = DateFormat.defaults) -> FieldSpec {
         FieldSpec(name: "v", type: .date, epochUnit: unit, dateFormats: formats)
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect(try convert(#""Sun Aug 31 00:29:15 +0000 2014""#, twitter) == "2014-08-31T00:29:15Z")
         #expect(try convert(#""Sun Aug 31 09:29:15 +0900 2014""#, twitter) == "2014-08-31T00:29:15Z")
         #expect(try convert(#""sun aug 31 00:29:15 -0130 2014""#, twitter) == "2014-08-31T01:59:15Z")
-        #expect(try convert(#""Sun Foo 31 00:29:15 +0000 2014""#, twitter) == "$.v: expected date (epoch seconds, or 'EEE MMM dd HH:mm:ss Z yyyy'), found string \"Sun Foo 31 00:29:15 +0000 2014\"")
+        #expect(try convert(#""Sun Foo 31 00:29:15 +0000 2014""#, twitter) == "$.v: expected date ('EEE MMM dd HH:mm:ss Z yyyy'), found string \"Sun Foo 31 00:29:15 +0000 2014\"")
     }
 
     /// Twitter's pattern has a fixed-position reader of its own; it must agree with the general pattern reader.
@@ -102,6 +102,62 @@ import Testing
         #expect(try convert(#""2014-08-31T00:29:15.120Z""#, fraction) == "2014-08-31T00:29:15.120Z")
         #expect(try convert(#""2014-08-31T02:29:15.120+02:00""#, fraction) == "2014-08-31T00:29:15.120Z")
         #expect(try convert(#""2014-08-31T00:29:15.12Z""#, fraction) != "2014-08-31T00:29:15.120Z")
+    }
+
+    @Test func aFieldThatListsOnlyTextFormatsRejectsEpochNumbers() throws {
+        let textOnly = date(.seconds, [.iso8601])
+        #expect(try convert(#""2014-08-31T00:29:15Z""#, textOnly) == "2014-08-31T00:29:15Z")
+        #expect(try convert("1409444955", textOnly) == "$.v: expected date (ISO 8601), found number 1409444955")
+        #expect(try convert(#""1409444955""#, textOnly) == "$.v: expected date (ISO 8601), found string \"1409444955\"")
+        // Without epoch among its formats, a numeric string is text for the patterns.
+        let compact = date(.seconds, [.pattern("yyyyMMdd")])
+        #expect(try convert(#""20140831""#, compact) == "2014-08-31T00:00:00Z")
+        // In order: where epoch comes first, the same string is a number of seconds.
+        #expect(try convert(#""20140831""#, date(.seconds, [.epoch, .pattern("yyyyMMdd")])) == "1970-08-22T02:40:31Z")
+        #expect(try convert(#""20140831""#, date(.seconds, [.pattern("yyyyMMdd"), .epoch])) == "2014-08-31T00:00:00Z")
+        #expect(try convert("1409444955", date(.seconds, [.epoch])) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""2014-08-31""#, date(.seconds, [.epoch])) == "$.v: expected date (epoch seconds), found string \"2014-08-31\"")
+    }
+
+    @Test func rfc2822DatesWithOrWithoutWeekdayAndSecondsAndWithZoneNames() throws {
+        let rfc = date(.seconds, [.rfc2822])
+        #expect(try convert(#""Sun, 31 Aug 2014 00:29:15 +0000""#, rfc) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""31 Aug 2014 09:29:15 +0900""#, rfc) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""Sun,  1 Aug 2014 00:29 GMT""#, rfc) == "2014-08-01T00:29:00Z")
+        #expect(try convert(#""1 aug 2014 00:29:15 UT""#, rfc) == "2014-08-01T00:29:15Z")
+        #expect(try convert(#""Sat, 30 Aug 2014 20:29:15 EDT""#, rfc) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""Sat, 30 Aug 2014 16:29:15 PST""#, rfc) == "2014-08-31T00:29:15Z")
+        #expect(try convert(#""Sat, 30 Aug 2014 16:29:15 -0800""#, rfc) == "2014-08-31T00:29:15Z")
+        for wrong in ["Sun 31 Aug 2014 00:29:15 +0000", "31 Aug 14 00:29:15 +0000", "31 Aug 2014 00:29:15", "31 Aug 2014 00:29:15 XYZ", "32 Aug 2014 00:29:15 +0000"] {
+            #expect(try convert("\"\(wrong)\"", rfc).hasPrefix("$.v: expected date"), "\(wrong)")
+        }
+    }
+
+    @Test func mappingFilesNameTheDateFormats() throws {
+        let schema = try MappingSchema(mappingText: """
+            fields:
+              - {name: a, type: date, formats: [twitter]}
+              - {name: b, type: date, formats: [rfc2822, iso8601]}
+              - {name: c, type: date, formats: [epoch], unit: milliseconds}
+              - {name: d, type: date}
+            """)
+        #expect(schema.fields.map(\.dateFormats) == [[.twitter], [.rfc2822, .iso8601], [.epoch], DateFormat.defaults])
+        let result = try transcript(
+            of: #"{"a":"Sun Aug 31 00:29:15 +0000 2014","b":"Sun, 31 Aug 2014 00:29:15 GMT","c":1409444955000,"d":1409444955}"# + "\n",
+            fields: schema.fields)
+        #expect(result.rows == [#"#1@1:0 a=2014-08-31T00:29:15Z b=2014-08-31T00:29:15Z c=2014-08-31T00:29:15Z d=2014-08-31T00:29:15Z"#])
+    }
+
+    @Test func aUnitNeedsEpochAmongTheFormats() throws {
+        #expect(throws: SluiceError.self) {
+            try MappingSchema(fields: [FieldSpec(name: "v", type: .date, epochUnit: .milliseconds, dateFormats: [.iso8601])])
+        }
+        do {
+            _ = try MappingSchema(mappingText: "fields:\n  - {name: v, type: date, unit: milliseconds, formats: [iso8601]}\n")
+            Issue.record("a unit without epoch was accepted")
+        } catch {
+            #expect("\(error)".contains("the unit milliseconds is for epoch numbers, which the formats leave out (add epoch)"), "\(error)")
+        }
     }
 
     @Test func urlsMustBeValidReferences() throws {

@@ -27,7 +27,7 @@ import Testing
         try Mapping(Profile.init) {
             Field("id", \.id)
             Field("followers", \.followers)
-            Field("created_at", \.createdAt, formats: [.twitter, .iso8601])
+            Field("created_at", \.createdAt, formats: [.twitter, .iso8601, .epoch])
             Field("seen_ms", \.seenAt, unit: .milliseconds)
             Field("home", \.home)
             Field("avatar", \.avatar)

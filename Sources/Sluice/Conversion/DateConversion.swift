@@ -13,19 +13,44 @@ public enum EpochUnit: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// How a date field reads text that is not a number.
+/// A way a date field reads its values, tried in the order the field lists them.
 public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
+    /// Epoch numbers: a JSON number or a numeric string, in the field's ``EpochUnit``. A field whose formats leave
+    /// it out rejects numbers, and reads numeric strings by its patterns (`yyyyMMdd` reads `"20141119"`).
+    case epoch
     /// ISO 8601 / RFC 3339 in extended form: `2014-08-31`, `2014-08-31T00:29:15Z`,
     /// `2014-08-31 00:29:15.123456+09:00`, `2014-08-31T00:29`. Without an offset, the time is UTC.
     case iso8601
+    /// RFC 2822 (e-mail and RSS): `Sun, 31 Aug 2014 00:29:15 +0000`; the weekday and the seconds may be left out,
+    /// the day may have one digit, and the zone may be `UT`, `GMT`, `Z` or a North American zone (`EST`, `PDT`, …).
+    case rfc2822
     /// A fixed pattern in Unicode date-pattern letters, always in the POSIX locale; UTC unless it carries an
     /// offset. Supported: `yyyy MM M MMM MMMM dd d HH H hh h a mm ss S…S EEE EEEE Z XXX`, `'literal'` and any
-    /// other non-letter. Twitter's `EEE MMM dd HH:mm:ss Z yyyy` is one.
+    /// other non-letter. Twitter's `EEE MMM dd HH:mm:ss Z yyyy` is one (``twitter``).
     case pattern(String)
+
+    /// Twitter's `created_at`: `Sun Aug 31 00:29:15 +0000 2014`.
+    public static let twitter = DateFormat.pattern("EEE MMM dd HH:mm:ss Z yyyy")
+
+    /// What a date field reads when it names no formats: epoch numbers, then ISO 8601 text.
+    public static let defaults: [DateFormat] = [.epoch, .iso8601]
+
+    /// The format a mapping file names: `epoch`, `iso8601`, `rfc2822`, `twitter`, or else a pattern.
+    public init(name: String) {
+        switch name {
+        case "epoch": self = .epoch
+        case "iso8601": self = .iso8601
+        case "rfc2822": self = .rfc2822
+        case "twitter": self = .twitter
+        default: self = .pattern(name)
+        }
+    }
 
     public var description: String {
         switch self {
+        case .epoch: "epoch"
         case .iso8601: "iso8601"
+        case .rfc2822: "rfc2822"
         case .pattern(let pattern): pattern
         }
     }
@@ -34,14 +59,28 @@ public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
 /// A date field's compiled way of reading values: its epoch unit and its formats, tried in order.
 final class DateParser: Sendable {
     let unit: EpochUnit
-    let formats: [CompiledDateFormat]
+    /// The text formats, in order, with `nil` where epoch numbers come among them.
+    let formats: [CompiledDateFormat?]
+    let acceptsEpoch: Bool
     /// What rejections say the field expected.
     let expectation: String
 
     init(unit: EpochUnit, formats: [DateFormat]) throws(DatePatternError) {
+        guard !formats.isEmpty else { throw DatePatternError(message: "a date field needs at least one format") }
         self.unit = unit
-        self.formats = try formats.map { (format) throws(DatePatternError) in try CompiledDateFormat(format) }
-        expectation = "date (epoch \(unit.rawValue), or " + formats.map { $0 == .iso8601 ? "ISO 8601" : "'\($0)'" }.joined(separator: " or ") + ")"
+        self.formats = try formats.map { (format) throws(DatePatternError) in format == .epoch ? nil : try CompiledDateFormat(format) }
+        acceptsEpoch = formats.contains(.epoch)
+        let names = formats.map { format in
+            switch format {
+            case .epoch: "epoch \(unit.rawValue)"
+            case .iso8601: "ISO 8601"
+            case .rfc2822: "RFC 2822"
+            case .pattern(let pattern): "'\(pattern)'"
+            }
+        }
+        // "epoch seconds, or ISO 8601 or 'EEE MMM dd …'": the numbers set apart from the text formats.
+        let rest = names.dropFirst().joined(separator: " or ")
+        expectation = "date (" + names[0] + (rest.isEmpty ? "" : (formats[0] == .epoch ? ", or " : " or ") + rest) + ")"
     }
 
     enum Outcome {
@@ -53,8 +92,12 @@ final class DateParser: Sendable {
         case unreadable
     }
 
-    /// An epoch number (a JSON number, or a numeric string).
-    func epoch(_ text: UnsafePointer<UInt8>, _ length: Int) -> Outcome {
+    /// A JSON number: an epoch number, when the field reads them.
+    func number(_ text: UnsafePointer<UInt8>, _ length: Int) -> Outcome {
+        acceptsEpoch ? epoch(text, length) : .unreadable
+    }
+
+    private func epoch(_ text: UnsafePointer<UInt8>, _ length: Int) -> Outcome {
         switch NumberConversion.signed(NumberConversion.exactInteger(text, length, scale: unit.nanosecondExponent)) {
         case .value(let nanoseconds): .instant(nanoseconds)
         case .fractional: .tooPrecise
@@ -62,14 +105,21 @@ final class DateParser: Sendable {
         }
     }
 
-    /// Text: a numeric string as an epoch number, anything else through the formats in order.
+    /// Text, through the formats in order (a numeric string is an epoch number where `epoch` comes); the first
+    /// that reads it wins, else the most telling failure.
     func text(_ text: UnsafePointer<UInt8>, _ length: Int) -> Outcome {
-        if NumberConversion.isNumberText(text, length) { return epoch(text, length) }
         var outcome = Outcome.unreadable
         for format in formats {
+            guard let format else {
+                guard NumberConversion.isNumberText(text, length) else { continue }
+                let read = epoch(text, length)
+                if case .instant = read { return read }
+                outcome = read
+                continue
+            }
             switch format.parse(text, length) {
             case .instant(let nanoseconds): return .instant(nanoseconds)
-            case .outOfRange: outcome = .outOfRange
+            case .outOfRange: if case .unreadable = outcome { outcome = .outOfRange }
             default: continue
             }
         }
@@ -85,14 +135,18 @@ struct DatePatternError: Error, Sendable {
 /// One date format, ready to parse without Foundation.
 enum CompiledDateFormat: Sendable {
     case iso8601
+    case rfc2822
     /// Twitter's `EEE MMM dd HH:mm:ss Z yyyy`, common enough for a reader of its own: fixed positions, no tokens.
     case twitter
     case pattern([DatePatternToken])
 
+    /// A text format (``DateFormat/epoch`` is read as a number, not compiled).
     init(_ format: DateFormat) throws(DatePatternError) {
         switch format {
+        case .epoch: throw DatePatternError(message: "epoch numbers are not a text format")
         case .iso8601: self = .iso8601
-        case .pattern("EEE MMM dd HH:mm:ss Z yyyy"): self = .twitter
+        case .rfc2822: self = .rfc2822
+        case DateFormat.twitter: self = .twitter
         case .pattern(let pattern): self = .pattern(try DatePatternToken.compile(pattern))
         }
     }
@@ -102,6 +156,7 @@ enum CompiledDateFormat: Sendable {
         let parts: DateParts?
         switch self {
         case .iso8601: parts = reader.iso8601()
+        case .rfc2822: parts = reader.rfc2822()
         case .twitter: parts = reader.twitter()
         case .pattern(let tokens): parts = reader.pattern(tokens)
         }
@@ -388,6 +443,44 @@ struct DateTextReader {
         parts.second = second
         parts.offsetSeconds = offset
         parts.year = year
+        return parts
+    }
+
+    private static let rfc2822Zones: [(name: [UInt8], hours: Int64)] = [
+        ("gmt", 0), ("ut", 0), ("z", 0), ("edt", -4), ("est", -5), ("cdt", -5), ("cst", -6), ("mdt", -6), ("mst", -7),
+        ("pdt", -7), ("pst", -8),
+    ].map { (Array($0.0.utf8), $0.1) }
+
+    /// One space or more (tabs too), as RFC 2822 folds white space.
+    private mutating func spaces() -> Bool {
+        let start = position
+        while position < length, text[position] == 0x20 || text[position] == 0x09 { position += 1 }
+        return position > start
+    }
+
+    /// `[Sun, ]31 Aug 2014 00:29[:15] +0000`, the zone also `UT`, `GMT`, `Z` or a North American name.
+    mutating func rfc2822() -> DateParts? {
+        var parts = DateParts()
+        if weekdayAbbreviation() {
+            guard byte(UInt8(ascii: ",")) else { return nil }
+            _ = spaces()
+        }
+        guard let day = oneOrTwoDigits(), spaces(), let month = monthAbbreviation(), spaces(), let year = digits(4), spaces(),
+              let hour = digits(2), byte(UInt8(ascii: ":")), let minute = digits(2) else { return nil }
+        (parts.day, parts.month, parts.year, parts.hour, parts.minute) = (day, month, year, hour, minute)
+        if byte(UInt8(ascii: ":")) {
+            guard let second = digits(2) else { return nil }
+            parts.second = second
+        }
+        guard spaces() else { return nil }
+        if let offset = offset(acceptsZ: false) {
+            parts.offsetSeconds = offset
+        } else {
+            let zones = Self.rfc2822Zones
+            guard let index = name(zones.map(\.name)) else { return nil }
+            parts.offsetSeconds = zones[index].hours * 3600
+        }
+        _ = spaces()
         return parts
     }
 

@@ -52,7 +52,7 @@ struct RecordEncoder: Sendable {
 
     private let root: Node
     private let types: [FieldType]
-    /// Per date column, its first pattern's tokens (nil: RFC 3339).
+    /// Per date column, the pattern of its first text format (nil: RFC 3339).
     private let datePatterns: [[DatePatternToken]?]
     /// Per enum column: stored value → the JSON value text it came from.
     private let enumJSON: [[String: String]]
@@ -80,9 +80,14 @@ struct RecordEncoder: Sendable {
         self.root = root
         types = plan.fields.map(\.type)
         isList = plan.fields.map(\.isList)
+        // Dates are written in the field's first text format, so that the record reads back.
         datePatterns = plan.fields.map { field in
-            guard field.type == .date, case .pattern(let pattern)? = field.dateFormats.first else { return nil }
-            return try? DatePatternToken.compile(pattern)
+            guard field.type == .date else { return nil }
+            switch field.dateFormats.first(where: { $0 != .epoch }) {
+            case .pattern(let pattern)?: return try? DatePatternToken.compile(pattern)
+            case .rfc2822?: return try? DatePatternToken.compile("EEE, dd MMM yyyy HH:mm:ss Z")
+            default: return nil
+            }
         }
         enumJSON = plan.fields.map { field in
             var reverse: [String: String] = [:]

@@ -21,7 +21,7 @@ public struct FieldSpec: Sendable, Hashable {
     public var truncatesFractions: Bool
     /// For dates: the unit of epoch numbers and numeric strings.
     public var epochUnit: EpochUnit
-    /// For dates: the formats text is read in, tried in order.
+    /// For dates: the formats values are read in, tried in order (``DateFormat/epoch`` for epoch numbers).
     public var dateFormats: [DateFormat]
     /// For enums: the value map, JSON value to stored value.
     public var enumValues: [EnumValue]
@@ -68,13 +68,13 @@ public struct FieldSpec: Sendable, Hashable {
     ///   - defaultValue: What a missing value gives (see ``defaultValue``).
     ///   - truncatesFractions: For integer types, whether `3.5` becomes `3` instead of a rejection.
     ///   - epochUnit: For dates, the unit of epoch numbers.
-    ///   - dateFormats: For dates, the text formats to try, in order.
+    ///   - dateFormats: For dates, the formats to try, in order: epoch numbers and ISO 8601 text unless given.
     ///   - enumValues: For enums, the value map.
     ///   - validators: Rules the value must follow.
     ///   - transform: Your own conversion of the JSON value, before the type's.
     public init(
         name: String, path: String? = nil, type: FieldType, isOptional: Bool = false, defaultValue: FieldValue? = nil,
-        truncatesFractions: Bool = false, epochUnit: EpochUnit = .seconds, dateFormats: [DateFormat] = [.iso8601],
+        truncatesFractions: Bool = false, epochUnit: EpochUnit = .seconds, dateFormats: [DateFormat] = DateFormat.defaults,
         enumValues: [EnumValue] = [], validators: [Validator] = [], transform: ValueTransform? = nil
     ) {
         self.name = name

@@ -658,7 +658,7 @@ struct RecordStateMachine {
         case .date:
             // The parser is used in place: binding it to a local would copy it, with its arrays' reference counts.
             guard let bytes, kind == .number || kind == .string,
-                  let outcome = kind == .number ? conversion.pointee.dateParser?.epoch(bytes, length) : conversion.pointee.dateParser?.text(bytes, length) else {
+                  let outcome = kind == .number ? conversion.pointee.dateParser?.number(bytes, length) : conversion.pointee.dateParser?.text(bytes, length) else {
                 fail(node: nodeID, .typeMismatch, expected: "date", kind, bytes, length, boolValue)
                 return
             }

@@ -133,7 +133,10 @@ enum PlanCompiler {
             } catch {
                 problem(error.message)
             }
-        } else if field.epochUnit != .seconds || field.dateFormats != [.iso8601] {
+            if field.epochUnit != .seconds && !field.dateFormats.contains(.epoch) {
+                problem("the unit \(field.epochUnit.rawValue) is for epoch numbers, which the formats leave out (add epoch)")
+            }
+        } else if field.epochUnit != .seconds || field.dateFormats != DateFormat.defaults {
             problem("a unit and date formats apply to date fields, not \(field.type)")
         }
         if field.type == .enumeration {

@@ -84,9 +84,9 @@ enum MappingFile {
                     texts = scalars.count == list.count ? scalars : nil
                 }
                 if let texts {
-                    spec.dateFormats = texts.map { $0 == "iso8601" ? .iso8601 : .pattern($0) }
+                    spec.dateFormats = texts.map(DateFormat.init(name:))
                 } else {
-                    entryProblems.append("'formats' must be a list of 'iso8601' and date patterns")
+                    entryProblems.append("'formats' must be a list of epoch, iso8601, rfc2822, twitter and date patterns")
                 }
             }
             if let valuesNode = mapping["values"] {

@@ -185,14 +185,14 @@ public struct Field<Model>: Sendable {
     // MARK: Dates, URLs, data
 
     /// A required date property: epoch numbers in `unit`, text in `formats` (tried in order).
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
         self.init(path, keyPath, type: .date, isOptional: false, kind: .date, configure: { $0.dateFormats = formats; $0.epochUnit = unit }) {
             $0.date($1) ?? Date(timeIntervalSince1970: 0)
         }
     }
 
     /// An optional date property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
         self.init(path, keyPath, type: .date, isOptional: true, kind: .optionalDate, configure: { $0.dateFormats = formats; $0.epochUnit = unit }) {
             $0.date($1)
         }
@@ -324,13 +324,13 @@ public struct Field<Model>: Sendable {
 
     /// A required date property: epoch numbers in `unit`, text in `formats` (tried in order), read from the key named like the property: `\.idStr` reads
     /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+    public init(_ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
         self.init(String?.none, keyPath, formats: formats, unit: unit)
     }
 
     /// An optional date property, read from the key named like the property: `\.idStr` reads
     /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = [.iso8601], unit: EpochUnit = .seconds) {
+    public init(_ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
         self.init(String?.none, keyPath, formats: formats, unit: unit)
     }
 
@@ -446,11 +446,6 @@ public struct Field<Model>: Sendable {
     public init(json path: String, _ keyPath: WritableKeyPath<Model, String?> & Sendable) {
         self.init(path, keyPath, type: .json, isOptional: true, kind: .optionalString) { $0.text($1) }
     }
-}
-
-extension DateFormat {
-    /// Twitter's `created_at`: `Sun Aug 31 00:29:15 +0000 2014`.
-    public static let twitter = DateFormat.pattern("EEE MMM dd HH:mm:ss Z yyyy")
 }
 
 /// How a field's value reaches the model.
