@@ -473,9 +473,11 @@ struct DateTextReader {
             parts.second = second
         }
         guard spaces() else { return nil }
+        let zoneStart = position
         if let offset = offset(acceptsZ: false) {
             parts.offsetSeconds = offset
         } else {
+            position = zoneStart
             let zones = Self.rfc2822Zones
             guard let index = name(zones.map(\.name)) else { return nil }
             parts.offsetSeconds = zones[index].hours * 3600

@@ -52,8 +52,49 @@ struct RecordEncoder: Sendable {
 
     private let root: Node
     private let types: [FieldType]
-    /// Per date column, the pattern of its first text format (nil: RFC 3339).
-    private let datePatterns: [[DatePatternToken]?]
+    /// Per date column, how its dates are written: in the field's first format, so that they read again.
+    private let dateForms: [DateForm?]
+
+    private enum DateForm {
+        case rfc3339
+        case pattern([DatePatternToken])
+        /// A JSON number in this unit.
+        case epoch(EpochUnit)
+
+        init?(_ field: FieldSpec) {
+            guard field.type == .date else { return nil }
+            switch field.dateFormats.first {
+            case .epoch?: self = .epoch(field.epochUnit)
+            case .pattern(let pattern)?: self = (try? DatePatternToken.compile(pattern)).map(DateForm.pattern) ?? .rfc3339
+            case .rfc2822?: self = (try? DatePatternToken.compile("EEE, dd MMM yyyy HH:mm:ss Z")).map(DateForm.pattern) ?? .rfc3339
+            case .iso8601?, nil: self = .rfc3339
+            }
+        }
+
+        /// The instant in this form, as JSON text.
+        func write(_ nanoseconds: Int64, to output: inout [UInt8]) {
+            switch self {
+            case .epoch(let unit):
+                output.append(contentsOf: Array(Self.decimal(nanoseconds, exponent: unit.nanosecondExponent).utf8))
+            case .pattern(let tokens):
+                Array(DatePatternFormatter.format(nanoseconds, tokens).utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &output) }
+            case .rfc3339:
+                Array(DateText.rfc3339(nanoseconds).utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &output) }
+            }
+        }
+
+        /// `value` / 10^`exponent`, exactly: `1409444955.5`.
+        static func decimal(_ value: Int64, exponent: Int) -> String {
+            guard exponent > 0 else { return String(value) }
+            var scale: UInt64 = 1
+            for _ in 0..<exponent { scale *= 10 }
+            let magnitude = value.magnitude
+            var fraction = String(magnitude % scale)
+            fraction = String(repeating: "0", count: exponent - fraction.count) + fraction
+            while fraction.last == "0" { fraction.removeLast() }
+            return (value < 0 ? "-" : "") + String(magnitude / scale) + (fraction.isEmpty ? "" : "." + fraction)
+        }
+    }
     /// Per enum column: stored value → the JSON value text it came from.
     private let enumJSON: [[String: String]]
     private let isList: [Bool]
@@ -80,15 +121,7 @@ struct RecordEncoder: Sendable {
         self.root = root
         types = plan.fields.map(\.type)
         isList = plan.fields.map(\.isList)
-        // Dates are written in the field's first text format, so that the record reads back.
-        datePatterns = plan.fields.map { field in
-            guard field.type == .date else { return nil }
-            switch field.dateFormats.first(where: { $0 != .epoch }) {
-            case .pattern(let pattern)?: return try? DatePatternToken.compile(pattern)
-            case .rfc2822?: return try? DatePatternToken.compile("EEE, dd MMM yyyy HH:mm:ss Z")
-            default: return nil
-            }
-        }
+        dateForms = plan.fields.map(DateForm.init)
         enumJSON = plan.fields.map { field in
             var reverse: [String: String] = [:]
             for entry in field.enumValues where reverse[entry.value] == nil { reverse[entry.value] = entry.json }
@@ -197,8 +230,7 @@ struct RecordEncoder: Sendable {
                 output.append(contentsOf: element)
                 return
             }
-            let formatted = datePatterns[column].map { DatePatternFormatter.format(nanoseconds, $0) } ?? DateText.rfc3339(nanoseconds)
-            Array(formatted.utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &output) }
+            (dateForms[column] ?? .rfc3339).write(nanoseconds, to: &output)
         case .enumeration:
             let stored = element.withUnsafeBufferPointer { JSONValue(jsonText: $0) }
             guard case .string(let value)? = stored else {
@@ -220,7 +252,7 @@ struct RecordEncoder: Sendable {
         case .bool: output.append(contentsOf: Array((storage.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false").utf8))
         case .date:
             let nanoseconds = storage.values.assumingMemoryBound(to: Int64.self)[row]
-            quoted(datePatterns[column].map { DatePatternFormatter.format(nanoseconds, $0) } ?? DateText.rfc3339(nanoseconds))
+            (dateForms[column] ?? .rfc3339).write(nanoseconds, to: &output)
         case .string, .url:
             JSONText.appendStringLiteral(storage.textBytes(row), to: &output)
         case .json:

@@ -89,9 +89,10 @@ final class MappingEngine: BatchSource {
         machine.pointee.readsHeader = plan.columnsFromHeader
     }
 
-    /// An engine for the parallel pipeline's workers: it maps chunks lent to ``mapChunk(_:count:at:)``, one
-    /// after another, in `shape` (``InputShape/ndjson`` or ``InputShape/concatenated``). The run's engines share
-    /// `columnHeader`: the one that maps the first chunk reads the header into it.
+    /// An engine for the parallel pipeline's workers: it maps chunks lent to
+    /// ``mapChunk(_:count:at:leadingRecords:holdsHeader:recordKeys:elementEnds:)``, one after another, in `shape`
+    /// (``InputShape/ndjson`` or ``InputShape/concatenated``). The run's engines share `columnHeader`: the one that
+    /// maps the chunk holding the header row reads the names into it.
     /// `hiddenOuterLevels`: levels around each record that chunks no longer show (1 for an array's elements);
     /// `options.maximumDepth` is already lowered by them.
     convenience init(plan: CompiledPlan, chunkShape shape: InputShape, hiddenOuterLevels: Int, options: ReaderOptions, keepsRecordText: Bool,
@@ -203,7 +204,8 @@ final class MappingEngine: BatchSource {
         return ChunkOutcome(batches: produced, statistics: statistics, lineFeeds: lineFeeds, error: pendingError)
     }
 
-    /// Takes back a batch handed out by ``mapChunk(_:count:at:)``; safe from any thread.
+    /// Takes back a batch handed out by ``mapChunk(_:count:at:leadingRecords:holdsHeader:recordKeys:elementEnds:)``;
+    /// safe from any thread.
     func recycle(_ batch: ColumnarBatch) {
         batches.recycle(batch)
     }

@@ -50,7 +50,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var readerWaitsHolding: Int?
     /// Per plan.
     private var workerUnmappedKeys: [[String: Int]]
-    /// CSV-like rows: the header's names, read by the worker that maps the first chunk, for all of them.
+    /// CSV-like rows: the header's names, read by the worker whose chunk holds the header row, for all the others.
     private let columnHeader = ColumnHeader()
     /// The records at the input's start to skip, and whether a header row follows them.
     private let leadingRecords: LeadingRecords

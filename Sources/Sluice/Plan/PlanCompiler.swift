@@ -133,7 +133,7 @@ enum PlanCompiler {
             } catch {
                 problem(error.message)
             }
-            if field.epochUnit != .seconds && !field.dateFormats.contains(.epoch) {
+            if field.epochUnit != .seconds && !field.dateFormats.isEmpty && !field.dateFormats.contains(.epoch) {
                 problem("the unit \(field.epochUnit.rawValue) is for epoch numbers, which the formats leave out (add epoch)")
             }
         } else if field.epochUnit != .seconds || field.dateFormats != DateFormat.defaults {
