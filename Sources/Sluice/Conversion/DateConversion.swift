@@ -446,10 +446,9 @@ struct DateTextReader {
         return parts
     }
 
-    private static let rfc2822Zones: [(name: [UInt8], hours: Int64)] = [
-        ("gmt", 0), ("ut", 0), ("z", 0), ("edt", -4), ("est", -5), ("cdt", -5), ("cst", -6), ("mdt", -6), ("mst", -7),
-        ("pdt", -7), ("pst", -8),
-    ].map { (Array($0.0.utf8), $0.1) }
+    /// RFC 2822's zone names, and their offsets in hours at the same places.
+    private static let rfc2822ZoneNames: [[UInt8]] = ["gmt", "ut", "z", "edt", "est", "cdt", "cst", "mdt", "mst", "pdt", "pst"].map { Array($0.utf8) }
+    private static let rfc2822ZoneHours: [Int64] = [0, 0, 0, -4, -5, -5, -6, -6, -7, -7, -8]
 
     /// One space or more (tabs too), as RFC 2822 folds white space.
     private mutating func spaces() -> Bool {
@@ -478,9 +477,8 @@ struct DateTextReader {
             parts.offsetSeconds = offset
         } else {
             position = zoneStart
-            let zones = Self.rfc2822Zones
-            guard let index = name(zones.map(\.name)) else { return nil }
-            parts.offsetSeconds = zones[index].hours * 3600
+            guard let index = name(Self.rfc2822ZoneNames) else { return nil }
+            parts.offsetSeconds = Self.rfc2822ZoneHours[index] * 3600
         }
         _ = spaces()
         return parts

@@ -152,7 +152,7 @@ final class MappingEngine: BatchSource {
         machine.pointee.readsHeader = leadingRecords.readsHeader
         if plan.columnsFromHeader && !leadingRecords.readsHeader && !machine.pointee.knowsHeader {
             guard let names = machine.pointee.columnHeader?.waitForNames() else {
-                // The first chunk ends the run with why; this one is never delivered.
+                // The chunk holding the header ends the run with why; this one is never delivered.
                 return ChunkOutcome(batches: [], statistics: ReadStatistics(), lineFeeds: 0, error: .invalidOptions("no column header"))
             }
             machine.pointee.useHeader(names)

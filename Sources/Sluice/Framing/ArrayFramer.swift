@@ -170,8 +170,6 @@ struct ArrayFramer {
         state = .beforeArray
     }
 
-    /// Elements whose end has been found so far.
-    private(set) var elementsEnded = 0
     /// The absolute offsets just past the elements ended and not yet taken (``takeElementEnds(upTo:)``), so that a
     /// worker can read the elements one by one without finding their ends again.
     private var elementEnds: [Int] = []
@@ -209,7 +207,6 @@ struct ArrayFramer {
                     case .ended:
                         inBareScalar = false
                         state = .afterElement
-                        elementsEnded += 1
                         // A terminator goes with the element, so that a worker's parser sees the number end; any
                         // other byte is judged after the element, as yajl judges the token after the number.
                         let isTerminator = ShapeDetector.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
@@ -229,7 +226,6 @@ struct ArrayFramer {
                     state = .afterElement
                     lastElementEnd = offset + index
                     elementEnds.append(offset + index)
-                    elementsEnded += 1
                 case .tooDeep:
                     return (lastElementEnd, fail(offset + index, "nesting too deep", .forWorker))
                 case .mismatched:
@@ -310,7 +306,6 @@ struct ArrayFramer {
         if state == .inElement && inBareScalar && scalar.isComplete {
             inBareScalar = false
             state = .afterElement
-            elementsEnded += 1
             elementEnds.append(offset)
             return (offset, fail(offset, "premature EOF", .endOfInput))
         }
