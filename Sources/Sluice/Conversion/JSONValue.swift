@@ -54,3 +54,11 @@ public struct MappingFailure: Error, Sendable, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
+
+/// Literals for null spellings and transform results: `""` a string, `0` and `0.5` numbers, `false` a Boolean.
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .number(String(value)) }
+    public init(floatLiteral value: Double) { self = .number(String(value)) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}

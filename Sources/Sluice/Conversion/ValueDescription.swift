@@ -18,6 +18,12 @@ enum ValueDescription {
     static let array = "an array"
 
     /// The text as a JSON string literal, shortened to its first bytes when long.
+    static func quoted(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { quoted($0) }
+    }
+
+    /// The text as a JSON string literal, shortened to its first bytes when long.
     static func quoted(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         var prefix = Array(bytes.prefix(maximumShownBytes))
         // Do not cut a UTF-8 sequence in half.

@@ -31,6 +31,13 @@ public struct FieldSpec: Sendable, Hashable {
     public var transform: ValueTransform?
     /// For lists: keep the first of equal elements only (an ordered set).
     public var isUnique = false
+    /// Input values that mean null for this field (`["", "N/A", false]`), checked before anything else sees the
+    /// value; nil takes the mapping's (``MappingOptions/nullSpellings``), `[]` none. A value spelled so is a JSON
+    /// `null` from then on: null for an optional field, the default or a rejection for a required one.
+    public var nullSpellings: [JSONValue]?
+    /// Cleanups of the input text, applied in order after the null spellings and before the transform and the
+    /// type's conversion (see ``ValueCleanup``).
+    public var cleanups: [ValueCleanup] = []
     /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
     var requiresFoundationURL = false
     /// For typed fields declared without a path: the property path (`address.city`), each component of which the
@@ -48,6 +55,11 @@ public struct FieldSpec: Sendable, Hashable {
 
     /// The type of the field's column: json for lists (their JSON array text), else the field's type.
     var columnType: FieldType { isList ? .json : type }
+
+    /// Whether values go through null spellings or cleanups before their conversion.
+    func isCleaned(options: MappingOptions) -> Bool {
+        !cleanups.isEmpty || !(nullSpellings ?? options.nullSpellings).isEmpty
+    }
 
     /// Whether the field reads any JSON value, objects and arrays included: json fields and transformed ones.
     var takesAnyValue: Bool { type == .json || transform != nil }
@@ -172,11 +184,10 @@ public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
                 }
                 return .double(value)
             case .bool:
-                switch text.lowercased() {
-                case "true": return .bool(true)
-                case "false": return .bool(false)
-                default: throw DefaultValueError(message: "the default \"\(text)\" is not true or false")
+                guard let value = BoolConversion.value(base, count, isNumber: false) else {
+                    throw DefaultValueError(message: "the default \"\(text)\" is not true or false (or \"1\" or \"0\")")
                 }
+                return .bool(value)
             case .date:
                 guard let parser = try? DateParser(unit: field.epochUnit, formats: field.dateFormats),
                       case .instant(let nanoseconds) = parser.text(base, count) else {

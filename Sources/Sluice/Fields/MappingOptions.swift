@@ -25,12 +25,17 @@ public struct MappingOptions: Sendable, Hashable {
     /// the columns: key paths then start with a column name (`price`, `seller.name`) instead of an index, as if
     /// each row were an object of header name to value. The header is not a record.
     public var columnsFromHeader: Bool
+    /// Input values that mean null in every field that does not list its own (``FieldSpec/nullSpellings``):
+    /// `[.string(""), .string("N/A")]`.
+    public var nullSpellings: [JSONValue]
 
-    /// Options; the defaults ignore unmapped keys, take keys as named, and read top-level records, all of them.
+    /// Options; the defaults ignore unmapped keys, take keys as named, read top-level records, all of them, and
+    /// know no null spellings but `null`.
     public init(
         unmappedKeys: UnmappedKeys = .ignore, ignoredPaths: [String] = [], naming: NamingConvention? = nil, recordsPath: String? = nil,
-        skippedRecords: Int = 0, columnsFromHeader: Bool = false
+        skippedRecords: Int = 0, columnsFromHeader: Bool = false, nullSpellings: [JSONValue] = []
     ) {
+        self.nullSpellings = nullSpellings
         self.unmappedKeys = unmappedKeys
         self.ignoredPaths = ignoredPaths
         self.naming = naming

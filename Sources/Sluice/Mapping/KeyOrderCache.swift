@@ -92,9 +92,10 @@ struct KeyOrderCache {
         return results[slot]
     }
 
-    /// Remembers that `key` at `slot` matched `result`.
+    /// Remembers that `key` at `slot` matched `result`, and whether this was a sighting of an unmapped key to count
+    /// (not for keys an ignored path covers).
     @inline(__always)
-    func store(slot: Int, key: UnsafePointer<UInt8>, _ length: Int, result: Int32) {
+    func store(slot: Int, key: UnsafePointer<UInt8>, _ length: Int, result: Int32, countsSighting: Bool) {
         guard length <= Self.maximumKeyLength else {
             lengths[slot] = -1
             unmappedCounts[slot] = 0
@@ -105,6 +106,6 @@ struct KeyOrderCache {
         destination.copyMemory(from: key, byteCount: length)
         lengths[slot] = Int32(length)
         results[slot] = result
-        unmappedCounts[slot] = result < 0 ? 1 : 0
+        unmappedCounts[slot] = countsSighting ? 1 : 0
     }
 }

@@ -75,6 +75,8 @@ struct RecordStateMachine {
     private var unmappedKeyCounts: [UnmappedKey: Int] = [:]
     /// Strict mode: a key no field reads rejects the record.
     private let rejectsUnmappedKeys: Bool
+    /// Where cleanups write what they make of a value; made on the first value a cleanup writes.
+    private var cleanupScratch: CleanupScratch?
 
     // MARK: The record being read
     private(set) var inRecord = false
@@ -237,7 +239,7 @@ struct RecordStateMachine {
         let slot = keyOrder.slot(node: node, position: position)
         if slot >= 0, let child = keyOrder.cachedResult(slot: slot, key: key, length) {
             frame.pointee.pendingChild = child
-            if child == Self.unmapped {
+            if child == Self.unmapped && !nodes[Int(node)].ignoresUnreadKeys {
                 keyOrder.countUnmapped(slot: slot)
                 if rejectsUnmappedKeys { rejectUnmappedKey(node: node, key, length) }
             }
@@ -245,13 +247,14 @@ struct RecordStateMachine {
         }
         let entry = plan.lookupFull(node: nodes[Int(node)], key: key, length)
         let child = entry >= 0 ? keyEntries[Int(entry)].node : Self.unmapped
+        let isUnmapped = child == Self.unmapped && !nodes[Int(node)].ignoresUnreadKeys
         if slot >= 0 {
             if let evicted = keyOrder.unmappedSightings(slot: slot) {
                 unmappedKeyCounts[UnmappedKey(node: node, key: evicted.key), default: 0] += evicted.count
             }
-            keyOrder.store(slot: slot, key: key, length, result: child)
+            keyOrder.store(slot: slot, key: key, length, result: child, countsSighting: isUnmapped)
         }
-        if child == Self.unmapped {
+        if isUnmapped {
             if slot < 0 || length > KeyOrderCache.maximumKeyLength {
                 unmappedKeyCounts[UnmappedKey(node: node, key: Array(UnsafeBufferPointer(start: key, count: length))), default: 0] += 1
             }
@@ -389,7 +392,8 @@ struct RecordStateMachine {
     private mutating func writeScalar(node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         let node = nodes[Int(nodeID)]
         if node.scalarNeedsCare {
-            if node.hasChildren && kind != .null {
+            // A null inside the record stands for everything beneath it being missing; a null record is not one.
+            if node.hasChildren && (kind != .null || nodeID == 0) {
                 fail(node: nodeID, .typeMismatch, expected: node.expectsArray ? "an object or array" : "an object", kind, bytes, length, boolValue)
             }
             if node.hasSpecialTargets { return writeSpecialScalar(node: nodeID, kind, bytes, length, boolValue) }
@@ -467,7 +471,7 @@ struct RecordStateMachine {
         case .bool:
             if kind == .bool {
                 storage.pointee.write(boolValue, row: row)
-            } else if let bytes, let value = Self.boolean(fromText: bytes, length, isNumber: kind == .number) {
+            } else if let bytes, let value = BoolConversion.value(bytes, length, isNumber: kind == .number) {
                 storage.pointee.write(value, row: row)
             } else {
                 fail(node: nodeID, .typeMismatch, expected: "bool", kind, bytes, length, boolValue)
@@ -497,25 +501,74 @@ struct RecordStateMachine {
         let node = nodes[Int(nodeID)]
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
-            guard columnIsTransformed[column] else {
-                if columnIsList[column] {
-                    appendListElement(column: column, node: nodeID, kind, bytes, length, boolValue)
-                } else {
-                    convert(column: column, node: nodeID, kind, bytes, length, boolValue)
-                }
-                continue
+            if plan.columnIsCleaned[column] {
+                writeCleaned(column: column, node: nodeID, kind, bytes, length, boolValue)
+            } else {
+                writeSpecial(column: column, node: nodeID, kind, bytes, length, boolValue)
             }
-            // Decoding would replace ill-formed UTF-8 without a word: it is rejected first.
-            if kind == .string, let bytes, !isWellFormed(node: nodeID, bytes, length) { continue }
-            let text = { String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) }
-            let value: JSONValue = switch kind {
-            case .string: .string(text())
-            case .number: .number(text())
-            case .bool: .bool(boolValue)
-            case .null: .null
-            }
-            writeTransformed(value, column: column, node: nodeID)
         }
+    }
+
+    /// A scalar for a column with null spellings or cleanups: what they make of it goes on as the input would
+    /// have. A failure to convert a value they made null names the value they read.
+    @inline(never)
+    private mutating func writeCleaned(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        guard let cleaning = plan.conversions[column].cleaning else { return }
+        var isSpelledNull = false
+        if let spellings = cleaning.nullSpellings {
+            switch kind {
+            case .string: isSpelledNull = bytes.map { spellings.matchesString($0, length) } ?? false
+            case .number: isSpelledNull = bytes.map { spellings.matchesNumber($0, length) } ?? false
+            case .bool: isSpelledNull = spellings.matchesBool(boolValue)
+            case .null: break
+            }
+        }
+        var outcome = CompiledCleanups.Outcome.null
+        if !isSpelledNull {
+            guard kind == .string, cleaning.hasSteps, let bytes else {
+                return writeSpecial(column: column, node: nodeID, kind, bytes, length, boolValue)
+            }
+            if !isWellFormed(node: nodeID, bytes, length) { return }
+            let scratch = cleanupScratch ?? CleanupScratch()
+            cleanupScratch = scratch
+            outcome = cleaning.clean(bytes, length, scratch: scratch)
+        }
+        let failuresBefore = failures.count
+        switch outcome {
+        case .string(let text, let count): writeSpecial(column: column, node: nodeID, .string, text, count, false)
+        case .number(let text, let count): writeSpecial(column: column, node: nodeID, .number, text, count, false)
+        case .null:
+            writeSpecial(column: column, node: nodeID, .null, nil, 0, false)
+            if failures.count > failuresBefore {
+                fail(node: nodeID, failures[failuresBefore].kind, expected: failures[failuresBefore].expected, kind, bytes, length, boolValue)
+                failures[failuresBefore].found = failures.removeLast().found + " (read as null)"
+            }
+        case .failed(let expected):
+            stamps[column] = serial
+            fail(node: nodeID, .typeMismatch, expected: expected, kind, bytes, length, boolValue)
+        }
+    }
+
+    /// One column of a node with special targets: a transform's result, a list's element, or the plain conversion.
+    private mutating func writeSpecial(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        guard columnIsTransformed[column] else {
+            if columnIsList[column] {
+                appendListElement(column: column, node: nodeID, kind, bytes, length, boolValue)
+            } else {
+                convert(column: column, node: nodeID, kind, bytes, length, boolValue)
+            }
+            return
+        }
+        // Decoding would replace ill-formed UTF-8 without a word: it is rejected first.
+        if kind == .string, let bytes, !isWellFormed(node: nodeID, bytes, length) { return }
+        let text = { String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) }
+        let value: JSONValue = switch kind {
+        case .string: .string(text())
+        case .number: .number(text())
+        case .bool: .bool(boolValue)
+        case .null: .null
+        }
+        writeTransformed(value, column: column, node: nodeID)
     }
 
     // MARK: - Lists
@@ -627,24 +680,6 @@ struct RecordStateMachine {
             }
             text.withUTF8 { columns[column].writeText($0.baseAddress ?? emptyBytes, count: $0.count, row: row) }
         }
-    }
-
-    /// Bool from text: `true`/`false` in any case and `0`/`1` for strings, integral 0 and 1 for numbers.
-    private static func boolean(fromText text: UnsafePointer<UInt8>, _ length: Int, isNumber: Bool) -> Bool? {
-        if isNumber || NumberConversion.isIntegerText(text, length) {
-            if !isNumber && (length != 1) { return nil }
-            switch NumberConversion.exactInteger(text, length) {
-            case .value(_, 0): return false
-            case .value(false, 1): return true
-            default: return nil
-            }
-        }
-        guard length == 4 || length == 5 else { return nil }
-        var lowered: UInt64 = 0
-        for index in 0..<length { lowered = lowered << 8 | UInt64(text[index] | 0x20) }
-        if length == 4 && lowered == 0x7472_7565 { return true }  // "true"
-        if length == 5 && lowered == 0x66_616C_7365 { return false }  // "false"
-        return nil
     }
 
     /// Dates, URLs, bytes and enums: conversions that read the column's compiled options.

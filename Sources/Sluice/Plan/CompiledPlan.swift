@@ -29,6 +29,8 @@ final class CompiledPlan: @unchecked Sendable {
     let columnIsOptional: UnsafeMutablePointer<Bool>
     /// Per column: whether its values go through a ``ValueTransform`` (it then takes any value, as json does).
     let columnIsTransformed: UnsafeMutablePointer<Bool>
+    /// Per column: whether its values go through null spellings or cleanups first.
+    let columnIsCleaned: UnsafeMutablePointer<Bool>
     /// Per column: whether it reads a list (its path goes through `*`); and the list columns, in order.
     let columnIsList: UnsafeMutablePointer<Bool>
     let listColumns: [Int]
@@ -91,6 +93,7 @@ final class CompiledPlan: @unchecked Sendable {
         self.columnTypes = .allocateCopy(of: fields.map(\.type))
         self.columnIsOptional = .allocateCopy(of: fields.map(\.isOptional))
         columnIsTransformed = .allocateCopy(of: fields.map { $0.transform != nil })
+        columnIsCleaned = .allocateCopy(of: conversions.map { $0.cleaning != nil })
         columnIsList = .allocateCopy(of: fields.map(\.isList))
         columnIsUniqueList = .allocateCopy(of: fields.map { $0.isList && $0.isUnique })
         listColumns = fields.indices.filter { fields[$0].isList }
@@ -108,6 +111,7 @@ final class CompiledPlan: @unchecked Sendable {
         columnTypes.deallocate()
         columnIsOptional.deallocate()
         columnIsTransformed.deallocate()
+        columnIsCleaned.deallocate()
         columnIsList.deallocate()
         columnIsUniqueList.deallocate()
         startsLists.deallocate()
@@ -186,6 +190,8 @@ struct ColumnConversion: Sendable {
     var enumTable: EnumTable?
     var defaultValue: FieldValue?
     var transform: ValueTransform?
+    /// Null spellings and cleanups, for a field that has any.
+    var cleaning: CompiledCleanups?
 }
 
 /// One trie node: a place in the record that some field reads, or that lies on the way to one.
@@ -203,12 +209,15 @@ struct PlanNode {
     var capturesJSON = false
     /// Whether a column other than json reads this node without a transform (it then takes scalars only).
     var hasScalarTargets = false
-    /// Whether a column with a transform, or a list column, reads this node: scalars here go through the
-    /// slower path that knows both.
+    /// Whether a column with a transform, null spellings or cleanups, or a list column, reads this node:
+    /// scalars here go through the slower path that knows them.
     var hasSpecialTargets = false
     /// Whether a scalar here needs more than the plain conversion: fields read inside the node (a scalar is then
     /// a mismatch for them), or a transform. One test on the hot path instead of two.
     var scalarNeedsCare = false
+    /// Whether an ignored path covers the keys here that no field reads: they are neither counted as unmapped
+    /// nor rejected in strict mode.
+    var ignoresUnreadKeys = false
 
     var expectsObject: Bool { keyEntryCount > 0 }
     var expectsArray: Bool { indexEntryCount > 0 }

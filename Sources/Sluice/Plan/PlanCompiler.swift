@@ -36,7 +36,7 @@ enum PlanCompiler {
             }
         }
 
-        let conversions = fields.map { compileConversion($0, problems: &problems) }
+        let conversions = fields.map { compileConversion($0, options: options, problems: &problems) }
         // `required` makes an optional field required (missing and null are then rejected as for any required
         // field); the other validators are prepared for the state machine.
         var validators: [CompiledValidator] = []
@@ -67,20 +67,30 @@ enum PlanCompiler {
             guard let path else { continue }
             root.insert(path.segments[...], column: column)
         }
-        // Ignored paths are known to the trie (so never unmapped) but feed no column.
+        // Ignored paths are known to the trie (so never unmapped) but feed no column. `user` and `user.**` cover
+        // every key beneath `user` that no field reads; `user.*` the keys directly in it.
         for ignored in options.ignoredPaths {
             do {
-                let path = try FieldPath(parsing: ignored)
+                var path = try FieldPath(parsing: ignored)
+                var scope = TrieBuilderNode.IgnoredScope.everythingBeneath
+                // `\*\*` is a key named `**`, not the wildcard.
+                if path.segments.last?.key == Array("**".utf8), !ignored.hasSuffix("\\*") {
+                    path.segments.removeLast()
+                } else if path.segments.last?.isEveryElement == true {
+                    path.segments.removeLast()
+                    scope = .keysDirectlyIn
+                }
                 guard !path.readsEveryElement else {
-                    problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': '*' reads lists; ignore the array itself"))
+                    problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': a wildcard ('*' or '**') may only end an ignored path"))
                     continue
                 }
-                root.insert(path.segments[...], column: nil)
+                root.insert(path.segments[...], column: nil, ignoring: scope)
             } catch {
                 problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': \(error.message)"))
             }
         }
         root.spreadEveryElement()
+        root.spreadIgnoredScope()
         if budget.isExhausted {
             // Nothing below is worth checking in a trie that was left unfinished.
             throw .invalidMapping(problems + [MappingProblem(field: nil, message: "the key paths make too large a trie (over \(Self.maximumTrieSteps) steps to build, or \(Self.maximumTriePathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
@@ -112,18 +122,19 @@ enum PlanCompiler {
         plan.recordsPath = recordsPath
         plan.skippedRecords = options.skippedRecords
         plan.columnsFromHeader = options.columnsFromHeader
-        let keyBytes = RecordKeyField.segment.key
-        let entry = keyBytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress.map { plan.lookupFull(node: plan.nodes[0], key: $0, buffer.count) } ?? -1
-        }
-        if entry >= 0 { plan.keyNode = plan.keyEntries[Int(entry)].node }
         return plan
     }
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.
-    private static func compileConversion(_ field: FieldSpec, problems: inout [MappingProblem]) -> ColumnConversion {
+    private static func compileConversion(_ field: FieldSpec, options: MappingOptions, problems: inout [MappingProblem]) -> ColumnConversion {
         var conversion = ColumnConversion(truncatesFractions: field.truncatesFractions, requiresFoundationURL: field.requiresFoundationURL, transform: field.transform)
         func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
+        if field.isCleaned(options: options) {
+            var messages: [String] = []
+            let spellings = NullSpellings(field.nullSpellings ?? options.nullSpellings, problems: &messages)
+            conversion.cleaning = CompiledCleanups(nullSpellings: spellings.isEmpty ? nil : spellings, cleanups: field.cleanups, problems: &messages)
+            messages.forEach(problem)
+        }
         if field.truncatesFractions && field.type != .int64 && field.type != .uint64 {
             problem("truncation applies to int64 and uint64 fields, not \(field.type)")
         }
@@ -197,6 +208,9 @@ private final class TrieBuilderNode {
     private var indexChildPositions: [Int: Int] = [:]
     /// `*`: every element of the array here.
     var everyElementChild: TrieBuilderNode?
+    /// At the root, `$key`: fed with each record's member key, not a key inside the record, so a record may be a
+    /// scalar (`$` beside `$key` in a map of id to name).
+    var recordKeyChild: TrieBuilderNode?
     var targets: [Int] = []
 
     init(displayPath: String, depth: Int, budget: TrieNodeBudget) {
@@ -206,24 +220,45 @@ private final class TrieBuilderNode {
         budget.spend(pathBytes: displayPath.utf8.count)
     }
 
-    /// Adds `column` at the end of `segments`. A numeric segment goes down both branches: the input decides at
-    /// run time whether the value there is an array or an object.
-    func insert(_ segments: ArraySlice<FieldPath.Segment>, column: Int?) {
+    /// What an ignored path covers at its node: keys no field reads directly in it (`user.*`), or anywhere
+    /// beneath it (`user`, `user.**`).
+    enum IgnoredScope { case none, keysDirectlyIn, everythingBeneath }
+    var ignoredScope = IgnoredScope.none
+
+    /// Adds `column` at the end of `segments`, or an ignored path's scope. A numeric segment goes down both
+    /// branches: the input decides at run time whether the value there is an array or an object.
+    func insert(_ segments: ArraySlice<FieldPath.Segment>, column: Int?, ignoring scope: IgnoredScope = .none) {
         budget.spend()
         guard !budget.isExhausted else { return }
         guard let segment = segments.first else {
             if let column { targets.append(column) }
+            if scope == .everythingBeneath || (scope == .keysDirectlyIn && ignoredScope == .none) { ignoredScope = scope }
             return
         }
         let rest = segments.dropFirst()
         if segment.isEveryElement {
             let child = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1, budget: budget)
             everyElementChild = child
-            child.insert(rest, column: column)
+            child.insert(rest, column: column, ignoring: scope)
             return
         }
-        keyChild(segment.key).insert(rest, column: column)
-        if let index = segment.index { indexChild(index).insert(rest, column: column) }
+        if depth == 1 && segment.key == RecordKeyField.segment.key {
+            let child = recordKeyChild ?? TrieBuilderNode(displayPath: RecordKeyField.path, depth: depth + 1, budget: budget)
+            recordKeyChild = child
+            child.insert(rest, column: column, ignoring: scope)
+            return
+        }
+        keyChild(segment.key).insert(rest, column: column, ignoring: scope)
+        if let index = segment.index { indexChild(index).insert(rest, column: column, ignoring: scope) }
+    }
+
+    /// An ignored path that covers everything beneath its node covers every node the fields make beneath it.
+    func spreadIgnoredScope(inherited: Bool = false) {
+        if inherited { ignoredScope = .everythingBeneath }
+        let spreads = ignoredScope == .everythingBeneath
+        for (_, child) in keyChildren { child.spreadIgnoredScope(inherited: spreads) }
+        for (_, child) in indexChildren { child.spreadIgnoredScope(inherited: spreads) }
+        everyElementChild?.spreadIgnoredScope(inherited: spreads)
     }
 
     /// An element that an index names (`tags.0`) is also one of every element (`tags.*`), but a value reaches one
@@ -254,8 +289,7 @@ private final class TrieBuilderNode {
     private func keyChild(_ key: [UInt8]) -> TrieBuilderNode {
         if let position = keyChildPositions[key] { return keyChildren[position].node }
         let name = FieldPath.escaped(key: String(decoding: key, as: UTF8.self))
-        let isRecordKey = depth == 1 && key == RecordKeyField.segment.key
-        let child = TrieBuilderNode(displayPath: isRecordKey ? RecordKeyField.path : displayPath + "." + name, depth: depth + 1, budget: budget)
+        let child = TrieBuilderNode(displayPath: displayPath + "." + name, depth: depth + 1, budget: budget)
         keyChildPositions[key] = keyChildren.count
         keyChildren.append((key, child))
         return child
@@ -304,6 +338,7 @@ private final class TrieBuilderNode {
             queue.append(contentsOf: node.keyChildren.map(\.node))
             queue.append(contentsOf: node.indexChildren.map(\.node))
             if let child = node.everyElementChild { queue.append(child) }
+            if let child = node.recordKeyChild { queue.append(child) }
         }
         let ids = Dictionary(uniqueKeysWithValues: order.enumerated().map { (ObjectIdentifier($1), Int32($0)) })
 
@@ -348,7 +383,8 @@ private final class TrieBuilderNode {
             targets.append(contentsOf: builder.targets.map { Int32($0) })
             node.capturesJSON = builder.targets.contains { fields[$0].takesAnyValue }
             node.hasScalarTargets = builder.targets.contains { !fields[$0].takesAnyValue }
-            node.hasSpecialTargets = builder.targets.contains { fields[$0].transform != nil || fields[$0].isList }
+            node.hasSpecialTargets = builder.targets.contains { fields[$0].transform != nil || fields[$0].isList || conversions[$0].cleaning != nil }
+            node.ignoresUnreadKeys = builder.ignoredScope != .none
             node.scalarNeedsCare = node.hasSpecialTargets || !builder.keyChildren.isEmpty || !builder.indexChildren.isEmpty
                 || builder.everyElementChild != nil
             nodes.append(node)
@@ -367,12 +403,14 @@ private final class TrieBuilderNode {
         plan.listArrayNodes = plan.listColumns.map { arrayNodes[$0] }
         plan.startsLists.deallocate()
         plan.startsLists = .allocateCopy(of: order.map { $0.everyElementChild != nil })
+        if let keyChild = recordKeyChild { plan.keyNode = ids[ObjectIdentifier(keyChild)] ?? -1 }
         return plan
     }
 }
 
-/// `$key`: a field fed with the key of each record in an object of records. It sits in the trie under a key no
-/// JSON text can hold (a 0xFF byte is never valid UTF-8, which yajl checks), so no input key reaches it.
+/// `$key`: a field fed with the key of each record in an object of records. Its path is parsed to a key no JSON
+/// text can hold (a 0xFF byte is never valid UTF-8), and the compiler puts it on a node of its own beside the
+/// record's root, which no input key reaches.
 enum RecordKeyField {
     static let path = "$key"
     static let segment = FieldPath.Segment(key: [0xFF] + Array("key".utf8), index: nil)

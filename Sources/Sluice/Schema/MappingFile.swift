@@ -7,8 +7,8 @@ import Yams
 ///
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
 enum MappingFile {
-    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate", "transform", "unique"]
-    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records", "skip", "header"]
+    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate", "transform", "unique", "nulls", "clean"]
+    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records", "skip", "header", "nulls"]
 
     static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> (fields: [FieldSpec], options: MappingOptions) {
         let root: Node?
@@ -122,6 +122,12 @@ enum MappingFile {
                     entryProblems.append("'transform' must name a registered transform (registered: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
                 }
             }
+            if let nullsNode = mapping["nulls"] {
+                spec.nullSpellings = nullSpellings(nullsNode, problems: &entryProblems)
+            }
+            if let cleanNode = mapping["clean"] {
+                spec.cleanups = cleanups(cleanNode, problems: &entryProblems)
+            }
             if let validateNode = mapping["validate"] {
                 spec.validators = validators(validateNode, registry: registry, problems: &entryProblems)
             }
@@ -170,6 +176,11 @@ enum MappingFile {
             } else {
                 problems.append(MappingProblem(field: nil, message: "\(where_(skip, source)): 'skip' must be a number of records, 0 or more"))
             }
+        }
+        if let nulls = top["nulls"] {
+            var messages: [String] = []
+            options.nullSpellings = nullSpellings(nulls, problems: &messages)
+            problems += messages.map { MappingProblem(field: nil, message: "\(where_(nulls, source)): \($0)") }
         }
         if let header = top["header"] {
             if let flag = header.bool {
@@ -231,6 +242,100 @@ enum MappingFile {
             }
         }
         return result
+    }
+
+    /// `nulls: ["", N/A, false, 0]`: unquoted `true` and `false` are Booleans, unquoted JSON numbers numbers, and
+    /// everything else text (quote `"false"` or `"0"` for the strings).
+    private static func nullSpellings(_ node: Node, problems: inout [String]) -> [JSONValue] {
+        guard let entries = node.sequence, entries.allSatisfy({ $0.scalar != nil }) else {
+            problems.append("'nulls' must be a list of values (strings, numbers, true or false)")
+            return []
+        }
+        return entries.compactMap(\.scalar).map { scalar in
+            guard scalar.style == .plain else { return .string(scalar.string) }
+            var text = scalar.string
+            switch text {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            case "null", "~": return .null
+            default:
+                let isNumber = text.withUTF8 { buffer in buffer.baseAddress.map { NumberConversion.isNumberText($0, buffer.count) } ?? false }
+                return isNumber && !scalar.string.hasPrefix("+") ? .number(scalar.string) : .string(scalar.string)
+            }
+        }
+    }
+
+    static let cleanupNames = ["trim", "lowercase", "uppercase", "stripPrefix", "stripSuffix", "emptyAsNull", "number", "capture"]
+
+    /// `clean: [trim, {stripPrefix: "$"}, {number: {thousands: ".", decimal: ","}}, {capture: '(\d+)'}]`.
+    private static func cleanups(_ node: Node, problems: inout [String]) -> [ValueCleanup] {
+        guard let entries = node.sequence else {
+            problems.append("'clean' must be a list of cleanups (\(cleanupNames.joined(separator: ", ")))")
+            return []
+        }
+        var result: [ValueCleanup] = []
+        for entry in entries {
+            if let name = entry.scalar?.string {
+                switch name {
+                case "trim": result.append(.trim)
+                case "lowercase": result.append(.lowercase)
+                case "uppercase": result.append(.uppercase)
+                case "emptyAsNull": result.append(.emptyAsNull)
+                case "number": result.append(.number(NumberText()))
+                case "stripPrefix", "stripSuffix", "capture": problems.append("cleanup '\(name)' takes an argument: {\(name): …}")
+                default: problems.append("unknown cleanup '\(name)' (known: \(cleanupNames.joined(separator: ", ")))")
+                }
+                continue
+            }
+            guard let map = entry.mapping, map.count == 1, let (keyNode, argument) = map.first, let name = keyNode.string else {
+                problems.append("every cleanup is a name or a map of one name to its argument, as {stripPrefix: \"$\"}")
+                continue
+            }
+            switch name {
+            case "stripPrefix", "stripSuffix", "capture":
+                guard let text = argument.scalar?.string else { problems.append("cleanup '\(name)' takes a text"); continue }
+                result.append(name == "stripPrefix" ? .stripPrefix(text) : name == "stripSuffix" ? .stripSuffix(text) : .capture(text))
+            case "number":
+                if let format = numberText(argument, problems: &problems) { result.append(.number(format)) }
+            case "trim", "lowercase", "uppercase", "emptyAsNull":
+                problems.append("cleanup '\(name)' takes no argument")
+            default:
+                problems.append("unknown cleanup '\(name)' (known: \(cleanupNames.joined(separator: ", ")))")
+            }
+        }
+        return result
+    }
+
+    /// `{currency: [$, €], thousands: ",", decimal: "."}`, each optional; `thousands: null` for none.
+    private static func numberText(_ node: Node, problems: inout [String]) -> NumberText? {
+        guard let map = node.mapping else {
+            problems.append("cleanup 'number' takes a map of currency, thousands and decimal")
+            return nil
+        }
+        var format = NumberText()
+        for (keyNode, value) in map {
+            switch keyNode.string ?? "" {
+            case "currency":
+                if let list = value.sequence, case let signs = list.compactMap({ $0.scalar?.string }), signs.count == list.count {
+                    format.currencySigns = signs
+                } else if let sign = value.scalar?.string {
+                    format.currencySigns = [sign]
+                } else {
+                    problems.append("'currency' of cleanup 'number' must be a list of signs")
+                }
+            case "thousands":
+                if let scalar = value.scalar {
+                    format.thousandsSeparator = scalar.style == .plain && ["null", "~", ""].contains(scalar.string) ? nil : scalar.string
+                } else {
+                    problems.append("'thousands' of cleanup 'number' must be a separator, or null for none")
+                }
+            case "decimal":
+                if let text = value.scalar?.string { format.decimalSeparator = text } else { problems.append("'decimal' of cleanup 'number' must be a separator") }
+            case let key:
+                problems.append("unknown option '\(key)' of cleanup 'number' (known: currency, thousands, decimal)")
+            }
+        }
+        return format
     }
 
     /// An unquoted YAML scalar that reads as an integer or a decimal number is a number; anything else is text.

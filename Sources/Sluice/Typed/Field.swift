@@ -113,6 +113,22 @@ public struct Field<Model>: Sendable {
         validated(.custom(name: name, check: check))
     }
 
+    /// The same field reading these input values as `null` (`Field(\.price).readingAsNull("", "N/A")`), before
+    /// its cleanups and conversion; they replace the mapping's own (``MappingOptions/nullSpellings``).
+    public func readingAsNull(_ values: JSONValue...) -> Field {
+        var copy = self
+        copy.spec.nullSpellings = values
+        return copy
+    }
+
+    /// The same field with cleanups of its input text, applied in order before its conversion
+    /// (`Field(\.price).cleaned(.number(NumberText()))`; see ``ValueCleanup``).
+    public func cleaned(_ cleanups: ValueCleanup...) -> Field {
+        var copy = self
+        copy.spec.cleanups += cleanups
+        return copy
+    }
+
     /// The same integer field, dropping a fractional part (toward zero) instead of rejecting `3.5`.
     public func truncatingFractions() -> Field {
         var copy = self

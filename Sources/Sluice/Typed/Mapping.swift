@@ -55,10 +55,11 @@ public struct Mapping<Model>: Sendable {
             throw .invalidMapping(lists.map { MappingProblem(field: $0.name, message: "'*' reads a list column; declare an array property with an array field instead") })
         }
         plan = try PlanCompiler.compile(fields.flatMap(\.columns), options: options)
+        // A missing key leaves its property alone, so nothing may reject it as missing: a required field without a
+        // default becomes optional here and its null is rejected by `update` itself. A default still covers null.
         updatePlan = try PlanCompiler.compile(fields.flatMap(\.columns).map { column in
             var spec = column
-            spec.isOptional = true
-            spec.defaultValue = nil
+            spec.isOptional = !(Self.isRequired(column) && column.defaultValue != nil)
             spec.validators.removeAll { $0 == .required }
             return spec
         }, options: options)
@@ -99,36 +100,56 @@ public struct Mapping<Model>: Sendable {
     }
 
     /// Maps one JSON object onto an existing model: keys that are missing leave their properties as they are,
-    /// `null` clears optional properties, and values are converted and validated as usual. All or nothing: on
-    /// any rejection the model is left untouched.
+    /// `null` clears optional properties (or gives the field's default), and values are converted and validated
+    /// as usual; the finishing hook then runs on the updated model. All or nothing: on any rejection, the hook's
+    /// included, the model is left untouched.
     /// - Parameters:
     ///   - model: The model to update.
     ///   - input: The record: JSON bytes (`.bytes`), a file, or Foundation values (`.foundation(dictionary)`).
     /// - Returns: The properties whose values changed, so that a store can skip unchanged rows.
-    /// - Throws: ``SluiceError/rejected(_:)`` when the record does not map (including `null` for a property that
-    ///   is not optional).
+    /// - Throws: ``SluiceError/rejected(_:)`` naming the record and each key path that does not map (including
+    ///   `null` for a required property without a default), or the hook's error.
     @discardableResult
     public func update(_ model: inout Model, from input: Input) throws(SluiceError) -> [PartialKeyPath<Model> & Sendable] {
-        let engine = try MappingEngine(plan: updatePlan, source: try input.open(), options: ReaderOptions(shape: .document))
-        guard let batch = try engine.nextBatch(), batch.count == 1 else { throw .invalidOptions("the input holds no record") }
+        let engine = try MappingEngine(plan: updatePlan, source: try input.open(), options: ReaderOptions(shape: .document, rejectionPolicy: .collect))
+        guard let batch = try engine.nextBatch() else { throw .invalidOptions("the input holds no record") }
+        if let rejection = batch.rejections.first { throw .rejected(rejection) }
+        guard batch.count == 1 else { throw .invalidOptions("the input holds no record") }
+        var raw: [UInt8] = []
+        if case .bytes(let bytes, _) = input { raw = bytes }
         let present = fields.indices.filter { index in
             (columnStart[index]..<columnStart[index] + fields[index].columns.count).contains { engine.lastRecordHad(column: $0) }
         }
         let nulls = present.filter { index in
-            fields[index].columns.count == 1 && !batch.columns[columnStart[index]].isValid(0) && !fields[index].spec.isOptional
+            fields[index].columns.count == 1 && !batch.columns[columnStart[index]].isValid(0) && Self.isRequired(fields[index].spec)
+                && fields[index].spec.defaultValue == nil
         }
         if !nulls.isEmpty {
-            var raw: [UInt8] = []
-            if case .bytes(let bytes, _) = input { raw = bytes }
             throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: nulls.map { index in
                 Rejection.Failure(keyPath: updatePlan.columnPath(columnStart[index]), kind: .null, expected: fields[index].spec.type.description, found: ValueDescription.null)
             }, rawText: raw))
         }
+        var updated = model
         var changed: [PartialKeyPath<Model> & Sendable] = []
-        for index in present where fields[index].update(&model, batch.columns + columnStart[index], 0) {
+        for index in present where fields[index].update(&updated, batch.columns + columnStart[index], 0) {
             changed.append(fields[index].keyPath)
         }
+        if let finish {
+            do {
+                try finish(&updated)
+            } catch {
+                throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: [
+                    Rejection.Failure(keyPath: "$", kind: .custom, expected: "finishing hook", found: "\(error)"),
+                ], rawText: raw))
+            }
+        }
+        model = updated
         return changed
+    }
+
+    /// Whether a field rejects `null` (it is not optional, or has the `required` validator).
+    private static func isRequired(_ spec: FieldSpec) -> Bool {
+        !spec.isOptional || spec.validators.contains(.required)
     }
 
     /// Compiles a mapping declared with a list builder.

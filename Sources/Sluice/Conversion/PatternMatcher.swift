@@ -1,6 +1,6 @@
 import CPCRE2
 
-/// A compiled `pattern` validator: PCRE2's matcher, searched over a value's UTF-8 bytes in place, with a limit on
+/// A compiled regular expression (a `pattern` validator, a `capture` cleanup): PCRE2's matcher, searched over a value's UTF-8 bytes in place, with a limit on
 /// its work. A backtracking matcher can take exponential time on some patterns (`^(a+)+$` on twenty-one `a`s and a
 /// `!`); with the limit, such a value costs at most a few milliseconds and is rejected with the reason, so a
 /// reasonable pattern and hostile data cannot stall a run.
@@ -14,8 +14,14 @@ final class PatternMatcher: @unchecked Sendable {
     /// What one search found.
     enum Outcome { case match, noMatch, gaveUp }
 
+    /// What one search for a capture found: the byte range of the first group (of the whole match when the
+    /// pattern has no group), or why there is none.
+    enum Capture: Equatable { case captured(Range<Int>), noMatch, groupUnset, gaveUp }
+
     private let code: OpaquePointer
     private let context: OpaquePointer?
+    /// How many capture groups the pattern has.
+    let groupCount: Int
 
     /// Compiles `pattern` (Perl syntax, UTF-8, Unicode properties for `\d`, `\w` and classes); the message says
     /// what is wrong and where when it does not compile.
@@ -33,6 +39,9 @@ final class PatternMatcher: @unchecked Sendable {
             throw PatternError(message: String(decoding: message.prefix(max(Int(length), 0)), as: UTF8.self) + " at offset \(errorOffset)")
         }
         code = compiled
+        var groups: UInt32 = 0
+        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_CAPTURECOUNT), &groups)
+        groupCount = Int(groups)
         context = pcre2_match_context_create_8(nil)
         if let context { pcre2_set_match_limit_8(context, Self.stepLimit) }
     }
@@ -44,13 +53,26 @@ final class PatternMatcher: @unchecked Sendable {
 
     /// Searches `text` (well-formed UTF-8: the mapping rejects any other before validators run) for a match.
     func search(_ text: UnsafeBufferPointer<UInt8>) -> Outcome {
+        switch firstCapture(text) {
+        case .captured, .groupUnset: .match
+        case .noMatch: .noMatch
+        case .gaveUp: .gaveUp
+        }
+    }
+
+    /// Searches `text` (well-formed UTF-8) for the first match and returns where its first group lies.
+    func firstCapture(_ text: UnsafeBufferPointer<UInt8>) -> Capture {
         guard let data = pcre2_match_data_create_from_pattern_8(code, nil) else { return .gaveUp }
         defer { pcre2_match_data_free_8(data) }
         // An empty buffer may have no address; PCRE2 takes any pointer for zero bytes.
         let start = text.baseAddress ?? UnsafePointer(bitPattern: 1)
         let status = pcre2_match_8(code, start, text.count, 0, UInt32(PCRE2_NO_UTF_CHECK), data, context)
-        if status >= 0 { return .match }
-        return status == PCRE2_ERROR_NOMATCH ? .noMatch : .gaveUp
+        guard status >= 0 else { return status == PCRE2_ERROR_NOMATCH ? .noMatch : .gaveUp }
+        guard let vector = pcre2_get_ovector_pointer_8(data) else { return .gaveUp }
+        let pair = groupCount > 0 ? 2 : 0
+        // A group that took no part in the match (`(a)?b` on "b") has both ends unset.
+        guard Int(status) > pair / 2, vector[pair] != ~0, vector[pair + 1] != ~0 else { return .groupUnset }
+        return .captured(Int(vector[pair])..<Int(vector[pair + 1]))
     }
 }
 
