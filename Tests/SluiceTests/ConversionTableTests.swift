@@ -220,6 +220,18 @@ import Testing
         #expect(try transcript(of: "{}\n", fields: [when]).rows == ["#1@1:0 v=1970-01-01T00:00:00Z"])
     }
 
+    @Test func aBooleanDefaultIsReadByTheRuleForInputBooleans() throws {
+        for (text, value) in [("1", "true"), ("0", "false"), ("TRUE", "true"), ("False", "false")] {
+            let schema = try MappingSchema(mappingText: "fields: [{name: v, type: bool, default: \"\(text)\"}]")
+            #expect(try transcript(of: "{}\n", fields: schema.fields).rows == ["#1@1:0 v=\(value)"])
+            #expect(try convert("\"\(text)\"", schema.fields[0]) == value)
+        }
+        for text in ["yes", "01", "2"] {
+            #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "fields: [{name: v, type: bool, default: \"\(text)\"}]") }
+            #expect(try convert("\"\(text)\"", FieldSpec(name: "v", type: .bool)).hasPrefix("$.v: expected bool"))
+        }
+    }
+
     @Test func conversionOptionsAreCheckedAgainstTheTypeWhenThePlanCompiles() {
         do {
             _ = try MappingSchema(fields: [

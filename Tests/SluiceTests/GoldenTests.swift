@@ -23,13 +23,17 @@ import Testing
         Case(name: "tweets-example", input: fixturesDirectory.appendingPathComponent("examples/tweets.ndjson"), mapping: "../examples/tweets.mapping.yaml"),
         Case(name: "amazon-arrays", input: realData.appendingPathComponent("amazon_cellphones.ndjson"), mapping: "amazon.mapping.yaml"),
         Case(name: "twitter-document", input: realData.appendingPathComponent("twitter.json"), mapping: "twitter-document.mapping.yaml", shape: .document),
+        Case(name: "amazon-prices", input: realData.appendingPathComponent("amazon_cellphones.ndjson"), mapping: "amazon-prices.mapping.yaml"),
+        Case(name: "citm-area-names", input: realData.appendingPathComponent("citm_catalog.json"), mapping: "citm-area-names.mapping.yaml"),
+        Case(name: "reddit-comments", input: golden.appendingPathComponent("reddit-comments.ndjson"), mapping: "reddit-comments.mapping.yaml"),
     ]
 
     static func run(_ testCase: Case, readBufferSize: Int = 1 << 20, batchCapacity: Int = 4096) throws -> RunTranscript {
         let schema = try MappingSchema(contentsOfFile: golden.appendingPathComponent(testCase.mapping).path)
         return try transcript(
             of: .file(testCase.input.path), fields: schema.fields,
-            options: ReaderOptions(shape: testCase.shape, readBufferSize: readBufferSize, batchCapacity: batchCapacity, rejectionPolicy: .collect))
+            options: ReaderOptions(shape: testCase.shape, readBufferSize: readBufferSize, batchCapacity: batchCapacity, rejectionPolicy: .collect),
+            schemaOptions: schema.options)
     }
 
     @Test(arguments: cases)

@@ -113,9 +113,9 @@ import Testing
                 return
             }
             #expect(problems.map(\.description) == [
-                "m.yaml:9: unknown top-level key 'extra' (known: fields, header, ignore, naming, records, skip, unmapped)",
+                "m.yaml:9: unknown top-level key 'extra' (known: fields, header, ignore, naming, nulls, records, skip, unmapped)",
                 "m.yaml:2: field 'id': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum)",
-                "m.yaml:4: field 'x': unknown key 'typ' (known: default, formats, name, optional, path, transform, truncate, type, unique, unit, validate, values)",
+                "m.yaml:4: field 'x': unknown key 'typ' (known: clean, default, formats, name, nulls, optional, path, transform, truncate, type, unique, unit, validate, values)",
                 "m.yaml:4: field 'x': 'type' is missing",
                 "m.yaml:6: field #3: 'name' is missing",
                 "m.yaml:6: field #3: 'optional' must be true or false",

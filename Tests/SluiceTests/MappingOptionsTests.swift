@@ -65,6 +65,33 @@ import Testing
         ])
     }
 
+    @Test func anIgnoredNodeCoversWhatNoFieldReadsBeneathIt() throws {
+        let schema = try MappingSchema(
+            fields: [FieldSpec(name: "name", path: "user.name", type: .string)],
+            options: MappingOptions(unmappedKeys: .reject, ignoredPaths: ["user"]))
+        let text = #"{"user":{"name":"a","bio":"x","stats":{"n":1}}}"# + "\n" + #"{"user":{"name":"b"},"other":1}"# + "\n"
+        let result = try transcript(of: text, fields: schema.fields, schemaOptions: schema.options)
+        #expect(result.rows.count == 1)
+        #expect(result.rejections == ["record 2 (line 2, byte 48): $.other: expected only keys the mapping reads, found a key it does not read"])
+    }
+
+    @Test func wildcardsIgnoreTheKeysDirectlyInANodeOrEverythingBeneathIt() throws {
+        let fields = [FieldSpec(name: "text", path: "entities.hashtags.*.text", type: .string), FieldSpec(name: "b", path: "meta.a.b", type: .int64, isOptional: true)]
+        let text = #"{"entities":{"hashtags":[{"text":"t","indices":[1]}],"urls":[]},"meta":{"a":{"c":1},"z":2}}"# + "\n"
+        func rejections(_ ignored: [String]) throws -> [String] {
+            let schema = try MappingSchema(fields: fields, options: MappingOptions(unmappedKeys: .reject, ignoredPaths: ignored))
+            let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: ReaderOptions(rejectionPolicy: .collect))
+            var failures: [String] = []
+            while let batch = try reader.next() { failures += batch.rejections.flatMap { $0.failures.map(\.keyPath) } }
+            #expect(reader.unmappedKeys.keys.sorted() == failures.sorted())
+            return failures
+        }
+        #expect(try rejections([]) == ["$.entities.hashtags.*.indices", "$.entities.urls", "$.meta.a.c", "$.meta.z"])
+        #expect(try rejections(["entities.*", "meta.*"]) == ["$.entities.hashtags.*.indices", "$.meta.a.c"])
+        #expect(try rejections(["entities.**", "meta"]) == [])
+        #expect(try rejections(["entities.hashtags.*.*", "meta.a.**"]) == ["$.entities.urls", "$.meta.z"])
+    }
+
     @Test func mappingFilesDeclareTheOptions() throws {
         let schema = try MappingSchema(mappingText: """
             naming: {convention: snake_case, separator: "-"}

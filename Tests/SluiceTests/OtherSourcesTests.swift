@@ -73,7 +73,41 @@ import Testing
         } catch {
             #expect("\(error)" == #"rejected record 1 (line 1, byte 0): $.name: expected string, found null"#)
         }
-        #expect(throws: SluiceError.self) { try Self.mapping().update(&person, from: .bytes(Array(#"{"score":"high"}"#.utf8))) }
+        do {
+            try Self.mapping().update(&person, from: .bytes(Array(#"{"score":"high","id":1.5}"#.utf8)))
+            Issue.record("expected a rejection")
+        } catch {
+            #expect("\(error)" == #"rejected record 1 (line 1, byte 0): $.score: expected double, found string "high"; $.id: expected int64 (an integer), found number 1.5"#)
+        }
         #expect(person == before)
+    }
+
+    @Test func updateInPlaceAppliesDefaultsRequiredAndTheFinishingHook() throws {
+        struct Account: Sendable, Equatable {
+            var plan = ""
+            var nickname: String?
+            var label = ""
+        }
+        struct Refusal: Error, CustomStringConvertible { var description: String { "a free plan takes no nickname" } }
+        let mapping = try Mapping(Account.init, finish: { account in
+            if account.plan == "free" && account.nickname != nil { throw Refusal() }
+            account.label = account.plan + (account.nickname.map { "/" + $0 } ?? "")
+        }) {
+            Field("plan", \.plan).defaulting(to: "free")
+            Field("nickname", \.nickname).validated(.required)
+        }
+        var account = Account(plan: "pro", nickname: "a", label: "")
+        // null gives the default; a missing key leaves the property; the hook runs on the result.
+        #expect(try mapping.update(&account, from: .bytes(Array(#"{"plan":"gold"}"#.utf8))).count == 1)
+        #expect(account == Account(plan: "gold", nickname: "a", label: "gold/a"))
+        let before = account
+        #expect(throws: SluiceError.self) { try mapping.update(&account, from: .bytes(Array(#"{"nickname":null}"#.utf8))) }
+        do {
+            try mapping.update(&account, from: .bytes(Array(#"{"plan":null}"#.utf8)))
+            Issue.record("expected the hook to refuse")
+        } catch {
+            #expect("\(error)" == #"rejected record 1 (line 1, byte 0): $: finishing hook failed: a free plan takes no nickname"#)
+        }
+        #expect(account == before)
     }
 }

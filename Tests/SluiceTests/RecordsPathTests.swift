@@ -116,6 +116,31 @@ import SluiceFixtures
         #expect(events.first?.key == 138_586_341 && events.first?.name == "30th Anniversary Tour")
     }
 
+    @Test func scalarMapsGiveOneRecordPerMemberWithItsKey() throws {
+        // citm's lookup tables: {"areaNames": {"205705993": "Arrière-scène central", …}}.
+        let schema = try MappingSchema(mappingText: "records: areaNames\nfields:\n  - {name: area_id, path: $key, type: int64}\n  - {name: name, path: $, type: string}\n")
+        let result = try Self.expectInvariant(.file(Self.catalog.path), schema.fields, recordsPath: "areaNames")
+        #expect(result.rows.count == 17 && result.rejections.isEmpty)
+        #expect(result.rows.first.map(Self.valuesOnly) == #" area_id=205705993 name="Arrière-scène central""#)
+
+        struct Area { var id: Int64 = 0; var name = "" }
+        let mapping = try Mapping(Area.init, options: MappingOptions(recordsPath: "areaNames")) {
+            Field("$key", \.id)
+            Field("$", \.name)
+        }
+        let typed = try TypedReader(input: .file(Self.catalog.path), mapping: mapping)
+        var areas: [Area] = []
+        while let batch = try typed.next() { areas += batch.models }
+        #expect(areas.count == 17 && areas[1].id == 205_705_994 && areas[1].name == "1er balcon central")
+    }
+
+    @Test func aScalarMapsValuesAreCheckedAndItsObjectsRejectedLikeAnyValue() throws {
+        let document = #"{"names": {"1": "a", "2": 5, "3": {"x": 1}, "4": null}}"#
+        let result = try Self.expectInvariant(.bytes(Array(document.utf8)), [field("id", .int64, path: "$key"), field("name", .string, path: "$", optional: true)], recordsPath: "names")
+        #expect(result.rows.map(Self.valuesOnly) == [#" id=1 name="a""#, #" id=2 name="5""#, " id=4 name=null"])
+        #expect(result.rejections.map { $0.components(separatedBy: ": ").dropFirst().joined(separator: ": ") } == ["$: expected string, found an object"])
+    }
+
     @Test func escapedKeysAreUnescapedInThePathAndInKeyFields() throws {
         let document = #"{"donn\u00e9es": {"caf\u00e9": {"n": 1}, "\ud83d\ude00": {"n": 2}, "tab\tA\u0041": {"n": 3}, "lone\ud800": {"n": 4}}}"#
         let fields = [field("key", .string, path: "$key"), field("n", .int64)]

@@ -115,6 +115,16 @@ import Testing
         #expect(result.rows.isEmpty)
     }
 
+    @Test func aNullRecordIsRejectedLikeAnyRecordThatIsNoObject() throws {
+        let optional = [field("name", .string, optional: true)]
+        let result = try run(optional, [.null, .number("5"), .startMap, .key("name"), .null, .endMap])
+        #expect(result.rejections == ["$: expected an object, found null", "$: expected an object, found number 5"])
+        #expect(result.rows.count == 1)
+        // A field that reads the whole record takes a null record as its null.
+        let whole = try run([field("record", .json, path: "$", optional: true)], [.null])
+        #expect(whole.rejections.isEmpty && whole.rows.count == 1)
+    }
+
     @Test func recordsFillBatchesOfTheGivenCapacity() throws {
         let record: [Event] = [.startMap, .key("id"), .number("7"), .endMap]
         let result = try run([field("id", .int64)], Array(repeating: record, count: 10).flatMap { $0 }, capacity: 3)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A field's null spellings and cleanups, compiled to run over a string's bytes in place.
 ///
 /// Text is never made into a `String` (but for case mapping beyond ASCII): each step narrows the bytes it was
@@ -194,8 +196,9 @@ struct NumberTextReader: Sendable {
     private let decimal: [UInt8]
 
     init(_ format: NumberText) {
-        // The longest sign first, so that `US$` is not read as `US` and a stray `$`.
-        currencySigns = format.currencySigns.map { Array($0.utf8) }.sorted { $0.count > $1.count }
+        // Spaces around a sign are optional anyway (`" kr"` reads as `kr`); the longest sign first, so that `US$`
+        // is not read as `US` and a stray `$`.
+        currencySigns = format.currencySigns.map { Array($0.trimmingCharacters(in: .whitespaces).utf8) }.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
         thousands = format.thousandsSeparator.map { Array($0.utf8) }
         decimal = Array(format.decimalSeparator.utf8)
     }

@@ -91,7 +91,7 @@ public struct NumberText: Sendable, Hashable, CustomStringConvertible {
         if thousandsSeparator == decimalSeparator { return "the thousands and decimal separators are both \(ValueDescription.quoted(decimalSeparator))" }
         let separators = [decimalSeparator] + (thousandsSeparator.map { [$0] } ?? [])
         for sign in currencySigns {
-            if sign.isEmpty { return "a currency sign is empty" }
+            if sign.allSatisfy(\.isWhitespace) { return "a currency sign is empty" }
             if sign.utf8.contains(where: { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+") })
                 || separators.contains(where: { sign.hasPrefix($0) }) {
                 return "the currency sign \(ValueDescription.quoted(sign)) holds a digit, a sign or a separator"

@@ -68,7 +68,8 @@ enum PlanCompiler {
             root.insert(path.segments[...], column: column)
         }
         // Ignored paths are known to the trie (so never unmapped) but feed no column. `user` and `user.**` cover
-        // every key beneath `user` that no field reads; `user.*` the keys directly in it.
+        // every key beneath `user` that no field reads; `user.*` the keys directly in it. A `*` before the end
+        // reads every element of an array, as in any path.
         for ignored in options.ignoredPaths {
             do {
                 var path = try FieldPath(parsing: ignored)
@@ -79,10 +80,6 @@ enum PlanCompiler {
                 } else if path.segments.last?.isEveryElement == true {
                     path.segments.removeLast()
                     scope = .keysDirectlyIn
-                }
-                guard !path.readsEveryElement else {
-                    problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': a wildcard ('*' or '**') may only end an ignored path"))
-                    continue
                 }
                 root.insert(path.segments[...], column: nil, ignoring: scope)
             } catch {
