@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func spellingsThatAreNoScalarsAreProblems() {
-        #expect(problems("fields: [{name: v, type: string, nulls: [[1]]}]") == ["<mapping>:1: field 'v': 'nulls' must be a list of values (strings, numbers, true or false)"])
+        #expect(problems("fields: [{name: v, type: string, nulls: [[1]]}]") == ["<mapping>:1:41: field 'v': 'nulls' must be a list of values (strings, numbers, true or false)"])
         #expect(throws: SluiceError.self) { try MappingSchema(fields: [FieldSpec(name: "v", type: .string)], options: MappingOptions(nullSpellings: [.object(json: "{}")])) }
     }
 
@@ -213,11 +213,11 @@ import Testing
               - {name: g, type: string, clean: [{trim: yes}]}
               - {name: h, type: string, clean: trim}
             """#) == [
-            "<mapping>:2: field 'a': unknown cleanup 'shout' (known: trim, lowercase, uppercase, stripPrefix, stripSuffix, emptyAsNull, number, capture)",
-            "<mapping>:3: field 'b': cleanup 'stripPrefix' takes an argument: {stripPrefix: …}",
-            "<mapping>:4: field 'f': unknown option 'grouping' of cleanup 'number' (known: currency, thousands, decimal)",
-            "<mapping>:5: field 'g': cleanup 'trim' takes no argument",
-            "<mapping>:6: field 'h': 'clean' must be a list of cleanups (trim, lowercase, uppercase, stripPrefix, stripSuffix, emptyAsNull, number, capture)",
+            "<mapping>:2:36: field 'a': unknown cleanup 'shout' (known: trim, lowercase, uppercase, stripPrefix, stripSuffix, emptyAsNull, number, capture)",
+            "<mapping>:3:36: field 'b': cleanup 'stripPrefix' takes an argument: {stripPrefix: …}",
+            "<mapping>:4:36: field 'f': unknown option 'grouping' of cleanup 'number' (known: currency, thousands, decimal)",
+            "<mapping>:5:36: field 'g': cleanup 'trim' takes no argument",
+            "<mapping>:6:36: field 'h': 'clean' must be a list of cleanups (trim, lowercase, uppercase, stripPrefix, stripSuffix, emptyAsNull, number, capture)",
         ])
     }
 
@@ -229,10 +229,10 @@ import Testing
               - {name: e, type: string, clean: [{number: {thousands: ".", decimal: "."}}]}
               - {name: f, type: string, clean: [{number: {currency: ["1"]}}]}
             """#) == [
-            "field 'c': stripPrefix needs the text to strip",
-            "field 'd': capture \"(\" is not a valid regular expression: missing closing parenthesis at offset 1",
-            #"field 'e': number: the thousands and decimal separators are both ".""#,
-            #"field 'f': number: the currency sign "1" holds a digit, a sign or a separator"#,
+            "<mapping>:2:5: field 'c': stripPrefix needs the text to strip",
+            "<mapping>:3:5: field 'd': capture \"(\" is not a valid regular expression: missing closing parenthesis at offset 1",
+            #"<mapping>:4:5: field 'e': number: the thousands and decimal separators are both ".""#,
+            #"<mapping>:5:5: field 'f': number: the currency sign "1" holds a digit, a sign or a separator"#,
         ])
     }
 

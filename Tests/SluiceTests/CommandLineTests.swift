@@ -212,4 +212,45 @@ import Testing
         #expect(outcome.standardError.contains("unknown type 'number'"))
         #expect(outcome.standardError.contains("field 'b': 'type' is missing"))
     }
+
+    @Test func checkListsEveryProblemOfAMappingFileWithItsLineAndColumn() throws {
+        let mapping = scratchPath("check-bad.yaml")
+        defer { try? FileManager.default.removeItem(at: mapping) }
+        try "fields:\n  - {name: a, type: int64, default: x}\n  - {name: a, type: number}\n  - {name: c, type: string, truncate: true}\n".write(to: mapping, atomically: false, encoding: .utf8)
+        let outcome = try run(["check", "-m", mapping.path])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardOutput == """
+            \(mapping.path):2:37: field 'a': the default "x" is not an integer
+            \(mapping.path):3:21: field 'a': unknown type 'number' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum)
+            \(mapping.path):4:5: field 'c': truncation applies to int64 and uint64 fields, not string
+            \(mapping.path): 3 problems
+
+            """)
+    }
+
+    @Test func checkMapsTheFirstRecordsIntoATableAndExplainsRejections() throws {
+        let outcome = try run(["check", "-m", "Fixtures/golden/reddit-comments.mapping.yaml", "-", "--limit", "4", "--max-width", "12"],
+                              standardInput: try String(contentsOf: fixturesDirectory.appendingPathComponent("golden/reddit-comments.ndjson"), encoding: .utf8))
+        #expect(outcome.status == 2)
+        #expect(outcome.standardOutput == #"""
+            Fixtures/golden/reddit-comments.mapping.yaml: 8 fields, no problems
+
+            #  line  id          author  body        score  edited        created       gilded  distinguish…
+            1  1     cnas8zv     alice   First!      12     (null)        2015-01-01T…  false   (null)
+            2  2     cnas8zw     (null)  (null)      -3     2015-01-01T…  2015-01-01T…  false   moderator
+            3  3     cnas8zx     bob     spaced out  7      2015-01-01T…  2015-01-01T…  true    (null)
+            4  4     (rejected)
+
+            rejected record 4 (line 4, byte 436):
+              $.edited: expected date, found true
+              text: {"id":"cnas8zy","author":"carol","body":"","score":1,"edited":true,"created_utc":"1420070580","gilded":0,"distinguished":null}
+
+            <stdin>: the first 4 records: 3 mapped, 1 rejected
+
+            """#)
+        let clean = try run(["check", "-m", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson", "--limit", "2"])
+        #expect(clean.status == 0)
+        #expect(clean.standardOutput.hasSuffix("Fixtures/examples/tweets.ndjson: the first 2 records: 2 mapped, 0 rejected\n"))
+        #expect(try run(["check", "-m", "Fixtures/examples/tweets.mapping.yaml", "--limit", "0"]).status == 64)
+    }
 }

@@ -89,10 +89,10 @@ import Testing
         let missing = scratchPath("missing.yaml").path
         #expect(message(missing) == "\(missing): read error at byte 0: cannot read the mapping file: No such file or directory")
         let binary = try temporaryFile([0x66, 0x69, 0x65, 0x6C, 0x64, 0x73, 0x3A, 0xFF, 0xFE], name: "binary.yaml").path
-        #expect(message(binary).hasSuffix("\(binary): not UTF-8 text (a mapping file is YAML or JSON in UTF-8)"))
+        #expect(message(binary).hasSuffix("\(binary):1:1: not UTF-8 text (a mapping file is YAML or JSON in UTF-8)"))
     }
 
-    @Test func reportsEveryProblemWithItsLine() {
+    @Test func reportsEveryProblemWithItsLineAndColumnInTheFilesOrder() {
         #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "fields: []") }
         do {
             _ = try MappingSchema(mappingText: """
@@ -113,12 +113,42 @@ import Testing
                 return
             }
             #expect(problems.map(\.description) == [
-                "m.yaml:9: unknown top-level key 'extra' (known: fields, header, ignore, naming, nulls, records, skip, unmapped)",
-                "m.yaml:2: field 'id': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum)",
-                "m.yaml:4: field 'x': unknown key 'typ' (known: clean, default, formats, name, nulls, optional, path, transform, truncate, type, unique, unit, validate, values)",
-                "m.yaml:4: field 'x': 'type' is missing",
-                "m.yaml:6: field #3: 'name' is missing",
-                "m.yaml:6: field #3: 'optional' must be true or false",
+                "m.yaml:3:11: field 'id': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum)",
+                "m.yaml:4:5: field 'x': 'type' is missing",
+                "m.yaml:5:5: field 'x': unknown key 'typ' (known: clean, default, formats, name, nulls, optional, path, transform, truncate, type, unique, unit, validate, values)",
+                "m.yaml:6:5: field #3: 'name' is missing",
+                "m.yaml:8:15: field #3: 'optional' must be true or false",
+                "m.yaml:9:1: unknown top-level key 'extra' (known: fields, header, ignore, naming, nulls, records, skip, unmapped)",
+            ])
+            #expect(problems.map(\.location?.line) == [3, 4, 5, 6, 8, 9])
+        }
+    }
+
+    @Test func aWrongOptionHidesNoOtherProblemAndCompilingsProblemsHaveTheirPlaceToo() {
+        // A bad default used to stop the reading of the file before compiling found anything else.
+        do {
+            _ = try MappingSchema(mappingText: """
+                ignore: [ok, "a..b"]
+                fields:
+                  - {name: id, type: int64, default: abc}
+                  - {name: id, type: string}
+                  - {name: n, type: string, truncate: true}
+                  - {name: when, type: date, unit: milliseconds, formats: [iso8601]}
+                  - {name: tags, path: "tags.*", type: string, default: x}
+                """, source: "m.yaml")
+            Issue.record("expected an error")
+        } catch {
+            guard case .invalidMapping(let problems) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(problems.map(\.description) == [
+                "m.yaml:1:14: ignored path 'a..b': key path 'a..b' has an empty segment",
+                "m.yaml:3:5: field 'id': the name is used by more than one field",
+                "m.yaml:3:38: field 'id': the default \"abc\" is not an integer",
+                "m.yaml:5:5: field 'n': truncation applies to int64 and uint64 fields, not string",
+                "m.yaml:6:5: field 'when': the unit milliseconds is for epoch numbers, which the formats leave out (add epoch)",
+                "m.yaml:7:5: field 'tags': a list takes no default",
             ])
         }
     }
@@ -128,7 +158,7 @@ import Testing
             _ = try MappingSchema(mappingText: "fields: [", source: "bad.yaml")
             Issue.record("expected an error")
         } catch {
-            #expect(error.description.contains("bad.yaml: not valid YAML or JSON"))
+            #expect(error.description.hasSuffix("bad.yaml:2:1: not valid YAML or JSON: while parsing a flow node, did not find expected node content"))
         }
     }
 

@@ -92,7 +92,7 @@ struct CompiledCleanups: @unchecked Sendable {
                 guard let written = reader.read(start, count, into: output) else { return .failed(expected: description) }
                 return .number(UnsafePointer(output), written)
             case .capture(let matcher, let description):
-                switch matcher.firstCapture(UnsafeBufferPointer(start: start, count: count)) {
+                switch matcher.firstCapture(UnsafeBufferPointer(start: start, count: count), matchData: scratch.matchData) {
                 case .captured(let range):
                     start += range.lowerBound
                     count = range.count
@@ -111,6 +111,7 @@ struct CompiledCleanups: @unchecked Sendable {
 
 /// Two byte buffers that cleanups write into, kept by each state machine and grown to the longest value.
 final class CleanupScratch {
+    let matchData = PatternMatcher.MatchData()
     private var buffers: [UnsafeMutablePointer<UInt8>] = [.allocate(capacity: 64), .allocate(capacity: 64)]
     private var capacities = [64, 64]
 

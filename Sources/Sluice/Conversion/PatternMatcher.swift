@@ -39,6 +39,9 @@ final class PatternMatcher: @unchecked Sendable {
             throw PatternError(message: String(decoding: message.prefix(max(Int(length), 0)), as: UTF8.self) + " at offset \(errorOffset)")
         }
         code = compiled
+        // Compiled to machine code where PCRE2 can (several times faster); the interpreter runs it otherwise. The
+        // step limit holds in both.
+        _ = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE))
         var groups: UInt32 = 0
         pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_CAPTURECOUNT), &groups)
         groupCount = Int(groups)
@@ -61,18 +64,29 @@ final class PatternMatcher: @unchecked Sendable {
     }
 
     /// Searches `text` (well-formed UTF-8) for the first match and returns where its first group lies.
-    func firstCapture(_ text: UnsafeBufferPointer<UInt8>) -> Capture {
-        guard let data = pcre2_match_data_create_from_pattern_8(code, nil) else { return .gaveUp }
-        defer { pcre2_match_data_free_8(data) }
+    /// - Parameter matchData: Room for the match (``MatchData``), reused by one thread from search to search;
+    ///   without it, each search makes its own.
+    func firstCapture(_ text: UnsafeBufferPointer<UInt8>, matchData: MatchData? = nil) -> Capture {
+        let owned = matchData == nil ? MatchData() : nil
+        guard let data = (matchData ?? owned)?.pointer else { return .gaveUp }
         // An empty buffer may have no address; PCRE2 takes any pointer for zero bytes.
         let start = text.baseAddress ?? UnsafePointer(bitPattern: 1)
         let status = pcre2_match_8(code, start, text.count, 0, UInt32(PCRE2_NO_UTF_CHECK), data, context)
+        // 0: matched, with more groups than the two pairs of room (the first two are filled in).
         guard status >= 0 else { return status == PCRE2_ERROR_NOMATCH ? .noMatch : .gaveUp }
         guard let vector = pcre2_get_ovector_pointer_8(data) else { return .gaveUp }
         let pair = groupCount > 0 ? 2 : 0
         // A group that took no part in the match (`(a)?b` on "b") has both ends unset.
-        guard Int(status) > pair / 2, vector[pair] != ~0, vector[pair + 1] != ~0 else { return .groupUnset }
+        guard status == 0 || Int(status) > pair / 2, vector[pair] != ~0, vector[pair + 1] != ~0 else { return .groupUnset }
         return .captured(Int(vector[pair])..<Int(vector[pair + 1]))
+    }
+
+    /// Room for the whole match and the first group of any pattern: one per thread, so that a search allocates
+    /// nothing.
+    final class MatchData {
+        let pointer: OpaquePointer?
+        init() { pointer = pcre2_match_data_create_8(2, nil) }
+        deinit { pcre2_match_data_free_8(pointer) }
     }
 }
 

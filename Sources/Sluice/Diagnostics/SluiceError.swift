@@ -45,14 +45,52 @@ public struct MappingProblem: Sendable, Hashable, CustomStringConvertible {
     public var field: String?
     /// What is wrong, in words.
     public var message: String
+    /// Where the problem is in a mapping file: `nil` for mappings built in code.
+    public var location: Location?
+    /// For a problem of the mapping as a whole, the setting it is about, so that a file can say where that is.
+    var setting: Setting?
 
-    public init(field: String?, message: String) {
-        self.field = field
-        self.message = message
+    /// A place in a mapping file: the file as it was named when loaded, and the line and column (from 1, in
+    /// Unicode scalars) where the value at fault starts.
+    public struct Location: Sendable, Hashable, Comparable, CustomStringConvertible {
+        public var source: String
+        public var line: Int
+        public var column: Int
+
+        public init(source: String, line: Int, column: Int) {
+            self.source = source
+            self.line = line
+            self.column = column
+        }
+
+        public var description: String { "\(source):\(line):\(column)" }
+
+        public static func < (left: Location, right: Location) -> Bool {
+            (left.line, left.column) < (right.line, right.column)
+        }
     }
 
+    /// A top-level setting of a mapping (`ignore`, `records`), and the entry of it when it is a list.
+    struct Setting: Sendable, Hashable {
+        var key: String
+        var index: Int?
+    }
+
+    public init(field: String?, message: String, location: Location? = nil) {
+        self.field = field
+        self.message = message
+        self.location = location
+    }
+
+    init(setting key: String, index: Int? = nil, message: String) {
+        self.init(field: nil, message: message)
+        setting = Setting(key: key, index: index)
+    }
+
+    /// `file:line:column: field 'name': message`, without the parts that are unknown.
     public var description: String {
-        if let field { return "field '\(field)': \(message)" }
-        return message
+        let place = location.map { "\($0): " } ?? ""
+        if let field { return place + "field '\(field)': \(message)" }
+        return place + message
     }
 }

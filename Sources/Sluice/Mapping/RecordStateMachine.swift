@@ -239,15 +239,15 @@ struct RecordStateMachine {
         let slot = keyOrder.slot(node: node, position: position)
         if slot >= 0, let child = keyOrder.cachedResult(slot: slot, key: key, length) {
             frame.pointee.pendingChild = child
-            if child == Self.unmapped && !nodes[Int(node)].ignoresUnreadKeys {
+            if child == Self.unmapped {
                 keyOrder.countUnmapped(slot: slot)
                 if rejectsUnmappedKeys { rejectUnmappedKey(node: node, key, length) }
             }
             return true
         }
         let entry = plan.lookupFull(node: nodes[Int(node)], key: key, length)
-        let child = entry >= 0 ? keyEntries[Int(entry)].node : Self.unmapped
-        let isUnmapped = child == Self.unmapped && !nodes[Int(node)].ignoresUnreadKeys
+        let child = entry >= 0 ? keyEntries[Int(entry)].node : plan.ignoresUnreadKeys[Int(node)] ? Self.ignored : Self.unmapped
+        let isUnmapped = child == Self.unmapped
         if slot >= 0 {
             if let evicted = keyOrder.unmappedSightings(slot: slot) {
                 unmappedKeyCounts[UnmappedKey(node: node, key: evicted.key), default: 0] += evicted.count
@@ -315,6 +315,9 @@ struct RecordStateMachine {
     private static let unmapped: Int32 = -1
     private static let consumedByOuter: Int32 = -2
     private static let mustStop: Int32 = -3
+    /// A key no field reads where an ignored path covers it: skipped like an unmapped one, but neither counted
+    /// nor rejected.
+    private static let ignored: Int32 = -4
 
     /// The trie node of the value that starts now, or one of the markers above.
     @inline(__always)
@@ -513,25 +516,24 @@ struct RecordStateMachine {
     /// have. A failure to convert a value they made null names the value they read.
     @inline(never)
     private mutating func writeCleaned(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
-        guard let cleaning = plan.conversions[column].cleaning else { return }
+        // Read in place: a copy of the compiled cleanups would retain their tables for every value.
+        let conversion = plan.conversions + column
         var isSpelledNull = false
-        if let spellings = cleaning.nullSpellings {
-            switch kind {
-            case .string: isSpelledNull = bytes.map { spellings.matchesString($0, length) } ?? false
-            case .number: isSpelledNull = bytes.map { spellings.matchesNumber($0, length) } ?? false
-            case .bool: isSpelledNull = spellings.matchesBool(boolValue)
-            case .null: break
-            }
+        switch kind {
+        case .string: isSpelledNull = bytes.map { conversion.pointee.cleaning?.nullSpellings?.matchesString($0, length) ?? false } ?? false
+        case .number: isSpelledNull = bytes.map { conversion.pointee.cleaning?.nullSpellings?.matchesNumber($0, length) ?? false } ?? false
+        case .bool: isSpelledNull = conversion.pointee.cleaning?.nullSpellings?.matchesBool(boolValue) ?? false
+        case .null: break
         }
         var outcome = CompiledCleanups.Outcome.null
         if !isSpelledNull {
-            guard kind == .string, cleaning.hasSteps, let bytes else {
+            guard kind == .string, conversion.pointee.cleaning?.hasSteps == true, let bytes else {
                 return writeSpecial(column: column, node: nodeID, kind, bytes, length, boolValue)
             }
             if !isWellFormed(node: nodeID, bytes, length) { return }
             let scratch = cleanupScratch ?? CleanupScratch()
             cleanupScratch = scratch
-            outcome = cleaning.clean(bytes, length, scratch: scratch)
+            outcome = conversion.pointee.cleaning?.clean(bytes, length, scratch: scratch) ?? .string(bytes, length)
         }
         let failuresBefore = failures.count
         switch outcome {
@@ -759,7 +761,7 @@ struct RecordStateMachine {
         if nodeID == Self.consumedByOuter { return true }
         if nodeID == Self.mustStop { return false }
         if frameCount + outerLevels + 1 > maximumDepth { return tooDeep() }
-        if nodeID == Self.unmapped { return beginSkip(captureNode: -1) }
+        if nodeID < 0 { return beginSkip(captureNode: -1) }
         let node = nodes[Int(nodeID)]
         // A row of a CSV-like input is read by its header's names, as if it were an object.
         let fitsShape = isArray ? node.expectsArray || (nodeID == 0 && knowsHeader) : node.expectsObject
@@ -1189,7 +1191,8 @@ struct RecordStateMachine {
     /// unread may do so. Values inside a container a json field captures are always read, so that they are checked.
     var skipsPendingValue: Bool {
         guard skipDepth == 0 && openCaptures == 0 && frameCount > 0 else { return false }
-        return frames[frameCount - 1].pendingChild == Self.unmapped
+        let child = frames[frameCount - 1].pendingChild
+        return child == Self.unmapped || child == Self.ignored
     }
 
     /// The absolute offset just past the last token yajl delivered (for errors raised outside callbacks).

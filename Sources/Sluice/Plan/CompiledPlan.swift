@@ -40,6 +40,9 @@ final class CompiledPlan: @unchecked Sendable {
     let columnIsUniqueList: UnsafeMutablePointer<Bool>
     /// Per node: whether lists start at the array there (a `*` below it).
     var startsLists: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
+    /// Per node: whether an ignored path covers the keys there that no field reads (they are then neither
+    /// counted as unmapped nor rejected in strict mode). Read only when a key misses the trie.
+    var ignoresUnreadKeys: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
     /// Per column: how values convert beyond the type (dates, enums, truncation, defaults). Plain memory, so
     /// that reading a column's parser or table in place costs no reference counting.
     let conversions: UnsafeMutablePointer<ColumnConversion>
@@ -115,6 +118,7 @@ final class CompiledPlan: @unchecked Sendable {
         columnIsList.deallocate()
         columnIsUniqueList.deallocate()
         startsLists.deallocate()
+        ignoresUnreadKeys.deallocate()
         columnHasDefault.deallocate()
         conversions.deinitialize(count: fields.count)
         validatorTable.deinitialize(count: validators.count)
@@ -215,9 +219,6 @@ struct PlanNode {
     /// Whether a scalar here needs more than the plain conversion: fields read inside the node (a scalar is then
     /// a mismatch for them), or a transform. One test on the hot path instead of two.
     var scalarNeedsCare = false
-    /// Whether an ignored path covers the keys here that no field reads: they are neither counted as unmapped
-    /// nor rejected in strict mode.
-    var ignoresUnreadKeys = false
 
     var expectsObject: Bool { keyEntryCount > 0 }
     var expectsArray: Bool { indexEntryCount > 0 }

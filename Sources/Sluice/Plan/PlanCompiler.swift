@@ -11,7 +11,7 @@ enum PlanCompiler {
             resolved.path = field.resolvedPath(naming: options.naming)
             return resolved
         }
-        if fields.isEmpty { problems.append(MappingProblem(field: nil, message: "a mapping needs at least one field")) }
+        if fields.isEmpty { problems.append(MappingProblem(setting: "fields", message: "a mapping needs at least one field")) }
 
         var seenNames: Set<String> = []
         var parsedPaths: [FieldPath?] = []
@@ -70,7 +70,7 @@ enum PlanCompiler {
         // Ignored paths are known to the trie (so never unmapped) but feed no column. `user` and `user.**` cover
         // every key beneath `user` that no field reads; `user.*` the keys directly in it. A `*` before the end
         // reads every element of an array, as in any path.
-        for ignored in options.ignoredPaths {
+        for (position, ignored) in options.ignoredPaths.enumerated() {
             do {
                 var path = try FieldPath(parsing: ignored)
                 var scope = TrieBuilderNode.IgnoredScope.everythingBeneath
@@ -83,14 +83,14 @@ enum PlanCompiler {
                 }
                 root.insert(path.segments[...], column: nil, ignoring: scope)
             } catch {
-                problems.append(MappingProblem(field: nil, message: "ignored path '\(ignored)': \(error.message)"))
+                problems.append(MappingProblem(setting: "ignore", index: position, message: "ignored path '\(ignored)': \(error.message)"))
             }
         }
         root.spreadEveryElement()
         root.spreadIgnoredScope()
         if budget.isExhausted {
             // Nothing below is worth checking in a trie that was left unfinished.
-            throw .invalidMapping(problems + [MappingProblem(field: nil, message: "the key paths make too large a trie (over \(Self.maximumTrieSteps) steps to build, or \(Self.maximumTriePathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
+            throw .invalidMapping(problems + [MappingProblem(setting: "fields", message: "the key paths make too large a trie (over \(Self.maximumTrieSteps) steps to build, or \(Self.maximumTriePathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
         }
         var reported: Set<Int> = []
         root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
@@ -100,18 +100,18 @@ enum PlanCompiler {
             do {
                 recordsPath = try FieldPath(parsing: path)
                 if recordsPath?.readsEveryElement == true {
-                    problems.append(MappingProblem(field: nil, message: "records path '\(path)': '*' reads lists; name the array of records itself"))
+                    problems.append(MappingProblem(setting: "records", message: "records path '\(path)': '*' reads lists; name the array of records itself"))
                 }
                 if recordsPath?.segments.isEmpty == true {
-                    problems.append(MappingProblem(field: nil, message: "records path '\(path)': name the key path of the records, not the whole document"))
+                    problems.append(MappingProblem(setting: "records", message: "records path '\(path)': name the key path of the records, not the whole document"))
                 }
             } catch {
-                problems.append(MappingProblem(field: nil, message: "records path '\(path)': \(error.message)"))
+                problems.append(MappingProblem(setting: "records", message: "records path '\(path)': \(error.message)"))
             }
         }
 
         if options.skippedRecords < 0 {
-            problems.append(MappingProblem(field: nil, message: "skipped records: \(options.skippedRecords) is negative"))
+            problems.append(MappingProblem(setting: "skip", message: "skipped records: \(options.skippedRecords) is negative"))
         }
 
         guard problems.isEmpty else { throw .invalidMapping(problems) }
@@ -381,7 +381,6 @@ private final class TrieBuilderNode {
             node.capturesJSON = builder.targets.contains { fields[$0].takesAnyValue }
             node.hasScalarTargets = builder.targets.contains { !fields[$0].takesAnyValue }
             node.hasSpecialTargets = builder.targets.contains { fields[$0].transform != nil || fields[$0].isList || conversions[$0].cleaning != nil }
-            node.ignoresUnreadKeys = builder.ignoredScope != .none
             node.scalarNeedsCare = node.hasSpecialTargets || !builder.keyChildren.isEmpty || !builder.indexChildren.isEmpty
                 || builder.everyElementChild != nil
             nodes.append(node)
@@ -400,6 +399,8 @@ private final class TrieBuilderNode {
         plan.listArrayNodes = plan.listColumns.map { arrayNodes[$0] }
         plan.startsLists.deallocate()
         plan.startsLists = .allocateCopy(of: order.map { $0.everyElementChild != nil })
+        plan.ignoresUnreadKeys.deallocate()
+        plan.ignoresUnreadKeys = .allocateCopy(of: order.map { $0.ignoredScope != .none })
         if let keyChild = recordKeyChild { plan.keyNode = ids[ObjectIdentifier(keyChild)] ?? -1 }
         return plan
     }

@@ -5,66 +5,116 @@ import Yams
 
 /// Reads the mapping-file format (YAML, or JSON, which is read as YAML) into field specifications.
 ///
-/// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line.
+/// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line and column.
 enum MappingFile {
     static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate", "transform", "unique", "nulls", "clean"]
     static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records", "skip", "header", "nulls"]
 
-    static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> (fields: [FieldSpec], options: MappingOptions) {
+    /// What a mapping file holds: the fields that could be read (those with a name and a known type, without the
+    /// options that were wrong), the options, every problem found in the text, and where each field and setting
+    /// is, for the problems that compiling finds.
+    struct Parsed {
+        var fields: [FieldSpec] = []
+        var options = MappingOptions()
+        var problems: [MappingProblem] = []
+        var fieldLocations: [String: MappingProblem.Location] = [:]
+        var settingLocations: [MappingProblem.Setting: MappingProblem.Location] = [:]
+
+        /// The problems compiling found, placed at their field or setting.
+        func located(_ compiled: [MappingProblem]) -> [MappingProblem] {
+            compiled.map { problem in
+                var placed = problem
+                if let field = problem.field {
+                    placed.location = fieldLocations[field]
+                } else if let setting = problem.setting {
+                    placed.location = settingLocations[setting] ?? settingLocations[MappingProblem.Setting(key: setting.key)]
+                }
+                return placed
+            }
+        }
+    }
+
+    static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> Parsed {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
         } catch {
-            throw .invalidMapping([MappingProblem(field: nil, message: "\(source): not valid YAML or JSON: \(error)")])
+            // libyaml's own words and place, without the snippet Yams adds to its description.
+            var message = "\(error)"
+            var location = MappingProblem.Location(source: source, line: 1, column: 1)
+            if let error = error as? YamlError {
+                switch error {
+                case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
+                    message = (context.map { "\($0.text), " } ?? "") + problem
+                    location = .init(source: source, line: mark.line, column: mark.column)
+                default:
+                    break
+                }
+            }
+            throw .invalidMapping([MappingProblem(field: nil, message: "not valid YAML or JSON: \(message)", location: location)])
+        }
+        func at(_ node: Node?) -> MappingProblem.Location? {
+            node?.mark.map { MappingProblem.Location(source: source, line: $0.line, column: $0.column) }
         }
         guard let root, let top = root.mapping else {
-            throw .invalidMapping([MappingProblem(field: nil, message: "\(source): expected a mapping with a 'fields' list at the top")])
+            throw .invalidMapping([MappingProblem(field: nil, message: "expected a mapping with a 'fields' list at the top", location: at(root) ?? .init(source: source, line: 1, column: 1))])
         }
-        var problems: [MappingProblem] = []
-        for (key, _) in top where !topLevelKeys.contains(key.string ?? "") {
-            problems.append(MappingProblem(field: nil, message: "\(where_(key, source)): unknown top-level key '\(key.string ?? "?")' (known: \(topLevelKeys.sorted().joined(separator: ", ")))"))
+        var parsed = Parsed()
+        func problem(_ message: String, at node: Node?) {
+            parsed.problems.append(MappingProblem(field: nil, message: message, location: at(node)))
+        }
+        for (key, value) in top {
+            let name = key.string ?? ""
+            if !topLevelKeys.contains(name) {
+                problem("unknown top-level key '\(key.string ?? "?")' (known: \(topLevelKeys.sorted().joined(separator: ", ")))", at: key)
+            }
+            parsed.settingLocations[MappingProblem.Setting(key: name)] = at(value)
+            for (index, entry) in (value.sequence ?? []).enumerated() {
+                parsed.settingLocations[MappingProblem.Setting(key: name, index: index)] = at(entry)
+            }
         }
         guard let list = top["fields"] else {
-            throw .invalidMapping(problems + [MappingProblem(field: nil, message: "\(source): the 'fields' list is missing")])
+            problem("the 'fields' list is missing", at: root)
+            throw .invalidMapping(parsed.problems)
         }
         guard let entries = list.sequence else {
-            throw .invalidMapping(problems + [MappingProblem(field: nil, message: "\(where_(list, source)): 'fields' must be a list")])
+            problem("'fields' must be a list", at: list)
+            throw .invalidMapping(parsed.problems)
         }
-        var fields: [FieldSpec] = []
         // Grown by doubling, a list of many thousand fields would hold its old copy at the peak as well.
-        fields.reserveCapacity(entries.count)
+        parsed.fields.reserveCapacity(entries.count)
         for (position, entry) in entries.enumerated() {
-            let label = "\(where_(entry, source)): field #\(position + 1)"
             guard let mapping = entry.mapping else {
-                problems.append(MappingProblem(field: nil, message: "\(label) must be a mapping with name and type"))
+                problem("field #\(position + 1) must be a mapping with name and type", at: entry)
                 continue
             }
             let name = mapping["name"]?.scalar?.string
-            let fieldLabel = name.map { "\(where_(entry, source)): field '\($0)'" } ?? label
-            var entryProblems: [String] = []
+            // Each problem at the value (or key) it is about, else at the field.
+            var entryProblems: [(node: Node?, message: String)] = []
+            func note(_ node: Node?, _ messages: [String]) { entryProblems += messages.map { (node, $0) } }
             for (key, _) in mapping where !fieldKeys.contains(key.string ?? "") {
-                entryProblems.append("unknown key '\(key.string ?? "?")' (known: \(fieldKeys.sorted().joined(separator: ", ")))")
+                note(key, ["unknown key '\(key.string ?? "?")' (known: \(fieldKeys.sorted().joined(separator: ", ")))"])
             }
-            if name == nil { entryProblems.append("'name' is missing") }
+            if name == nil { note(nil, ["'name' is missing"]) }
             let path = mapping["path"].flatMap { node -> String? in
                 if let text = node.scalar?.string { return text }
-                entryProblems.append("'path' must be a string")
+                note(node, ["'path' must be a string"])
                 return nil
             }
             var type: FieldType?
             if let typeText = mapping["type"]?.scalar?.string {
                 type = FieldType(rawValue: typeText)
                 if type == nil {
-                    entryProblems.append("unknown type '\(typeText)' (known: \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    note(mapping["type"], ["unknown type '\(typeText)' (known: \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))"])
                 }
             } else {
-                entryProblems.append("'type' is missing")
+                note(mapping["type"], ["'type' is missing"])
             }
             var spec = FieldSpec(name: name ?? "", path: path, type: type ?? .string)
             func flag(_ key: String) -> Bool {
                 guard let node = mapping[key] else { return false }
                 if let value = node.bool { return value }
-                entryProblems.append("'\(key)' must be true or false")
+                note(node, ["'\(key)' must be true or false"])
                 return false
             }
             spec.isOptional = flag("optional")
@@ -74,7 +124,7 @@ enum MappingFile {
                 if let unit = unitNode.scalar.flatMap({ EpochUnit(rawValue: $0.string) }) {
                     spec.epochUnit = unit
                 } else {
-                    entryProblems.append("'unit' must be one of \(EpochUnit.allCases.map(\.rawValue).joined(separator: ", "))")
+                    note(unitNode, ["'unit' must be one of \(EpochUnit.allCases.map(\.rawValue).joined(separator: ", "))"])
                 }
             }
             if let formatsNode = mapping["formats"] {
@@ -86,21 +136,21 @@ enum MappingFile {
                 if let texts {
                     spec.dateFormats = texts.map(DateFormat.init(name:))
                 } else {
-                    entryProblems.append("'formats' must be a list of epoch, iso8601, rfc2822, twitter and date patterns")
+                    note(formatsNode, ["'formats' must be a list of epoch, iso8601, rfc2822, twitter and date patterns"])
                 }
             }
             if let valuesNode = mapping["values"] {
                 if let list = valuesNode.sequence {
                     spec.enumValues = list.compactMap { $0.scalar?.string }.map { EnumValue($0) }
-                    if spec.enumValues.count < list.count { entryProblems.append("every entry of 'values' must be a single value, not a list or a map") }
+                    if spec.enumValues.count < list.count { note(valuesNode, ["every entry of 'values' must be a single value, not a list or a map"]) }
                 } else if let map = valuesNode.mapping {
                     spec.enumValues = map.compactMap { key, value in
                         guard let json = key.scalar?.string, let scalar = value.scalar else { return nil }
                         return EnumValue(json: json, value: scalar.string, storedKind: Self.storedKind(of: scalar))
                     }
-                    if spec.enumValues.count < map.count { entryProblems.append("every entry of 'values' must map a single value to a single value, not to a list or a map") }
+                    if spec.enumValues.count < map.count { note(valuesNode, ["every entry of 'values' must map a single value to a single value, not to a list or a map"]) }
                 } else {
-                    entryProblems.append("'values' must be a list of values or a map from JSON values to stored values")
+                    note(valuesNode, ["'values' must be a list of values or a map from JSON values to stored values"])
                 }
             }
             if let defaultNode = mapping["default"], type != nil {
@@ -108,10 +158,10 @@ enum MappingFile {
                     do {
                         spec.defaultValue = try FieldValue.parse(text, for: spec)
                     } catch {
-                        entryProblems.append(error.message)
+                        note(defaultNode, [error.message])
                     }
                 } else {
-                    entryProblems.append("'default' must be a single value")
+                    note(defaultNode, ["'default' must be a single value"])
                 }
             }
             if let transformNode = mapping["transform"] {
@@ -119,30 +169,38 @@ enum MappingFile {
                     spec.transform = transform
                 } else {
                     let known = registry.transforms.keys.sorted()
-                    entryProblems.append("'transform' must name a registered transform (registered: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+                    note(transformNode, ["'transform' must name a registered transform (registered: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"])
                 }
             }
             if let nullsNode = mapping["nulls"] {
-                spec.nullSpellings = nullSpellings(nullsNode, problems: &entryProblems)
+                var messages: [String] = []
+                spec.nullSpellings = nullSpellings(nullsNode, problems: &messages)
+                note(nullsNode, messages)
             }
             if let cleanNode = mapping["clean"] {
-                spec.cleanups = cleanups(cleanNode, problems: &entryProblems)
+                var messages: [String] = []
+                spec.cleanups = cleanups(cleanNode, problems: &messages)
+                note(cleanNode, messages)
             }
             if let validateNode = mapping["validate"] {
-                spec.validators = validators(validateNode, registry: registry, problems: &entryProblems)
+                var messages: [String] = []
+                spec.validators = validators(validateNode, registry: registry, problems: &messages)
+                note(validateNode, messages)
             }
-            if entryProblems.isEmpty, name != nil, type != nil {
-                fields.append(spec)
-            } else {
-                problems += entryProblems.map { MappingProblem(field: nil, message: "\(fieldLabel): \($0)") }
+            let label = name == nil ? "field #\(position + 1): " : ""
+            parsed.problems += entryProblems.map { MappingProblem(field: name, message: label + $0.message, location: at($0.node) ?? at(entry)) }
+            // A field with a name and a type is compiled even when an option of it was wrong (that option left
+            // out), so that compiling finds its other problems in the same round.
+            if let name, type != nil {
+                parsed.fields.append(spec)
+                parsed.fieldLocations[name] = parsed.fieldLocations[name] ?? at(entry)
             }
         }
-        var options = MappingOptions()
         if let unmapped = top["unmapped"] {
             if let policy = unmapped.scalar.flatMap({ MappingOptions.UnmappedKeys(rawValue: $0.string) }) {
-                options.unmappedKeys = policy
+                parsed.options.unmappedKeys = policy
             } else {
-                problems.append(MappingProblem(field: nil, message: "\(where_(unmapped, source)): 'unmapped' must be ignore or reject"))
+                problem("'unmapped' must be ignore or reject", at: unmapped)
             }
         }
         if let naming = top["naming"] {
@@ -150,47 +208,46 @@ enum MappingFile {
             let convention = naming.scalar?.string ?? naming.mapping?["convention"]?.scalar?.string
             let separator = naming.mapping?["separator"]?.scalar?.string ?? "_"
             if convention == "snake_case" {
-                options.naming = .snakeCase(separator: separator)
+                parsed.options.naming = .snakeCase(separator: separator)
             } else {
-                problems.append(MappingProblem(field: nil, message: "\(where_(naming, source)): 'naming' must be snake_case or {convention: snake_case, separator: …}"))
+                problem("'naming' must be snake_case or {convention: snake_case, separator: …}", at: naming)
             }
         }
         if let ignore = top["ignore"] {
             // Every entry a key path: a nested list or a map is a mistake, not something to pass over.
             if let entries = ignore.sequence, case let paths = entries.compactMap({ $0.scalar?.string }), paths.count == entries.count {
-                options.ignoredPaths = paths
+                parsed.options.ignoredPaths = paths
             } else {
-                problems.append(MappingProblem(field: nil, message: "\(where_(ignore, source)): 'ignore' must be a list of key paths"))
+                problem("'ignore' must be a list of key paths", at: ignore)
             }
         }
         if let records = top["records"] {
             if let path = records.scalar?.string, !path.isEmpty {
-                options.recordsPath = path
+                parsed.options.recordsPath = path
             } else {
-                problems.append(MappingProblem(field: nil, message: "\(where_(records, source)): 'records' must be the key path of the records (e.g. statuses)"))
+                problem("'records' must be the key path of the records (e.g. statuses)", at: records)
             }
         }
         if let skip = top["skip"] {
             if let count = skip.int, count >= 0 {
-                options.skippedRecords = count
+                parsed.options.skippedRecords = count
             } else {
-                problems.append(MappingProblem(field: nil, message: "\(where_(skip, source)): 'skip' must be a number of records, 0 or more"))
+                problem("'skip' must be a number of records, 0 or more", at: skip)
             }
         }
         if let nulls = top["nulls"] {
             var messages: [String] = []
-            options.nullSpellings = nullSpellings(nulls, problems: &messages)
-            problems += messages.map { MappingProblem(field: nil, message: "\(where_(nulls, source)): \($0)") }
+            parsed.options.nullSpellings = nullSpellings(nulls, problems: &messages)
+            for message in messages { problem(message, at: nulls) }
         }
         if let header = top["header"] {
             if let flag = header.bool {
-                options.columnsFromHeader = flag
+                parsed.options.columnsFromHeader = flag
             } else {
-                problems.append(MappingProblem(field: nil, message: "\(where_(header, source)): 'header' must be true or false"))
+                problem("'header' must be true or false", at: header)
             }
         }
-        guard problems.isEmpty else { throw .invalidMapping(problems) }
-        return (fields, options)
+        return parsed
     }
 
     static let validatorKeys = ["required", "equalTo", "oneOf", "length", "minLength", "maxLength", "lengthRange", "pattern", "min", "max", "range", "custom"]
@@ -346,11 +403,6 @@ enum MappingFile {
         if let number = Double(text), number.isFinite, text.contains(where: { $0.isNumber }) { return .number }
         return .text
     }
-
-    private static func where_(_ node: Node, _ source: String) -> String {
-        guard let mark = node.mark else { return source }
-        return "\(source):\(mark.line)"
-    }
 }
 
 extension MappingSchema {
@@ -364,7 +416,28 @@ extension MappingSchema {
     public init(mappingText text: String, source: String = "<mapping>", registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
         var parsed = try MappingFile.parse(text, source: source, registry: registry)
         if let recordsPath { parsed.options.recordsPath = recordsPath }
-        try self.init(fields: parsed.fields, options: parsed.options)
+        var problems = parsed.problems
+        var schema: MappingSchema?
+        do {
+            schema = try MappingSchema(fields: parsed.fields, options: parsed.options)
+        } catch {
+            guard case .invalidMapping(let found) = error else { throw error }
+            // With fields left out for problems of their own, an empty list is no further problem.
+            let compiled = problems.isEmpty ? found : found.filter { $0.setting != MappingProblem.Setting(key: "fields") }
+            problems += parsed.located(compiled)
+        }
+        guard let schema, problems.isEmpty else {
+            // In the file's order; problems without a place (none so far) last.
+            throw .invalidMapping(problems.enumerated().sorted { left, right in
+                switch (left.element.location, right.element.location) {
+                case let (leftPlace?, rightPlace?): leftPlace == rightPlace ? left.offset < right.offset : leftPlace < rightPlace
+                case (nil, nil): left.offset < right.offset
+                case (nil, _?): false
+                case (_?, nil): true
+                }
+            }.map(\.element))
+        }
+        self = schema
     }
 
     /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators and transforms from
@@ -390,7 +463,7 @@ extension MappingSchema {
             bytes += block[..<count]
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .invalidMapping([MappingProblem(field: nil, message: "\(path): not UTF-8 text (a mapping file is YAML or JSON in UTF-8)")])
+            throw .invalidMapping([MappingProblem(field: nil, message: "not UTF-8 text (a mapping file is YAML or JSON in UTF-8)", location: .init(source: path, line: 1, column: 1))])
         }
         try self.init(mappingText: text, source: path, registry: registry, recordsPath: recordsPath)
     }
