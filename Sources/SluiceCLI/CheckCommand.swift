@@ -79,11 +79,11 @@ struct Sample {
     init(input: Input, schema: MappingSchema, shape: InputShape, limit: Int) throws {
         let reader = try ColumnarReader(input: input, schema: schema, options: ReaderOptions(shape: shape, batchCapacity: limit, rejectionPolicy: .collect))
         var buffer: [UInt8] = []
-        reading: while let batch = try reader.next() {
+        while let batch = try reader.next() {
             // Rows and rejections come apart in a batch; the ordinals put them back in the input's order.
             for row in 0..<batch.count {
                 let location = batch.location(ofRow: row)
-                guard location.ordinal <= limit else { break reading }
+                guard location.ordinal <= limit else { break }
                 let cells = (0..<schema.fields.count).map { index in
                     buffer.removeAll(keepingCapacity: true)
                     return batch.column(index).appendText(row, to: &buffer) ? String(decoding: buffer, as: UTF8.self) : "(null)"
@@ -108,7 +108,8 @@ struct Sample {
         }
         return cells.map { line in
             line.enumerated().map { index, cell in
-                index == line.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                // Padded by characters, as the widths were counted (`padding(toLength:)` counts UTF-16 units).
+                index == line.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

@@ -228,11 +228,13 @@ import Testing
               - {name: d, type: string, clean: [{capture: "("}]}
               - {name: e, type: string, clean: [{number: {thousands: ".", decimal: "."}}]}
               - {name: f, type: string, clean: [{number: {currency: ["1"]}}]}
+              - {name: g, type: string, clean: [{capture: '\C'}]}
             """#) == [
             "<mapping>:2:5: field 'c': stripPrefix needs the text to strip",
             "<mapping>:3:5: field 'd': capture \"(\" is not a valid regular expression: missing closing parenthesis at offset 1",
             #"<mapping>:4:5: field 'e': number: the thousands and decimal separators are both ".""#,
             #"<mapping>:5:5: field 'f': number: the currency sign "1" holds a digit, a sign or a separator"#,
+            #"<mapping>:6:5: field 'g': capture "\\C" is not a valid regular expression: using \C is disabled by the application at offset 2"#,
         ])
     }
 

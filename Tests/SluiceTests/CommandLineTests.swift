@@ -248,6 +248,12 @@ import Testing
             <stdin>: the first 4 records: 3 mapped, 1 rejected
 
             """#)
+        // A rejected record among the first ones is shown although the batch it came in holds later records.
+        let mixed = try run(["check", "-m", "Fixtures/golden/reddit-comments.mapping.yaml", "-", "--limit", "2"],
+                            standardInput: #"{"id":"a","score":"x","created_utc":0,"gilded":0}"# + "\n" + #"{"id":"b","score":1,"created_utc":0,"gilded":0}"# + "\n"
+                                + #"{"id":"c","score":2,"created_utc":0,"gilded":0}"# + "\n")
+        #expect(mixed.status == 2)
+        #expect(mixed.standardOutput.hasSuffix("<stdin>: the first 2 records: 1 mapped, 1 rejected\n"))
         let clean = try run(["check", "-m", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson", "--limit", "2"])
         #expect(clean.status == 0)
         #expect(clean.standardOutput.hasSuffix("Fixtures/examples/tweets.ndjson: the first 2 records: 2 mapped, 0 rejected\n"))

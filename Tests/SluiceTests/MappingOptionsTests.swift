@@ -90,6 +90,25 @@ import Testing
         #expect(try rejections(["entities.*", "meta.*"]) == ["$.entities.hashtags.*.indices", "$.meta.a.c"])
         #expect(try rejections(["entities.**", "meta"]) == [])
         #expect(try rejections(["entities.hashtags.*.*", "meta.a.**"]) == ["$.entities.urls", "$.meta.z"])
+        // A key named `**` is not the wildcard when escaped.
+        #expect(try rejections(["entities.**", "meta.a.\\**", "meta.z"]) == ["$.meta.a.c"])
+    }
+
+    @Test func anIgnoredPathUnderEveryElementCoversTheElementsAFieldReadsByIndexToo() throws {
+        let schema = try MappingSchema(
+            fields: [FieldSpec(name: "first", path: "tags.0.text", type: .string)],
+            options: MappingOptions(unmappedKeys: .reject, ignoredPaths: ["tags.*.*"]))
+        let result = try transcript(of: #"{"tags":[{"text":"a","size":1},{"text":"b","size":2}]}"# + "\n", fields: schema.fields, schemaOptions: schema.options)
+        #expect(result.rows == [#"#1@1:0 first="a""#])
+    }
+
+    @Test func aNodeOnlyAnIgnoredPathReachesTakesAValueOfAnyShape() throws {
+        let schema = try MappingSchema(
+            fields: [FieldSpec(name: "id", type: .int64)],
+            options: MappingOptions(unmappedKeys: .reject, ignoredPaths: ["meta.x", "tags.*.*"]))
+        let text = #"{"id":1,"meta":5,"tags":{"a":1}}"# + "\n" + #"{"id":2,"meta":{"x":[1]},"tags":[{"b":2}]}"# + "\n"
+        let result = try transcript(of: text, fields: schema.fields, schemaOptions: schema.options)
+        #expect(result.rows.count == 2 && result.rejections.isEmpty)
     }
 
     @Test func mappingFilesDeclareTheOptions() throws {

@@ -96,6 +96,15 @@ import Testing
             Field("plan", \.plan).defaulting(to: "free")
             Field("nickname", \.nickname).validated(.required)
         }
+        // A missing key leaves its property alone, also when a validator saw the field's default.
+        let validated = try Mapping(Account.init) {
+            Field("plan", \.plan).defaulting(to: "free").validated(.minLength(3))
+            Field("nickname", \.nickname)
+        }
+        var kept = Account(plan: "pro", nickname: nil, label: "")
+        #expect(try validated.update(&kept, from: .bytes(Array(#"{"nickname":"n"}"#.utf8))).count == 1)
+        #expect(kept == Account(plan: "pro", nickname: "n", label: ""))
+
         var account = Account(plan: "pro", nickname: "a", label: "")
         // null gives the default; a missing key leaves the property; the hook runs on the result.
         #expect(try mapping.update(&account, from: .bytes(Array(#"{"plan":"gold"}"#.utf8))).count == 1)

@@ -125,6 +125,20 @@ import Testing
         #expect(whole.rejections.isEmpty && whole.rows.count == 1)
     }
 
+    @Test func rejectionsFillBatchesAsRowsDo() throws {
+        // A stream in which every record is rejected is handed on a batch at a time, not held whole.
+        let text = String(repeating: #"{"id":"x"} "#, count: 10) + #"{"id":1}"#
+        let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: try MappingSchema(fields: [field("id", .int64)]),
+                                        options: ReaderOptions(shape: .concatenated, batchCapacity: 3, rejectionPolicy: .collect))
+        var rejectionCounts: [Int] = []
+        var rows = 0
+        while let batch = try reader.next() {
+            rejectionCounts.append(batch.rejections.count)
+            rows += batch.count
+        }
+        #expect(rejectionCounts.allSatisfy { $0 <= 3 } && rejectionCounts.reduce(0, +) == 10 && rows == 1)
+    }
+
     @Test func recordsFillBatchesOfTheGivenCapacity() throws {
         let record: [Event] = [.startMap, .key("id"), .number("7"), .endMap]
         let result = try run([field("id", .int64)], Array(repeating: record, count: 10).flatMap { $0 }, capacity: 3)

@@ -23,14 +23,14 @@ final class PatternMatcher: @unchecked Sendable {
     /// How many capture groups the pattern has.
     let groupCount: Int
 
-    /// Compiles `pattern` (Perl syntax, UTF-8, Unicode properties for `\d`, `\w` and classes); the message says
-    /// what is wrong and where when it does not compile.
+    /// Compiles `pattern` (Perl syntax, UTF-8, Unicode properties for `\d`, `\w` and classes; `\C`, which could
+    /// match half a character, is refused); the message says what is wrong and where when it does not compile.
     init(_ pattern: String) throws(PatternError) {
         var errorCode: Int32 = 0
         var errorOffset = 0
         let compiled = pattern.withCString { text in
             text.withMemoryRebound(to: UInt8.self, capacity: pattern.utf8.count) {
-                pcre2_compile_8($0, pattern.utf8.count, UInt32(PCRE2_UTF | PCRE2_UCP), &errorCode, &errorOffset, nil)
+                pcre2_compile_8($0, pattern.utf8.count, UInt32(PCRE2_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C), &errorCode, &errorOffset, nil)
             }
         }
         guard let compiled else {

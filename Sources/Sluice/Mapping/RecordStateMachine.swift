@@ -46,6 +46,9 @@ struct RecordStateMachine {
     private var row = 0
     /// Per column, the serial of the last record that gave it a value (or null, or a failed value).
     private let stamps: UnsafeMutablePointer<UInt32>
+    /// Per column: the serial of the record whose validators were given the column's default (the key was
+    /// missing), so that the record does not count as having had the column.
+    private let defaultedStamps: UnsafeMutablePointer<UInt32>
     private var serial: UInt32 = 1
 
     // MARK: Position in the input
@@ -184,6 +187,8 @@ struct RecordStateMachine {
         columns = batches.current.columns
         stamps = .allocate(capacity: max(columnCount, 1))
         stamps.initialize(repeating: 0, count: max(columnCount, 1))
+        defaultedStamps = .allocate(capacity: max(columnCount, 1))
+        defaultedStamps.initialize(repeating: 0, count: max(columnCount, 1))
         frames = .allocate(capacity: plan.maxDepth + 1)
         keyOrder = KeyOrderCache(plan: plan)
         rejectsUnmappedKeys = plan.rejectsUnmappedKeys
@@ -198,6 +203,7 @@ struct RecordStateMachine {
     func deallocate() {
         emptyBytes.deallocate()
         stamps.deallocate()
+        defaultedStamps.deallocate()
         frames.deallocate()
         keyOrder.deallocate()
         listOrdinals?.deallocate()
@@ -396,7 +402,7 @@ struct RecordStateMachine {
         let node = nodes[Int(nodeID)]
         if node.scalarNeedsCare {
             // A null inside the record stands for everything beneath it being missing; a null record is not one.
-            if node.hasChildren && (kind != .null || nodeID == 0) {
+            if node.hasChildren && (kind != .null || nodeID == 0) && !plan.feedsNoField[Int(nodeID)] {
                 fail(node: nodeID, .typeMismatch, expected: node.expectsArray ? "an object or array" : "an object", kind, bytes, length, boolValue)
             }
             if node.hasSpecialTargets { return writeSpecialScalar(node: nodeID, kind, bytes, length, boolValue) }
@@ -794,7 +800,7 @@ struct RecordStateMachine {
                 failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: columnTypes[column].description, found: found))
             }
         }
-        if !fitsShape && node.hasChildren {
+        if !fitsShape && node.hasChildren && !plan.feedsNoField[Int(nodeID)] {
             failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: "an object", found: found))
         }
     }
@@ -980,6 +986,7 @@ struct RecordStateMachine {
             if stamps[column] != serial && columnHasDefault[column], let defaultValue = plan.conversions[column].defaultValue {
                 columns[column].write(defaultValue, row: row)
                 stamps[column] = serial
+                defaultedStamps[column] = serial
             }
             let verdict = validator.pointee.verdict(columns[column], row: row)
             guard verdict != .passes else { continue }
@@ -1054,6 +1061,13 @@ struct RecordStateMachine {
         failures.removeAll()
         rejectedCount += 1
         batches.current.rejections.append(rejection)
+        // Rejections fill a batch as rows do: a stream of rejected records is handed on batch by batch, not held
+        // whole until enough records map.
+        if batches.current.rejections.count >= batches.current.capacity {
+            batches.completeCurrent(count: row)
+            columns = batches.current.columns
+            row = 0
+        }
         if stopsAtFirstRejection {
             stoppingRejection = rejection
             return false
@@ -1199,7 +1213,7 @@ struct RecordStateMachine {
     var lastTokenEnd: Int { offsetAfterToken() }
 
     /// Whether the last record finished gave `column` a value or a null (as opposed to missing it).
-    func lastRecordHad(column: Int) -> Bool { stamps[column] == serial }
+    func lastRecordHad(column: Int) -> Bool { stamps[column] == serial && defaultedStamps[column] != serial }
 
     /// Whether no record is in progress or waiting to be finished.
     var isBetweenRecords: Bool { !inRecord && !hasDeferredRecord }

@@ -43,6 +43,9 @@ final class CompiledPlan: @unchecked Sendable {
     /// Per node: whether an ignored path covers the keys there that no field reads (they are then neither
     /// counted as unmapped nor rejected in strict mode). Read only when a key misses the trie.
     var ignoresUnreadKeys: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
+    /// Per node: whether no field reads it or anything beneath it (it is there for an ignored path only), so
+    /// that a value of any shape is fine there. Read only when a shape does not fit.
+    var feedsNoField: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
     /// Per column: how values convert beyond the type (dates, enums, truncation, defaults). Plain memory, so
     /// that reading a column's parser or table in place costs no reference counting.
     let conversions: UnsafeMutablePointer<ColumnConversion>
@@ -119,6 +122,7 @@ final class CompiledPlan: @unchecked Sendable {
         columnIsUniqueList.deallocate()
         startsLists.deallocate()
         ignoresUnreadKeys.deallocate()
+        feedsNoField.deallocate()
         columnHasDefault.deallocate()
         conversions.deinitialize(count: fields.count)
         validatorTable.deinitialize(count: validators.count)

@@ -11,7 +11,7 @@ enum PlanCompiler {
             resolved.path = field.resolvedPath(naming: options.naming)
             return resolved
         }
-        if fields.isEmpty { problems.append(MappingProblem(setting: "fields", message: "a mapping needs at least one field")) }
+        if fields.isEmpty { problems.append(MappingProblem(setting: "fields", message: noFieldsMessage)) }
 
         var seenNames: Set<String> = []
         var parsedPaths: [FieldPath?] = []
@@ -74,8 +74,8 @@ enum PlanCompiler {
             do {
                 var path = try FieldPath(parsing: ignored)
                 var scope = TrieBuilderNode.IgnoredScope.everythingBeneath
-                // `\*\*` is a key named `**`, not the wildcard.
-                if path.segments.last?.key == Array("**".utf8), !ignored.hasSuffix("\\*") {
+                // `\*\*` and `\**` are keys named `**`, not the wildcard.
+                if path.segments.last?.key == Array("**".utf8), ignored == "**" || ignored.hasSuffix(".**") {
                     path.segments.removeLast()
                 } else if path.segments.last?.isEveryElement == true {
                     path.segments.removeLast()
@@ -171,6 +171,8 @@ enum PlanCompiler {
 }
 
 extension PlanCompiler {
+    static let noFieldsMessage = "a mapping needs at least one field"
+
     /// Far more than any real mapping takes (a few steps per field), and a bound on what a hostile one can cost:
     /// steps (nodes made and visited while building), and the bytes of the nodes' key paths (kept for messages),
     /// which grow with depth.
@@ -229,7 +231,7 @@ private final class TrieBuilderNode {
         guard !budget.isExhausted else { return }
         guard let segment = segments.first else {
             if let column { targets.append(column) }
-            if scope == .everythingBeneath || (scope == .keysDirectlyIn && ignoredScope == .none) { ignoredScope = scope }
+            widenIgnoredScope(to: scope)
             return
         }
         let rest = segments.dropFirst()
@@ -247,6 +249,11 @@ private final class TrieBuilderNode {
         }
         keyChild(segment.key).insert(rest, column: column, ignoring: scope)
         if let index = segment.index { indexChild(index).insert(rest, column: column, ignoring: scope) }
+    }
+
+    /// Two ignored paths on one node cover what either covers.
+    private func widenIgnoredScope(to scope: IgnoredScope) {
+        if scope == .everythingBeneath || (scope == .keysDirectlyIn && ignoredScope == .none) { ignoredScope = scope }
     }
 
     /// An ignored path that covers everything beneath its node covers every node the fields make beneath it.
@@ -273,6 +280,7 @@ private final class TrieBuilderNode {
     private func absorb(_ other: TrieBuilderNode) {
         budget.spend()
         guard !budget.isExhausted else { return }
+        widenIgnoredScope(to: other.ignoredScope)
         for column in other.targets where !targets.contains(column) { targets.append(column) }
         for (key, child) in other.keyChildren { keyChild(key).absorb(child) }
         for (index, child) in other.indexChildren { indexChild(index).absorb(child) }
@@ -401,6 +409,14 @@ private final class TrieBuilderNode {
         plan.startsLists = .allocateCopy(of: order.map { $0.everyElementChild != nil })
         plan.ignoresUnreadKeys.deallocate()
         plan.ignoresUnreadKeys = .allocateCopy(of: order.map { $0.ignoredScope != .none })
+        plan.feedsNoField.deallocate()
+        // Children come after their parent in `order`: one pass from the end settles each node after its children.
+        var feeds = order.map { !$0.targets.isEmpty }
+        for (position, builder) in order.enumerated().reversed() {
+            let children = builder.keyChildren.map(\.node) + builder.indexChildren.map(\.node) + (builder.everyElementChild.map { [$0] } ?? [])
+            if children.contains(where: { ids[ObjectIdentifier($0)].map { feeds[Int($0)] } ?? false }) { feeds[position] = true }
+        }
+        plan.feedsNoField = .allocateCopy(of: feeds.map { !$0 })
         if let keyChild = recordKeyChild { plan.keyNode = ids[ObjectIdentifier(keyChild)] ?? -1 }
         return plan
     }

@@ -423,7 +423,7 @@ extension MappingSchema {
         } catch {
             guard case .invalidMapping(let found) = error else { throw error }
             // With fields left out for problems of their own, an empty list is no further problem.
-            let compiled = problems.isEmpty ? found : found.filter { $0.setting != MappingProblem.Setting(key: "fields") }
+            let compiled = problems.isEmpty ? found : found.filter { $0.message != PlanCompiler.noFieldsMessage }
             problems += parsed.located(compiled)
         }
         guard let schema, problems.isEmpty else {
