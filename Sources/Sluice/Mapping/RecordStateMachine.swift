@@ -358,6 +358,14 @@ struct RecordStateMachine {
         if hasDeferredRecord {
             return fatal(.extraValue, expected: "one JSON value per line", found: "another value after it")
         }
+        // Rejections fill a batch as rows do, so that a stream of rejected records is handed on batch by batch
+        // instead of held whole until enough records map. The batch is handed on when the next record starts,
+        // never at a rejection that ends the run, which must stay with the batch it ends.
+        if batches.current.rejections.count >= batches.current.capacity {
+            batches.completeCurrent(count: row)
+            columns = batches.current.columns
+            row = 0
+        }
         inRecord = true
         serial &+= 1
         if recordsToSkip > 0 || readsHeader {
@@ -1061,13 +1069,6 @@ struct RecordStateMachine {
         failures.removeAll()
         rejectedCount += 1
         batches.current.rejections.append(rejection)
-        // Rejections fill a batch as rows do: a stream of rejected records is handed on batch by batch, not held
-        // whole until enough records map.
-        if batches.current.rejections.count >= batches.current.capacity {
-            batches.completeCurrent(count: row)
-            columns = batches.current.columns
-            row = 0
-        }
         if stopsAtFirstRejection {
             stoppingRejection = rejection
             return false
