@@ -259,4 +259,16 @@ import Testing
         #expect(clean.standardOutput.hasSuffix("Fixtures/examples/tweets.ndjson: the first 2 records: 2 mapped, 0 rejected\n"))
         #expect(try run(["check", "-m", "Fixtures/examples/tweets.mapping.yaml", "--limit", "0"]).status == 64)
     }
+
+    @Test func inferWritesAMappingThatMapAcceptsUnchanged() throws {
+        let mapping = scratchPath("inferred.yaml")
+        defer { try? FileManager.default.removeItem(at: mapping) }
+        let inferred = try run(["infer", "Fixtures/realdata/twitter.json", "--records-at", "statuses", "--sample", "50", "-o", mapping.path])
+        #expect(inferred.status == 0 && inferred.standardOutput.isEmpty)
+        let text = try String(contentsOf: mapping, encoding: .utf8)
+        #expect(text.contains("records: statuses") && text.contains("{name: created_at, type: date, formats: [twitter]}"))
+        let mapped = try run(["map", "-m", mapping.path, "Fixtures/realdata/twitter.json", "-q", "-o", "/dev/null"])
+        #expect(mapped.status == 0)
+        #expect(try run(["infer", "Fixtures/realdata/twitter.json", "--sample", "0"]).status == 64)
+    }
 }

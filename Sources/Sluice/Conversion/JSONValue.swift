@@ -40,7 +40,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The content of a JSON string literal.
-    private static func unescape(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
+    static func unescape(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
         var output: [UInt8] = []
         output.reserveCapacity(literal.count)
         guard JSONText.appendUnescaped(literal, { output.append($0) }) else { return nil }

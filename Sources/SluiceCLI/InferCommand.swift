@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import Sluice
+import SluiceImport
+
+/// `sluice infer`: a starter mapping file from a sample of an input.
+struct InferCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "infer",
+        abstract: "Write a starter mapping file from a sample of an input.",
+        discussion: """
+            Reads the first records of INPUT (10,000 by default) and prints a mapping file that sluice import and \
+            sluice map accept as it is: one field per key path, typed by the values seen (integers, doubles, \
+            Booleans, dates in ISO 8601, RFC 2822, Twitter's format or epoch numbers, URLs, base64, small sets of \
+            text as enums, arrays of scalars as lists, anything else as json), optional where a value was null or \
+            missing. Check it before relying on it: a sample shows only what it holds.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The JSON input ('-' for standard input).", valueName: "input"))
+    var input: String
+
+    @Option(name: .customLong("sample"), parsing: .unconditional, help: ArgumentHelp("How many records to read (1 to 10,000,000).", valueName: "records"))
+    var sampleSize = 10_000
+
+    @Option(name: .customLong("records-at"), help: ArgumentHelp("The key path of the records inside a wrapper document.", valueName: "path"))
+    var recordsAt: String?
+
+    @Option(name: [.customLong("input-format"), .customLong("format")], help: ArgumentHelp("ndjson, array, concatenated, document or automatic.", valueName: "shape"))
+    var inputFormat: InputShape = .automatic
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the mapping file to FILE instead of standard output.", valueName: "file"))
+    var output: String?
+
+    func validate() throws {
+        try ReadingOptions.check("--sample", sampleSize, 1...10_000_000, "records")
+    }
+
+    func run() throws {
+        let inferred = try InferredMapping(input: input == "-" ? .standardInput : .file(input), sampleSize: sampleSize, recordsPath: recordsAt, shape: inputFormat)
+        guard let output else {
+            print(inferred.mappingText, terminator: "")
+            return
+        }
+        guard FileManager.default.createFile(atPath: output, contents: Data(inferred.mappingText.utf8)) else {
+            throw SluiceError.write(destination: output, message: String(cString: strerror(errno)))
+        }
+    }
+}
