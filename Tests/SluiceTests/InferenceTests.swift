@@ -80,6 +80,12 @@ import Testing
         #expect(try inferred([#"["id","price name"]"#, #"[1,"a"]"#, #"[2]"#]).contains("header: true\nfields:\n  - {name: id, type: int64}\n  - {name: price_name, path: \"price name\", type: string, optional: true}\n"))
     }
 
+    @Test func recordsThatAreNotJSONAreLeftOutAndCounted() throws {
+        let text = try inferred([#"{"a":1}"#, #"{"a":"#, #"{"a":2}"#])
+        #expect(text.contains("from the first 3 records of <memory>") && text.contains("# 1 record was not well-formed JSON and left out.\n"))
+        #expect(text.contains("{name: a, type: int64}\n"))
+    }
+
     @Test func theSampleStopsWhereAsked() throws {
         let text = try inferred([#"{"a":1}"#, #"{"a":"x"}"#], sample: 1)
         #expect(text.contains("from the first 1 record of <memory>") && text.contains("{name: a, type: int64}"))

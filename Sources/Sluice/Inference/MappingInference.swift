@@ -28,14 +28,16 @@ public struct InferredMapping: Sendable {
         var text: [UInt8] = []
         reading: while let batch = try reader.next() {
             for row in 0..<batch.count {
-                guard sampler.records < sampleSize else { break reading }
+                guard sampler.records + sampler.unreadable < sampleSize else { break reading }
                 text.removeAll(keepingCapacity: true)
                 let column = batch.column(0)
                 if column.isNull(row) { text = Array("null".utf8) } else { column.withUTF8(row) { text += $0 ?? UnsafeBufferPointer(start: nil, count: 0) } }
                 let key = recordsPath == nil ? nil : batch.column(1).string(row)
                 if let value = SampleValue(jsonText: text) { sampler.add(value, key: key) }
             }
-            if sampler.records >= sampleSize { break }
+            // Records that are not JSON are left out of the sample, and counted for the file's header.
+            sampler.unreadable += batch.rejections.count
+            if sampler.records + sampler.unreadable >= sampleSize { break }
         }
         recordsSampled = sampler.records
         let source = switch input {
@@ -50,6 +52,7 @@ public struct InferredMapping: Sendable {
 /// The statistics of a sample, by key path, in the order the paths were first seen.
 private struct Sampler {
     var records = 0
+    var unreadable = 0
     var statistics: [String: ValueStatistics] = [:]
     var order: [String] = []
     /// Per object path, its distinct child keys (up to the limit that makes it a map of ids, kept whole as json).
@@ -116,8 +119,10 @@ private struct Sampler {
     // MARK: Writing the mapping
 
     func mappingText(recordsPath: String?, source: String) -> String {
-        var lines = ["# Inferred by sluice infer from the first \(records) record\(records == 1 ? "" : "s") of \(source)."]
+        let read = records + unreadable
+        var lines = ["# Inferred by sluice infer from the first \(read) record\(read == 1 ? "" : "s") of \(source)."]
         lines.append("# Check the types, names and optional flags before relying on them.")
+        if unreadable > 0 { lines.append("# \(unreadable) record\(unreadable == 1 ? " was" : "s were") not well-formed JSON and left out.") }
         if let recordsPath { lines.append("records: \(YAMLText.scalar(recordsPath))") }
         if headerNames != nil { lines.append("header: true") }
         lines.append("fields:")
