@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
 import Sluice
-import SluiceImport
 
 /// `sluice infer`: a starter mapping file from a sample of an input.
 struct InferCommand: ParsableCommand {
@@ -42,8 +40,9 @@ struct InferCommand: ParsableCommand {
             print(inferred.mappingText, terminator: "")
             return
         }
-        guard FileManager.default.createFile(atPath: output, contents: Data(inferred.mappingText.utf8)) else {
-            throw SluiceError.write(destination: output, message: String(cString: strerror(errno)))
-        }
+        // Written whole or not at all, replacing a file of that name, as `sluice map -o` does.
+        let file = try FileOutput(path: output, ifExists: .replace)
+        try file.write(inferred.mappingText)
+        try file.commit()
     }
 }

@@ -56,19 +56,23 @@ final class PatternMatcher: @unchecked Sendable {
 
     /// Searches `text` (well-formed UTF-8: the mapping rejects any other before validators run) for a match.
     func search(_ text: UnsafeBufferPointer<UInt8>) -> Outcome {
-        switch firstCapture(text) {
-        case .captured, .groupUnset: .match
-        case .noMatch: .noMatch
-        case .gaveUp: .gaveUp
+        guard let data = pcre2_match_data_create_8(2, nil) else { return .gaveUp }
+        defer { pcre2_match_data_free_8(data) }
+        switch firstCapture(text, in: data) {
+        case .captured, .groupUnset: return .match
+        case .noMatch: return .noMatch
+        case .gaveUp: return .gaveUp
         }
     }
 
     /// Searches `text` (well-formed UTF-8) for the first match and returns where its first group lies.
-    /// - Parameter matchData: Room for the match (``MatchData``), reused by one thread from search to search;
-    ///   without it, each search makes its own.
-    func firstCapture(_ text: UnsafeBufferPointer<UInt8>, matchData: MatchData? = nil) -> Capture {
-        let owned = matchData == nil ? MatchData() : nil
-        guard let data = (matchData ?? owned)?.pointer else { return .gaveUp }
+    /// - Parameter matchData: Room for the match, reused by one thread from search to search.
+    func firstCapture(_ text: UnsafeBufferPointer<UInt8>, matchData: MatchData) -> Capture {
+        guard let data = matchData.pointer else { return .gaveUp }
+        return firstCapture(text, in: data)
+    }
+
+    private func firstCapture(_ text: UnsafeBufferPointer<UInt8>, in data: OpaquePointer) -> Capture {
         // An empty buffer may have no address; PCRE2 takes any pointer for zero bytes.
         let start = text.baseAddress ?? UnsafePointer(bitPattern: 1)
         let status = pcre2_match_8(code, start, text.count, 0, UInt32(PCRE2_NO_UTF_CHECK), data, context)

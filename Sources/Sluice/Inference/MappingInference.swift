@@ -59,7 +59,8 @@ private struct Sampler {
     var childKeys: [String: Set<String>] = [:]
     /// CSV-like rows: the header's names, when the first record was an array of strings.
     var headerNames: [String]?
-    var sawRowsWithoutHeader = false
+    /// Per key path, the path it lies in and its own key, as the sample met them.
+    var lineage: [String: (parent: String, key: String)] = [:]
 
     static let maximumPaths = 5_000
     static let keysOfAMap = 100
@@ -80,20 +81,21 @@ private struct Sampler {
         }
         records += 1
         if let key { keys.add(.string(key)) }
-        visit(record, at: Self.root)
+        visit(record, at: Self.root, in: nil, key: Self.root)
     }
 
-    private mutating func note(_ value: SampleValue, at path: String) -> Bool {
+    private mutating func note(_ value: SampleValue, at path: String, in parent: String?, key: String) -> Bool {
         if statistics[path] == nil {
             guard order.count < Self.maximumPaths else { return false }
             order.append(path)
+            if let parent { lineage[path] = (parent, key) }
         }
         statistics[path, default: ValueStatistics()].add(value)
         return true
     }
 
-    private mutating func visit(_ value: SampleValue, at path: String) {
-        guard note(value, at: path) else { return }
+    private mutating func visit(_ value: SampleValue, at path: String, in parent: String?, key: String) {
+        guard note(value, at: path, in: parent, key: key) else { return }
         switch value {
         case .object(let members):
             var keys = childKeys[path, default: []]
@@ -101,11 +103,11 @@ private struct Sampler {
             for (key, member) in members {
                 keys.insert(key)
                 if keys.count > Self.keysOfAMap { break }
-                visit(member, at: Self.child(of: path, key: key))
+                visit(member, at: Self.child(of: path, key: key), in: path, key: key)
             }
             childKeys[path] = keys
         case .array(let elements):
-            for element in elements { _ = note(element, at: path + ".*") }
+            for element in elements { _ = note(element, at: path + ".*", in: path, key: "*") }
         default:
             break
         }
@@ -164,11 +166,13 @@ private struct Sampler {
         return (childKeys[path]?.count ?? 0) > Self.keysOfAMap || stats.objects != stats.values
     }
 
+    private func lastKey(of path: String) -> String { lineage[path]?.key ?? path }
+
     private func hasAncestorKeptWhole(_ path: String) -> Bool {
-        var ancestor = FieldPathText.parent(of: path)
+        var ancestor = lineage[path]?.parent
         while let current = ancestor {
             if current != Self.root && keptWhole(current) { return true }
-            ancestor = FieldPathText.parent(of: current)
+            ancestor = lineage[current]?.parent
         }
         return false
     }
@@ -178,14 +182,14 @@ private struct Sampler {
         // No array lies between a field and its record, so a path holds at most one value per record: a field is
         // required when every sampled record had a value there (a null or missing parent counts as none).
         let isOptional = stats.values < records
-        var decision = TypeDecision(stats, key: FieldPathText.lastKey(of: path))
+        var decision = TypeDecision(stats, key: lastKey(of: path))
         var fieldPath = path
         if keptWhole(path) {
             decision = TypeDecision(type: "json", note: "kept whole: \((childKeys[path]?.count ?? 0) > Self.keysOfAMap ? "more than \(Self.keysOfAMap) distinct keys (a map of ids?)" : "objects and other values")")
         } else if stats.arrays > 0 && stats.arrays == stats.values {
             // Arrays of scalars of one kind are lists; anything else stays whole.
             let elements = statistics[path + ".*"] ?? ValueStatistics()
-            let element = TypeDecision(elements, key: FieldPathText.lastKey(of: path))
+            let element = TypeDecision(elements, key: lastKey(of: path))
             if elements.values > 0 && elements.objects == 0 && elements.arrays == 0 && element.type != "json" {
                 decision = element
                 fieldPath = path + ".*"
@@ -320,35 +324,6 @@ enum FormatName {
         case .rfc2822: "rfc2822"
         case .pattern: format == .twitter ? "twitter" : YAMLText.scalar(format.description)
         }
-    }
-}
-
-/// Key paths as text (the sampler's keys): their parent and last key, escapes respected.
-enum FieldPathText {
-    static func parent(of path: String) -> String? {
-        guard path != "$" else { return nil }
-        guard let dot = lastUnescapedDot(path) else { return "$" }
-        return String(path[..<dot])
-    }
-
-    static func lastKey(of path: String) -> String {
-        let start = lastUnescapedDot(path).map { path.index(after: $0) } ?? path.startIndex
-        return String(path[start...]).replacingOccurrences(of: "\\", with: "")
-    }
-
-    private static func lastUnescapedDot(_ path: String) -> String.Index? {
-        var result: String.Index?
-        var index = path.startIndex
-        while index < path.endIndex {
-            if path[index] == "\\" {
-                index = path.index(after: index)
-                if index < path.endIndex { index = path.index(after: index) }
-                continue
-            }
-            if path[index] == "." { result = index }
-            index = path.index(after: index)
-        }
-        return result
     }
 }
 
