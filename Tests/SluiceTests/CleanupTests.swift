@@ -10,13 +10,7 @@ import Testing
     }
 
     func problems(_ mapping: String) -> [String] {
-        do {
-            _ = try MappingSchema(mappingText: mapping)
-            return []
-        } catch {
-            guard case .invalidMapping(let problems) = error else { return ["\(error)"] }
-            return problems.map(\.description)
-        }
+        mappingProblems { _ = try MappingSchema(mappingText: mapping) }.map(\.description)
     }
 
     // MARK: Null spellings

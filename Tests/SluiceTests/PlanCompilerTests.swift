@@ -3,13 +3,7 @@ import Testing
 
 @Suite struct PlanCompilerTests {
     private func problems(_ fields: [FieldSpec]) -> [String] {
-        do {
-            _ = try MappingSchema(fields: fields)
-            return []
-        } catch {
-            guard case .invalidMapping(let problems) = error else { return ["unexpected \(error)"] }
-            return problems.map(\.description)
-        }
+        mappingProblems { _ = try MappingSchema(fields: fields) }.map(\.description)
     }
 
     /// A key path of tens of thousands of segments once overflowed the compiler's stack: it is refused before any

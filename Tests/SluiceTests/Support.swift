@@ -127,6 +127,20 @@ func expectSameForEveryPipeline<Result: Equatable>(
     return reference
 }
 
+/// The problems `compile` reports when it compiles a mapping: none when it compiles; any error that is not a
+/// list of mapping problems is recorded as an issue.
+func mappingProblems(sourceLocation: SourceLocation = #_sourceLocation, _ compile: () throws -> Void) -> [MappingProblem] {
+    do {
+        try compile()
+        return []
+    } catch SluiceError.invalidMapping(let problems) {
+        return problems
+    } catch {
+        Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+        return []
+    }
+}
+
 func field(_ name: String, _ type: FieldType, path: String? = nil, optional: Bool = false) -> FieldSpec {
     FieldSpec(name: name, path: path, type: type, isOptional: optional)
 }
