@@ -80,6 +80,8 @@ struct RecordStateMachine {
     private let rejectsUnmappedKeys: Bool
     /// Where cleanups write what they make of a value; made on the first value a cleanup writes.
     private var cleanupScratch: CleanupScratch?
+    /// Set when a rejection fills the batch's room for rejections, so that the next record hands the batch on.
+    private var rejectionsMayFillBatch = false
 
     // MARK: The record being read
     private(set) var inRecord = false
@@ -360,11 +362,15 @@ struct RecordStateMachine {
         }
         // Rejections fill a batch as rows do, so that a stream of rejected records is handed on batch by batch
         // instead of held whole until enough records map. The batch is handed on when the next record starts,
-        // never at a rejection that ends the run, which must stay with the batch it ends.
-        if batches.current.rejections.count >= batches.current.capacity {
-            batches.completeCurrent(count: row)
-            columns = batches.current.columns
-            row = 0
+        // never at a rejection that ends the run, which must stay with the batch it ends. A flag, not the batch's
+        // count, is what every record tests: reaching into the batch costs hundreds of instructions a record.
+        if rejectionsMayFillBatch {
+            rejectionsMayFillBatch = false
+            if batches.current.rejections.count >= batches.current.capacity {
+                batches.completeCurrent(count: row)
+                columns = batches.current.columns
+                row = 0
+            }
         }
         inRecord = true
         serial &+= 1
@@ -1069,6 +1075,7 @@ struct RecordStateMachine {
         failures.removeAll()
         rejectedCount += 1
         batches.current.rejections.append(rejection)
+        if batches.current.rejections.count >= batches.current.capacity { rejectionsMayFillBatch = true }
         if stopsAtFirstRejection {
             stoppingRejection = rejection
             return false
