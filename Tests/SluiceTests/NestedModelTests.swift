@@ -27,7 +27,7 @@ import Testing
             Field("age", \.age)
         }
         let location = try Mapping(Location.init) {
-            Field(aggregating: \.point, mapping: point)
+            Field.aggregating(\.point, mapping: point)
             Field("distance", \.distance)
         }
         return try Mapping(Company.init) {
@@ -36,7 +36,7 @@ import Testing
             Field("company_ceo.name", \.ceoName)
             Field("hq", \.headquarters, mapping: point)
             Field("branch", \.branch, mapping: point)
-            Field(aggregating: \.location, mapping: location)
+            Field.aggregating(\.location, mapping: location)
         }
     }
 

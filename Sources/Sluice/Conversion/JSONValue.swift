@@ -26,6 +26,21 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The value as JSON text, as a json column holds it.
+    var jsonText: String {
+        switch self {
+        case .string(let text):
+            var literal: [UInt8] = []
+            var text = text
+            text.withUTF8 { JSONText.appendStringLiteral($0, to: &literal) }
+            return String(decoding: literal, as: UTF8.self)
+        case .number(let literal): return literal
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null: return "null"
+        case .object(let json), .array(let json): return json
+        }
+    }
+
     /// The byte a one-character escape stands for: `\n` `\r` `\t` `\b` `\f` their control characters, and `\"`
     /// `\\` `\/` (or any other byte, which a parser has refused already) themselves.
     static func byte(escapedBy letter: UInt8) -> UInt8 {

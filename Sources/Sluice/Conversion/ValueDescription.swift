@@ -14,6 +14,21 @@ enum ValueDescription {
     static func bool(_ value: Bool) -> String { value ? "true" : "false" }
 
     static let null = "null"
+
+    /// The value whose JSON text (as a json column holds it) is `text`.
+    static func jsonText(_ text: UnsafeBufferPointer<UInt8>) -> String {
+        switch text.first {
+        case UInt8(ascii: "\""):
+            guard case .string(let content)? = JSONValue(jsonText: text) else { return string(text) }
+            return "string " + quoted(content)
+        case UInt8(ascii: "{"): return object
+        case UInt8(ascii: "["): return array
+        case UInt8(ascii: "t"): return bool(true)
+        case UInt8(ascii: "f"): return bool(false)
+        case UInt8(ascii: "n"), nil: return null
+        default: return number(text)
+        }
+    }
     static let object = "an object"
     static let array = "an array"
 

@@ -3,115 +3,64 @@
 /// The array is captured as JSON text while the record is mapped, and its elements are mapped when the model is
 /// made, each element as a record of a top-level array. JSON nulls in the array are dropped. An element that
 /// does not map rejects the whole record, naming the element: `$.entities.hashtags[2].text: expected string, …`.
+/// Arrays of values (`[Int]`, `[Date]`, `Set<String>`, …) are ``MappableValue``s and use the plain initialisers.
 extension Field {
     /// An array of nested models, each mapped with `mapping` (reusable elsewhere).
     public init<Element>(_ path: String, _ keyPath: WritableKeyPath<Model, [Element]> & Sendable, elements mapping: Mapping<Element>) {
-        self.init(arrayAt: path, keyPath, clear: nil, mapping: mapping) { $0 }
+        // Models need not be Equatable: an array present in an update always replaces the property's.
+        self.init(path, keyPath, reading: ArrayElements.reading(of: mapping) { $0 }, isSame: { _, _ in false })
     }
 
     /// An optional array of nested models: nil when the key is missing or null.
     public init<Element>(_ path: String, _ keyPath: WritableKeyPath<Model, [Element]?> & Sendable, elements mapping: Mapping<Element>) {
-        self.init(arrayAt: path, keyPath, clear: { $0[keyPath: keyPath] = nil }, mapping: mapping) { $0 }
-    }
-
-    /// An array of text values (`unique: true` keeps the first of equal values, in order: an ordered set).
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, [String]> & Sendable, unique: Bool = false) {
-        self.init(arrayAt: path, keyPath, clear: nil, mapping: ArrayElement<String>.mapping) { unique ? ArrayElements.firstOfEach($0.map(\.value)) : $0.map(\.value) }
-    }
-
-    /// An array of 64-bit integers (`unique: true` keeps the first of equal values, in order).
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, [Int64]> & Sendable, unique: Bool = false) {
-        self.init(arrayAt: path, keyPath, clear: nil, mapping: ArrayElement<Int64>.mapping) { unique ? ArrayElements.firstOfEach($0.map(\.value)) : $0.map(\.value) }
-    }
-
-    /// An array of floating-point numbers.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, [Double]> & Sendable) {
-        self.init(arrayAt: path, keyPath, clear: nil, mapping: ArrayElement<Double>.mapping) { $0.map(\.value) }
-    }
-
-    /// An array of Booleans.
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, [Bool]> & Sendable) {
-        self.init(arrayAt: path, keyPath, clear: nil, mapping: ArrayElement<Bool>.mapping) { $0.map(\.value) }
-    }
-
-    /// A set of text values (duplicates removed).
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Set<String>> & Sendable) {
-        self.init(arrayAt: path, keyPath, clear: nil, mapping: ArrayElement<String>.mapping) { Set($0.map(\.value)) }
-    }
-
-    /// A set of 64-bit integers (duplicates removed).
-    public init(_ path: String, _ keyPath: WritableKeyPath<Model, Set<Int64>> & Sendable) {
-        self.init(arrayAt: path, keyPath, clear: nil, mapping: ArrayElement<Int64>.mapping) { Set($0.map(\.value)) }
-    }
-
-    private init<Element, Stored>(
-        arrayAt path: String, _ keyPath: WritableKeyPath<Model, Stored> & Sendable, clear: (@Sendable (inout Model) -> Void)?, mapping: Mapping<Element>?,
-        wrap: @escaping @Sendable ([Element]) -> Stored
-    ) {
-        self.keyPath = keyPath
-        spec = FieldSpec(name: "\(keyPath)", path: path, type: .json, isOptional: true)
-        let displayPath = (try? FieldPath(parsing: path))?.description ?? path
-        let elements: @Sendable (ColumnStorage, Int) -> Result<[Element]?, ElementFailure> = { storage, row in
-            guard storage.isValid(row) else { return .success(nil) }
-            let text = Array(storage.textBytes(row))
-            guard text.first == UInt8(ascii: "[") else {
-                if text == Array("null".utf8) { return .success(nil) }
-                return .failure(ElementFailure(Rejection.Failure(keyPath: displayPath, kind: .typeMismatch, expected: "an array", found: "another value")))
-            }
-            guard let mapping else { return .success([]) }
-            return ArrayElements.map(text, with: mapping, path: displayPath)
-        }
-        writer = .checked { model, storage, row in
-            switch elements(storage, row) {
-            case .failure(let failure):
-                return failure.failure
-            case .success(let values?):
-                model[keyPath: keyPath] = wrap(values)
-                return nil
-            case .success(nil):
-                if let clear {
-                    clear(&model)
-                    return nil
-                }
-                return storage.isValid(row) ? Rejection.Failure(keyPath: displayPath, kind: .null, expected: "an array", found: ValueDescription.null) : nil
-            }
-        }
-        update = { model, storage, row in
-            guard case .success(let values?) = elements(storage.pointee, row) else { return false }
-            model[keyPath: keyPath] = wrap(values)
-            return true
-        }
-        encodedValues = { _ in [nil] }
+        self.init(path, keyPath, reading: ArrayElements.reading(of: mapping) { $0 }.optional, isSame: { _, _ in false })
     }
 }
 
 /// A one-value model, for arrays of plain values mapped element by element.
-struct ArrayElement<Value: Sendable>: Sendable {
-    var value: Value
-}
+struct ArrayElement<Value: MappableValue>: Sendable {
+    var value: Value?
 
-extension ArrayElement where Value == String {
-    static var mapping: Mapping<ArrayElement<String>>? { try? Mapping({ ArrayElement(value: "") }) { Field("$", \.value) } }
-}
-
-extension ArrayElement where Value == Int64 {
-    static var mapping: Mapping<ArrayElement<Int64>>? { try? Mapping({ ArrayElement(value: 0) }) { Field("$", \.value) } }
-}
-
-extension ArrayElement where Value == Double {
-    static var mapping: Mapping<ArrayElement<Double>>? { try? Mapping({ ArrayElement(value: 0) }) { Field("$", \.value) } }
-}
-
-extension ArrayElement where Value == Bool {
-    static var mapping: Mapping<ArrayElement<Bool>>? { try? Mapping({ ArrayElement(value: false) }) { Field("$", \.value) } }
+    /// Maps one element into `value`; `null` gives nil, which the array drops.
+    static var mapping: Mapping<ArrayElement<Value>>? {
+        try? Mapping({ ArrayElement(value: nil) }) { Field("$", \.value) }
+    }
 }
 
 enum ArrayElements {
+    /// Reads a JSON array of values of `Element` into a collection made by `wrap`.
+    static func reading<Element: MappableValue, Collection>(
+        of element: Element.Type, wrap: @escaping @Sendable ([Element]) -> Collection
+    ) -> ValueReading<Collection> {
+        reading(of: ArrayElement<Element>.mapping) { elements in wrap(elements.compactMap(\.value)) }
+    }
+
+    /// Reads a JSON array whose elements `mapping` maps, into a collection made by `wrap`. A missing key (or
+    /// `null`) is no value: a property keeps what it was made with, an initialiser argument gets no elements.
+    static func reading<Element, Collection>(
+        of mapping: Mapping<Element>?, wrap: @escaping @Sendable ([Element]) -> Collection
+    ) -> ValueReading<Collection> {
+        ValueReading(type: .json, isOptional: true, absent: { wrap([]) }, mayRefuse: true, read: { storage, row in
+            guard storage.isValid(row) else { return .success(nil) }
+            let text = storage.textBytes(row)
+            guard text.first == UInt8(ascii: "[") else {
+                if text.elementsEqual("null".utf8) {
+                    return .failure(ValueFailure(keyPath: "$", kind: .null, expected: "an array", found: ValueDescription.null))
+                }
+                return .failure(ValueFailure(keyPath: "$", kind: .typeMismatch, expected: "an array", found: storage.describedValue(row)))
+            }
+            guard let mapping else {
+                return .failure(ValueFailure(keyPath: "$", kind: .typeMismatch, expected: "an array of a mapped type", found: ValueDescription.array))
+            }
+            return map(Array(text), with: mapping).map { $0.map(wrap) }
+        }, encode: { _ in nil })
+    }
+
     /// Maps the elements of the JSON array `text`; nulls are dropped, and the first element that does not map
-    /// fails the whole array with the element's path.
-    static func map<Element>(_ text: [UInt8], with mapping: Mapping<Element>, path: String) -> Result<[Element]?, ElementFailure> {
+    /// fails the whole array with the element's path relative to the array (`$[2].text`).
+    static func map<Element>(_ text: [UInt8], with mapping: Mapping<Element>) -> Result<[Element]?, ValueFailure> {
         do {
-            let reader = try TypedReader(elementsOf: text, name: path, mapping: mapping, options: ReaderOptions(shape: .array, batchCapacity: 16, rejectionPolicy: .collect))
+            let reader = try TypedReader(elementsOf: text, name: "$", mapping: mapping, options: ReaderOptions(shape: .array, batchCapacity: 16, rejectionPolicy: .collect))
             var elements: [Element] = []
             while let batch = try reader.next() {
                 for (model, location) in zip(batch.models, batch.locations) where !startsWithNull(text, at: location.byteOffset) {
@@ -119,16 +68,16 @@ enum ArrayElements {
                 }
                 for rejection in batch.rejections where rejection.rawText != Array("null".utf8) {
                     var failure = rejection.failures.first ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "an element", found: "another value")
-                    failure.keyPath = "\(path)[\(rejection.location.ordinal - 1)]" + failure.keyPath.dropFirst()
-                    return .failure(ElementFailure(failure))
+                    failure.keyPath = "$[\(rejection.location.ordinal - 1)]" + failure.keyPath.dropFirst()
+                    return .failure(ValueFailure(failure))
                 }
             }
             return .success(elements)
         } catch {
             if case .rejected(let rejection) = error, let failure = rejection.failures.first {
-                return .failure(ElementFailure(failure))
+                return .failure(ValueFailure(failure))
             }
-            return .failure(ElementFailure(Rejection.Failure(keyPath: path, kind: .malformedJSON, expected: "an array", found: "\(error)")))
+            return .failure(ValueFailure(keyPath: "$", kind: .malformedJSON, expected: "an array", found: "\(error)"))
         }
     }
 
@@ -142,10 +91,4 @@ enum ArrayElements {
         offset + 4 <= text.count && text[offset] == UInt8(ascii: "n") && text[offset + 1] == UInt8(ascii: "u")
             && text[offset + 2] == UInt8(ascii: "l") && text[offset + 3] == UInt8(ascii: "l")
     }
-}
-
-/// Why an array's elements did not map: the failure of the first element that did not.
-struct ElementFailure: Error {
-    var failure: Rejection.Failure
-    init(_ failure: Rejection.Failure) { self.failure = failure }
 }

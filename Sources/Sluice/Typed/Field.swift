@@ -10,9 +10,10 @@ import Foundation
 /// Field(json: "entities", \.entitiesJSON)                     // the value's JSON text
 /// ```
 ///
-/// The property's type picks the conversion: `String`, `Int64`, `Int`, `UInt64`, `Double`, `Bool`, `Date`,
-/// `URL`, `Data` (from base64) and enums with `String` or `Int` raw values that are `CaseIterable`, each
-/// optional or not. A misspelled property does not compile.
+/// The property's type picks the conversion: any ``MappableValue`` (text, integers of every width, `Double`,
+/// `Float`, `Decimal`, `Bool`, `Date`, `URL`, `UUID`, `Data` from base64, ``JSONValue``, and optionals, arrays and
+/// sets of these) and enums with `String` or `Int` raw values that are `CaseIterable`. A misspelled property or a
+/// type Sluice cannot map does not compile, and the compiler's message names it.
 public struct Field<Model>: Sendable {
     /// The field as the engine sees it (name, path, type, options).
     public internal(set) var spec: FieldSpec
@@ -31,48 +32,52 @@ public struct Field<Model>: Sendable {
     /// The columns the field reads: its own, or a nested model's.
     var columns: [FieldSpec] { nestedColumns ?? [spec] }
 
-    private init<Value: Equatable & Sendable>(
-        _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
-        kind: StoredValueKind?, configure: (inout FieldSpec) -> Void = { _ in }, read: @escaping @Sendable (ColumnStorage, Int) -> Value
+    /// A field reading a property of any type Sluice maps, through its ``ValueReading``.
+    init<Value: Equatable & Sendable>(
+        _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, reading: ValueReading<Value>,
+        configure: (inout FieldSpec) -> Void = { _ in }
     ) {
-        self.keyPath = keyPath
-        encodedValues = { model in [FieldValue(encoding: model[keyPath: keyPath])] }
-        update = { model, columns, row in
-            let value = read(columns.pointee, row)
-            guard model[keyPath: keyPath] != value else { return false }
-            model[keyPath: keyPath] = value
-            return true
-        }
-        spec = FieldSpec(name: "\(keyPath)", path: path, type: type, isOptional: isOptional)
-        if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
-        configure(&spec)
-        // A stored property of a struct has a fixed offset: values are written there directly, which costs a
-        // fraction of applying the key path. Anything else (computed properties, classes) goes through the key path.
-        if let kind, let offset = MemoryLayout<Model>.offset(of: keyPath) {
-            writer = .stored(offset: offset, kind: kind)
-        } else {
-            writer = .keyPath { model, storage, row in model[keyPath: keyPath] = read(storage, row) }
-        }
+        self.init(path, keyPath, reading: reading, isSame: ==, configure: configure)
     }
 
-    /// For values that are converted once more on the way into the model (URLs, enums): the property is assigned
-    /// only when that conversion succeeds, which the engine has already made sure of for every committed row.
-    private init<Value: Equatable & Sendable>(
-        _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, type: FieldType, isOptional: Bool,
-        configure: (inout FieldSpec) -> Void, convert: @escaping @Sendable (ColumnStorage, Int) -> Value?
+    /// A field reading a property through `reading`; `isSame` tells an update whether the value changed.
+    init<Value>(
+        _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, reading: ValueReading<Value>,
+        isSame: @escaping @Sendable (Value, Value) -> Bool, configure: (inout FieldSpec) -> Void = { _ in }
     ) {
         self.keyPath = keyPath
-        encodedValues = { model in [FieldValue(encoding: model[keyPath: keyPath])] }
+        spec = FieldSpec(name: "\(keyPath)", path: path, type: reading.type, isOptional: reading.isOptional)
+        if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
+        reading.configure(&spec)
+        configure(&spec)
+        let read = reading.read
+        let encode = reading.encode
+        encodedValues = { model in [encode(model[keyPath: keyPath])] }
         update = { model, columns, row in
-            guard let value = convert(columns.pointee, row), model[keyPath: keyPath] != value else { return false }
+            guard case .success(let value?) = read(columns.pointee, row), !isSame(model[keyPath: keyPath], value) else { return false }
             model[keyPath: keyPath] = value
             return true
         }
-        spec = FieldSpec(name: "\(keyPath)", path: path, type: type, isOptional: isOptional)
-        if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
-        configure(&spec)
-        writer = .keyPath { model, storage, row in
-            if let value = convert(storage, row) { model[keyPath: keyPath] = value }
+        // A stored property of a struct has a fixed offset: values are written there directly, which costs a
+        // fraction of applying the key path. Anything else (computed properties, classes) goes through the key path.
+        if let kind = reading.kind, let offset = MemoryLayout<Model>.offset(of: keyPath) {
+            writer = .stored(offset: offset, kind: kind)
+        } else if reading.mayRefuse {
+            writer = .checked { model, storage, row in
+                switch read(storage, row) {
+                case .success(let value?):
+                    model[keyPath: keyPath] = value
+                    return nil
+                case .success(nil):
+                    return nil
+                case .failure(let failure):
+                    return failure
+                }
+            }
+        } else {
+            writer = .keyPath { model, storage, row in
+                if case .success(let value?) = read(storage, row) { model[keyPath: keyPath] = value }
+            }
         }
     }
 
@@ -136,265 +141,70 @@ public struct Field<Model>: Sendable {
         return copy
     }
 
-    // MARK: Text and numbers
 
-    /// A required text property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, String> & Sendable) {
-        self.init(path, keyPath, type: .string, isOptional: false, kind: .string) { $0.text($1) ?? "" }
+    // MARK: Values
+
+    /// A property of any ``MappableValue`` type, read from the value at `path` (see ``MappableValue`` for the
+    /// types and their conversions); an optional property is nil when the key is missing or `null`.
+    public init<Value: MappableValue>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) {
+        self.init(path, keyPath, reading: Value.valueReading)
     }
 
-    /// An optional text property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, String?> & Sendable) {
-        self.init(path, keyPath, type: .string, isOptional: true, kind: .optionalString) { $0.text($1) }
+    /// A property of any ``MappableValue`` type, read from the key named like the property: `\.idStr` reads
+    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
+    public init<Value: MappableValue>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) {
+        self.init(String?.none, keyPath, reading: Value.valueReading)
     }
 
-    /// A required 64-bit integer property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Int64> & Sendable) {
-        self.init(path, keyPath, type: .int64, isOptional: false, kind: .int64) { $0.int64($1) ?? 0 }
+    /// An array property whose equal elements are kept once, the first time they appear (`unique: true`: an
+    /// ordered set); `unique: false` keeps them all.
+    public init<Element: MappableValue & Hashable>(_ path: String, _ keyPath: WritableKeyPath<Model, [Element]> & Sendable, unique: Bool) {
+        self.init(path, keyPath, reading: ArrayElements.reading(of: Element.self) { unique ? ArrayElements.firstOfEach($0) : $0 })
     }
 
-    /// An optional 64-bit integer property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Int64?> & Sendable) {
-        self.init(path, keyPath, type: .int64, isOptional: true, kind: .optionalInt64) { $0.int64($1) }
-    }
+    // MARK: Dates
 
-    /// A required `Int` property (64 bits on the platforms Sluice supports).
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Int> & Sendable) {
-        self.init(path, keyPath, type: .int64, isOptional: false, kind: .int) { Int(truncatingIfNeeded: $0.int64($1) ?? 0) }
-    }
-
-    /// An optional `Int` property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Int?> & Sendable) {
-        self.init(path, keyPath, type: .int64, isOptional: true, kind: .optionalInt) { $0.int64($1).map { Int(truncatingIfNeeded: $0) } }
-    }
-
-    /// A required unsigned 64-bit integer property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, UInt64> & Sendable) {
-        self.init(path, keyPath, type: .uint64, isOptional: false, kind: .uint64) { $0.uint64($1) ?? 0 }
-    }
-
-    /// An optional unsigned 64-bit integer property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, UInt64?> & Sendable) {
-        self.init(path, keyPath, type: .uint64, isOptional: true, kind: .optionalUInt64) { $0.uint64($1) }
-    }
-
-    /// A required floating-point property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Double> & Sendable) {
-        self.init(path, keyPath, type: .double, isOptional: false, kind: .double) { $0.double($1) ?? 0 }
-    }
-
-    /// An optional floating-point property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Double?> & Sendable) {
-        self.init(path, keyPath, type: .double, isOptional: true, kind: .optionalDouble) { $0.double($1) }
-    }
-
-    /// A required Boolean property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Bool> & Sendable) {
-        self.init(path, keyPath, type: .bool, isOptional: false, kind: .bool) { $0.bool($1) ?? false }
-    }
-
-    /// An optional Boolean property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Bool?> & Sendable) {
-        self.init(path, keyPath, type: .bool, isOptional: true, kind: .optionalBool) { $0.bool($1) }
-    }
-
-    // MARK: Dates, URLs, data
-
-    /// A required date property: epoch numbers in `unit`, text in `formats` (tried in order).
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
-        self.init(path, keyPath, type: .date, isOptional: false, kind: .date, configure: { $0.dateFormats = formats; $0.epochUnit = unit }) {
-            $0.date($1) ?? Date(timeIntervalSince1970: 0)
+    /// A date property: epoch numbers in `unit`, text in `formats` (tried in order); a `Date?` is nil when the key
+    /// is missing or `null`.
+    public init<Value: DateProperty>(
+        _ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds
+    ) {
+        self.init(path, keyPath, reading: Value.valueReading) { spec in
+            spec.dateFormats = formats
+            spec.epochUnit = unit
         }
     }
 
-    /// An optional date property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
-        self.init(path, keyPath, type: .date, isOptional: true, kind: .optionalDate, configure: { $0.dateFormats = formats; $0.epochUnit = unit }) {
-            $0.date($1)
-        }
-    }
-
-    /// A required URL property (an absolute or relative reference that Foundation's `URL` also accepts).
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, URL> & Sendable) {
-        self.init(path, keyPath, type: .url, isOptional: false, configure: { $0.requiresFoundationURL = true }) { $0.url($1) }
-    }
-
-    /// An optional URL property.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, URL?> & Sendable) {
-        self.init(path, keyPath, type: .url, isOptional: true, kind: .optionalURL, configure: { $0.requiresFoundationURL = true }) { $0.url($1) }
-    }
-
-    /// A required binary property, from base64 text.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Data> & Sendable) {
-        self.init(path, keyPath, type: .bytes, isOptional: false, kind: .data) { $0.data($1) ?? Data() }
-    }
-
-    /// An optional binary property, from base64 text.
-    public init(_ path: String?, _ keyPath: WritableKeyPath<Model, Data?> & Sendable) {
-        self.init(path, keyPath, type: .bytes, isOptional: true, kind: .optionalData) { $0.data($1) }
+    /// A date property read from the key named like the property: `\.createdAt` reads `createdAt`, or
+    /// `created_at` under ``NamingConvention/snakeCase(separator:)``.
+    public init<Value: DateProperty>(_ keyPath: WritableKeyPath<Model, Value> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
+        self.init(String?.none, keyPath, formats: formats, unit: unit)
     }
 
     // MARK: Enums
 
-    /// A required enum property: the JSON value must be one of the raw values (or the field's default applies).
-    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
-        self.init(path, keyPath, type: .enumeration, isOptional: false, configure: { $0.enumValues = Value.allCases.map { EnumValue($0.rawValue) } }) {
-            $0.text($1).flatMap(Value.init(rawValue:))
-        }
+    /// An enum property with `String` or `Int` raw values: the JSON value must be one of the raw values (an `Int`
+    /// raw value may come as the number or its text), or the field's default applies (`.defaulting(to: .unknown)`).
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable)
+    where Value.RawValue: EnumRawValue {
+        self.init(path, keyPath, reading: EnumReading<Value>.reading)
     }
 
-    /// An optional enum property.
-    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
-        self.init(path, keyPath, type: .enumeration, isOptional: true, kind: nil, configure: { $0.enumValues = Value.allCases.map { EnumValue($0.rawValue) } }) {
-            $0.text($1).flatMap(Value.init(rawValue:))
-        }
+    /// An optional enum property: nil when the key is missing or `null`.
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable)
+    where Value.RawValue: EnumRawValue {
+        self.init(path, keyPath, reading: EnumReading<Value>.optionalReading)
     }
 
-    /// A required enum property with `Int` raw values; the JSON value may be the number or its text.
-    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
-        self.init(path, keyPath, type: .enumeration, isOptional: false, configure: { $0.enumValues = Value.allCases.map { EnumValue(String($0.rawValue)) } }) {
-            $0.text($1).flatMap(Int.init).flatMap(Value.init(rawValue:))
-        }
-    }
-
-    /// An optional enum property with `Int` raw values.
-    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ path: String?, _ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
-        self.init(path, keyPath, type: .enumeration, isOptional: true, kind: nil, configure: { $0.enumValues = Value.allCases.map { EnumValue(String($0.rawValue)) } }) {
-            $0.text($1).flatMap(Int.init).flatMap(Value.init(rawValue:))
-        }
-    }
-
-    // MARK: Without a path
-
-    /// A required text property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, String> & Sendable) {
+    /// An enum property read from the key named like the property.
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable)
+    where Value.RawValue: EnumRawValue {
         self.init(String?.none, keyPath)
     }
 
-    /// An optional text property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, String?> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required 64-bit integer property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Int64> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional 64-bit integer property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Int64?> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required `Int` property (64 bits on the platforms Sluice supports), read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Int> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional `Int` property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Int?> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required unsigned 64-bit integer property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, UInt64> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional unsigned 64-bit integer property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, UInt64?> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required floating-point property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Double> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional floating-point property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Double?> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required Boolean property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Bool> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional Boolean property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Bool?> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required date property: epoch numbers in `unit`, text in `formats` (tried in order), read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Date> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
-        self.init(String?.none, keyPath, formats: formats, unit: unit)
-    }
-
-    /// An optional date property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Date?> & Sendable, formats: [DateFormat] = DateFormat.defaults, unit: EpochUnit = .seconds) {
-        self.init(String?.none, keyPath, formats: formats, unit: unit)
-    }
-
-    /// A required URL property (an absolute or relative reference that Foundation's `URL` also accepts), read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, URL> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional URL property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, URL?> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required binary property, from base64 text, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Data> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional binary property, from base64 text, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init(_ keyPath: WritableKeyPath<Model, Data?> & Sendable) {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required enum property: the JSON value must be one of the raw values (or the field's default applies), read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == String {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional enum property, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == String {
-        self.init(String?.none, keyPath)
-    }
-
-    /// A required enum property with `Int` raw values; the JSON value may be the number or its text, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value> & Sendable) where Value.RawValue == Int {
-        self.init(String?.none, keyPath)
-    }
-
-    /// An optional enum property with `Int` raw values, read from the key named like the property: `\.idStr` reads
-    /// `idStr`, or `id_str` under ``NamingConvention/snakeCase(separator:)``; `\.address.city` reads `address.city`.
-    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable) where Value.RawValue == Int {
+    /// An optional enum property read from the key named like the property.
+    public init<Value: RawRepresentable & CaseIterable & Equatable & Sendable>(_ keyPath: WritableKeyPath<Model, Value?> & Sendable)
+    where Value.RawValue: EnumRawValue {
         self.init(String?.none, keyPath)
     }
 
@@ -432,12 +242,11 @@ public struct Field<Model>: Sendable {
                 return .failure(MappingFailure("\(error)"))
             }
         }
-        let displayPath = (try? FieldPath(parsing: path))?.description ?? path
         writer = .checked { model, storage, row in
             switch apply(storage, row) {
             case .none: return nil
             case .failure(let failure):
-                return Rejection.Failure(keyPath: displayPath, kind: .custom, expected: "transform", found: failure.message)
+                return ValueFailure(keyPath: "$", kind: .custom, expected: "transform", found: failure.message)
             case .success(let stored):
                 // For an optional property `stored` is `.some(nil)` when the transform gave nil: that clears it.
                 if let stored { model[keyPath: keyPath] = stored }
@@ -455,12 +264,14 @@ public struct Field<Model>: Sendable {
 
     /// A required property holding the value's JSON text.
     public init(json path: String, _ keyPath: WritableKeyPath<Model, String> & Sendable) {
-        self.init(path, keyPath, type: .json, isOptional: false, kind: .string) { $0.text($1) ?? "" }
+        self.init(path, keyPath, reading: ValueReading(type: .json, kind: .string, value: { $0.text($1) ?? "" }, encode: { .string($0) }))
     }
 
     /// An optional property holding the value's JSON text (nil for missing or null).
     public init(json path: String, _ keyPath: WritableKeyPath<Model, String?> & Sendable) {
-        self.init(path, keyPath, type: .json, isOptional: true, kind: .optionalString) { $0.text($1) }
+        self.init(path, keyPath, reading: ValueReading(type: .json, isOptional: true, kind: .optionalString, read: { storage, row in
+            .success(.some(storage.text(row)))
+        }, encode: { $0.map(FieldValue.string) }))
     }
 }
 
@@ -470,8 +281,9 @@ enum FieldWriter<Model>: Sendable {
     case stored(offset: Int, kind: StoredValueKind)
     /// Through the key path.
     case keyPath(@Sendable (inout Model, ColumnStorage, Int) -> Void)
-    /// Through a conversion that may refuse the value (a transform, an array's elements): returns why.
-    case checked(@Sendable (inout Model, ColumnStorage, Int) -> Rejection.Failure?)
+    /// Through a conversion that may refuse the value (a transform, an array's elements): returns why, with a
+    /// key path relative to the value.
+    case checked(@Sendable (inout Model, ColumnStorage, Int) -> ValueFailure?)
     /// A nested model made from several columns (a pointer to the first): returns why it was refused, if it was.
     case nested(@Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int) -> [Rejection.Failure])
 }

@@ -192,7 +192,9 @@ public struct Mapping<Model>: Sendable {
                     for row in 0..<count { assign(&base[start + row], storage, row) }
                 case .checked(let apply):
                     for row in 0..<count {
-                        if let failure = apply(&base[start + row], storage, row) { refused[row, default: []].append(failure) }
+                        if let failure = apply(&base[start + row], storage, row) {
+                            refused[row, default: []].append(failure.placed(under: plan.columnPath(column)))
+                        }
                     }
                 case .nested(let apply):
                     for row in 0..<count {
@@ -227,12 +229,9 @@ public struct Mapping<Model>: Sendable {
                 case .keyPath(let assign):
                     assign(&pointer.pointee, columns[column], row)
                 case .checked(let apply):
-                    if var failure = apply(&pointer.pointee, columns[column], row) {
-                        // The failure names the path within this mapping; inside a parent, the column's path there
-                        // replaces that prefix (`$.tags[1]` becomes `$.post.tags[1]`).
-                        let own = plan.columnPath(column)
-                        if failure.keyPath.hasPrefix(own) { failure.keyPath = paths[column] + failure.keyPath.dropFirst(own.count) }
-                        failures.append(failure)
+                    if let failure = apply(&pointer.pointee, columns[column], row) {
+                        // Inside a parent, the column's path is the parent's (`$.post.tags[1]`).
+                        failures.append(failure.placed(under: paths[column]))
                     }
                 case .nested(let apply):
                     failures += apply(&pointer.pointee, columns + column, row)

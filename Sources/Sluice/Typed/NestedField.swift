@@ -26,13 +26,16 @@ extension Field {
 
     /// A nested model aggregated from keys of this record (`latitude` and `longitude` → `point`); aggregations
     /// compose, since a nested mapping may aggregate too.
-    public init<Nested>(aggregating keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>) {
-        self.init(nestedAt: nil, keyPath, clear: nil, mapping: mapping) { $0 }
+    ///
+    /// A static function rather than an initialiser: an initialiser taking any key path would make the compiler's
+    /// message for a misspelled property in any field a list of candidates instead of the missing member's name.
+    public static func aggregating<Nested>(_ keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>) -> Field {
+        Field(nestedAt: nil, keyPath, clear: nil, mapping: mapping) { $0 }
     }
 
     /// An optional aggregated nested model: nil when none of its keys is present.
-    public init<Nested>(aggregating keyPath: WritableKeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>) {
-        self.init(nestedAt: nil, keyPath, clear: { $0[keyPath: keyPath] = nil }, mapping: mapping) { $0 }
+    public static func aggregating<Nested>(_ keyPath: WritableKeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>) -> Field {
+        Field(nestedAt: nil, keyPath, clear: { $0[keyPath: keyPath] = nil }, mapping: mapping) { $0 }
     }
 
     private init<Nested, Stored>(
