@@ -36,7 +36,7 @@ enum ArrayElements {
     }
 
     /// Reads a JSON array whose elements `mapping` maps, into a collection made by `wrap`. A missing key (or
-    /// `null`) is no value: a property keeps what it was made with, an initialiser argument gets no elements.
+    /// `null`) is no value: a property keeps what it was made with, an initialiser parameter gets no elements.
     static func reading<Element, Collection>(
         of mapping: Mapping<Element>?, wrap: @escaping @Sendable ([Element]) -> Collection
     ) -> ValueReading<Collection> {

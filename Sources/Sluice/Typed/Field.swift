@@ -81,6 +81,30 @@ public struct Field<Model>: Sendable {
         }
     }
 
+    /// A field that only describes an initialiser argument: its column, its property (which may be a `let`) and
+    /// the way back to JSON. The mapping's initialiser, not the field, puts the value into the model.
+    init<Value>(describing keyPath: KeyPath<Model, Value> & Sendable, path: String?, reading: ValueReading<Value>, configure: (inout FieldSpec) -> Void) {
+        self.keyPath = keyPath
+        spec = FieldSpec(name: "\(keyPath)", path: path, type: reading.type, isOptional: reading.isOptional)
+        if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
+        reading.configure(&spec)
+        configure(&spec)
+        let encode = reading.encode
+        encodedValues = { model in [encode(model[keyPath: keyPath])] }
+        update = { _, _, _ in false }
+        writer = .argument(mayRefuse: reading.mayRefuse)
+    }
+
+    /// A field that only describes an initialiser argument read from several columns (a nested model).
+    init<Value>(describing keyPath: KeyPath<Model, Value> & Sendable, columns: [FieldSpec], encodedValues: @escaping @Sendable (Model) -> [FieldValue?]) {
+        self.keyPath = keyPath
+        spec = columns.first ?? FieldSpec(name: "\(keyPath)", path: nil, type: .json, isOptional: true)
+        nestedColumns = columns
+        self.encodedValues = encodedValues
+        update = { _, _, _ in false }
+        writer = .argument(mayRefuse: true)
+    }
+
     /// The key path a path-less field reads, by property: `\Model.address.city` gives `address`, `city`.
     private static func propertyPath(of keyPath: AnyKeyPath) -> [String] {
         let description = "\(keyPath)"
@@ -286,6 +310,9 @@ enum FieldWriter<Model>: Sendable {
     case checked(@Sendable (inout Model, ColumnStorage, Int) -> ValueFailure?)
     /// A nested model made from several columns (a pointer to the first): returns why it was refused, if it was.
     case nested(@Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int) -> [Rejection.Failure])
+    /// Nowhere: the field is an initialiser argument, passed to the model's initialiser by the mapping. Whether
+    /// reading it may refuse a committed value.
+    case argument(mayRefuse: Bool)
 }
 
 /// The Swift type of a stored property a field writes.

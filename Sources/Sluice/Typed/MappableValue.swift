@@ -183,12 +183,12 @@ extension UInt8: MappableValue {
     public static var valueReading: ValueReading<UInt8> { narrowedReading }
 }
 
-/// Read as a `Double` (correctly rounded), then rounded to the nearest `Float`; refused when beyond `Float`'s
-/// finite range, as `JSONDecoder` does.
+/// Read as a `Double` (correctly rounded), then rounded to the nearest `Float`; refused when that rounds to
+/// infinity (beyond `Float`'s finite range).
 extension Float: MappableValue {
     public static var valueReading: ValueReading<Float> {
         ValueReading(type: .double, name: "float (finite)", convert: { storage, row in
-            storage.double(row).flatMap { Float(exactly: $0) ?? (abs($0) <= Double(Float.greatestFiniteMagnitude) ? Float($0) : nil) }
+            storage.double(row).map(Float.init).flatMap { $0.isFinite ? $0 : nil }
         }, encode: { .double(Double($0)) })
     }
 }
@@ -255,7 +255,7 @@ extension Optional: MappableValue where Wrapped: MappableValue {
 
 /// A JSON array, element by element with the element type's conversion; `null` elements are dropped, and an
 /// element that does not convert rejects the record, naming it (`$.scores[2]: expected int32 …`). A missing key
-/// (or `null`) leaves a property as the model was made, and gives an initialiser argument an empty array.
+/// (or `null`) leaves a property as the model was made, and gives an initialiser parameter an empty array.
 extension Array: MappableValue where Element: MappableValue {
     public static var valueReading: ValueReading<[Element]> {
         ArrayElements.reading(of: Element.self) { $0 }

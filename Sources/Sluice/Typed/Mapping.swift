@@ -14,7 +14,7 @@ import Foundation
 /// The mapping compiles once (every problem reported at once) into the same plan the dynamic schema uses, and
 /// may be shared by any number of readers on any threads.
 public struct Mapping<Model>: Sendable {
-    let makeModel: @Sendable () -> Model
+    let assembly: Assembly<Model>
     let fields: [Field<Model>]
     /// Runs on every mapped model; may compute derived properties, and may throw to reject the record.
     let finish: (@Sendable (inout Model) throws -> Void)?
@@ -39,7 +39,77 @@ public struct Mapping<Model>: Sendable {
         _ makeModel: @escaping @Sendable () -> Model, options: MappingOptions = MappingOptions(), fields: [Field<Model>],
         finish: (@Sendable (inout Model) throws -> Void)? = nil
     ) throws(SluiceError) {
-        self.makeModel = makeModel
+        try self.init(assembly: .properties(makeModel), options: options, fields: fields, finish: finish)
+    }
+
+    /// Compiles a mapping for a model made by its initialiser (for models whose properties are `let` constants):
+    /// each record's values are passed to `initializer`, one ``Parameter`` per parameter, in order.
+    ///
+    /// ```swift
+    /// struct Tweet { let id: Int64; let text: String; let createdAt: Date; let tags: [String]? }
+    /// let mapping = try Mapping(Tweet.init,
+    ///     Parameter("id", \.id),
+    ///     Parameter("text", \.text),
+    ///     Parameter("created_at", \.createdAt, formats: [.twitter]),
+    ///     Parameter("entities.hashtags.text", \.tags))
+    /// ```
+    ///
+    /// Each parameter's property must have the initialiser parameter's type, which the compiler checks. A record is all or
+    /// nothing: every value that does not map is named in its rejection, and the initialiser is not called.
+    /// - Parameters:
+    ///   - initializer: Makes a model from the parameters' values (`Tweet.init`, or any function or closure).
+    ///   - options: Options of the mapping as a whole (unmapped keys, ignored paths, naming).
+    ///   - parameters: Where each parameter's value is read.
+    ///   - finish: Runs on every model made; may throw to reject the record with its message.
+    /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
+    public init<each Value>(
+        _ initializer: @escaping @Sendable (repeat each Value) -> Model, options: MappingOptions = MappingOptions(),
+        _ parameters: repeat Parameter<Model, each Value>, finish: (@Sendable (inout Model) throws -> Void)? = nil
+    ) throws(SluiceError) {
+        var fields: [Field<Model>] = []
+        var differs: [@Sendable (Model, Model) -> Bool] = []
+        for parameter in repeat each parameters {
+            fields.append(parameter.field)
+            differs.append(parameter.differs)
+        }
+        let parameters = (repeat each parameters)
+        let construct: @Sendable (ArgumentSource<Model>) -> Result<Model, RefusedValues> = { source in
+            var failures: [Rejection.Failure] = []
+            var column = 0
+            let values = (repeat Self.value(of: each parameters, from: source, column: &column, failures: &failures))
+            guard failures.isEmpty else { return .failure(RefusedValues(failures)) }
+            do throws(RefusedValues) {
+                return .success(initializer(repeat try Self.unwrapped(each values)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        try self.init(assembly: .initializer(construct, differs: differs), options: options, fields: fields, finish: finish)
+    }
+
+    /// One argument's value: from the record, or for an update, from the model's property when the record does
+    /// not hold it. Moves `column` past the argument's columns.
+    private static func value<Value>(
+        of argument: Parameter<Model, Value>, from source: ArgumentSource<Model>, column: inout Int, failures: inout [Rejection.Failure]
+    ) -> Value? {
+        let columns = column..<column + argument.columns.count
+        column = columns.upperBound
+        if let current = source.current, !columns.contains(where: source.isPresent) {
+            return current[keyPath: argument.property]
+        }
+        return argument.value(source.columns + columns.lowerBound, source.row, source.paths[columns], &failures)
+    }
+
+    /// A value every argument produced (the failures were checked first).
+    private static func unwrapped<Value>(_ value: Value?) throws(RefusedValues) -> Value {
+        guard let value else { throw RefusedValues([]) }
+        return value
+    }
+
+    private init(
+        assembly: Assembly<Model>, options: MappingOptions, fields: [Field<Model>], finish: (@Sendable (inout Model) throws -> Void)?
+    ) throws(SluiceError) {
+        self.assembly = assembly
         self.fields = fields
         self.finish = finish
         var starts: [Int] = []
@@ -131,8 +201,19 @@ public struct Mapping<Model>: Sendable {
         }
         var updated = model
         var changed: [PartialKeyPath<Model> & Sendable] = []
-        for index in present where fields[index].update(&updated, batch.columns + columnStart[index], 0) {
-            changed.append(fields[index].keyPath)
+        switch assembly {
+        case .properties:
+            for index in present where fields[index].update(&updated, batch.columns + columnStart[index], 0) {
+                changed.append(fields[index].keyPath)
+            }
+        case .initializer(let construct, let differs):
+            // A new model from the initialiser: the record's values where it has them, the model's elsewhere.
+            let source = ArgumentSource(columns: batch.columns, row: 0, paths: updatePlan.columnPaths, current: model) { engine.lastRecordHad(column: $0) }
+            switch construct(source) {
+            case .success(let made): updated = made
+            case .failure(let refusal): throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: refusal.failures, rawText: raw))
+            }
+            changed = present.filter { differs[$0](model, updated) }.map { fields[$0].keyPath }
         }
         if let finish {
             do {
@@ -166,19 +247,29 @@ public struct Mapping<Model>: Sendable {
         finish != nil || fields.contains {
             switch $0.writer {
             case .checked, .nested: true
-            default: false
+            case .argument(let mayRefuse): mayRefuse
+            case .stored, .keyPath: false
             }
         }
     }
 
-    /// Appends one fresh model per record of `batch` to `models`, then writes the fields column by column and
-    /// runs the finishing hook. Returns the rows that transforms or the hook refused, with why.
+    /// Appends one model per record of `batch` that is not refused to `models`, in order. Returns the rows
+    /// that conversions made now, transforms or the hook refused, with why.
     func appendModels(from batch: ColumnarBatch, to models: inout ContiguousArray<Model>) -> [Int: [Rejection.Failure]] {
-        let start = models.count
         let count = batch.count
-        for _ in 0..<count { models.append(makeModel()) }
-        let stride = MemoryLayout<Model>.stride
         var refused: [Int: [Rejection.Failure]] = [:]
+        guard case .properties(let make) = assembly else {
+            for row in 0..<count {
+                switch makeModel(columns: batch.columns, row: row, paths: plan.columnPaths, hookPath: "$") {
+                case .success(let model): models.append(model)
+                case .failure(let refusal): refused[row] = refusal.failures
+                }
+            }
+            return refused
+        }
+        let start = models.count
+        for _ in 0..<count { models.append(make()) }
+        let stride = MemoryLayout<Model>.stride
         models.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             let first = UnsafeMutableRawPointer(base + start)
@@ -201,6 +292,8 @@ public struct Mapping<Model>: Sendable {
                         let failures = apply(&base[start + row], batch.columns + column, row)
                         if !failures.isEmpty { refused[row, default: []] += failures }
                     }
+                case .argument:
+                    break
                 }
             }
             guard let finish else { return }
@@ -212,7 +305,36 @@ public struct Mapping<Model>: Sendable {
                 }
             }
         }
+        for row in refused.keys.sorted(by: >) { models.remove(at: start + row) }
         return refused
+    }
+
+    /// The model of one record whose columns start at `columns` (a nested model's, inside its parent's batch),
+    /// with the finishing hook run; `paths` name the columns, and `hookPath` the hook's refusal. `seed` is what a
+    /// property mapping writes into instead of a fresh model.
+    func makeModel(
+        columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: [String], seed: Model? = nil, hookPath: String
+    ) -> Result<Model, RefusedValues> {
+        var model: Model
+        switch assembly {
+        case .properties(let make):
+            model = seed ?? make()
+            let failures = writeFields(into: &model, columns: columns, row: row, paths: paths)
+            if !failures.isEmpty { return .failure(RefusedValues(failures)) }
+        case .initializer(let construct, _):
+            switch construct(ArgumentSource(columns: columns, row: row, paths: paths)) {
+            case .success(let made): model = made
+            case .failure(let refusal): return .failure(refusal)
+            }
+        }
+        if let finish {
+            do {
+                try finish(&model)
+            } catch {
+                return .failure(RefusedValues([Rejection.Failure(keyPath: hookPath, kind: .custom, expected: "finishing hook", found: "\(error)")]))
+            }
+        }
+        return .success(model)
     }
 
     /// Writes one record's fields into a model, from the columns starting at `columns` (a nested model's, inside
@@ -235,6 +357,8 @@ public struct Mapping<Model>: Sendable {
                     }
                 case .nested(let apply):
                     failures += apply(&pointer.pointee, columns + column, row)
+                case .argument:
+                    break
                 }
             }
         }
@@ -269,6 +393,34 @@ public struct Mapping<Model>: Sendable {
         case .data: each(Data.self) { storage.data($0) ?? Data() }
         case .optionalData: each(Data?.self) { storage.data($0) }
         }
+    }
+}
+
+/// How a mapping makes its models.
+enum Assembly<Model>: Sendable {
+    /// A fresh model from the closure, then each field written into its property.
+    case properties(@Sendable () -> Model)
+    /// The model's initialiser called with the arguments' values; per argument, whether two models differ in it.
+    case initializer(@Sendable (ArgumentSource<Model>) -> Result<Model, RefusedValues>, differs: [@Sendable (Model, Model) -> Bool])
+}
+
+/// Where an initialiser mapping's arguments are read: a row of columns, and for an update, the model whose
+/// properties stand in for what the record does not hold.
+struct ArgumentSource<Model> {
+    let columns: UnsafeMutablePointer<ColumnStorage>
+    let row: Int
+    /// The columns' key paths as rejections show them.
+    let paths: [String]
+    var current: Model?
+    /// Whether the record held a column (for updates).
+    var isPresent: (Int) -> Bool
+
+    init(columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: [String], current: Model? = nil, isPresent: @escaping (Int) -> Bool = { _ in true }) {
+        self.columns = columns
+        self.row = row
+        self.paths = paths
+        self.current = current
+        self.isPresent = isPresent
     }
 }
 

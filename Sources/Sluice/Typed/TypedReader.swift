@@ -110,10 +110,8 @@ public final class TypedReader<Model> {
             lateRejections.append(Rejection(location: locations[row], failures: refused[row] ?? [], rawText: raw))
             engine.countRejectedAfterCommit()
         }
-        for row in refused.keys.sorted(by: >) {
-            modelStorage.remove(at: row)
-            locations.remove(at: row)
-        }
+        // The mapping appended no model for a refused row.
+        for row in refused.keys.sorted(by: >) { locations.remove(at: row) }
         if options.rejectionPolicy == .stop, let first = lateRejections.first {
             // Deliver the models before the first refused record, then stop there: what the batch holds after
             // it was never read, as far as the counts go.

@@ -1,0 +1,72 @@
+/// A nested model inside a parent's record: the nested mapping's columns moved under the parent's key path, and
+/// how a nested value is made from them. Shared by nested fields and nested initialiser arguments.
+struct NestedModel<Nested>: Sendable {
+    let mapping: Mapping<Nested>
+    /// The nested mapping's columns, under the prefix. Inside an optional nested model every column is optional
+    /// (its absence is the model's); required ones are checked when the model is present.
+    let columns: [FieldSpec]
+    /// The columns' key paths as rejections show them (`$.user.name`).
+    let displayPaths: [String]
+    let isOptional: Bool
+    /// The prefix as rejections show it, for a finishing hook's refusal.
+    private let displayPrefix: String
+    /// The nested mapping's columns that need a value when the model is present.
+    private let required: [Int]
+
+    init(mapping: Mapping<Nested>, under prefix: String?, isOptional: Bool, name: String) {
+        self.mapping = mapping
+        self.isOptional = isOptional
+        let prefixSegments = prefix.flatMap { try? FieldPath(parsing: $0) }?.segments ?? []
+        columns = mapping.plan.fields.map { nested in
+            var column = nested
+            let inner = (try? FieldPath(parsing: nested.resolvedPath(naming: nil)))?.segments ?? []
+            let segments = prefixSegments + inner
+            column.path = segments.isEmpty ? "$" : segments.map { FieldPath.escaped(key: String(decoding: $0.key, as: UTF8.self)) }.joined(separator: ".")
+            column.propertyPath = nil
+            column.name = "\(name)/\(nested.name)"
+            if isOptional {
+                column.isOptional = true
+                column.defaultValue = nil
+                column.validators.removeAll { $0 == .required }
+            }
+            return column
+        }
+        required = mapping.plan.fields.indices.filter { !mapping.plan.fields[$0].isOptional && mapping.plan.fields[$0].defaultValue == nil }
+        displayPaths = columns.map { column in (try? FieldPath(parsing: column.path ?? "$"))?.description ?? "$" }
+        displayPrefix = prefix.map { (try? FieldPath(parsing: $0))?.description ?? $0 } ?? "$"
+    }
+
+    /// Whether any of the nested model's keys is in the row.
+    func isPresent(_ storage: UnsafeMutablePointer<ColumnStorage>, row: Int) -> Bool {
+        (0..<columns.count).contains { storage[$0].isValid(row) }
+    }
+
+    /// The nested value of the row whose columns start at `storage`: nil for an optional model none of whose keys
+    /// is present. `seed` makes the value a property mapping writes into (instead of its own `makeModel`).
+    func value(_ storage: UnsafeMutablePointer<ColumnStorage>, row: Int, seed: Nested? = nil) -> Result<Nested?, RefusedValues> {
+        if isOptional && !isPresent(storage, row: row) { return .success(nil) }
+        var failures: [Rejection.Failure] = []
+        if isOptional {
+            for column in required where !storage[column].isValid(row) {
+                failures.append(Rejection.Failure(keyPath: displayPaths[column], kind: .missing, expected: mapping.plan.fields[column].type.description, found: "no value"))
+            }
+        }
+        switch mapping.makeModel(columns: storage, row: row, paths: displayPaths, seed: seed, hookPath: displayPrefix) {
+        case .success(let nested) where failures.isEmpty: return .success(nested)
+        case .success: return .failure(RefusedValues(failures))
+        case .failure(let refused): return .failure(RefusedValues(failures + refused.failures))
+        }
+    }
+
+    /// The nested value's field values, for writing it back as JSON.
+    func encodedValues(_ nested: Nested?) -> [FieldValue?] {
+        guard let nested else { return Array(repeating: nil, count: columns.count) }
+        return mapping.fields.flatMap { $0.encodedValues(nested) }
+    }
+}
+
+/// The values of one record that were refused while its model was made, each naming its key path.
+struct RefusedValues: Error {
+    var failures: [Rejection.Failure]
+    init(_ failures: [Rejection.Failure]) { self.failures = failures }
+}
