@@ -1,5 +1,10 @@
+import Foundation
+
 /// Errors that stop a run, as opposed to ``Rejection``s, which are reported per record while a run goes on.
-public enum SluiceError: Error, Sendable, CustomStringConvertible {
+///
+/// The description says what happened in one message (with every mapping problem, or the rejection's location
+/// and key paths), and so does `localizedDescription` (``SluiceError`` is a `LocalizedError`).
+public enum SluiceError: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// A mapping that does not compile; every problem is listed, each naming its field.
     case invalidMapping([MappingProblem])
     /// The reader's rejection policy is ``RejectionPolicy/stop`` and this record was rejected.
@@ -17,6 +22,9 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible {
     /// The records path leads nowhere in this input, or to a value that holds no records; records delivered
     /// before it was noticed stand.
     case recordsPath(source: String, message: String)
+
+    /// The same as ``description``, for `localizedDescription`.
+    public var errorDescription: String? { description }
 
     public var description: String {
         switch self {

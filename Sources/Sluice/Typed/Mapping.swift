@@ -59,15 +59,18 @@ public struct Mapping<Model>: Sendable {
     /// - Parameters:
     ///   - initializer: Makes a model from the parameters' values (`Tweet.init`, or any function or closure).
     ///   - options: Options of the mapping as a whole (unmapped keys, ignored paths, naming).
-    ///   - parameters: Where each parameter's value is read.
+    ///   - first: Where the first parameter's value is read.
+    ///   - parameters: Where each further parameter's value is read.
     ///   - finish: Runs on every model made; may throw to reject the record with its message.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
-    public init<each Value>(
-        _ initializer: @escaping @Sendable (repeat each Value) -> Model, options: MappingOptions = MappingOptions(),
-        _ parameters: repeat Parameter<Model, each Value>, finish: (@Sendable (inout Model) throws -> Void)? = nil
+    public init<First, each Value>(
+        _ initializer: @escaping @Sendable (First, repeat each Value) -> Model, options: MappingOptions = MappingOptions(),
+        _ first: Parameter<Model, First>, _ parameters: repeat Parameter<Model, each Value>, finish: (@Sendable (inout Model) throws -> Void)? = nil
     ) throws(SluiceError) {
-        var fields: [Field<Model>] = []
-        var differs: [@Sendable (Model, Model) -> Bool] = []
+        // The first parameter stands apart so that `Mapping({ Model() }) { fields }` cannot be read as an
+        // initialiser of no parameters with a finishing hook, which would blur the compiler's messages about fields.
+        var fields: [Field<Model>] = [first.field]
+        var differs: [@Sendable (Model, Model) -> Bool] = [first.differs]
         for parameter in repeat each parameters {
             fields.append(parameter.field)
             differs.append(parameter.differs)
@@ -76,10 +79,11 @@ public struct Mapping<Model>: Sendable {
         let construct: @Sendable (ArgumentSource<Model>) -> Result<Model, RefusedValues> = { source in
             var failures: [Rejection.Failure] = []
             var column = 0
+            let firstValue = Self.value(of: first, from: source, column: &column, failures: &failures)
             let values = (repeat Self.value(of: each parameters, from: source, column: &column, failures: &failures))
             guard failures.isEmpty else { return .failure(RefusedValues(failures)) }
             do throws(RefusedValues) {
-                return .success(initializer(repeat try Self.unwrapped(each values)))
+                return .success(initializer(try Self.unwrapped(firstValue), repeat try Self.unwrapped(each values)))
             } catch {
                 return .failure(error)
             }
