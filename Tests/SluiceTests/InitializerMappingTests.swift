@@ -148,4 +148,16 @@ import Testing
         let mapping = try Mapping(Point.init, options: MappingOptions(naming: .snakeCase()), Parameter(\.latitudeDegrees), Parameter(\.label))
         #expect(try mapping.model(from: ["latitude_degrees": 1.5]) == Point(latitudeDegrees: 1.5, label: nil))
     }
+
+    @Test func anErrorsLocalizedDescriptionSaysWhatHappened() throws {
+        let mapping = try Self.mapping()
+        var tweet = Self.expectedFirst
+        do {
+            try mapping.update(&tweet, from: .bytes(Array(#"{"scores":[1,"x"]}"#.utf8)))
+            Issue.record("the update was accepted")
+        } catch {
+            #expect(error.localizedDescription == #"rejected record 1 (line 1, byte 0): $.scores[1]: expected int64, found string "x""#)
+            #expect(error.localizedDescription == error.description)
+        }
+    }
 }
