@@ -52,13 +52,16 @@ enum ArrayElements {
             guard let mapping else {
                 return .failure(ValueFailure(keyPath: "$", kind: .typeMismatch, expected: "an array of a mapped type", found: ValueDescription.array))
             }
-            return map(Array(text), with: mapping).map { $0.map(wrap) }
+            switch map(Array(text), with: mapping) {
+            case .success(let elements): return .success(wrap(elements))
+            case .failure(let failure): return .failure(failure)
+            }
         }, encode: { _ in nil })
     }
 
     /// Maps the elements of the JSON array `text`; nulls are dropped, and the first element that does not map
     /// fails the whole array with the element's path relative to the array (`$[2].text`).
-    static func map<Element>(_ text: [UInt8], with mapping: Mapping<Element>) -> Result<[Element]?, ValueFailure> {
+    static func map<Element>(_ text: [UInt8], with mapping: Mapping<Element>) -> Result<[Element], ValueFailure> {
         do {
             let reader = try TypedReader(elementsOf: text, name: "$", mapping: mapping, options: ReaderOptions(shape: .array, batchCapacity: 16, rejectionPolicy: .collect))
             var elements: [Element] = []
