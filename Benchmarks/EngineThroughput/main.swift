@@ -38,7 +38,7 @@ struct Options {
 }
 
 
-func run() throws {
+func run() async throws {
     let options = Options(arguments: CommandLine.arguments)
     let path = options.file ?? NSTemporaryDirectory() + "sluice-throughput-\(options.megabytes)MB.ndjson"
     var records = 0
@@ -82,6 +82,21 @@ func run() throws {
         }
         return try checked(reader.statistics, sum)
     }
+    // The same reading through the asynchronous sequences: a batch, or a model, per element.
+    func typedBatches<Model>(_ mapping: Mapping<Model>, _ followers: KeyPath<Model, Int64>) async throws -> (sum: Int64, records: Int) {
+        let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
+        var sum: Int64 = 0
+        for try await batch in reader.batches {
+            for model in batch.models { sum &+= model[keyPath: followers] }
+        }
+        return try checked(reader.statistics, sum)
+    }
+    func typedModels<Model>(_ mapping: Mapping<Model>, _ followers: KeyPath<Model, Int64>) async throws -> (sum: Int64, records: Int) {
+        let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
+        var sum: Int64 = 0
+        for try await model in reader.models { sum &+= model[keyPath: followers] }
+        return try checked(reader.statistics, sum)
+    }
     func checked(_ statistics: ReadStatistics, _ sum: Int64) throws -> (sum: Int64, records: Int) {
         guard statistics.recordsRejected == 0 else {
             throw NSError(domain: "EngineThroughput", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(statistics.recordsRejected) records were rejected"])
@@ -90,12 +105,14 @@ func run() throws {
     }
 
     // Name, `--only` key, run. The yajl ceiling has no checksum.
-    let contenders: [(name: String, key: String, run: () throws -> (sum: Int64, records: Int)?)] = [
+    let contenders: [(name: String, key: String, run: () async throws -> (sum: Int64, records: Int)?)] = [
         ("yajl empty callbacks", "yajl", { _ = try TokenizerBaseline.tokenize(file: path); return nil }),
         ("Sluice columnar", "columnar", { try columnar(schema) }),
         ("Sluice columnar, dates and enums", "rich", { try columnar(richSchema) }),
         ("Sluice typed", "typed", { try typed(mapping, \.followers) }),
         ("Sluice typed, dates, enums, nested arrays", "richtyped", { try typed(richMapping, \.followers) }),
+        ("Sluice typed, async batches", "asyncbatches", { try await typedBatches(mapping, \.followers) }),
+        ("Sluice typed, async models", "asyncmodels", { try await typedModels(mapping, \.followers) }),
     ]
 
     var timings: [String: [Double]] = [:]
@@ -103,7 +120,7 @@ func run() throws {
     for _ in 0..<options.repetitions {
         for contender in contenders where options.only == nil || options.only == contender.key {
             var outcome: (sum: Int64, records: Int)?
-            timings[contender.name, default: []].append(try Measure.seconds { outcome = try contender.run() })
+            timings[contender.name, default: []].append(try await Measure.seconds { outcome = try await contender.run() })
             if let outcome {
                 checksums[contender.name] = outcome.sum
                 records = outcome.records
@@ -131,7 +148,7 @@ func run() throws {
 }
 
 do {
-    try run()
+    try await run()
 } catch {
     FileHandle.standardError.write(Data("EngineThroughput: \(error)\n".utf8))
     exit(1)
