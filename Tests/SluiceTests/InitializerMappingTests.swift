@@ -98,7 +98,7 @@ import Testing
         #expect(result.tweets.isEmpty)
         #expect(result.rejections.count == 3)
         #expect(result.rejections[0].hasSuffix("$.user.name: expected string, found no value; $.user.followers: expected int64, found no value"))
-        #expect(result.rejections[1].hasSuffix("$.place.followers: expected int64, found no value"))
+        #expect(result.rejections[1].hasSuffix("): $.place.followers: expected int64, found no value"))
         #expect(result.rejections[2].hasSuffix(#"$.lang: expected one of "en", "fr", "unknown", found string "de""#))
     }
 
@@ -159,5 +159,27 @@ import Testing
             #expect(error.localizedDescription == #"rejected record 1 (line 1, byte 0): $.scores[1]: expected int64, found string "x""#)
             #expect(error.localizedDescription == error.description)
         }
+    }
+
+    @Test func aModelNestedInANestedModelNamesItsValuesFromTheRecordRoot() throws {
+        struct Inner: Sendable, Equatable { let count: Int32; let tags: [Int] }
+        struct Middle: Sendable, Equatable { let inner: Inner? }
+        struct Outer: Sendable, Equatable { let middle: Middle }
+        let inner = try Mapping(Inner.init, Parameter("n", \.count), Parameter("tags", \.tags))
+        let middle = try Mapping(Middle.init, Parameter("b", \.inner, mapping: inner))
+        let outer = try Mapping(Outer.init, Parameter("a", \.middle, mapping: middle))
+        let text = """
+            {"a":{"b":{"n":1,"tags":[2]}}}
+            {"a":{"b":{"n":3000000000,"tags":[1,"x"]}}}
+            {"a":{"b":{"tags":[]}}}
+
+            """
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: outer, options: ReaderOptions(rejectionPolicy: .collect))
+        let batch = try #require(try reader.next())
+        #expect(batch.models == [Outer(middle: Middle(inner: Inner(count: 1, tags: [2])))])
+        #expect(batch.rejections.map { $0.failures.map(\.description) } == [
+            ["$.a.b.n: expected int32 (-2147483648 to 2147483647), found number 3000000000", #"$.a.b.tags[1]: expected int64, found string "x""#],
+            ["$.a.b.n: expected int64, found no value"],
+        ])
     }
 }

@@ -45,12 +45,14 @@ import Testing
     @Test func decimalsAreExactFromTheLiteralsDigits() throws {
         let result = try Self.read(Decimal.self, [
             #"{"v":0.1}"#, #"{"v":190957570511478800.25}"#, #"{"v":"12.50"}"#, #"{"v":-1.5e3}"#, #"{"v":0}"#,
-            #"{"v":12345678901234567890123456789012345678}"#, #"{"v":1e-128}"#, #"{"v":25e126}"#,
+            #"{"v":12345678901234567890123456789012345678}"#, #"{"v":1e-128}"#, #"{"v":25e126}"#, #"{"v":0e10000000}"#, #"{"v":-0.0}"#,
         ], initial: 0)
         #expect(result.values.prefix(6).map(\.description) == ["0.1", "190957570511478800.25", "12.5", "-1500", "0", "12345678901234567890123456789012345678"])
         #expect(result.values[0] == Decimal(sign: .plus, exponent: -1, significand: 1))
         #expect(result.values[6] == Decimal(sign: .plus, exponent: -128, significand: 1))
         #expect(result.values[7] == Decimal(sign: .plus, exponent: 126, significand: 25))
+        #expect(result.values[8] == 0)
+        #expect(result.values[9] == 0)
         #expect(result.rejections.isEmpty)
     }
 

@@ -107,4 +107,54 @@ import Testing
         #expect(updated.name == "Acme" && updated.ceo == company.ceo)
         #expect(changed.count == 1)
     }
+
+    @Test func aModelNestedInANestedModelNamesItsValuesFromTheRecordRoot() throws {
+        struct Inner: Sendable, Equatable { var count: Int32 = 0; var tags: [Int] = [] }
+        struct Middle: Sendable, Equatable { var inner: Inner? }
+        struct Outer: Sendable, Equatable { var middle = Middle() }
+        let inner = try Mapping(Inner.init) {
+            Field("n", \.count)
+            Field("tags", \.tags)
+        }
+        let middle = try Mapping(Middle.init) { Field("b", \.inner, mapping: inner) }
+        let outer = try Mapping(Outer.init) { Field("a", \.middle, mapping: middle) }
+        let text = """
+            {"a":{"b":{"n":1,"tags":[2]}}}
+            {"a":{"b":{"n":3000000000,"tags":[1,"x"]}}}
+            {"a":{"b":{"tags":[]}}}
+
+            """
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: outer, options: ReaderOptions(rejectionPolicy: .collect))
+        let batch = try #require(try reader.next())
+        #expect(batch.models == [Outer(middle: Middle(inner: Inner(count: 1, tags: [2])))])
+        #expect(batch.rejections.map { $0.failures.map(\.description) } == [
+            ["$.a.b.n: expected int32 (-2147483648 to 2147483647), found number 3000000000", #"$.a.b.tags[1]: expected int64, found string "x""#],
+            ["$.a.b.n: expected int64, found no value"],
+        ])
+    }
+
+    @Test func anUpdateRefusesWhatAConversionMadeWhenTheModelIsMadeRefuses() throws {
+        struct Account: Sendable, Equatable { var id: Int32 = 0; var balance: Decimal = 0; var scores: [Int] = [] }
+        let mapping = try Mapping(Account.init) {
+            Field("id", \.id)
+            Field("balance", \.balance)
+            Field("scores", \.scores)
+        }
+        var account = Account(id: 1, balance: 5, scores: [1])
+        do {
+            try mapping.update(&account, from: .bytes(Array(#"{"id":3000000000,"balance":"1,5","scores":[1,"x"]}"#.utf8)))
+            Issue.record("the update was accepted")
+        } catch {
+            guard case .rejected(let rejection) = error else { throw error }
+            #expect(rejection.failures.map(\.description) == [
+                "$.id: expected int32 (-2147483648 to 2147483647), found number 3000000000",
+                #"$.balance: expected decimal (at most 38 significant digits), found string "1,5""#,
+                #"$.scores[1]: expected int64, found string "x""#,
+            ])
+        }
+        #expect(account == Account(id: 1, balance: 5, scores: [1]))
+        let changed = try mapping.update(&account, from: .bytes(Array(#"{"id":2,"scores":[3]}"#.utf8)))
+        #expect(account == Account(id: 2, balance: 5, scores: [3]))
+        #expect(changed.count == 2)
+    }
 }

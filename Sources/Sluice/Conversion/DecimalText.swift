@@ -39,10 +39,10 @@ enum DecimalText {
                 exponentIsNegative = text[position] == UInt8(ascii: "-")
                 position += 1
             }
+            // Past a million the exponent stops growing: no significand of 38 digits brings it back into range.
             var exponent = 0
             while position < text.count {
-                guard exponent < 1_000_000 else { return nil }
-                exponent = exponent * 10 + Int(text[position] &- 0x30)
+                exponent = min(exponent * 10 + Int(text[position] &- 0x30), 1_000_000)
                 position += 1
             }
             scale += exponentIsNegative ? -exponent : exponent
@@ -63,5 +63,4 @@ enum DecimalText {
         guard exponent >= Int(Int8.min), exponent <= Int(Int8.max) else { return nil }
         return Decimal(sign: isNegative ? .minus : .plus, exponent: exponent, significand: padded)
     }
-
 }

@@ -20,9 +20,9 @@ public struct Field<Model>: Sendable {
     /// The property the field writes.
     public let keyPath: PartialKeyPath<Model> & Sendable
     let writer: FieldWriter<Model>
-    /// For updates in place: writes the row's value if it differs from the property's, and says whether it did.
-    /// Gets a pointer to the field's first column.
-    var update: @Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int) -> Bool
+    /// For updates in place: writes the row's value if it differs from the property's, and says whether it did,
+    /// or why the value was refused. Gets a pointer to the field's first column, and its columns' key paths.
+    var update: @Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int, ArraySlice<String>) -> Result<Bool, RefusedValues>
     /// For encoding: the property's value as field values, one per column (nil for nil, and for transformed
     /// fields, which have no way back).
     var encodedValues: @Sendable (Model) -> [FieldValue?] = { _ in [] }
@@ -53,10 +53,17 @@ public struct Field<Model>: Sendable {
         let read = reading.read
         let encode = reading.encode
         encodedValues = { model in [encode(model[keyPath: keyPath])] }
-        update = { model, columns, row in
-            guard case .success(let value?) = read(columns.pointee, row), !isSame(model[keyPath: keyPath], value) else { return false }
-            model[keyPath: keyPath] = value
-            return true
+        update = { model, columns, row, paths in
+            switch read(columns.pointee, row) {
+            case .success(let value?):
+                guard !isSame(model[keyPath: keyPath], value) else { return .success(false) }
+                model[keyPath: keyPath] = value
+                return .success(true)
+            case .success(nil):
+                return .success(false)
+            case .failure(let failure):
+                return .failure(RefusedValues([failure.placed(under: paths.first ?? "$")]))
+            }
         }
         // A stored property of a struct has a fixed offset: values are written there directly, which costs a
         // fraction of applying the key path. Anything else (computed properties, classes) goes through the key path.
@@ -91,7 +98,7 @@ public struct Field<Model>: Sendable {
         configure(&spec)
         let encode = reading.encode
         encodedValues = { model in [encode(model[keyPath: keyPath])] }
-        update = { _, _, _ in false }
+        update = { _, _, _, _ in .success(false) }
         writer = .argument(mayRefuse: reading.mayRefuse)
     }
 
@@ -101,7 +108,7 @@ public struct Field<Model>: Sendable {
         spec = columns.first ?? FieldSpec(name: "\(keyPath)", path: nil, type: .json, isOptional: true)
         nestedColumns = columns
         self.encodedValues = encodedValues
-        update = { _, _, _ in false }
+        update = { _, _, _, _ in .success(false) }
         writer = .argument(mayRefuse: true)
     }
 
@@ -277,10 +284,17 @@ public struct Field<Model>: Sendable {
                 return nil
             }
         }
-        update = { model, columns, row in
-            guard case .success(let stored)? = apply(columns.pointee, row), let stored, model[keyPath: keyPath] != stored else { return false }
-            model[keyPath: keyPath] = stored
-            return true
+        update = { model, columns, row, paths in
+            switch apply(columns.pointee, row) {
+            case .success(let stored?)?:
+                guard model[keyPath: keyPath] != stored else { return .success(false) }
+                model[keyPath: keyPath] = stored
+                return .success(true)
+            case .success(nil)?, nil:
+                return .success(false)
+            case .failure(let failure)?:
+                return .failure(RefusedValues([Rejection.Failure(keyPath: paths.first ?? "$", kind: .custom, expected: "transform", found: failure.message)]))
+            }
         }
     }
 
@@ -309,7 +323,8 @@ enum FieldWriter<Model>: Sendable {
     /// key path relative to the value.
     case checked(@Sendable (inout Model, ColumnStorage, Int) -> ValueFailure?)
     /// A nested model made from several columns (a pointer to the first): returns why it was refused, if it was.
-    case nested(@Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int) -> [Rejection.Failure])
+    /// `paths` name its columns as the record's root sees them.
+    case nested(@Sendable (inout Model, UnsafeMutablePointer<ColumnStorage>, Int, _ paths: ArraySlice<String>) -> [Rejection.Failure])
     /// Nowhere: the field is an initialiser argument, passed to the model's initialiser by the mapping. Whether
     /// reading it may refuse a committed value.
     case argument(mayRefuse: Bool)

@@ -51,7 +51,7 @@ public struct Mapping<Model>: Sendable {
     ///     Parameter("id", \.id),
     ///     Parameter("text", \.text),
     ///     Parameter("created_at", \.createdAt, formats: [.twitter]),
-    ///     Parameter("entities.hashtags.text", \.tags))
+    ///     Parameter("tags", \.tags))
     /// ```
     ///
     /// Each parameter's property must have the initialiser parameter's type, which the compiler checks. A record is all or
@@ -141,8 +141,9 @@ public struct Mapping<Model>: Sendable {
     }
 
     /// A model written back as JSON through this mapping: key paths rebuilt as nested objects, dates in the
-    /// field's first format, enums as their JSON values. Mapping the result gives the same model again (fields
-    /// with a transform are not written: a transform has no way back).
+    /// field's first format, enums as their JSON values. Mapping the result gives the same model again, except
+    /// for what is not written: fields with a transform (a transform has no way back) and arrays (their elements
+    /// are mapped from the input's text, which the encoder does not rebuild yet).
     public func jsonText(of model: Model) -> String {
         let batch = ColumnarBatch(fields: plan.fields, capacity: 1)
         for (index, field) in fields.enumerated() {
@@ -207,9 +208,16 @@ public struct Mapping<Model>: Sendable {
         var changed: [PartialKeyPath<Model> & Sendable] = []
         switch assembly {
         case .properties:
-            for index in present where fields[index].update(&updated, batch.columns + columnStart[index], 0) {
-                changed.append(fields[index].keyPath)
+            var refused: [Rejection.Failure] = []
+            for index in present {
+                let columns = columnStart[index]..<columnStart[index] + fields[index].columns.count
+                switch fields[index].update(&updated, batch.columns + columns.lowerBound, 0, updatePlan.columnPaths[columns]) {
+                case .success(true): changed.append(fields[index].keyPath)
+                case .success(false): break
+                case .failure(let refusal): refused += refusal.failures
+                }
             }
+            if !refused.isEmpty { throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: refused, rawText: raw)) }
         case .initializer(let construct, let differs):
             // A new model from the initialiser: the record's values where it has them, the model's elsewhere.
             let source = ArgumentSource(columns: batch.columns, row: 0, paths: updatePlan.columnPaths, current: model) { engine.lastRecordHad(column: $0) }
@@ -292,8 +300,9 @@ public struct Mapping<Model>: Sendable {
                         }
                     }
                 case .nested(let apply):
+                    let paths = plan.columnPaths[column..<column + fields[index].columns.count]
                     for row in 0..<count {
-                        let failures = apply(&base[start + row], batch.columns + column, row)
+                        let failures = apply(&base[start + row], batch.columns + column, row, paths)
                         if !failures.isEmpty { refused[row, default: []] += failures }
                     }
                 case .argument:
@@ -360,7 +369,7 @@ public struct Mapping<Model>: Sendable {
                         failures.append(failure.placed(under: paths[column]))
                     }
                 case .nested(let apply):
-                    failures += apply(&pointer.pointee, columns + column, row)
+                    failures += apply(&pointer.pointee, columns + column, row, paths[column..<column + fields[index].columns.count])
                 case .argument:
                     break
                 }

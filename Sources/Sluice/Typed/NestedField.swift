@@ -46,8 +46,8 @@ extension Field {
         let nested = NestedModel(mapping: mapping, under: prefix, isOptional: clear != nil, name: "\(keyPath)")
         spec = nested.columns.first ?? FieldSpec(name: "\(keyPath)", path: prefix, type: .json, isOptional: true)
         nestedColumns = nested.columns
-        writer = .nested { model, storage, row in
-            switch nested.value(storage, row: row, seed: factory?(model)) {
+        writer = .nested { model, storage, row, paths in
+            switch nested.value(storage, row: row, paths: paths, seed: factory?(model)) {
             case .success(let value?):
                 model[keyPath: keyPath] = wrap(value)
                 return []
@@ -58,11 +58,18 @@ extension Field {
                 return refused.failures
             }
         }
-        update = { model, storage, row in
+        update = { model, storage, row, paths in
             // A nested model present in the record replaces the one in the model (reported as changed).
-            guard nested.isPresent(storage, row: row), case .success(let value?) = nested.value(storage, row: row) else { return false }
-            model[keyPath: keyPath] = wrap(value)
-            return true
+            guard nested.isPresent(storage, row: row) else { return .success(false) }
+            switch nested.value(storage, row: row, paths: paths) {
+            case .success(let value?):
+                model[keyPath: keyPath] = wrap(value)
+                return .success(true)
+            case .success(nil):
+                return .success(false)
+            case .failure(let refused):
+                return .failure(refused)
+            }
         }
         encodedValues = { model in nested.encodedValues(model[keyPath: keyPath] as? Nested) }
     }

@@ -42,20 +42,21 @@ struct NestedModel<Nested>: Sendable {
     }
 
     /// The nested value of the row whose columns start at `storage`: nil for an optional model none of whose keys
-    /// is present. `seed` makes the value a property mapping writes into (instead of its own `makeModel`).
-    func value(_ storage: UnsafeMutablePointer<ColumnStorage>, row: Int, seed: Nested? = nil) -> Result<Nested?, RefusedValues> {
+    /// is present. `paths` name the columns as the record's root sees them (a parent nested in another passes its
+    /// own); `seed` makes the value a property mapping writes into (instead of its own `makeModel`).
+    func value(
+        _ storage: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: ArraySlice<String>? = nil, seed: Nested? = nil
+    ) -> Result<Nested?, RefusedValues> {
         if isOptional && !isPresent(storage, row: row) { return .success(nil) }
-        var failures: [Rejection.Failure] = []
+        let paths = paths.map(Array.init) ?? displayPaths
         if isOptional {
-            for column in required where !storage[column].isValid(row) {
-                failures.append(Rejection.Failure(keyPath: displayPaths[column], kind: .missing, expected: mapping.plan.fields[column].type.description, found: "no value"))
+            // The mapping would name these again: the model is refused before it is made.
+            let missing = required.filter { !storage[$0].isValid(row) }.map { column in
+                Rejection.Failure(keyPath: paths[column], kind: .missing, expected: mapping.plan.fields[column].type.description, found: "no value")
             }
+            if !missing.isEmpty { return .failure(RefusedValues(missing)) }
         }
-        switch mapping.makeModel(columns: storage, row: row, paths: displayPaths, seed: seed, hookPath: displayPrefix) {
-        case .success(let nested) where failures.isEmpty: return .success(nested)
-        case .success: return .failure(RefusedValues(failures))
-        case .failure(let refused): return .failure(RefusedValues(failures + refused.failures))
-        }
+        return mapping.makeModel(columns: storage, row: row, paths: paths, seed: seed, hookPath: displayPrefix).map { $0 }
     }
 
     /// The nested value's field values, for writing it back as JSON.

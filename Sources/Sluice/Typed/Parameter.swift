@@ -100,8 +100,8 @@ public struct Parameter<Model, Value>: Sendable {
     /// A nested model read from the object at `path` with its own mapping (a property or an initialiser mapping).
     public init(_ path: String, _ property: KeyPath<Model, Value> & Sendable, mapping: Mapping<Value>) {
         let nested = NestedModel(mapping: mapping, under: path, isOptional: false, name: "\(property)")
-        self.init(field: Field(describing: property, columns: nested.columns) { nested.encodedValues($0[keyPath: property]) }, property: property, differs: { _, _ in true }) { columns, row, _, failures in
-            switch nested.value(columns, row: row) {
+        self.init(field: Field(describing: property, columns: nested.columns) { nested.encodedValues($0[keyPath: property]) }, property: property, differs: { _, _ in true }) { columns, row, paths, failures in
+            switch nested.value(columns, row: row, paths: paths) {
             case .success(let value?): return value
             case .success(nil): return nil
             case .failure(let refused):
@@ -114,8 +114,8 @@ public struct Parameter<Model, Value>: Sendable {
     /// An optional nested model: nil when none of its keys is present.
     public init<Nested>(_ path: String, _ property: KeyPath<Model, Nested?> & Sendable, mapping: Mapping<Nested>) where Value == Nested? {
         let nested = NestedModel(mapping: mapping, under: path, isOptional: true, name: "\(property)")
-        self.init(field: Field(describing: property, columns: nested.columns) { nested.encodedValues($0[keyPath: property]) }, property: property, differs: { _, _ in true }) { columns, row, _, failures in
-            switch nested.value(columns, row: row) {
+        self.init(field: Field(describing: property, columns: nested.columns) { nested.encodedValues($0[keyPath: property]) }, property: property, differs: { _, _ in true }) { columns, row, paths, failures in
+            switch nested.value(columns, row: row, paths: paths) {
             case .success(let value): return .some(value)
             case .failure(let refused):
                 failures += refused.failures
