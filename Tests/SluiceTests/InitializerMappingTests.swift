@@ -168,18 +168,9 @@ import Testing
         let inner = try Mapping(Inner.init, Parameter("n", \.count), Parameter("tags", \.tags))
         let middle = try Mapping(Middle.init, Parameter("b", \.inner, mapping: inner))
         let outer = try Mapping(Outer.init, Parameter("a", \.middle, mapping: middle))
-        let text = """
-            {"a":{"b":{"n":1,"tags":[2]}}}
-            {"a":{"b":{"n":3000000000,"tags":[1,"x"]}}}
-            {"a":{"b":{"tags":[]}}}
-
-            """
-        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: outer, options: ReaderOptions(rejectionPolicy: .collect))
+        let reader = try TypedReader(input: .bytes(Array(NestedInNested.records.utf8)), mapping: outer, options: ReaderOptions(rejectionPolicy: .collect))
         let batch = try #require(try reader.next())
         #expect(batch.models == [Outer(middle: Middle(inner: Inner(count: 1, tags: [2])))])
-        #expect(batch.rejections.map { $0.failures.map(\.description) } == [
-            ["$.a.b.n: expected int32 (-2147483648 to 2147483647), found number 3000000000", #"$.a.b.tags[1]: expected int64, found string "x""#],
-            ["$.a.b.n: expected int64, found no value"],
-        ])
+        #expect(batch.rejections.map { $0.failures.map(\.description) } == NestedInNested.failures)
     }
 }

@@ -163,3 +163,19 @@ func assertGolden(_ actual: String, file: String, sourceLocation: SourceLocation
             sourceLocation: sourceLocation)
     }
 }
+
+/// Records for a model nested in a nested model (`a` → `b` → `n: Int32`, `tags: [Int]`), and the failures both
+/// kinds of typed mapping must name from the record's root: one valid record, one with refused values, one
+/// missing a required value.
+enum NestedInNested {
+    static let records = """
+        {"a":{"b":{"n":1,"tags":[2]}}}
+        {"a":{"b":{"n":3000000000,"tags":[1,"x"]}}}
+        {"a":{"b":{"tags":[]}}}
+
+        """
+    static let failures = [
+        ["$.a.b.n: expected int32 (-2147483648 to 2147483647), found number 3000000000", #"$.a.b.tags[1]: expected int64, found string "x""#],
+        ["$.a.b.n: expected int64, found no value"],
+    ]
+}

@@ -281,23 +281,10 @@ struct RecordEncoder: Sendable {
 }
 
 extension FieldValue {
-    /// A property's value as a field value, for encoding: nil for nil and for types Sluice does not map.
-    init?(encoding value: Any) {
-        switch value {
-        case let text as String: self = .string(text)
-        case let number as Int64: self = .int64(number)
-        case let number as Int: self = .int64(Int64(number))
-        case let number as UInt64: self = .uint64(number)
-        case let number as Double: self = .double(number)
-        case let flag as Bool: self = .bool(flag)
-        case let date as Date:
-            let seconds = date.timeIntervalSince1970
-            let whole = seconds.rounded(.down)
-            self = .date(nanoseconds: Int64(whole) * CivilTime.nanosecondsPerSecond + Int64(((seconds - whole) * 1e9).rounded()))
-        case let url as URL: self = .string(url.absoluteString)
-        case let data as Data: self = .bytes(Array(data))
-        case let raw as any RawRepresentable: self.init(encoding: raw.rawValue)
-        default: return nil
-        }
+    /// A date property's value as a field value, for encoding: nanoseconds since the epoch, rounded.
+    init(encoding date: Date) {
+        let seconds = date.timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        self = .date(nanoseconds: Int64(whole) * CivilTime.nanosecondsPerSecond + Int64(((seconds - whole) * 1e9).rounded()))
     }
 }

@@ -46,10 +46,7 @@ public struct Field<Model>: Sendable {
         isSame: @escaping @Sendable (Value, Value) -> Bool, configure: (inout FieldSpec) -> Void = { _ in }
     ) {
         self.keyPath = keyPath
-        spec = FieldSpec(name: "\(keyPath)", path: path, type: reading.type, isOptional: reading.isOptional)
-        if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
-        reading.configure(&spec)
-        configure(&spec)
+        spec = Self.spec(of: keyPath, path: path, reading: reading, configure: configure)
         let read = reading.read
         let encode = reading.encode
         encodedValues = { model in [encode(model[keyPath: keyPath])] }
@@ -92,10 +89,7 @@ public struct Field<Model>: Sendable {
     /// the way back to JSON. The mapping's initialiser, not the field, puts the value into the model.
     init<Value>(describing keyPath: KeyPath<Model, Value> & Sendable, path: String?, reading: ValueReading<Value>, configure: (inout FieldSpec) -> Void) {
         self.keyPath = keyPath
-        spec = FieldSpec(name: "\(keyPath)", path: path, type: reading.type, isOptional: reading.isOptional)
-        if path == nil { spec.propertyPath = Self.propertyPath(of: keyPath) }
-        reading.configure(&spec)
-        configure(&spec)
+        spec = Self.spec(of: keyPath, path: path, reading: reading, configure: configure)
         let encode = reading.encode
         encodedValues = { model in [encode(model[keyPath: keyPath])] }
         update = { _, _, _, _ in .success(false) }
@@ -110,6 +104,16 @@ public struct Field<Model>: Sendable {
         self.encodedValues = encodedValues
         update = { _, _, _, _ in .success(false) }
         writer = .argument(mayRefuse: true)
+    }
+
+    /// The field's specification: its type and options from `reading`, then `configure`'s; a path-less field
+    /// reads the key named like the property.
+    private static func spec<Value>(of keyPath: AnyKeyPath, path: String?, reading: ValueReading<Value>, configure: (inout FieldSpec) -> Void) -> FieldSpec {
+        var spec = FieldSpec(name: "\(keyPath)", path: path, type: reading.type, isOptional: reading.isOptional)
+        if path == nil { spec.propertyPath = propertyPath(of: keyPath) }
+        reading.configure(&spec)
+        configure(&spec)
+        return spec
     }
 
     /// The key path a path-less field reads, by property: `\Model.address.city` gives `address`, `city`.
@@ -333,7 +337,7 @@ enum FieldWriter<Model>: Sendable {
 /// The Swift type of a stored property a field writes.
 enum StoredValueKind: Sendable {
     case string, optionalString, int64, optionalInt64, int, optionalInt, uint64, optionalUInt64, double, optionalDouble
-    case bool, optionalBool, date, optionalDate, optionalURL, data, optionalData
+    case bool, optionalBool, date, optionalDate, data, optionalData
 }
 
 extension ColumnStorage {

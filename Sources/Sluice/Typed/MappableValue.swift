@@ -143,10 +143,11 @@ extension Bool: MappableValue {
     }
 }
 
-/// Narrower integers: read as 64-bit integers, then refused when outside the type's range
-/// (`expected int32 (-2147483648 to 2147483647), found number 3000000000`).
-extension FixedWidthInteger where Self: MappableValue {
-    static var narrowedReading: ValueReading<Self> {
+/// Narrower integers (`Int32`, `UInt8`, …): read as 64-bit integers, then refused when outside the type's range
+/// (`expected int32 (-2147483648 to 2147483647), found number 3000000000`). `Int64`, `Int` and `UInt64` have
+/// readings of their own, which the column holds as is.
+extension MappableValue where Self: FixedWidthInteger {
+    public static var valueReading: ValueReading<Self> {
         let name = (Self.isSigned ? "int" : "uint") + "\(Self.bitWidth) (\(Self.min) to \(Self.max))"
         if Self.isSigned {
             return ValueReading(type: .int64, name: name, convert: { storage, row in storage.int64(row).flatMap { Self(exactly: $0) } }, encode: { .int64(Int64($0)) })
@@ -155,33 +156,13 @@ extension FixedWidthInteger where Self: MappableValue {
     }
 }
 
-extension Int32: MappableValue {
-    public static var valueReading: ValueReading<Int32> { narrowedReading }
-}
-
-extension Int16: MappableValue {
-    public static var valueReading: ValueReading<Int16> { narrowedReading }
-}
-
-extension Int8: MappableValue {
-    public static var valueReading: ValueReading<Int8> { narrowedReading }
-}
-
-extension UInt: MappableValue {
-    public static var valueReading: ValueReading<UInt> { narrowedReading }
-}
-
-extension UInt32: MappableValue {
-    public static var valueReading: ValueReading<UInt32> { narrowedReading }
-}
-
-extension UInt16: MappableValue {
-    public static var valueReading: ValueReading<UInt16> { narrowedReading }
-}
-
-extension UInt8: MappableValue {
-    public static var valueReading: ValueReading<UInt8> { narrowedReading }
-}
+extension Int32: MappableValue {}
+extension Int16: MappableValue {}
+extension Int8: MappableValue {}
+extension UInt: MappableValue {}
+extension UInt32: MappableValue {}
+extension UInt16: MappableValue {}
+extension UInt8: MappableValue {}
 
 /// Read as a `Double` (correctly rounded), then rounded to the nearest `Float`; refused when that rounds to
 /// infinity (beyond `Float`'s finite range).
@@ -207,7 +188,7 @@ extension Decimal: MappableValue {
 
 extension Date: MappableValue {
     public static var valueReading: ValueReading<Date> {
-        ValueReading(type: .date, kind: .date, value: { $0.date($1) ?? Date(timeIntervalSince1970: 0) }, encode: { FieldValue(encoding: $0) })
+        ValueReading(type: .date, kind: .date, value: { $0.date($1) ?? Date(timeIntervalSince1970: 0) }, encode: FieldValue.init(encoding:))
     }
 }
 

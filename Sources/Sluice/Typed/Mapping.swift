@@ -101,7 +101,7 @@ public struct Mapping<Model>: Sendable {
         if let current = source.current, !columns.contains(where: source.isPresent) {
             return current[keyPath: argument.property]
         }
-        return argument.value(source.columns + columns.lowerBound, source.row, source.paths[columns], &failures)
+        return argument.value(source.columns + columns.lowerBound, source.row, source.paths[offsets: columns], &failures)
     }
 
     /// A value every argument produced (the failures were checked first).
@@ -220,7 +220,7 @@ public struct Mapping<Model>: Sendable {
             if !refused.isEmpty { throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: refused, rawText: raw)) }
         case .initializer(let construct, let differs):
             // A new model from the initialiser: the record's values where it has them, the model's elsewhere.
-            let source = ArgumentSource(columns: batch.columns, row: 0, paths: updatePlan.columnPaths, current: model) { engine.lastRecordHad(column: $0) }
+            let source = ArgumentSource(columns: batch.columns, row: 0, paths: updatePlan.columnPaths[...], current: model) { engine.lastRecordHad(column: $0) }
             switch construct(source) {
             case .success(let made): updated = made
             case .failure(let refusal): throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: refusal.failures, rawText: raw))
@@ -272,7 +272,7 @@ public struct Mapping<Model>: Sendable {
         var refused: [Int: [Rejection.Failure]] = [:]
         guard case .properties(let make) = assembly else {
             for row in 0..<count {
-                switch makeModel(columns: batch.columns, row: row, paths: plan.columnPaths, hookPath: "$") {
+                switch makeModel(columns: batch.columns, row: row, paths: plan.columnPaths[...], hookPath: "$") {
                 case .success(let model): models.append(model)
                 case .failure(let refusal): refused[row] = refusal.failures
                 }
@@ -326,7 +326,7 @@ public struct Mapping<Model>: Sendable {
     /// with the finishing hook run; `paths` name the columns, and `hookPath` the hook's refusal. `seed` is what a
     /// property mapping writes into instead of a fresh model.
     func makeModel(
-        columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: [String], seed: Model? = nil, hookPath: String
+        columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: ArraySlice<String>, seed: Model? = nil, hookPath: String
     ) -> Result<Model, RefusedValues> {
         var model: Model
         switch assembly {
@@ -352,7 +352,7 @@ public struct Mapping<Model>: Sendable {
 
     /// Writes one record's fields into a model, from the columns starting at `columns` (a nested model's, inside
     /// its parent's batch). Returns why the values were refused, if they were; `paths` name the columns.
-    func writeFields(into model: inout Model, columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: [String]) -> [Rejection.Failure] {
+    func writeFields(into model: inout Model, columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: ArraySlice<String>) -> [Rejection.Failure] {
         var failures: [Rejection.Failure] = []
         withUnsafeMutablePointer(to: &model) { pointer in
             let raw = UnsafeMutableRawPointer(pointer)
@@ -366,10 +366,10 @@ public struct Mapping<Model>: Sendable {
                 case .checked(let apply):
                     if let failure = apply(&pointer.pointee, columns[column], row) {
                         // Inside a parent, the column's path is the parent's (`$.post.tags[1]`).
-                        failures.append(failure.placed(under: paths[column]))
+                        failures.append(failure.placed(under: paths[offset: column]))
                     }
                 case .nested(let apply):
-                    failures += apply(&pointer.pointee, columns + column, row, paths[column..<column + fields[index].columns.count])
+                    failures += apply(&pointer.pointee, columns + column, row, paths[offsets: column..<column + fields[index].columns.count])
                 case .argument:
                     break
                 }
@@ -402,7 +402,6 @@ public struct Mapping<Model>: Sendable {
         case .optionalUInt64: each(UInt64?.self) { storage.uint64($0) }
         case .date: each(Date.self) { storage.date($0) ?? Date(timeIntervalSince1970: 0) }
         case .optionalDate: each(Date?.self) { storage.date($0) }
-        case .optionalURL: each(URL?.self) { storage.url($0) }
         case .data: each(Data.self) { storage.data($0) ?? Data() }
         case .optionalData: each(Data?.self) { storage.data($0) }
         }
@@ -423,18 +422,27 @@ struct ArgumentSource<Model> {
     let columns: UnsafeMutablePointer<ColumnStorage>
     let row: Int
     /// The columns' key paths as rejections show them.
-    let paths: [String]
+    let paths: ArraySlice<String>
     var current: Model?
     /// Whether the record held a column (for updates).
     var isPresent: (Int) -> Bool
 
-    init(columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: [String], current: Model? = nil, isPresent: @escaping (Int) -> Bool = { _ in true }) {
+    init(columns: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: ArraySlice<String>, current: Model? = nil, isPresent: @escaping (Int) -> Bool = { _ in true }) {
         self.columns = columns
         self.row = row
         self.paths = paths
         self.current = current
         self.isPresent = isPresent
     }
+}
+
+extension ArraySlice {
+    /// The element at an offset from the slice's start: a slice keeps its base's indices, and a nested model's
+    /// key paths are a slice of its parent's.
+    subscript(offset offset: Int) -> Element { self[startIndex + offset] }
+
+    /// The elements at offsets from the slice's start.
+    subscript(offsets range: Range<Int>) -> ArraySlice { self[startIndex + range.lowerBound..<startIndex + range.upperBound] }
 }
 
 /// Collects ``Field``s written one per line.

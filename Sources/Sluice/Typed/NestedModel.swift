@@ -5,8 +5,6 @@ struct NestedModel<Nested>: Sendable {
     /// The nested mapping's columns, under the prefix. Inside an optional nested model every column is optional
     /// (its absence is the model's); required ones are checked when the model is present.
     let columns: [FieldSpec]
-    /// The columns' key paths as rejections show them (`$.user.name`).
-    let displayPaths: [String]
     let isOptional: Bool
     /// The prefix as rejections show it, for a finishing hook's refusal.
     private let displayPrefix: String
@@ -32,7 +30,6 @@ struct NestedModel<Nested>: Sendable {
             return column
         }
         required = mapping.plan.fields.indices.filter { !mapping.plan.fields[$0].isOptional && mapping.plan.fields[$0].defaultValue == nil }
-        displayPaths = columns.map { column in (try? FieldPath(parsing: column.path ?? "$"))?.description ?? "$" }
         displayPrefix = prefix.map { (try? FieldPath(parsing: $0))?.description ?? $0 } ?? "$"
     }
 
@@ -42,17 +39,16 @@ struct NestedModel<Nested>: Sendable {
     }
 
     /// The nested value of the row whose columns start at `storage`: nil for an optional model none of whose keys
-    /// is present. `paths` name the columns as the record's root sees them (a parent nested in another passes its
-    /// own); `seed` makes the value a property mapping writes into (instead of its own `makeModel`).
+    /// is present. `paths` name the columns as the record's root sees them (`$.user.name`; a parent nested in
+    /// another passes its own); `seed` makes the value a property mapping writes into (instead of `makeModel`).
     func value(
-        _ storage: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: ArraySlice<String>? = nil, seed: Nested? = nil
+        _ storage: UnsafeMutablePointer<ColumnStorage>, row: Int, paths: ArraySlice<String>, seed: Nested? = nil
     ) -> Result<Nested?, RefusedValues> {
         if isOptional && !isPresent(storage, row: row) { return .success(nil) }
-        let paths = paths.map(Array.init) ?? displayPaths
         if isOptional {
             // The mapping would name these again: the model is refused before it is made.
             let missing = required.filter { !storage[$0].isValid(row) }.map { column in
-                Rejection.Failure(keyPath: paths[column], kind: .missing, expected: mapping.plan.fields[column].type.description, found: "no value")
+                Rejection.Failure(keyPath: paths[offset: column], kind: .missing, expected: mapping.plan.fields[column].type.description, found: "no value")
             }
             if !missing.isEmpty { return .failure(RefusedValues(missing)) }
         }
