@@ -38,7 +38,7 @@ struct Options {
 }
 
 
-func run() async throws {
+func run() throws {
     let options = Options(arguments: CommandLine.arguments)
     let path = options.file ?? NSTemporaryDirectory() + "sluice-throughput-\(options.megabytes)MB.ndjson"
     var records = 0
@@ -83,7 +83,7 @@ func run() async throws {
         return try checked(reader.statistics, sum)
     }
     // The same reading through the asynchronous sequences: a batch, or a model, per element.
-    func typedBatches<Model>(_ mapping: Mapping<Model>, _ followers: KeyPath<Model, Int64>) async throws -> (sum: Int64, records: Int) {
+    @Sendable func typedBatches<Model>(_ mapping: Mapping<Model>, _ followers: KeyPath<Model, Int64> & Sendable) async throws -> (sum: Int64, records: Int) {
         let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
         var sum: Int64 = 0
         for try await batch in reader.batches {
@@ -91,13 +91,13 @@ func run() async throws {
         }
         return try checked(reader.statistics, sum)
     }
-    func typedModels<Model>(_ mapping: Mapping<Model>, _ followers: KeyPath<Model, Int64>) async throws -> (sum: Int64, records: Int) {
+    @Sendable func typedModels<Model>(_ mapping: Mapping<Model>, _ followers: KeyPath<Model, Int64> & Sendable) async throws -> (sum: Int64, records: Int) {
         let reader = try TypedReader(input: .file(path), mapping: mapping, options: ReaderOptions(shape: .ndjson))
         var sum: Int64 = 0
         for try await model in reader.models { sum &+= model[keyPath: followers] }
         return try checked(reader.statistics, sum)
     }
-    func checked(_ statistics: ReadStatistics, _ sum: Int64) throws -> (sum: Int64, records: Int) {
+    @Sendable func checked(_ statistics: ReadStatistics, _ sum: Int64) throws -> (sum: Int64, records: Int) {
         guard statistics.recordsRejected == 0 else {
             throw NSError(domain: "EngineThroughput", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(statistics.recordsRejected) records were rejected"])
         }
@@ -105,14 +105,14 @@ func run() async throws {
     }
 
     // Name, `--only` key, run. The yajl ceiling has no checksum.
-    let contenders: [(name: String, key: String, run: () async throws -> (sum: Int64, records: Int)?)] = [
+    let contenders: [(name: String, key: String, run: () throws -> (sum: Int64, records: Int)?)] = [
         ("yajl empty callbacks", "yajl", { _ = try TokenizerBaseline.tokenize(file: path); return nil }),
         ("Sluice columnar", "columnar", { try columnar(schema) }),
         ("Sluice columnar, dates and enums", "rich", { try columnar(richSchema) }),
         ("Sluice typed", "typed", { try typed(mapping, \.followers) }),
         ("Sluice typed, dates, enums, nested arrays", "richtyped", { try typed(richMapping, \.followers) }),
-        ("Sluice typed, async batches", "asyncbatches", { try await typedBatches(mapping, \.followers) }),
-        ("Sluice typed, async models", "asyncmodels", { try await typedModels(mapping, \.followers) }),
+        ("Sluice typed, async batches", "asyncbatches", { try AsyncRun.wait { try await typedBatches(mapping, \.followers) } }),
+        ("Sluice typed, async models", "asyncmodels", { try AsyncRun.wait { try await typedModels(mapping, \.followers) } }),
     ]
 
     var timings: [String: [Double]] = [:]
@@ -120,7 +120,7 @@ func run() async throws {
     for _ in 0..<options.repetitions {
         for contender in contenders where options.only == nil || options.only == contender.key {
             var outcome: (sum: Int64, records: Int)?
-            timings[contender.name, default: []].append(try await Measure.seconds { outcome = try await contender.run() })
+            timings[contender.name, default: []].append(try Measure.seconds { outcome = try contender.run() })
             if let outcome {
                 checksums[contender.name] = outcome.sum
                 records = outcome.records
@@ -148,7 +148,7 @@ func run() async throws {
 }
 
 do {
-    try await run()
+    try run()
 } catch {
     FileHandle.standardError.write(Data("EngineThroughput: \(error)\n".utf8))
     exit(1)

@@ -9,13 +9,6 @@ public enum Measure {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
-    /// Wall-clock seconds that asynchronous `body` takes.
-    public static func seconds(_ body: () async throws -> Void) async rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try await body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-
     /// CPU seconds this process has used so far, user and system, over all its threads.
     public static func cpuSeconds() -> Double {
         var usage = rusage()
