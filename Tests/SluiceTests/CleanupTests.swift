@@ -180,6 +180,30 @@ import Testing
         try check(#"[{capture: '^\d+(?:,(\d+))?$'}]"#, [#""1,2""#, #""1""#], expecting: [#""2""#, "null"])
     }
 
+    @Test func splitMakesAListAndTheCleanupsAfterItApplyToEachPiece() throws {
+        try check(#"[{split: ","}, trim, emptyAsNull]"#, [#""a, b,,c ""#, #""""#, #""x""#, "null", "7"], expecting: [
+            #"["a","b","c"]"#, "[]", #"["x"]"#, "null", #"["7"]"#,
+        ])
+        try check(#"[{split: ","}]"#, [#"",a,""#], expecting: [#"["","a",""]"#])
+        try check(#"[{split: " · "}]"#, [#""é · ü ·ö""#], expecting: [#"["é","ü ·ö"]"#])
+    }
+
+    @Test func splitPiecesConvertByTheFieldsType() throws {
+        try check(#"[{split: ";"}]"#, [#""1;2""#, #""3;x""#], type: "int64", expecting: [
+            "[1,2]", #"rejected: expected int64, found string "x""#,
+        ])
+        try check(#"[{split: "|"}]"#, [#""2021-01-01|0""#], type: "date", expecting: [#"["2021-01-01T00:00:00Z","1970-01-01T00:00:00Z"]"#])
+    }
+
+    @Test func cleanupsAroundASplitDoNotOverwriteThePiecesStillToCome() throws {
+        try check(#"[lowercase, {split: ","}, uppercase, lowercase, trim]"#, [#""ÉCOLE, Straße,AB""#], expecting: [#"["école","strasse","ab"]"#])
+    }
+
+    @Test func aSplitListIsUniqueOnRequest() throws {
+        let result = try run(#"fields: [{name: v, type: int64, unique: true, clean: [{split: ","}]}]"#, #"{"v":"3,1,3,01"}"# + "\n")
+        #expect(result.rows == ["#1@1:0 v=[3,1]"])
+    }
+
     @Test func captureGivesUpOnCatastrophicBacktrackingInsteadOfStalling() throws {
         let results = try cleaned(#"[{capture: '^(a+)+$'}]"#, ["\"" + String(repeating: "a", count: 30) + "!\""])
         #expect(results[0].hasPrefix("rejected: expected a match for capture"))
@@ -207,11 +231,11 @@ import Testing
               - {name: g, type: string, clean: [{trim: yes}]}
               - {name: h, type: string, clean: trim}
             """#) == [
-            "<mapping>:2:36: field 'a': unknown cleanup 'shout' (known: trim, lowercase, uppercase, stripPrefix, stripSuffix, emptyAsNull, number, capture)",
+            "<mapping>:2:36: field 'a': unknown cleanup 'shout' (known: trim, lowercase, uppercase, stripPrefix, stripSuffix, emptyAsNull, number, capture, split)",
             "<mapping>:3:36: field 'b': cleanup 'stripPrefix' takes an argument: {stripPrefix: …}",
             "<mapping>:4:36: field 'f': unknown option 'grouping' of cleanup 'number' (known: currency, thousands, decimal)",
             "<mapping>:5:36: field 'g': cleanup 'trim' takes no argument",
-            "<mapping>:6:36: field 'h': 'clean' must be a list of cleanups (trim, lowercase, uppercase, stripPrefix, stripSuffix, emptyAsNull, number, capture)",
+            "<mapping>:6:36: field 'h': 'clean' must be a list of cleanups (trim, lowercase, uppercase, stripPrefix, stripSuffix, emptyAsNull, number, capture, split)",
         ])
     }
 
@@ -229,6 +253,23 @@ import Testing
             #"<mapping>:4:5: field 'e': number: the thousands and decimal separators are both ".""#,
             #"<mapping>:5:5: field 'f': number: the currency sign "1" holds a digit, a sign or a separator"#,
             #"<mapping>:6:5: field 'g': capture "\\C" is not a valid regular expression: using \C is disabled by the application at offset 2"#,
+        ])
+    }
+
+    @Test func splitsThatCannotRunAreProblems() {
+        #expect(problems(#"""
+            fields:
+              - {name: a, type: string, clean: [{split: ""}]}
+              - {name: b, type: string, clean: [{split: ","}, {split: ";"}]}
+              - {name: c, type: json, clean: [{split: ","}]}
+              - {name: d, type: string, default: x, clean: [{split: ","}]}
+              - {name: e, type: string, clean: [split]}
+            """#) == [
+            "<mapping>:2:5: field 'a': split needs a separator",
+            "<mapping>:3:5: field 'b': a field splits once",
+            "<mapping>:4:5: field 'c': split gives pieces of text: a json field cannot take them",
+            "<mapping>:5:5: field 'd': a list takes no default",
+            "<mapping>:6:36: field 'e': cleanup 'split' takes an argument: {split: …}",
         ])
     }
 
@@ -254,5 +295,28 @@ import Testing
         var models: [Product] = []
         while let batch = try reader.next() { models += batch.models }
         #expect(models == [Product(name: "OK", price: 1000.5, edited: nil), Product(name: "B", price: nil, edited: Date(timeIntervalSince1970: 0))])
+    }
+
+    struct Labelled: Sendable, Equatable {
+        var tags: [String] = []
+        var sizes: Set<Int32>?
+        var note = ""
+    }
+
+    @Test func typedArraysTakeASplit() throws {
+        let mapping = try Mapping(Labelled.init) {
+            Field("tags", \.tags).cleaned(.split(","), .trim, .emptyAsNull)
+            Field("sizes", \.sizes).cleaned(.split("/"))
+        }
+        let reader = try TypedReader(input: .bytes(Array(#"""
+            {"tags":"a, b,","sizes":"3/4/3"}
+            {"tags":"","sizes":null}
+
+            """#.utf8)), mapping: mapping)
+        var models: [Labelled] = []
+        while let batch = try reader.next() { models += batch.models }
+        #expect(models == [Labelled(tags: ["a", "b"], sizes: [3, 4]), Labelled(tags: [], sizes: nil)])
+        #expect(mappingProblems { _ = try Mapping(Labelled.init) { Field("note", \.note).cleaned(.split(",")) } }.map(\.description)
+            == [#"field '\Labelled.note': split makes a list: map it to an array property"#])
     }
 }

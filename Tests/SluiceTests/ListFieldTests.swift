@@ -97,7 +97,7 @@ import Testing
             ("fields: [{name: a, path: \"a.*.b.*\", type: int64}]", "field 'a': a list reads one array: its path takes one '*'"),
             ("fields: [{name: a, path: \"a.*\", type: int64, default: 1}]", "field 'a': a list takes no default"),
             ("fields: [{name: a, path: \"a.*\", type: int64, validate: {min: 1}}]", "field 'a': a list takes no validators but required"),
-            ("fields: [{name: a, type: int64, unique: true}]", "field 'a': unique applies to lists (paths through '*')"),
+            ("fields: [{name: a, type: int64, unique: true}]", "field 'a': unique applies to lists (paths through '*', or a split)"),
         ] {
             #expect(throws: SluiceError.self) { try MappingSchema(mappingText: text) }
             do {

@@ -8,13 +8,15 @@ import Foundation
 struct CompiledCleanups: @unchecked Sendable {
     // @unchecked: the pattern matchers are read-only after compiling, which PCRE2 allows threads to share.
 
-    /// What the cleanups made of a string.
+    /// What the cleanups made of a string (or of one piece of it, after a split).
     enum Outcome {
         case string(UnsafePointer<UInt8>, Int)
         case number(UnsafePointer<UInt8>, Int)
         case null
         /// The cleanup that could not read the value, as rejections name it.
         case failed(expected: String)
+        /// A split starts the value's list, before its pieces (if any) follow one by one.
+        case listStarts
     }
 
     private enum Step {
@@ -22,6 +24,7 @@ struct CompiledCleanups: @unchecked Sendable {
         case stripPrefix([UInt8]), stripSuffix([UInt8])
         case number(NumberTextReader, description: String)
         case capture(PatternMatcher, description: String)
+        case split([UInt8])
     }
 
     let nullSpellings: NullSpellings?
@@ -50,19 +53,31 @@ struct CompiledCleanups: @unchecked Sendable {
                 } catch {
                     problems.append("capture \(ValueDescription.quoted(pattern)) is not a valid regular expression: \(error.message)")
                 }
+            case .split(let separator):
+                if separator.isEmpty { problems.append("split needs a separator"); continue }
+                if steps.contains(where: { if case .split = $0 { true } else { false } }) { problems.append("a field splits once"); continue }
+                steps.append(.split(Array(separator.utf8)))
             }
         }
         self.steps = steps
     }
 
-    /// Runs the cleanups over a JSON string's bytes (well-formed UTF-8).
-    func clean(_ bytes: UnsafePointer<UInt8>, _ length: Int, scratch: CleanupScratch) -> Outcome {
+    /// Runs the cleanups over a JSON string's bytes (well-formed UTF-8) and hands `deliver` what they make of it:
+    /// one outcome, or after a split ``Outcome/listStarts`` and then one outcome per piece.
+    func clean(_ bytes: UnsafePointer<UInt8>, _ length: Int, scratch: CleanupScratch, deliver: (Outcome) -> Void) {
+        run(from: 0, bytes, length, holder: -1, scratch: scratch, deliver: deliver)
+    }
+
+    /// The steps from `first` on. `holder` says which scratch buffer holds the text (-1: the input itself), so
+    /// that a writing step uses another.
+    private func run(
+        from first: Int, _ bytes: UnsafePointer<UInt8>, _ length: Int, holder: Int, scratch: CleanupScratch, deliver: (Outcome) -> Void
+    ) {
         var start = bytes
         var count = length
-        // Which scratch buffer holds the value (-1: the input itself), so that a writing step uses the other.
-        var holder = -1
-        for step in steps {
-            switch step {
+        var holder = holder
+        for index in first..<steps.count {
+            switch steps[index] {
             case .trim:
                 while count > 0, case let width = TextWhitespace.leadingWidth(start, count), width > 0 {
                     start += width
@@ -79,41 +94,88 @@ struct CompiledCleanups: @unchecked Sendable {
                     count -= suffix.count
                 }
             case .emptyAsNull:
-                if count == 0 { return .null }
+                if count == 0 { return deliver(.null) }
             case .lowercase, .uppercase:
                 let isLower: Bool
-                if case .lowercase = step { isLower = true } else { isLower = false }
+                if case .lowercase = steps[index] { isLower = true } else { isLower = false }
                 holder = holder == 0 ? 1 : 0
                 count = CaseMapping.map(start, count, lower: isLower, into: scratch, buffer: holder)
                 start = UnsafePointer(scratch.buffer(holder))
             case .number(let reader, let description):
                 holder = holder == 0 ? 1 : 0
                 let output = scratch.reserve(buffer: holder, count + 2)
-                guard let written = reader.read(start, count, into: output) else { return .failed(expected: description) }
-                return .number(UnsafePointer(output), written)
+                guard let written = reader.read(start, count, into: output) else { return deliver(.failed(expected: description)) }
+                return deliver(.number(UnsafePointer(output), written))
             case .capture(let matcher, let description):
                 switch matcher.firstCapture(UnsafeBufferPointer(start: start, count: count), matchData: scratch.matchData) {
                 case .captured(let range):
                     start += range.lowerBound
                     count = range.count
                 case .groupUnset:
-                    return .null
+                    return deliver(.null)
                 case .noMatch:
-                    return .failed(expected: description)
+                    return deliver(.failed(expected: description))
                 case .gaveUp:
-                    return .failed(expected: description + " (the pattern gave up after \(PatternMatcher.stepLimit) backtracking steps)")
+                    return deliver(.failed(expected: description + " (the pattern gave up after \(PatternMatcher.stepLimit) backtracking steps)"))
                 }
+            case .split(let separator):
+                deliver(.listStarts)
+                guard count > 0 else { return }
+                // The pieces are read from a buffer of their own, which the steps after the split never write.
+                if holder >= 0 {
+                    let copy = scratch.reserve(buffer: CleanupScratch.splitBuffer, count)
+                    copy.update(from: start, count: count)
+                    start = UnsafePointer(copy)
+                }
+                separator.withUnsafeBufferPointer { separator in
+                    var pieceStart = 0
+                    for piece in SeparatedPieces(UnsafeBufferPointer(start: start, count: count), separator: separator) {
+                        run(from: index + 1, start + pieceStart, piece, holder: CleanupScratch.splitBuffer, scratch: scratch, deliver: deliver)
+                        pieceStart += piece + separator.count
+                    }
+                }
+                return
             }
         }
-        return .string(start, count)
+        deliver(.string(start, count))
+    }
+}
+
+/// The lengths of the pieces between separators, in order: `a,,b` by `,` gives 1, 0, 1.
+struct SeparatedPieces: Sequence, IteratorProtocol {
+    private let text: UnsafeBufferPointer<UInt8>
+    private let separator: UnsafeBufferPointer<UInt8>
+    private var position = 0
+    private var isDone = false
+
+    init(_ text: UnsafeBufferPointer<UInt8>, separator: UnsafeBufferPointer<UInt8>) {
+        self.text = text
+        self.separator = separator
+    }
+
+    mutating func next() -> Int? {
+        guard !isDone, let base = text.baseAddress, let separatorBase = separator.baseAddress else { return nil }
+        let width = separator.count
+        var scan = position
+        while scan + width <= text.count {
+            if base[scan] == separatorBase[0], ShortBytes.equal(base + scan, separatorBase, width) {
+                defer { position = scan + width }
+                return scan - position
+            }
+            scan += 1
+        }
+        isDone = true
+        return text.count - position
     }
 }
 
 /// Two byte buffers that cleanups write into, kept by each state machine and grown to the longest value.
 final class CleanupScratch {
     let matchData = PatternMatcher.MatchData()
-    private var buffers: [UnsafeMutablePointer<UInt8>] = [.allocate(capacity: 64), .allocate(capacity: 64)]
-    private var capacities = [64, 64]
+    /// The buffer a split's text is read from: the other two take what the steps after it write.
+    static let splitBuffer = 2
+    private var buffers: [UnsafeMutablePointer<UInt8>] = [.allocate(capacity: 64), .allocate(capacity: 64), .allocate(capacity: 64)]
+    private var capacities = [64, 64, 64]
 
     deinit { for buffer in buffers { buffer.deallocate() } }
 

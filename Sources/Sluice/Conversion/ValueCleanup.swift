@@ -29,6 +29,12 @@ public enum ValueCleanup: Sendable, Hashable, CustomStringConvertible {
     /// record; a match in which the group took no part gives null (so `(?:,(\d+))?$` reads an optional part). A search stops after 1,000,000 backtracking steps, so a
     /// pattern that would take exponential time on some value rejects that record instead of stalling the run.
     case capture(String)
+    /// Cuts the text at every occurrence of the separator (compared byte for byte) into a list: `split: ","` on
+    /// `"red,green"` gives `["red", "green"]`. The field becomes a list (its column holds a JSON array, as a path
+    /// through `*` gives), and the cleanups after this one apply to each piece: `[{split: ","}, trim,
+    /// emptyAsNull]` reads `"a, b,,"` as `["a", "b"]`. The empty string is the empty list; a piece that a later
+    /// cleanup makes null is dropped, as a list drops null elements. A field splits once.
+    case split(String)
 
     /// The name a mapping file uses for the cleanup, and rejections print.
     public var name: String {
@@ -41,13 +47,14 @@ public enum ValueCleanup: Sendable, Hashable, CustomStringConvertible {
         case .emptyAsNull: "emptyAsNull"
         case .number: "number"
         case .capture: "capture"
+        case .split: "split"
         }
     }
 
     public var description: String {
         switch self {
         case .trim, .lowercase, .uppercase, .emptyAsNull: name
-        case .stripPrefix(let text), .stripSuffix(let text), .capture(let text): "\(name) \(ValueDescription.quoted(text))"
+        case .stripPrefix(let text), .stripSuffix(let text), .capture(let text), .split(let text): "\(name) \(ValueDescription.quoted(text))"
         case .number(let format): "number (\(format))"
         }
     }

@@ -8,7 +8,7 @@ public struct FieldSpec: Sendable, Hashable {
     /// `nil` reads the key named like the field, converted by the mapping's naming convention (see
     /// ``MappingOptions/naming``); explicit paths win over the convention.
     public var path: String? {
-        didSet { isList = Self.readsList(path) }
+        didSet { isList = Self.readsList(path, cleanups: cleanups) }
     }
     /// The type the value is converted to.
     public var type: FieldType
@@ -37,18 +37,22 @@ public struct FieldSpec: Sendable, Hashable {
     public var nullSpellings: [JSONValue]?
     /// Cleanups of the input text, applied in order after the null spellings and before the transform and the
     /// type's conversion (see ``ValueCleanup``).
-    public var cleanups: [ValueCleanup] = []
+    public var cleanups: [ValueCleanup] = [] {
+        didSet { isList = Self.readsList(path, cleanups: cleanups) }
+    }
     /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
     var requiresFoundationURL = false
     /// For typed fields declared without a path: the property path (`address.city`), each component of which the
     /// naming convention converts into a key.
     var propertyPath: [String]?
 
-    /// Whether the field reads a list: its path goes through `*`, and its column holds each row's elements,
-    /// converted by the type, as a JSON array. Kept with the path, because batches ask for every column.
+    /// Whether the field reads a list: its path goes through `*` or a cleanup splits its text, and its column
+    /// holds each row's elements, converted by the type, as a JSON array. Kept with the path and the cleanups,
+    /// because batches ask for every column.
     public private(set) var isList = false
 
-    private static func readsList(_ path: String?) -> Bool {
+    private static func readsList(_ path: String?, cleanups: [ValueCleanup]) -> Bool {
+        if cleanups.contains(where: { if case .split = $0 { true } else { false } }) { return true }
         guard let path, path.contains("*") else { return false }
         return (try? FieldPath(parsing: path))?.readsEveryElement ?? false
     }
@@ -100,7 +104,7 @@ public struct FieldSpec: Sendable, Hashable {
         self.enumValues = enumValues
         self.validators = validators
         self.transform = transform
-        isList = Self.readsList(path)
+        isList = Self.readsList(path, cleanups: [])
     }
 }
 

@@ -545,16 +545,23 @@ struct RecordStateMachine {
         case .bool: isSpelledNull = conversion.pointee.cleaning?.nullSpellings?.matchesBool(boolValue) ?? false
         case .null: break
         }
-        var outcome = CompiledCleanups.Outcome.null
-        if !isSpelledNull {
-            guard kind == .string, conversion.pointee.cleaning?.hasSteps == true, let bytes else {
-                return writeSpecial(column: column, node: nodeID, kind, bytes, length, boolValue)
-            }
-            if !isWellFormed(node: nodeID, bytes, length) { return }
-            let scratch = cleanupScratch ?? CleanupScratch()
-            cleanupScratch = scratch
-            outcome = conversion.pointee.cleaning?.clean(bytes, length, scratch: scratch) ?? .string(bytes, length)
+        guard !isSpelledNull else { return writeCleanedOutcome(.null, column: column, node: nodeID, kind, bytes, length, boolValue) }
+        guard kind == .string, conversion.pointee.cleaning?.hasSteps == true, let bytes else {
+            return writeSpecial(column: column, node: nodeID, kind, bytes, length, boolValue)
         }
+        if !isWellFormed(node: nodeID, bytes, length) { return }
+        let scratch = cleanupScratch ?? CleanupScratch()
+        cleanupScratch = scratch
+        conversion.pointee.cleaning?.clean(bytes, length, scratch: scratch) { outcome in
+            writeCleanedOutcome(outcome, column: column, node: nodeID, kind, bytes, length, boolValue)
+        }
+    }
+
+    /// What null spellings and cleanups made of a value (or of one piece of a split value), written as the input
+    /// would have been; the original value is what rejections show.
+    private mutating func writeCleanedOutcome(
+        _ outcome: CompiledCleanups.Outcome, column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
+    ) {
         let failuresBefore = failures.count
         switch outcome {
         case .string(let text, let count): writeSpecial(column: column, node: nodeID, .string, text, count, false)
@@ -568,6 +575,8 @@ struct RecordStateMachine {
         case .failed(let expected):
             stamps[column] = serial
             fail(node: nodeID, .typeMismatch, expected: expected, kind, bytes, length, boolValue)
+        case .listStarts:
+            if columnIsList[column] { startList(column: column) }
         }
     }
 

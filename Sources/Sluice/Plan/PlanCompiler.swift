@@ -50,15 +50,18 @@ enum PlanCompiler {
         }
 
         for (column, path) in parsedPaths.enumerated() {
-            guard let path, path.readsEveryElement else { continue }
+            guard let path, fields[column].isList else { continue }
             func problem(_ message: String) { problems.append(MappingProblem(field: fields[column].name, message: message)) }
             if path.segments.filter(\.isEveryElement).count > 1 { problem("a list reads one array: its path takes one '*'") }
             if fields[column].defaultValue != nil { problem("a list takes no default") }
             if fields[column].transform != nil { problem("a list takes no transform") }
             if fields[column].validators.contains(where: { $0 != .required }) { problem("a list takes no validators but required") }
+            if fields[column].type == .json, fields[column].cleanups.contains(where: { $0.name == "split" }) {
+                problem("split gives pieces of text: a json field cannot take them")
+            }
         }
-        for (column, path) in parsedPaths.enumerated() where fields[column].isUnique && path?.readsEveryElement != true {
-            problems.append(MappingProblem(field: fields[column].name, message: "unique applies to lists (paths through '*')"))
+        for column in fields.indices where fields[column].isUnique && !fields[column].isList {
+            problems.append(MappingProblem(field: fields[column].name, message: "unique applies to lists (paths through '*', or a split)"))
         }
 
         let budget = TrieNodeBudget()

@@ -322,9 +322,9 @@ enum MappingFile {
         }
     }
 
-    static let cleanupNames = ["trim", "lowercase", "uppercase", "stripPrefix", "stripSuffix", "emptyAsNull", "number", "capture"]
+    static let cleanupNames = ["trim", "lowercase", "uppercase", "stripPrefix", "stripSuffix", "emptyAsNull", "number", "capture", "split"]
 
-    /// `clean: [trim, {stripPrefix: "$"}, {number: {thousands: ".", decimal: ","}}, {capture: '(\d+)'}]`.
+    /// `clean: [trim, {stripPrefix: "$"}, {number: {thousands: ".", decimal: ","}}, {capture: '(\d+)'}, {split: ","}]`.
     private static func cleanups(_ node: Node, problems: inout [String]) -> [ValueCleanup] {
         guard let entries = node.sequence else {
             problems.append("'clean' must be a list of cleanups (\(cleanupNames.joined(separator: ", ")))")
@@ -339,7 +339,7 @@ enum MappingFile {
                 case "uppercase": result.append(.uppercase)
                 case "emptyAsNull": result.append(.emptyAsNull)
                 case "number": result.append(.number(NumberText()))
-                case "stripPrefix", "stripSuffix", "capture": problems.append("cleanup '\(name)' takes an argument: {\(name): …}")
+                case "stripPrefix", "stripSuffix", "capture", "split": problems.append("cleanup '\(name)' takes an argument: {\(name): …}")
                 default: problems.append("unknown cleanup '\(name)' (known: \(cleanupNames.joined(separator: ", ")))")
                 }
                 continue
@@ -349,9 +349,14 @@ enum MappingFile {
                 continue
             }
             switch name {
-            case "stripPrefix", "stripSuffix", "capture":
+            case "stripPrefix", "stripSuffix", "capture", "split":
                 guard let text = argument.scalar?.string else { problems.append("cleanup '\(name)' takes a text"); continue }
-                result.append(name == "stripPrefix" ? .stripPrefix(text) : name == "stripSuffix" ? .stripSuffix(text) : .capture(text))
+                switch name {
+                case "stripPrefix": result.append(.stripPrefix(text))
+                case "stripSuffix": result.append(.stripSuffix(text))
+                case "capture": result.append(.capture(text))
+                default: result.append(.split(text))
+                }
             case "number":
                 if let format = numberText(argument, problems: &problems) { result.append(.number(format)) }
             case "trim", "lowercase", "uppercase", "emptyAsNull":

@@ -123,21 +123,40 @@ public struct Mapping<Model>: Sendable {
             next += field.columns.count
         }
         columnStart = starts
-        let lists = fields.flatMap(\.columns).filter(\.isList)
-        if !lists.isEmpty {
-            // A property takes an array through an array field; `*` makes the dynamic schema's list columns.
-            throw .invalidMapping(lists.map { MappingProblem(field: $0.name, message: "'*' reads a list column; declare an array property with an array field instead") })
-        }
-        plan = try PlanCompiler.compile(fields.flatMap(\.columns), options: options)
+        let columns = try Self.columnsSplittingIntoArrays(fields.flatMap(\.columns))
+        plan = try PlanCompiler.compile(columns, options: options)
         // A missing key leaves its property alone, so nothing may reject it as missing: a required field without a
         // default becomes optional here and its null is rejected by `update` itself. A default still covers null.
-        updatePlan = try PlanCompiler.compile(fields.flatMap(\.columns).map { column in
+        updatePlan = try PlanCompiler.compile(columns.map { column in
             var spec = column
             spec.isOptional = !(Self.isRequired(column) && column.defaultValue != nil)
             spec.validators.removeAll { $0 == .required }
             return spec
         }, options: options)
         encoder = RecordEncoder(plan: plan)
+    }
+
+    /// The columns, with a split's pieces read as text into the JSON array that an array (or `JSONValue`) property
+    /// takes. A list through `*`, or a split for a property that holds no array, is refused.
+    private static func columnsSplittingIntoArrays(_ columns: [FieldSpec]) throws(SluiceError) -> [FieldSpec] {
+        var problems: [MappingProblem] = []
+        let result = columns.map { column in
+            guard column.isList else { return column }
+            guard column.cleanups.contains(where: { $0.name == "split" }) else {
+                // A property takes an array through an array field; `*` makes the dynamic schema's list columns.
+                problems.append(MappingProblem(field: column.name, message: "'*' reads a list column; declare an array property with an array field instead"))
+                return column
+            }
+            guard column.type == .json else {
+                problems.append(MappingProblem(field: column.name, message: "split makes a list: map it to an array property"))
+                return column
+            }
+            var pieces = column
+            pieces.type = .string
+            return pieces
+        }
+        if !problems.isEmpty { throw .invalidMapping(problems) }
+        return result
     }
 
     /// A model written back as JSON through this mapping: key paths rebuilt as nested objects, dates in the
