@@ -40,6 +40,10 @@ public struct FieldSpec: Sendable, Hashable {
     public var cleanups: [ValueCleanup] = [] {
         didSet { isList = Self.readsList(path, cleanups: cleanups) }
     }
+    /// Key paths read when ``path`` gives no value: the field takes the first of its paths, in this order, that
+    /// holds a value other than null (after null spellings and cleanups), whatever order the keys come in. When
+    /// none does, the field is missing.
+    public var fallbackPaths: [String] = []
     /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
     var requiresFoundationURL = false
     /// For typed fields declared without a path: the property path (`address.city`), each component of which the

@@ -80,6 +80,13 @@ struct RecordStateMachine {
     private let rejectsUnmappedKeys: Bool
     /// Where cleanups write what they make of a value; made on the first value a cleanup writes.
     private var cleanupScratch: CleanupScratch?
+    /// Columns with fallback paths: per column, the rank of the path that gave the record's value so far (see
+    /// ``FieldSpec/fallbackPaths``), and the failures that value made, withdrawn if a path before it gives one.
+    private var fallbackRanks: [Int32] = []
+    private var fallbackFailures: [Range<Int>] = []
+    private var withdrawnFailures: [Range<Int>] = []
+    /// Set when null spellings or cleanups made a fallback column's value null, which then gives it nothing.
+    private var fallbackValueWasNull = false
     /// Set when a rejection fills the batch's room for rejections, so that the next record hands the batch on.
     private var rejectionsMayFillBatch = false
 
@@ -182,6 +189,10 @@ struct RecordStateMachine {
         columnCount = plan.fields.count
         requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
         columnPaths = plan.columnPaths
+        if plan.columnHasFallbacks.contains(true) {
+            fallbackRanks = Array(repeating: 0, count: plan.fields.count)
+            fallbackFailures = Array(repeating: 0..<0, count: plan.fields.count)
+        }
         let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         empty.initialize(to: 0)
         emptyBytes = UnsafePointer(empty)
@@ -524,12 +535,56 @@ struct RecordStateMachine {
         let node = nodes[Int(nodeID)]
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
-            if plan.columnIsCleaned[column] {
+            if plan.columnHasFallbacks[column] {
+                writeFallback(column: column, rank: plan.targetRanks[target], node: nodeID, kind, bytes, length, boolValue)
+            } else if plan.columnIsCleaned[column] {
                 writeCleaned(column: column, node: nodeID, kind, bytes, length, boolValue)
             } else {
                 writeSpecial(column: column, node: nodeID, kind, bytes, length, boolValue)
             }
         }
+    }
+
+    /// A scalar at one of the paths of a column with fallbacks: written unless it is null or a path before it has
+    /// given the record a value, and then the failures of a value from a later path are withdrawn.
+    @inline(never)
+    private mutating func writeFallback(
+        column: Int, rank: Int32, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
+    ) {
+        guard kind != .null else { return }
+        let hadValue = stamps[column] == serial
+        // The same path again (a duplicate key) wins as it would without fallbacks.
+        if hadValue && fallbackRanks[column] < rank { return }
+        let failuresBefore = failures.count
+        fallbackValueWasNull = false
+        if plan.columnIsCleaned[column] {
+            writeCleaned(column: column, node: nodeID, kind, bytes, length, boolValue)
+        } else {
+            convert(column: column, node: nodeID, kind, bytes, length, boolValue)
+        }
+        if fallbackValueWasNull { return }
+        if hadValue && !fallbackFailures[column].isEmpty { withdrawnFailures.append(fallbackFailures[column]) }
+        fallbackRanks[column] = rank
+        fallbackFailures[column] = failuresBefore..<failures.count
+    }
+
+    /// What a required column that nothing gave a value found: no value, at its path or at any of its fallbacks.
+    private func missingValue(column: Int) -> String {
+        guard plan.columnHasFallbacks[column] else { return "no value" }
+        return "no value, nor at " + plan.fields[column].fallbackPaths.map { "$." + $0 }.joined(separator: ", ")
+    }
+
+    /// Forgets the record's failures, and with them those a fallback withdrew.
+    private mutating func clearFailures() {
+        failures.removeAll()
+        if !withdrawnFailures.isEmpty { withdrawnFailures.removeAll() }
+    }
+
+    /// Takes out the failures of values that a path before theirs replaced.
+    @inline(never)
+    private mutating func removeWithdrawnFailures() {
+        for range in withdrawnFailures.sorted(by: { $0.lowerBound > $1.lowerBound }) { failures.removeSubrange(range) }
+        withdrawnFailures.removeAll()
     }
 
     /// A scalar for a column with null spellings or cleanups: what they make of it goes on as the input would
@@ -567,6 +622,10 @@ struct RecordStateMachine {
         case .string(let text, let count): writeSpecial(column: column, node: nodeID, .string, text, count, false)
         case .number(let text, let count): writeSpecial(column: column, node: nodeID, .number, text, count, false)
         case .null:
+            if plan.columnHasFallbacks[column] {
+                fallbackValueWasNull = true
+                return
+            }
             writeSpecial(column: column, node: nodeID, .null, nil, 0, false)
             if failures.count > failuresBefore {
                 fail(node: nodeID, failures[failuresBefore].kind, expected: failures[failuresBefore].expected, kind, bytes, length, boolValue)
@@ -927,8 +986,9 @@ struct RecordStateMachine {
         if knownRecordStart == nil && end - location.byteOffset > maximumRecordSize {
             return rejectOversized(location: location)
         }
+        if !withdrawnFailures.isEmpty { removeWithdrawnFailures() }
         for column in requiredColumns where stamps[column] != serial {
-            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: columnTypes[column].description, found: "no value"))
+            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: columnTypes[column].description, found: missingValue(column: column)))
         }
         if !plan.validators.isEmpty { validateRecord() }
         if failures.isEmpty {
@@ -943,7 +1003,7 @@ struct RecordStateMachine {
     @inline(never)
     private mutating func finishPassingOver(end: Int) -> Bool {
         isPassingOver = false
-        failures.removeAll()
+        clearFailures()
         let location = locateRecord(end: end)
         ordinal -= 1
         if recordsToSkip > 0 {
@@ -1081,7 +1141,7 @@ struct RecordStateMachine {
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
         let rejection = Rejection(location: location, failures: recorded, rawText: recordText(location: location, end: end),
                                   isRawTextTruncated: truncatedText)
-        failures.removeAll()
+        clearFailures()
         rejectedCount += 1
         batches.current.rejections.append(rejection)
         if batches.current.rejections.count >= batches.current.capacity { rejectionsMayFillBatch = true }
@@ -1179,7 +1239,7 @@ struct RecordStateMachine {
             // columns.
             let location = locateRecord(end: end)
             ordinal -= 1
-            failures.removeAll()
+            clearFailures()
             isPassingOver = false
             leaveRecord()
             return failHeader(location: location, text: recordText(location: location, end: end))
@@ -1210,7 +1270,7 @@ struct RecordStateMachine {
         guard inRecord || hasDeferredRecord else { return }
         if plan.keyNode >= 0 { abandonedRecordKey = recordKeyInProgress }
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
-        failures.removeAll()
+        clearFailures()
         isPassingOver = false
         leaveRecord()
     }
@@ -1246,7 +1306,7 @@ struct RecordStateMachine {
         boundary = offset
         outerOpen = false
         outerClosed = false
-        failures.removeAll()
+        clearFailures()
         deferredEnd = 0
         stoppingRejection = nil
         endingRejection = nil

@@ -43,6 +43,10 @@ final class CompiledPlan: @unchecked Sendable {
     /// Per node: whether an ignored path covers the keys there that no field reads (they are then neither
     /// counted as unmapped nor rejected in strict mode). Read only when a key misses the trie.
     var ignoresUnreadKeys: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
+    /// Per entry of `targets`: which of the column's paths ends at the node (0: its path, 1 on: its fallbacks).
+    var targetRanks: [Int32] = []
+    /// Per column: whether it has fallback paths, so that the first of its paths with a value wins.
+    let columnHasFallbacks: [Bool]
     /// Per node: whether no field reads it or anything beneath it (it is there for an ignored path only), so
     /// that a value of any shape is fine there. Read only when a shape does not fit.
     var feedsNoField: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
@@ -100,6 +104,7 @@ final class CompiledPlan: @unchecked Sendable {
         self.columnIsOptional = .allocateCopy(of: fields.map(\.isOptional))
         columnIsTransformed = .allocateCopy(of: fields.map { $0.transform != nil })
         columnIsCleaned = .allocateCopy(of: conversions.map { $0.cleaning != nil })
+        columnHasFallbacks = fields.map { !$0.fallbackPaths.isEmpty }
         columnIsList = .allocateCopy(of: fields.map(\.isList))
         columnIsUniqueList = .allocateCopy(of: fields.map { $0.isList && $0.isUnique })
         listColumns = fields.indices.filter { fields[$0].isList }

@@ -64,11 +64,15 @@ enum PlanCompiler {
             problems.append(MappingProblem(field: fields[column].name, message: "unique applies to lists (paths through '*', or a split)"))
         }
 
+        let fallbacks = fallbackPaths(of: fields, problems: &problems)
         let budget = TrieNodeBudget()
         let root = TrieBuilderNode(displayPath: "$", depth: 1, budget: budget)
         for (column, path) in parsedPaths.enumerated() {
             guard let path else { continue }
             root.insert(path.segments[...], column: column)
+            for (offset, fallback) in fallbacks[column].enumerated() {
+                root.insert(fallback.segments[...], column: column, rank: Int32(offset + 1))
+            }
         }
         // Ignored paths are known to the trie (so never unmapped) but feed no column. `user` and `user.**` cover
         // every key beneath `user` that no field reads; `user.*` the keys directly in it. A `*` before the end
@@ -123,6 +127,34 @@ enum PlanCompiler {
         plan.skippedRecords = options.skippedRecords
         plan.columnsFromHeader = options.columnsFromHeader
         return plan
+    }
+
+    /// Each field's fallback paths, parsed; a problem for each that cannot be read (see ``FieldSpec/fallbackPaths``).
+    private static func fallbackPaths(of fields: [FieldSpec], problems: inout [MappingProblem]) -> [[FieldPath]] {
+        fields.map { field in
+            guard !field.fallbackPaths.isEmpty else { return [] }
+            func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
+            if field.isList || field.takesAnyValue {
+                problem("only a field that reads one scalar takes fallback paths: not a list, a json field or a transformed one")
+                return []
+            }
+            var parsed: [FieldPath] = []
+            var seen: Set<String> = [field.path ?? ""]
+            for fallback in field.fallbackPaths {
+                if !seen.insert(fallback).inserted { problem("the key path '\(fallback)' is given more than once"); continue }
+                do throws(FieldPathSyntaxError) {
+                    let path = try FieldPath(parsing: fallback)
+                    if path.readsEveryElement || path.segments.first?.key == RecordKeyField.segment.key {
+                        problem("fallback path '\(fallback)': a fallback reads one value at a key path ('*' and $key are not taken)")
+                        continue
+                    }
+                    parsed.append(path)
+                } catch {
+                    problem(error.message)
+                }
+            }
+            return parsed
+        }
     }
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.
@@ -214,6 +246,8 @@ private final class TrieBuilderNode {
     /// scalar (`$` beside `$key` in a map of id to name).
     var recordKeyChild: TrieBuilderNode?
     var targets: [Int] = []
+    /// Per target: which of its field's paths ends here (0 for the path itself, 1 for its first fallback, …).
+    var targetRanks: [Int32] = []
 
     init(displayPath: String, depth: Int, budget: TrieNodeBudget) {
         self.displayPath = displayPath
@@ -229,11 +263,14 @@ private final class TrieBuilderNode {
 
     /// Adds `column` at the end of `segments`, or an ignored path's scope. A numeric segment goes down both
     /// branches: the input decides at run time whether the value there is an array or an object.
-    func insert(_ segments: ArraySlice<FieldPath.Segment>, column: Int?, ignoring scope: IgnoredScope = .none) {
+    func insert(_ segments: ArraySlice<FieldPath.Segment>, column: Int?, rank: Int32 = 0, ignoring scope: IgnoredScope = .none) {
         budget.spend()
         guard !budget.isExhausted else { return }
         guard let segment = segments.first else {
-            if let column { targets.append(column) }
+            if let column {
+                targets.append(column)
+                targetRanks.append(rank)
+            }
             widenIgnoredScope(to: scope)
             return
         }
@@ -241,17 +278,17 @@ private final class TrieBuilderNode {
         if segment.isEveryElement {
             let child = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1, budget: budget)
             everyElementChild = child
-            child.insert(rest, column: column, ignoring: scope)
+            child.insert(rest, column: column, rank: rank, ignoring: scope)
             return
         }
         if depth == 1 && segment.key == RecordKeyField.segment.key {
             let child = recordKeyChild ?? TrieBuilderNode(displayPath: RecordKeyField.path, depth: depth + 1, budget: budget)
             recordKeyChild = child
-            child.insert(rest, column: column, ignoring: scope)
+            child.insert(rest, column: column, rank: rank, ignoring: scope)
             return
         }
-        keyChild(segment.key).insert(rest, column: column, ignoring: scope)
-        if let index = segment.index { indexChild(index).insert(rest, column: column, ignoring: scope) }
+        keyChild(segment.key).insert(rest, column: column, rank: rank, ignoring: scope)
+        if let index = segment.index { indexChild(index).insert(rest, column: column, rank: rank, ignoring: scope) }
     }
 
     /// Two ignored paths on one node cover what either covers.
@@ -356,6 +393,7 @@ private final class TrieBuilderNode {
         var keyBytes: [UInt8] = []
         var indexEntries: [IndexEntry] = []
         var targets: [Int32] = []
+        var targetRanks: [Int32] = []
         for builder in order {
             var node = PlanNode()
             node.keyEntryStart = Int32(keyEntries.count)
@@ -389,9 +427,12 @@ private final class TrieBuilderNode {
             node.targetStart = Int32(targets.count)
             node.targetCount = Int32(builder.targets.count)
             targets.append(contentsOf: builder.targets.map { Int32($0) })
+            targetRanks.append(contentsOf: builder.targetRanks)
             node.capturesJSON = builder.targets.contains { fields[$0].takesAnyValue }
             node.hasScalarTargets = builder.targets.contains { !fields[$0].takesAnyValue }
-            node.hasSpecialTargets = builder.targets.contains { fields[$0].transform != nil || fields[$0].isList || conversions[$0].cleaning != nil }
+            node.hasSpecialTargets = builder.targets.contains {
+                fields[$0].transform != nil || fields[$0].isList || conversions[$0].cleaning != nil || !fields[$0].fallbackPaths.isEmpty
+            }
             node.scalarNeedsCare = node.hasSpecialTargets || !builder.keyChildren.isEmpty || !builder.indexChildren.isEmpty
                 || builder.everyElementChild != nil
             nodes.append(node)
@@ -408,6 +449,7 @@ private final class TrieBuilderNode {
             for column in child.targets + child.descendantTargets() { arrayNodes[column] = ids[ObjectIdentifier(builder)] ?? -1 }
         }
         plan.listArrayNodes = plan.listColumns.map { arrayNodes[$0] }
+        plan.targetRanks = targetRanks
         plan.startsLists.deallocate()
         plan.startsLists = .allocateCopy(of: order.map { $0.everyElementChild != nil })
         plan.ignoresUnreadKeys.deallocate()

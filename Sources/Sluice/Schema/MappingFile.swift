@@ -96,9 +96,15 @@ enum MappingFile {
                 note(key, ["unknown key '\(key.string ?? "?")' (known: \(fieldKeys.sorted().joined(separator: ", ")))"])
             }
             if name == nil { note(nil, ["'name' is missing"]) }
+            // A list of paths is the path and its fallbacks, in order: the first that holds a value wins.
+            var fallbackPaths: [String] = []
             let path = mapping["path"].flatMap { node -> String? in
                 if let text = node.scalar?.string { return text }
-                note(node, ["'path' must be a string"])
+                if let list = node.sequence, case let paths = list.compactMap({ $0.scalar?.string }), paths.count == list.count, let first = paths.first {
+                    fallbackPaths = Array(paths.dropFirst())
+                    return first
+                }
+                note(node, ["'path' must be a key path, or a list of key paths tried in order"])
                 return nil
             }
             var type: FieldType?
@@ -111,6 +117,7 @@ enum MappingFile {
                 note(mapping["type"], ["'type' is missing"])
             }
             var spec = FieldSpec(name: name ?? "", path: path, type: type ?? .string)
+            spec.fallbackPaths = fallbackPaths
             func flag(_ key: String) -> Bool {
                 guard let node = mapping[key] else { return false }
                 if let value = node.bool { return value }

@@ -169,6 +169,15 @@ public struct Field<Model>: Sendable {
         return copy
     }
 
+    /// The same field, reading these key paths in order when its own gives no value: the first path that
+    /// holds a value other than null wins (`Field("screen_name", \.handle).fallingBack(to: "name", "login")`;
+    /// see ``FieldSpec/fallbackPaths``).
+    public func fallingBack(to paths: String...) -> Field {
+        var copy = self
+        copy.spec.fallbackPaths += paths
+        return copy
+    }
+
     /// The same integer field, dropping a fractional part (toward zero) instead of rejecting `3.5`.
     public func truncatingFractions() -> Field {
         var copy = self
