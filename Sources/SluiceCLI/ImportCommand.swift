@@ -121,7 +121,7 @@ struct ImportCommand: ParsableCommand {
                 throw .invalidOptions("--compression, --row-group-size, --timestamp-unit, --max-file-rows and --max-file-bytes apply to Parquet destinations (out.parquet or DIR/), not \(destination)")
             }
         }
-        job.readerOptions = reading.readerOptions
+        job.readerOptions = try reading.readerOptions(schemas: schemas)
         job.ifExists = ifExists
         job.resumes = resume
         job.rejectLimit = reading.maxRejects.flatMap(RejectLimit.init(parsing:))

@@ -62,7 +62,7 @@ struct MapCommand: ParsableCommand {
         let schemas = try reading.schemas()
         var job = ImportJob(inputs: reading.inputNames, schemas: schemas,
                             tables: zip(schemas, names).map { TableLayout(name: $1, fields: $0.fields) }, destination: destination)
-        job.readerOptions = reading.readerOptions
+        job.readerOptions = try reading.readerOptions(schemas: schemas)
         job.ifExists = .replace
         job.rejectLimit = onReject == .stop ? .count(0) : reading.maxRejects.flatMap(RejectLimit.init(parsing:))
         job.recordLimit = reading.limit

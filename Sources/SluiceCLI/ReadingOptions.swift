@@ -55,6 +55,11 @@ struct ReadingOptions: ParsableArguments {
     @Option(name: .customLong("byte-range"), parsing: .unconditional, help: ArgumentHelp("Only the records that start in START..<END of the file (NDJSON), e.g. 0:1048576.", valueName: "start:end"))
     var byteRange: ByteRangeArgument?
 
+    @Option(name: .customLong("shard"), help: ArgumentHelp(
+        "Only shard INDEX (from 0) of the plan `sluice split` wrote to PLAN: its records, numbered as in the whole file (NDJSON, arrays and wrapper documents).",
+        valueName: "plan:index"))
+    var shard: ShardArgument?
+
     @Option(name: .customLong("records-at"), help: ArgumentHelp(
         "The key path of the records inside a wrapper document (an array, or an object whose members are the records; their keys are $key). Overrides the mapping file's 'records'.",
         valueName: "path"))
@@ -106,7 +111,34 @@ struct ReadingOptions: ParsableArguments {
     /// The inputs, standard input when none is named.
     var inputNames: [String] { inputs.isEmpty ? ["-"] : inputs }
 
-    var readerOptions: ReaderOptions {
+    /// The reader's options; with `--shard`, the shard of the plan, checked against the input and the mapping.
+    func readerOptions(schemas: [MappingSchema]) throws(SluiceError) -> ReaderOptions {
+        var options = plainReaderOptions
+        guard let shard else { return options }
+        if byteRange != nil { throw .invalidOptions("give --byte-range or --shard, not both") }
+        guard inputNames.count == 1, let input = inputNames.first, input != "-" else {
+            throw .invalidOptions("--shard reads one shard of one file: name that file, and only it")
+        }
+        let text: [UInt8]
+        do {
+            text = try Array(Data(contentsOf: URL(fileURLWithPath: shard.planPath)))
+        } catch {
+            throw .io(source: shard.planPath, byteOffset: 0, message: "cannot read the shard plan: \(error.localizedDescription)")
+        }
+        let plan = try ShardPlan(jsonText: text, source: shard.planPath)
+        guard plan.shards.indices.contains(shard.index) else {
+            throw .invalidOptions("\(shard.planPath) holds shards 0 to \(plan.shards.count - 1), not \(shard.index)")
+        }
+        try plan.checkMatches(.file(input))
+        let recordsPaths = Set(schemas.map(\.options.recordsPath))
+        if recordsPaths != [plan.recordsPath] {
+            throw .invalidOptions("the shard plan was split at records path \(plan.recordsPath ?? "none"), but the mapping reads \(recordsPaths.map { $0 ?? "none" }.sorted().joined(separator: ", ")): split with the same --records-at")
+        }
+        options.shard = plan.shards[shard.index]
+        return options
+    }
+
+    private var plainReaderOptions: ReaderOptions {
         var options = ReaderOptions()
         options.shape = inputFormat
         options.rejectionPolicy = .collect
@@ -143,6 +175,19 @@ extension DateStorage: ExpressibleByArgument {}
 extension ParquetOptions.TimestampUnit: ExpressibleByArgument {}
 
 /// `START:END` on the command line.
+/// `PLAN:INDEX`: a shard plan's file, and the index of one of its shards.
+struct ShardArgument: ExpressibleByArgument {
+    let planPath: String
+    let index: Int
+
+    init?(argument: String) {
+        guard let colon = argument.lastIndex(of: ":"), let index = Int(argument[argument.index(after: colon)...]), index >= 0,
+              colon > argument.startIndex else { return nil }
+        planPath = String(argument[..<colon])
+        self.index = index
+    }
+}
+
 struct ByteRangeArgument: ExpressibleByArgument {
     let range: Range<Int>
 

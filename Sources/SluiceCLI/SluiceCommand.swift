@@ -7,6 +7,6 @@ struct SluiceCommand: ParsableCommand {
         commandName: "sluice",
         abstract: "Map large JSON dumps into typed records, streaming, in bounded memory.",
         version: Release.version,
-        subcommands: [ImportCommand.self, MapCommand.self, CheckCommand.self, InferCommand.self, BenchCommand.self]
+        subcommands: [ImportCommand.self, MapCommand.self, CheckCommand.self, InferCommand.self, SplitCommand.self, BenchCommand.self]
     )
 }

@@ -72,6 +72,11 @@ public struct ReaderOptions: Sendable, Hashable {
     /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from
     /// the shard's first record; byte offsets stay the file's.
     public var byteRange: Range<Int>?
+    /// One shard of a ``ShardPlan``: only its records, numbered as in the whole file (ordinals, lines and byte
+    /// offsets). Unlike ``byteRange``, it also splits arrays and wrapper documents. Take it from a plan checked
+    /// against the file (``ShardPlan/checkMatches(_:)``): a shard of another file, or of this one changed, reads
+    /// garbage. Excludes ``byteRange``.
+    public var shard: InputShard?
     /// The largest history window a compressed input may ask the decompressor to keep, in bytes. zstd frames
     /// written with `--long` (large dumps often are) name windows up to 2 GiB; a frame that needs more than this
     /// ends the run with an error saying how much it needs. zstd rounds the limit down to a power of two. The
@@ -113,6 +118,10 @@ public struct ReaderOptions: Sendable, Hashable {
         if chunkSize < 1 { problems.append("chunkSize must be at least 1") }
         if memoryBudget < 1 << 20 { problems.append("memoryBudget must be at least 1 MiB") }
         if let byteRange, byteRange.lowerBound < 0 { problems.append("byteRange must not start before byte 0") }
+        if byteRange != nil && shard != nil { problems.append("give a byte range or a shard, not both") }
+        if let shard, shard.firstOrdinal < 1 || shard.firstLine < 1 || shard.records < 0 {
+            problems.append("a shard's first ordinal and line count from 1")
+        }
         if maximumDecompressionWindow < 1 << 10 { problems.append("maximumDecompressionWindow must be at least 1 KiB") }
         if !problems.isEmpty { throw .invalidOptions(problems.joined(separator: "; ")) }
         return self

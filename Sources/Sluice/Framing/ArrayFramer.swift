@@ -59,9 +59,20 @@ struct ArrayFramer {
     private var scalar = ScalarTokenScan()
     private let maximumDepth: Int
 
-    init(maximumDepth: Int) {
+    /// Reading a shard of the array's elements (see ``ArrayShardScan``): the input ends where the shard does, after
+    /// a comma, which is no premature end.
+    private let readsShard: Bool
+    /// Where the last array's `[` was read, and just past its `]`.
+    private(set) var lastArrayStart: Int?
+    private(set) var lastArrayEnd: Int?
+
+    /// - Parameter shardStartsAtArray: For a shard of the array's elements, whether it starts at the array's `[`
+    ///   (the first shard) or at an element after a comma.
+    init(maximumDepth: Int, shardStartsAtArray: Bool? = nil) {
         self.maximumDepth = maximumDepth
         closers = .allocate(capacity: maximumDepth + 1)
+        readsShard = shardStartsAtArray != nil
+        if shardStartsAtArray == false { state = .beforeElement }
     }
 
     /// Frees the bracket stack; call once, when framing is done.
@@ -235,6 +246,7 @@ struct ArrayFramer {
                 if byte == UInt8(ascii: "[") {
                     bytes[index] = 0x20
                     arraysStarted += 1
+                    lastArrayStart = offset + index
                     state = .beforeFirstElement
                 } else if !ShapeDetector.isWhitespace(byte) {
                     return (lastElementEnd, fail(offset + index, "expected a top-level array of records", .notAnArray))
@@ -246,6 +258,7 @@ struct ArrayFramer {
                 } else if byte == UInt8(ascii: "]") && state == .beforeFirstElement {
                     bytes[index] = 0x20
                     state = .afterArray
+                    lastArrayEnd = offset + index + 1
                     index += 1
                 } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: ":") {
                     return (lastElementEnd, fail(offset + index, "unallowed token at this point in JSON text", .forWorker))
@@ -271,6 +284,7 @@ struct ArrayFramer {
                 } else if byte == UInt8(ascii: "]") {
                     bytes[index] = 0x20
                     state = .afterArray
+                    lastArrayEnd = offset + index + 1
                     index += 1
                 } else {
                     // A token here (a second value, `}`, `:`) is an error only inside an array, which a worker's parser,
@@ -311,6 +325,8 @@ struct ArrayFramer {
         }
         switch state {
         case .afterArray, .failed:
+            return (nil, nil)
+        case .beforeElement where readsShard:
             return (nil, nil)
         case .inElement:
             // An element cut short, or a malformed scalar: the worker's parser reports it.

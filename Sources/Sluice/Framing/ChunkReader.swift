@@ -30,6 +30,8 @@ final class ChunkReader {
     /// `range.lowerBound - 1` (to see whether a line starts at the bound), or at the first record when the range
     /// starts inside the file's byte-order mark.
     private let range: Range<Int>?
+    /// A shard of an array's elements: where its bytes end, past which nothing is read.
+    private let elementsEnd: Int?
 
     private(set) var bytesRead = 0
     private var nextIndex = 0
@@ -82,7 +84,8 @@ final class ChunkReader {
     ///     run was cancelled.
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
-        maximumRecordSize: Int, maximumRecords: Int, batchBytes: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [], leadingRecords: LeadingRecords = LeadingRecords(),
+        maximumRecordSize: Int, maximumRecords: Int, batchBytes: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [],
+        elementShard: InputShard? = nil, leadingRecords: LeadingRecords = LeadingRecords(),
         handsEachRead: Bool = false, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
@@ -96,7 +99,8 @@ final class ChunkReader {
         self.range = range
         self.leadingRecords = leadingRecords
         self.handsEachRead = handsEachRead
-        framer = ArrayFramer(maximumDepth: maximumDepth)
+        framer = ArrayFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShard.map { $0.content == .arrayOpening })
+        elementsEnd = elementShard?.byteRange.upperBound
         recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
         if recordsPaths.count == 1 {
             // An array of records is scanned once, by the framer, which also blanks what follows it.
@@ -229,7 +233,8 @@ final class ChunkReader {
                 return
             }
         }
-        let count = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
+        let room = elementsEnd.map { min(capacity - filled, $0 - (bufferOffset + filled)) } ?? capacity - filled
+        let count = room > 0 ? try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: room)) : 0
         if count == 0 {
             isAtEnd = true
         } else {

@@ -112,7 +112,11 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         self.plans = plans
         let plan = plans[0]
         workerUnmappedKeys = plans.map { _ in [:] }
-        ordinalBases = plans.map { _ in 0 }
+        // A shard's records are numbered as in the whole file; records skipped or a header row before it are not
+        // records.
+        let leading = options.shard == nil || startsAtInputStart ? 0 : plan.skippedRecords + (plan.columnsFromHeader ? 1 : 0)
+        ordinalBases = plans.map { _ in max((options.shard?.firstOrdinal ?? 1) - 1 - leading, 0) }
+        lineBase = (options.shard?.firstLine ?? 1) - 1
         typeTotals = plans.map { _ in ReadStatistics() }
         self.shape = shape
         self.options = options
@@ -222,7 +226,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumRecords: recordsPerChunk, batchBytes: batchBytesPerChunk, maximumDepth: options.maximumDepth, pool: pool,
-            recordsPaths: plans.compactMap(\.recordsPath), leadingRecords: leadingRecords, handsEachRead: handsEachRead,
+            // A shard of an array holds nothing but elements: no wrapper around them to filter.
+            recordsPaths: options.shard.map { $0.content == .lines ? plans.compactMap(\.recordsPath) : [] } ?? plans.compactMap(\.recordsPath),
+            elementShard: options.shard.flatMap { $0.content == .lines ? nil : $0 },
+            leadingRecords: leadingRecords, handsEachRead: handsEachRead,
             // Not owning: the pipeline holds the reader that runs on the caller's thread, and the reader thread holds
             // the pipeline while its reader lives, so the reader never outlives it.
             reserve: { [unowned self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })

@@ -7,6 +7,15 @@ enum BatchSourceOpener {
     static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
         var options = try options.validated()
         try plan.checkDepth(within: options.maximumDepth)
+        if let shard = options.shard {
+            if shard.content == .lines {
+                guard plan.recordsPath == nil else { throw .invalidOptions("a shard of lines holds no wrapper document's records") }
+                // Lines are read as a byte range is; the shard only numbers them as in the whole file.
+                options.byteRange = shard.byteRange
+            } else {
+                return try openArrayShard(input, shard: shard, plan: plan, options: options, keepsRecordText: keepsRecordText, progress: progress)
+            }
+        }
         // A shard past the file's start holds neither the records to skip nor the header: they are read from
         // the start of the file, and the shard starts after them at the earliest.
         var columnNames: [[UInt8]]?
@@ -17,8 +26,13 @@ enum BatchSourceOpener {
             options.byteRange = min(start, range.upperBound)..<range.upperBound
         }
         var (raw, source) = try openCounting(input, options: options, progress: progress)
-        if options.byteRange != nil && (raw.size == nil || source.isDecompressing) {
-            throw .invalidOptions("a byte range needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
+        if options.byteRange != nil { try checkSplittable(raw: raw, source: source, what: "a byte range") }
+        if options.byteRange != nil && options.shape == .automatic && plan.recordsPath == nil {
+            // The shape is the file's, seen from its start: a range of an array read as lines would be garbage.
+            let start = try shapeAtStart(of: input)
+            guard start == .ndjson else {
+                throw .invalidOptions("a byte range splits NDJSON only, and \(raw.name) holds \(start == .array ? "an array" : "a single document or concatenated values"); split arrays and wrapper documents with `sluice split` and read the shards it gives (ReaderOptions.shard)")
+            }
         }
         var startOffset = 0
         var startsAtInputStart = true
@@ -71,6 +85,48 @@ enum BatchSourceOpener {
         return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames,
                                 runsInline: runsInline)
+    }
+
+    /// A shard of an array's elements: read from its first byte to its last, mapped as elements of the records
+    /// array (a wrapper's other members lie outside it), numbered as in the whole file.
+    private static func openArrayShard(
+        _ input: Input, shard: InputShard, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor
+    ) throws(SluiceError) -> any BatchSource {
+        if plan.skippedRecords > 0 || plan.columnsFromHeader {
+            throw .invalidOptions("skipped records and header rows are not read from shards of an array")
+        }
+        var (raw, source) = try openCounting(input, options: options, progress: progress)
+        try checkSplittable(raw: raw, source: source, what: "a shard")
+        guard shard.byteRange.upperBound <= raw.size ?? 0 else {
+            throw .invalidOptions("the shard ends at byte \(shard.byteRange.upperBound), past the end of \(raw.name) (\(raw.size ?? 0) bytes): it comes from another file")
+        }
+        try source.skip(shard.byteRange.lowerBound)
+        var arrayOptions = options
+        arrayOptions.shape = .array
+        return ParallelPipeline(plans: [plan], source: source, shape: .array, startOffset: shard.byteRange.lowerBound, options: arrayOptions,
+                                keepsRecordText: keepsRecordText, startsAtInputStart: false, runsInline: options.workers == 1)
+    }
+
+    /// Byte ranges and shards need a regular file, read as stored.
+    private static func checkSplittable(raw: any ByteSource, source: PrefixedSource, what: String) throws(SluiceError) {
+        if raw.size == nil || source.isDecompressing {
+            throw .invalidOptions("\(what) needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
+        }
+    }
+
+    /// The shape of the input as its first bytes show it.
+    private static func shapeAtStart(of input: Input) throws(SluiceError) -> InputShape {
+        var raw = try input.openRaw()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
+        defer { buffer.deallocate() }
+        var count = 0
+        while count < buffer.count {
+            let read = try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+            if read == 0 { break }
+            count += read
+        }
+        let bytes = UnsafeBufferPointer(start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: count)
+        return ShapeDetector.detect(UnsafeBufferPointer(rebasing: bytes[ShapeDetector.byteOrderMarkLength(bytes)...]))
     }
 
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes

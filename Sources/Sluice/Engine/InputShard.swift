@@ -1,0 +1,64 @@
+/// One record-aligned piece of an uncompressed file, as ``ShardPlan`` finds them: N processes, each given one
+/// shard of the same file, read every record exactly once, and number records, lines and byte offsets as one
+/// reader of the whole file would.
+public struct InputShard: Sendable, Hashable, Codable {
+    /// What the shard's bytes hold.
+    public enum Content: String, Sendable, Hashable, Codable {
+        /// Whole lines of an NDJSON file.
+        case lines
+        /// The first elements of the records array (a top-level array, or the array at a wrapper's records
+        /// path), from the array's `[` to just past the comma after the shard's last element (or past the
+        /// array's `]`, when one shard holds it all).
+        case arrayOpening
+        /// Further elements of the records array, from an element after a comma to just past the comma after
+        /// the shard's last element (or past the array's `]`, for the last shard).
+        case arrayElements
+    }
+
+    /// Where the shard sits in the file.
+    public var byteRange: Range<Int>
+    public var content: Content
+    /// The ordinal of the shard's first record in the whole file (1 for the first record).
+    public var firstOrdinal: Int
+    /// The line on which the shard's first byte lies (1 for the file's first line).
+    public var firstLine: Int
+    /// How many records the shard holds.
+    public var records: Int
+
+    /// Creates a shard; ``ShardPlan`` makes them for a file, which is where shards normally come from.
+    public init(byteRange: Range<Int>, content: Content, firstOrdinal: Int, firstLine: Int, records: Int) {
+        self.byteRange = byteRange
+        self.content = content
+        self.firstOrdinal = firstOrdinal
+        self.firstLine = firstLine
+        self.records = records
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case start, end, content, firstOrdinal, firstLine, records
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let start = try container.decode(Int.self, forKey: .start)
+        let end = try container.decode(Int.self, forKey: .end)
+        guard start >= 0, end >= start else {
+            throw DecodingError.dataCorruptedError(forKey: .end, in: container, debugDescription: "a shard ends before it starts")
+        }
+        byteRange = start..<end
+        content = try container.decode(Content.self, forKey: .content)
+        firstOrdinal = try container.decode(Int.self, forKey: .firstOrdinal)
+        firstLine = try container.decode(Int.self, forKey: .firstLine)
+        records = try container.decode(Int.self, forKey: .records)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(byteRange.lowerBound, forKey: .start)
+        try container.encode(byteRange.upperBound, forKey: .end)
+        try container.encode(content, forKey: .content)
+        try container.encode(firstOrdinal, forKey: .firstOrdinal)
+        try container.encode(firstLine, forKey: .firstLine)
+        try container.encode(records, forKey: .records)
+    }
+}

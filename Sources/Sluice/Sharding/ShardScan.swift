@@ -1,0 +1,208 @@
+import CStructuralScan
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One sequential pass over an input that finds where records start and cuts shards at the first record start
+/// at or after each target offset, counting records and lines on the way.
+struct ShardScan {
+    private var source: any ByteSource
+    private let totalBytes: Int
+    private let targets: [Int]
+    private let recordsPath: FieldPath?
+    private let maximumDepth: Int
+    private(set) var readsArray = false
+
+    private(set) var records = 0
+    private(set) var shards: [InputShard] = []
+    /// Line feeds before the block being scanned.
+    private var lineFeeds = 0
+    /// The next target to cut at (an index into `targets`).
+    private var nextTarget = 0
+    /// Where the shard being built starts, its first ordinal and line.
+    private var shardStart = 0
+    private var shardFirstOrdinal = 1
+    private var shardFirstLine = 1
+
+    private static let blockSize = 4 << 20
+
+    init(source: inout any ByteSource, totalBytes: Int, size: ShardSize, shape: InputShape, recordsPath: String?, maximumDepth: Int) throws(SluiceError) {
+        self.source = source
+        self.totalBytes = totalBytes
+        self.maximumDepth = maximumDepth
+        switch size {
+        case .parts(let count): targets = (1..<max(count, 1)).map { Int((Double(totalBytes) * Double($0) / Double(count)).rounded(.up)) }
+        case .bytes(let count): targets = Array(stride(from: count, to: max(totalBytes, count), by: count))
+        }
+        if let recordsPath {
+            do {
+                self.recordsPath = try FieldPath(parsing: recordsPath)
+            } catch {
+                throw .invalidOptions("records path '\(recordsPath)': \(error.message)")
+            }
+        } else {
+            self.recordsPath = nil
+        }
+        var prefixed = PrefixedSource(self.source)
+        let prefix = try prefixed.peek(64 << 10)
+        if Compression.detect(prefix) != nil {
+            throw .invalidOptions("\(source.name) is compressed: a compressed file cannot be split at a byte offset (each byte depends on all before it); decompress it first")
+        }
+        self.source = prefixed
+        let shapeSeen = prefix.withUnsafeBufferPointer { bytes in
+            ShapeDetector.detect(UnsafeBufferPointer(rebasing: bytes[ShapeDetector.byteOrderMarkLength(bytes)...]))
+        }
+        let chosen = self.recordsPath != nil ? .array : shape == .automatic ? shapeSeen : shape
+        switch chosen {
+        case .ndjson: readsArray = false
+        case .array: readsArray = true
+        default:
+            throw .invalidOptions("\(source.name) holds a single document or concatenated values, which split only at the records inside a wrapper document: give their records path")
+        }
+    }
+
+    mutating func run() throws(SluiceError) {
+        if readsArray { try scanArray() } else { try scanLines() }
+    }
+
+    // MARK: - Shards
+
+    /// Cuts the shard being built at a record start `offset`, when a target has been reached there.
+    /// `line` is counted only for a cut.
+    private mutating func recordStarts(at offset: Int, line: () -> Int) {
+        guard nextTarget < targets.count, offset >= targets[nextTarget], offset > shardStart else { return }
+        finishShard(end: offset)
+        shardStart = offset
+        shardFirstOrdinal = records + 1
+        shardFirstLine = line()
+        while nextTarget < targets.count && targets[nextTarget] <= offset { nextTarget += 1 }
+    }
+
+    private mutating func finishShard(end: Int) {
+        let content: InputShard.Content = !readsArray ? .lines : shards.isEmpty ? .arrayOpening : .arrayElements
+        shards.append(InputShard(byteRange: shardStart..<end, content: content, firstOrdinal: shardFirstOrdinal,
+                                 firstLine: shardFirstLine, records: records + 1 - shardFirstOrdinal))
+    }
+
+    /// Reads the next block into `buffer`; 0 at the end.
+    private mutating func readBlock(into buffer: UnsafeMutablePointer<UInt8>) throws(SluiceError) -> Int {
+        var filled = 0
+        while filled < Self.blockSize {
+            let read = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: Self.blockSize - filled))
+            if read == 0 { break }
+            filled += read
+        }
+        return filled
+    }
+
+    // MARK: - NDJSON
+
+    /// Lines: a record is a line holding more than white space; a shard starts at a line start.
+    private mutating func scanLines() throws(SluiceError) {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.blockSize)
+        defer { buffer.deallocate() }
+        var base = 0
+        var lineHasContent = false
+        while case let count = try readBlock(into: buffer), count > 0 {
+            var index = 0
+            while index < count {
+                if !lineHasContent {
+                    while index < count, buffer[index] == 0x20 || buffer[index] == 0x09 || buffer[index] == 0x0D { index += 1 }
+                    guard index < count else { break }
+                    if buffer[index] != 0x0A { lineHasContent = true }
+                }
+                let rest = count - index
+                guard let found = memchr(buffer + index, 0x0A, rest) else { break }
+                let lineFeed = buffer.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                if lineHasContent { records += 1 }
+                lineHasContent = false
+                lineFeeds += 1
+                index = lineFeed + 1
+                let linesBefore = lineFeeds
+                recordStarts(at: base + index) { linesBefore + 1 }
+            }
+            base += count
+        }
+        if lineHasContent { records += 1 }
+        finishShard(end: base)
+    }
+
+    // MARK: - Arrays
+
+    /// Array elements, found by the array framer (and, for a wrapper, the records-path filter before it): a shard
+    /// starts at an element after a comma; the first at the array's `[`, the last ends past its `]`.
+    private mutating func scanArray() throws(SluiceError) {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.blockSize)
+        let raw = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.blockSize)
+        var framer = ArrayFramer(maximumDepth: maximumDepth)
+        var filter = recordsPath.map { RecordsPathFilter(paths: [$0], maximumDepth: maximumDepth) }
+        filter?.handsOverArrays = true
+        framer.blanksTrailingContent = filter != nil
+        defer {
+            buffer.deallocate()
+            raw.deallocate()
+            framer.deallocate()
+            filter?.deallocate()
+        }
+        var base = 0
+        var sawArrayStart = false
+        // After an element has ended: the next one's start is still to be found.
+        var seekingStart = false
+        while case let count = try readBlock(into: buffer), count > 0 {
+            raw.update(from: buffer, count: count)
+            filter?.filter(buffer, count: count, at: base)
+            if let failure = filter?.failure { throw RecordsPathFilter.error(failure, source: source.name) }
+            if filter?.containers.first?.isObject == true {
+                throw .invalidOptions("the records at \(recordsPath?.description ?? "$") are the members of an object, which are not split; only an array of records is")
+            }
+            let scan = framer.scan(buffer, count: count, at: base)
+            if let problem = scan.problem { throw structureError(problem) }
+            if !sawArrayStart, let start = framer.lastArrayStart {
+                sawArrayStart = true
+                shardStart = start
+            }
+            var index = 0
+            for end in framer.takeElementEnds(upTo: .max) {
+                records += 1
+                index = end - base
+                seekingStart = true
+                if let start = nextNonBlank(buffer, from: index, to: count) {
+                    seekingStart = false
+                    let linesBefore = lineFeeds
+                    recordStarts(at: base + start) { linesBefore + sluice_count_byte(raw, start, 0x0A) + 1 }
+                }
+            }
+            if seekingStart, let start = nextNonBlank(buffer, from: index, to: count), framer.lastArrayEnd == nil {
+                seekingStart = false
+                let linesBefore = lineFeeds
+                recordStarts(at: base + start) { linesBefore + sluice_count_byte(raw, start, 0x0A) + 1 }
+            }
+            lineFeeds += sluice_count_byte(raw, count, 0x0A)
+            base += count
+        }
+        let end = framer.finish(at: base)
+        if end.lastElementEnd != nil { records += framer.takeElementEnds(upTo: .max).count }
+        if let problem = end.problem { throw structureError(problem) }
+        if let failure = filter?.finish() { throw RecordsPathFilter.error(failure, source: source.name) }
+        guard sawArrayStart, let arrayEnd = framer.lastArrayEnd else {
+            throw .invalidOptions("\(source.name) holds no array of records\(recordsPath.map { " at \($0)" } ?? "")")
+        }
+        finishShard(end: arrayEnd)
+    }
+
+    /// The first byte from `start` on that is neither white space nor punctuation the framer blanked.
+    private func nextNonBlank(_ bytes: UnsafeMutablePointer<UInt8>, from start: Int, to count: Int) -> Int? {
+        var index = start
+        while index < count {
+            if !ShapeDetector.isWhitespace(bytes[index]) { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    private func structureError(_ problem: ArrayFramer.Problem) -> SluiceError {
+        .io(source: source.name, byteOffset: problem.offset, message: "the array of records is broken there (\(problem.message)), so it cannot be split")
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Sluice
+import SluiceTerminal
+
+/// `sluice split`: record-aligned shards of one file, for processes on several machines.
+struct SplitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "split",
+        abstract: "Split a file into record-aligned shards that processes read on their own (sluice import --shard).",
+        discussion: """
+            Prints a shard plan (JSON): each shard's byte range, whether it holds lines or array elements, and the \
+            ordinal and line of its first record in the whole file, so that every shard numbers its records as one \
+            reader of the file would. NDJSON is cut at line starts; a top-level array, or the records array of a \
+            wrapper document (--records-at), at element starts, found by one scan of the whole file. The plan \
+            fits that version of the file only: sluice import --shard PLAN:INDEX checks its size, modification \
+            time and first MiB. Compressed files cannot be split; decompress them first.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The file to split.", valueName: "input"))
+    var input: String
+
+    @Option(name: .customLong("parts"), parsing: .unconditional, help: ArgumentHelp("How many shards of about equal size (1 to 1,000,000).", valueName: "count"))
+    var parts: Int?
+
+    @Option(name: .customLong("part-size"), help: ArgumentHelp("The size of each shard: bytes, or with KiB, MiB or GiB (256MiB).", valueName: "size"))
+    var partSize: String?
+
+    @Option(name: .customLong("records-at"), help: ArgumentHelp("The key path of the records array inside a wrapper document.", valueName: "path"))
+    var recordsAt: String?
+
+    @Option(name: [.customLong("input-format"), .customLong("format")], help: ArgumentHelp("ndjson, array or automatic.", valueName: "shape"))
+    var inputFormat: InputShape = .automatic
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the plan to FILE instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Flag(name: [.short, .long], help: "Print no summary on standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if (parts == nil) == (partSize == nil) { throw ValidationError("Give --parts or --part-size (one of them).") }
+        if let parts { try ReadingOptions.check("--parts", parts, 1...1_000_000, "shards") }
+        if let partSize, Self.bytes(partSize) == nil {
+            throw ValidationError("--part-size takes a size such as 268435456, 256MiB or 1GiB, not '\(partSize)'.")
+        }
+        if ![.automatic, .ndjson, .array].contains(inputFormat) { throw ValidationError("--format: only ndjson and array files split.") }
+        if input == "-" { throw ValidationError("A split needs a file: standard input cannot be read twice.") }
+    }
+
+    /// `268435456`, `256MiB`, `64KiB`, `1GiB`.
+    static func bytes(_ text: String) -> Int? {
+        let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("", 1)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            guard let number = Int(text.dropLast(suffix.count)), number > 0 else { return nil }
+            let (product, overflow) = number.multipliedReportingOverflow(by: factor)
+            return overflow ? nil : product
+        }
+        return nil
+    }
+
+    func run() throws {
+        let started = ContinuousClock.now
+        let size: ShardSize = parts.map(ShardSize.parts) ?? .bytes(partSize.flatMap(Self.bytes) ?? 1)
+        let plan = try ShardPlan(splitting: .file(input), into: size, shape: inputFormat, recordsPath: recordsAt)
+        let elapsed = started.duration(to: .now)
+        if let output {
+            let file = try FileOutput(path: output, ifExists: .replace)
+            try file.write(plan.jsonText)
+            try file.commit()
+        } else {
+            print(plan.jsonText, terminator: "")
+        }
+        guard !quiet else { return }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = seconds > 0 ? String(format: "%.0f MB/s", Double(plan.fingerprint.size) / seconds / 1e6) : "-"
+        StandardError.print("sluice: \(input): \(plan.shards.count) shards of \(plan.shape == "array" ? "array elements" : "lines"), \(plan.records) records, \(plan.fingerprint.size) bytes scanned in \(String(format: "%.2f", seconds)) s (\(rate))")
+    }
+}
