@@ -162,6 +162,7 @@ struct ShardScan {
             if !sawArrayStart, let start = framer.lastArrayStart {
                 sawArrayStart = true
                 shardStart = start
+                shardFirstLine = lineFeeds + sluice_count_byte(raw, start - base, 0x0A) + 1
             }
             var index = 0
             for end in framer.takeElementEnds(upTo: .max) {

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import Sluice
+
+/// Shard plans: every record read once across the shards, numbered as one reader of the whole input numbers it,
+/// for NDJSON, arrays and wrapper documents; and what cannot be split says so.
+@Suite struct ShardPlanTests {
+    static let fields = [FieldSpec(name: "id", type: .int64), FieldSpec(name: "name", type: .string)]
+
+    /// Records with a few that are rejected, spread over the input (one holds a bracket and a comma in a string).
+    static let records: [String] = (1...600).map { index in
+        index % 97 == 0 ? #"{"id":"bad","name":"n\#(index)"}"# : index == 300 ? #"{"id":300,"name":"], {"}"# : #"{"id":\#(index),"name":"n\#(index)"}"#
+    }
+    static let ndjson = records.enumerated().map { $1 + ($0 % 9 == 0 ? "\n\n" : "\n") }.joined()
+    static let array = "[\n" + records.joined(separator: ",\n") + "\n]\n"
+    static let wrapper = #"{"meta": {"ids": [1, 2], "note": "[x"},"# + "\n \"data\": [\n" + records.joined(separator: ",\n") + "\n ],\n \"more\": {\"a\": \"]\"}}\n"
+
+    func run(_ text: String, shard: InputShard? = nil, workers: Int = 1, recordsPath: String? = nil) throws -> RunTranscript {
+        var options = ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 1_000)
+        options.shard = shard
+        return try transcript(of: .bytes(Array(text.utf8)), fields: Self.fields, options: options, schemaOptions: MappingOptions(recordsPath: recordsPath))
+    }
+
+    func expectShardsReadAsTheWhole(_ text: String, recordsPath: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let whole = try run(text, recordsPath: recordsPath)
+        #expect(whole.rows.count == 594 && whole.rejections.count == 6, sourceLocation: sourceLocation)
+        for parts in [1, 2, 3, 7, 40] {
+            let plan = try ShardPlan(splitting: .bytes(Array(text.utf8)), into: .parts(parts), recordsPath: recordsPath)
+            #expect(plan.shards.count == parts && plan.records == 600, sourceLocation: sourceLocation)
+            for workers in [1, 3] {
+                var rows: [String] = []
+                var rejections: [String] = []
+                for shard in plan.shards {
+                    let part = try run(text, shard: shard, workers: workers, recordsPath: recordsPath)
+                    #expect(part.error == nil, sourceLocation: sourceLocation)
+                    #expect(part.rows.count + part.rejections.count == shard.records, sourceLocation: sourceLocation)
+                    rows += part.rows
+                    rejections += part.rejections
+                }
+                #expect(rows == whole.rows, "\(parts) parts, \(workers) workers", sourceLocation: sourceLocation)
+                #expect(rejections == whole.rejections, "\(parts) parts, \(workers) workers", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test func shardsOfLinesReadEveryRecordOnceNumberedAsTheWholeFile() throws {
+        try expectShardsReadAsTheWhole(Self.ndjson)
+    }
+
+    @Test func shardsOfAnArrayReadEveryRecordOnceNumberedAsTheWholeFile() throws {
+        try expectShardsReadAsTheWhole(Self.array)
+    }
+
+    @Test func shardsOfAWrapperDocumentReadEveryRecordOnceNumberedAsTheWholeFile() throws {
+        try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data")
+    }
+
+    @Test func shardsAreContiguousAndCutAtRecordStarts() throws {
+        let bytes = Array(Self.array.utf8)
+        let plan = try ShardPlan(splitting: .bytes(bytes), into: .bytes(1_000))
+        #expect(plan.shards.first?.byteRange.lowerBound == 0 && plan.shards.last?.byteRange.upperBound == bytes.count - 1)
+        #expect(plan.shards.first?.content == .arrayOpening && plan.shards.dropFirst().allSatisfy { $0.content == .arrayElements })
+        for (shard, next) in zip(plan.shards, plan.shards.dropFirst()) {
+            #expect(shard.byteRange.upperBound == next.byteRange.lowerBound)
+            #expect(bytes[next.byteRange.lowerBound] == UInt8(ascii: "{"))
+            #expect(next.firstOrdinal == shard.firstOrdinal + shard.records)
+        }
+        #expect(plan.shards.count > 10 && plan.shards.reduce(0) { $0 + $1.records } == 600)
+    }
+
+    @Test func aPlanRoundTripsThroughItsJSON() throws {
+        let plan = try ShardPlan(splitting: .bytes(Array(Self.wrapper.utf8)), into: .parts(3), recordsPath: "data")
+        #expect(try ShardPlan(jsonText: Array(plan.jsonText.utf8), source: "plan.json") == plan)
+    }
+
+    @Test func aPlanRefusesAnotherVersionOfItsFile() throws {
+        let plan = try ShardPlan(splitting: .bytes(Array(Self.ndjson.utf8)), into: .parts(2))
+        #expect(throws: Never.self) { try plan.checkMatches(.bytes(Array(Self.ndjson.utf8))) }
+        let changed = Array(Self.ndjson.replacingOccurrences(of: "n1\"", with: "m1\"").utf8)
+        do {
+            try plan.checkMatches(.bytes(changed))
+            Issue.record("a changed file matched the plan")
+        } catch {
+            #expect(error.description == "invalid options: the shard plan was made from another version of <memory> (its first MiB differs): split it again")
+        }
+    }
+
+    @Test func whatCannotBeSplitSaysWhy() {
+        func error(_ text: [UInt8], recordsPath: String? = nil) -> String {
+            do {
+                _ = try ShardPlan(splitting: .bytes(text), into: .parts(2), recordsPath: recordsPath)
+                return "split"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(error(Compressor.gzip(Array(Self.ndjson.utf8))) == "invalid options: <memory> is compressed: a compressed file cannot be split at a byte offset (each byte depends on all before it); decompress it first")
+        #expect(error(Array(#"{"a": [1, 2],\#n "b": 3}"#.utf8)) == "invalid options: <memory> holds a single document or concatenated values, which split only at the records inside a wrapper document: give their records path")
+        #expect(error(Array(#"{"data": {"1": {"id": 1}, "2": {"id": 2}}}"#.utf8), recordsPath: "data") == "invalid options: the records at $.data are the members of an object, which are not split; only an array of records is")
+        #expect(error(Array("[{\"id\": 1}, {\"id\": [2}]".utf8)) == "<memory>: read error at byte 21: the array of records is broken there (mismatched bracket), so it cannot be split")
+    }
+
+    @Test func aByteRangeOfAnArrayIsRefusedNotReadAsLines() throws {
+        do {
+            _ = try transcript(of: Self.array, fields: Self.fields, options: ReaderOptions(rejectionPolicy: .collect, byteRange: 100..<2_000))
+            Issue.record("an array was read by a byte range")
+        } catch {
+            #expect("\(error)" == "invalid options: a byte range splits NDJSON only, and <memory> holds an array; split arrays and wrapper documents with `sluice split` and read the shards it gives (ReaderOptions.shard)")
+        }
+    }
+}
