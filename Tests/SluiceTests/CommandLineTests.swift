@@ -93,6 +93,42 @@ import Testing
         #expect(refused.standardError.contains("--progress-every takes a number of seconds above 0"))
     }
 
+    /// `sluice split` writes a plan; `--shard PLAN:INDEX` reads one shard, numbered as in the whole file; a plan
+    /// of another version of the file, a byte range of an array and a compressed file are refused, saying why.
+    @Test func splitShardsReadTogetherAsTheWholeFile() throws {
+        let mapping = scratchPath("split.yaml")
+        try "fields:\n  - {name: id, type: int64}\n".write(to: mapping, atomically: false, encoding: .utf8)
+        let array = try temporaryFile(Array(("[\n" + (1...300).map { $0 == 150 ? #"{"id":"x"}"# : #"{"id":\#($0)}"# }.joined(separator: ",\n") + "\n]\n").utf8), name: "split.json")
+        let whole = try run(["map", "-m", mapping.path, array.path])
+        #expect(whole.status == 2)
+        let plan = scratchPath("plan.json")
+        let split = try run(["split", array.path, "--parts", "3", "-o", plan.path])
+        #expect(split.status == 0 && split.standardError.contains("3 shards of array elements, 300 records"), "\(split.standardError)")
+        var output = ""
+        var rejections: [String] = []
+        for index in 0..<3 {
+            let shard = try run(["map", "-m", mapping.path, "--shard", "\(plan.path):\(index)", array.path])
+            output += shard.standardOutput
+            rejections += shard.standardError.split(separator: "\n").filter { $0.contains("rejected record") }.map(String.init)
+        }
+        #expect(output == whole.standardOutput)
+        #expect(rejections == whole.standardError.split(separator: "\n").filter { $0.contains("rejected record") }.map(String.init))
+        #expect(rejections.first?.contains("rejected record 150 (line 151, byte ") == true, "\(rejections)")
+
+        let beyond = try run(["map", "-m", mapping.path, "--shard", "\(plan.path):3", array.path])
+        #expect(beyond.status == 1 && beyond.standardError.contains("holds shards 0 to 2, not 3"), "\(beyond.standardError)")
+        let ranged = try run(["map", "-m", mapping.path, "--byte-range", "0:100", array.path])
+        #expect(ranged.status == 1 && ranged.standardError.contains("a byte range splits NDJSON only"), "\(ranged.standardError)")
+        let handle = try FileHandle(forWritingTo: array)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n".utf8))
+        try handle.close()
+        let changed = try run(["map", "-m", mapping.path, "--shard", "\(plan.path):1", array.path])
+        #expect(changed.status == 1 && changed.standardError.contains("made from another version of"), "\(changed.standardError)")
+        let noSize = try run(["split", array.path])
+        #expect(noSize.status == 64 && noSize.standardError.contains("Give --parts or --part-size"), "\(noSize.standardError)")
+    }
+
     @Test func executableIsBuilt() {
         #expect(FileManager.default.isExecutableFile(atPath: Self.executable.path), "\(Self.executable.path)")
     }
