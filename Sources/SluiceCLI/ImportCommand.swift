@@ -123,6 +123,8 @@ struct ImportCommand: ParsableCommand {
         }
         job.readerOptions = try reading.readerOptions(schemas: schemas)
         job.ifExists = ifExists
+        // Checkpoints name a file, not a shard of it: one shard's finished checkpoint would pass over the next.
+        if resume && reading.shard != nil { throw .invalidOptions("--resume continues whole files; rerun a failed shard into a fresh part instead") }
         job.resumes = resume
         job.rejectLimit = reading.maxRejects.flatMap(RejectLimit.init(parsing:))
         job.recordLimit = reading.limit

@@ -116,6 +116,8 @@ struct ReadingOptions: ParsableArguments {
         var options = plainReaderOptions
         guard let shard else { return options }
         if byteRange != nil { throw .invalidOptions("give --byte-range or --shard, not both") }
+        // A limit counts records from the file's start, which most shards do not hold.
+        if limit != nil { throw .invalidOptions("--limit applies to whole files, not to a shard") }
         guard inputNames.count == 1, let input = inputNames.first, input != "-" else {
             throw .invalidOptions("--shard reads one shard of one file: name that file, and only it")
         }
@@ -174,7 +176,6 @@ extension FileOutput.ExistingFile: ExpressibleByArgument {}
 extension DateStorage: ExpressibleByArgument {}
 extension ParquetOptions.TimestampUnit: ExpressibleByArgument {}
 
-/// `START:END` on the command line.
 /// `PLAN:INDEX`: a shard plan's file, and the index of one of its shards.
 struct ShardArgument: ExpressibleByArgument {
     let planPath: String
@@ -188,6 +189,7 @@ struct ShardArgument: ExpressibleByArgument {
     }
 }
 
+/// `START:END` on the command line.
 struct ByteRangeArgument: ExpressibleByArgument {
     let range: Range<Int>
 

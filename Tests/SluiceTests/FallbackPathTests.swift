@@ -70,6 +70,20 @@ import Testing
         #expect(result.rows == ["#1@1:0 n=3"])
     }
 
+    @Test func aContainerAtAFallbackPathIsATypeMismatchAndLeavesNothingForTheNextRecord() throws {
+        let result = try run(#"fields: [{name: x, type: int64}, {name: n, path: [a, b], type: int64}]"#, """
+            {"x":"bad","a":"bad"}
+            {"x":1,"b":{},"a":5}
+            {"x":2,"b":7}
+
+            """)
+        #expect(result.rows == ["#3@3:43 x=2 n=7"])
+        #expect(result.rejections == [
+            #"record 1 (line 1, byte 0): $.x: expected int64, found string "bad"; $.a: expected int64, found string "bad""#,
+            "record 2 (line 2, byte 22): $.b: expected int64, found an object",
+        ])
+    }
+
     @Test func everyWorkerCountGivesTheSameRecords() throws {
         let mapping = "fields: [{name: n, path: [a, b], type: int64}]"
         let text = (0..<2_000).map { index in

@@ -55,6 +55,12 @@ import Testing
         try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data")
     }
 
+    @Test func aByteOrderMarkIsNoRecord() throws {
+        let mark = "\u{FEFF}"
+        try expectShardsReadAsTheWhole(mark + Self.array)
+        try expectShardsReadAsTheWhole(mark + "\n" + Self.ndjson)
+    }
+
     @Test func shardsAreContiguousAndCutAtRecordStarts() throws {
         let bytes = Array(Self.array.utf8)
         let plan = try ShardPlan(splitting: .bytes(bytes), into: .bytes(1_000))

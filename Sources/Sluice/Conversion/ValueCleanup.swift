@@ -36,6 +36,11 @@ public enum ValueCleanup: Sendable, Hashable, CustomStringConvertible {
     /// cleanup makes null is dropped, as a list drops null elements. A field splits once.
     case split(String)
 
+    /// Whether the cleanup cuts text into a list.
+    public var isSplit: Bool {
+        if case .split = self { true } else { false }
+    }
+
     /// The name a mapping file uses for the cleanup, and rejections print.
     public var name: String {
         switch self {

@@ -7,11 +7,11 @@ public struct InputShard: Sendable, Hashable, Codable {
         /// Whole lines of an NDJSON file.
         case lines
         /// The first elements of the records array (a top-level array, or the array at a wrapper's records
-        /// path), from the array's `[` to just past the comma after the shard's last element (or past the
-        /// array's `]`, when one shard holds it all).
+        /// path), from the array's `[` to the first byte of the next shard's first element (or past the array's
+        /// `]`, when one shard holds it all).
         case arrayOpening
-        /// Further elements of the records array, from an element after a comma to just past the comma after
-        /// the shard's last element (or past the array's `]`, for the last shard).
+        /// Further elements of the records array, from an element's first byte to the first byte of the next
+        /// shard's first element (or past the array's `]`, for the last shard).
         case arrayElements
     }
 

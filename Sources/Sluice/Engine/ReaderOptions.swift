@@ -119,8 +119,8 @@ public struct ReaderOptions: Sendable, Hashable {
         if memoryBudget < 1 << 20 { problems.append("memoryBudget must be at least 1 MiB") }
         if let byteRange, byteRange.lowerBound < 0 { problems.append("byteRange must not start before byte 0") }
         if byteRange != nil && shard != nil { problems.append("give a byte range or a shard, not both") }
-        if let shard, shard.firstOrdinal < 1 || shard.firstLine < 1 || shard.records < 0 {
-            problems.append("a shard's first ordinal and line count from 1")
+        if let shard, shard.byteRange.lowerBound < 0 || !(1...(1 << 48)).contains(shard.firstOrdinal) || !(1...(1 << 48)).contains(shard.firstLine) || shard.records < 0 {
+            problems.append("a shard starts at byte 0 or later, and its first ordinal and line count from 1 (up to 2^48)")
         }
         if maximumDecompressionWindow < 1 << 10 { problems.append("maximumDecompressionWindow must be at least 1 KiB") }
         if !problems.isEmpty { throw .invalidOptions(problems.joined(separator: "; ")) }

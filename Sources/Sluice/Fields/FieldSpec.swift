@@ -56,7 +56,7 @@ public struct FieldSpec: Sendable, Hashable {
     public private(set) var isList = false
 
     private static func readsList(_ path: String?, cleanups: [ValueCleanup]) -> Bool {
-        if cleanups.contains(where: { if case .split = $0 { true } else { false } }) { return true }
+        if cleanups.contains(where: \.isSplit) { return true }
         guard let path, path.contains("*") else { return false }
         return (try? FieldPath(parsing: path))?.readsEveryElement ?? false
     }

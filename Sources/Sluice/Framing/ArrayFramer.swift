@@ -59,7 +59,7 @@ struct ArrayFramer {
     private var scalar = ScalarTokenScan()
     private let maximumDepth: Int
 
-    /// Reading a shard of the array's elements (see ``ArrayShardScan``): the input ends where the shard does, after
+    /// Reading a shard of the array's elements (a plan's, see `ShardPlan`): the input ends where the shard does, after
     /// a comma, which is no premature end.
     private let readsShard: Bool
     /// Where the last array's `[` was read, and just past its `]`.

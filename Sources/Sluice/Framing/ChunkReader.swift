@@ -85,7 +85,7 @@ final class ChunkReader {
     init(
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
         maximumRecordSize: Int, maximumRecords: Int, batchBytes: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [],
-        elementShard: InputShard? = nil, leadingRecords: LeadingRecords = LeadingRecords(),
+        elementShardEnd: Int? = nil, elementShardStartsAtArray: Bool = false, leadingRecords: LeadingRecords = LeadingRecords(),
         handsEachRead: Bool = false, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
@@ -99,8 +99,8 @@ final class ChunkReader {
         self.range = range
         self.leadingRecords = leadingRecords
         self.handsEachRead = handsEachRead
-        framer = ArrayFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShard.map { $0.content == .arrayOpening })
-        elementsEnd = elementShard?.byteRange.upperBound
+        framer = ArrayFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShardEnd == nil ? nil : elementShardStartsAtArray)
+        elementsEnd = elementShardEnd
         recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
         if recordsPaths.count == 1 {
             // An array of records is scanned once, by the framer, which also blanks what follows it.

@@ -84,6 +84,10 @@ struct RecordStateMachine {
     /// ``FieldSpec/fallbackPaths``), and the failures that value made, withdrawn if a path before it gives one.
     private var fallbackRanks: [Int32] = []
     private var fallbackFailures: [Range<Int>] = []
+    /// Per column with fallbacks: the serial of the record whose value one of its paths gave. Not `stamps`, which
+    /// other rules set too (a container where the column reads a scalar), and which must not make the rank and
+    /// failures of an earlier record look current.
+    private var fallbackSerials: [UInt32] = []
     private var withdrawnFailures: [Range<Int>] = []
     /// Set when null spellings or cleanups made a fallback column's value null, which then gives it nothing.
     private var fallbackValueWasNull = false
@@ -192,6 +196,7 @@ struct RecordStateMachine {
         if plan.columnHasFallbacks.contains(true) {
             fallbackRanks = Array(repeating: 0, count: plan.fields.count)
             fallbackFailures = Array(repeating: 0..<0, count: plan.fields.count)
+            fallbackSerials = Array(repeating: 0, count: plan.fields.count)
         }
         let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         empty.initialize(to: 0)
@@ -552,8 +557,8 @@ struct RecordStateMachine {
         column: Int, rank: Int32, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
     ) {
         guard kind != .null else { return }
-        let hadValue = stamps[column] == serial
-        // The same path again (a duplicate key) wins as it would without fallbacks.
+        let hadValue = fallbackSerials[column] == serial
+        // The same path again (a duplicate key) replaces what it gave, as it would without fallbacks.
         if hadValue && fallbackRanks[column] < rank { return }
         let failuresBefore = failures.count
         fallbackValueWasNull = false
@@ -566,6 +571,7 @@ struct RecordStateMachine {
         if hadValue && !fallbackFailures[column].isEmpty { withdrawnFailures.append(fallbackFailures[column]) }
         fallbackRanks[column] = rank
         fallbackFailures[column] = failuresBefore..<failures.count
+        fallbackSerials[column] = serial
     }
 
     /// What a required column that nothing gave a value found: no value, at its path or at any of its fallbacks.

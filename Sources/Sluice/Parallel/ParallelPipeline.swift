@@ -129,7 +129,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let workers = max(options.workers, 1)
         // Keep at least two chunks per worker plus one being read inside the budget. The bytes to read are known
         // for an uncompressed input (a compressed one has no size until it is read).
-        let inputBytes = source.size.map { size in options.byteRange.map { min($0.upperBound, size) - min($0.lowerBound, size) } ?? size }
+        let range = options.byteRange ?? options.shard?.byteRange
+        let inputBytes = source.size.map { size in range.map { min($0.upperBound, size) - min($0.lowerBound, size) } ?? size }
         chunkSize = max(min(Self.fittedChunkSize(options, inputBytes: inputBytes), options.memoryBudget / (2 * (2 * workers + 1))), 1)
         runningWorkers = workers
         maximumChunksInFlight = 3 * workers + 2
@@ -228,7 +229,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             maximumRecordSize: options.maximumRecordSize, maximumRecords: recordsPerChunk, batchBytes: batchBytesPerChunk, maximumDepth: options.maximumDepth, pool: pool,
             // A shard of an array holds nothing but elements: no wrapper around them to filter.
             recordsPaths: options.shard.map { $0.content == .lines ? plans.compactMap(\.recordsPath) : [] } ?? plans.compactMap(\.recordsPath),
-            elementShard: options.shard.flatMap { $0.content == .lines ? nil : $0 },
+            elementShardEnd: options.shard.flatMap { $0.content == .lines ? nil : $0.byteRange.upperBound },
+            elementShardStartsAtArray: options.shard?.content == .arrayOpening,
             leadingRecords: leadingRecords, handsEachRead: handsEachRead,
             // Not owning: the pipeline holds the reader that runs on the caller's thread, and the reader thread holds
             // the pipeline while its reader lives, so the reader never outlives it.

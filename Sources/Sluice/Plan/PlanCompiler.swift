@@ -56,7 +56,7 @@ enum PlanCompiler {
             if fields[column].defaultValue != nil { problem("a list takes no default") }
             if fields[column].transform != nil { problem("a list takes no transform") }
             if fields[column].validators.contains(where: { $0 != .required }) { problem("a list takes no validators but required") }
-            if fields[column].type == .json, fields[column].cleanups.contains(where: { $0.name == "split" }) {
+            if fields[column].type == .json, fields[column].cleanups.contains(where: \.isSplit) {
                 problem("split gives pieces of text: a json field cannot take them")
             }
         }

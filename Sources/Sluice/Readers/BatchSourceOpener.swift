@@ -161,7 +161,7 @@ enum BatchSourceOpener {
         if plans.contains(where: { $0.skippedRecords > 0 || $0.columnsFromHeader }) {
             problems.append("skipped records and headers apply to one record type at a time")
         }
-        if options.byteRange != nil { problems.append("a byte range can split NDJSON only, not a wrapper document") }
+        if options.byteRange != nil || options.shard != nil { problems.append("byte ranges and shards apply to one record type at a time") }
         guard problems.isEmpty else { throw .invalidOptions(problems.joined(separator: "; ")) }
 
         var (_, source) = try openCounting(input, options: options, progress: progress)

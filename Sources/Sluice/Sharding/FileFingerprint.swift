@@ -23,7 +23,11 @@ public struct FileFingerprint: Sendable, Hashable, Codable {
         if case .file(let path) = input {
             var status = stat()
             guard stat(path, &status) == 0 else { throw .io(source: path, byteOffset: 0, message: String(cString: strerror(errno))) }
+            #if canImport(Darwin)
+            modified = Int64(status.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(status.st_mtimespec.tv_nsec)
+            #else
             modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+            #endif
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
         defer { buffer.deallocate() }

@@ -34,7 +34,11 @@ struct ShardScan {
         self.maximumDepth = maximumDepth
         switch size {
         case .parts(let count): targets = (1..<max(count, 1)).map { Int((Double(totalBytes) * Double($0) / Double(count)).rounded(.up)) }
-        case .bytes(let count): targets = Array(stride(from: count, to: max(totalBytes, count), by: count))
+        case .bytes(let count):
+            guard totalBytes / count < 1_000_000 else {
+                throw .invalidOptions("parts of \(count) bytes would make over a million shards of \(source.name): give a larger part size")
+            }
+            targets = Array(stride(from: count, to: max(totalBytes, count), by: count))
         }
         if let recordsPath {
             do {
@@ -106,7 +110,8 @@ struct ShardScan {
         var base = 0
         var lineHasContent = false
         while case let count = try readBlock(into: buffer), count > 0 {
-            var index = 0
+            // A byte-order mark is no content of the first line.
+            var index = base == 0 ? ShapeDetector.byteOrderMarkLength(UnsafeBufferPointer(start: buffer, count: count)) : 0
             while index < count {
                 if !lineHasContent {
                     while index < count, buffer[index] == 0x20 || buffer[index] == 0x09 || buffer[index] == 0x0D { index += 1 }
@@ -151,6 +156,11 @@ struct ShardScan {
         // After an element has ended: the next one's start is still to be found.
         var seekingStart = false
         while case let count = try readBlock(into: buffer), count > 0 {
+            if base == 0 {
+                // A byte-order mark is no part of the document; the reader skips it as well.
+                let mark = ShapeDetector.byteOrderMarkLength(UnsafeBufferPointer(start: buffer, count: count))
+                buffer.update(repeating: 0x20, count: mark)
+            }
             raw.update(from: buffer, count: count)
             filter?.filter(buffer, count: count, at: base)
             if let failure = filter?.failure { throw RecordsPathFilter.error(failure, source: source.name) }

@@ -142,7 +142,7 @@ public struct Mapping<Model>: Sendable {
         var problems: [MappingProblem] = []
         let result = columns.map { column in
             guard column.isList else { return column }
-            guard column.cleanups.contains(where: { $0.name == "split" }) else {
+            guard column.cleanups.contains(where: \.isSplit) else {
                 // A property takes an array through an array field; `*` makes the dynamic schema's list columns.
                 problems.append(MappingProblem(field: column.name, message: "'*' reads a list column; declare an array property with an array field instead"))
                 return column
