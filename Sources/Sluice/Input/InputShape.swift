@@ -42,6 +42,11 @@ enum ShapeDetector {
         detection(bytes).shape
     }
 
+    /// The shape that the first bytes of a file show, a byte order mark in front or not.
+    static func detect(fileStart bytes: [UInt8]) -> InputShape {
+        bytes.withUnsafeBufferPointer { detect(UnsafeBufferPointer(rebasing: $0[byteOrderMarkLength($0)...])) }
+    }
+
     /// The shape `bytes` show, and whether more bytes could change it (`isFinal` false): a reader of a pipe looks
     /// no further than it must, so that its first records are mapped as they arrive.
     static func detection(_ bytes: UnsafeBufferPointer<UInt8>) -> (shape: InputShape, isFinal: Bool) {

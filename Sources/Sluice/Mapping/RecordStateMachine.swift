@@ -80,14 +80,9 @@ struct RecordStateMachine {
     private let rejectsUnmappedKeys: Bool
     /// Where cleanups write what they make of a value; made on the first value a cleanup writes.
     private var cleanupScratch: CleanupScratch?
-    /// Columns with fallback paths: per column, the rank of the path that gave the record's value so far (see
-    /// ``FieldSpec/fallbackPaths``), and the failures that value made, withdrawn if a path before it gives one.
-    private var fallbackRanks: [Int32] = []
-    private var fallbackFailures: [Range<Int>] = []
-    /// Per column with fallbacks: the serial of the record whose value one of its paths gave. Not `stamps`, which
-    /// other rules set too (a container where the column reads a scalar), and which must not make the rank and
-    /// failures of an earlier record look current.
-    private var fallbackSerials: [UInt32] = []
+    /// Columns with fallback paths: per column, which path gave the record its value so far (see
+    /// ``FieldSpec/fallbackPaths``); empty when no column has fallbacks.
+    private var fallbackValues: [FallbackValue] = []
     private var withdrawnFailures: [Range<Int>] = []
     /// Set when null spellings or cleanups made a fallback column's value null, which then gives it nothing.
     private var fallbackValueWasNull = false
@@ -194,9 +189,7 @@ struct RecordStateMachine {
         requiredColumns = plan.fields.indices.filter { !plan.fields[$0].isOptional && plan.fields[$0].defaultValue == nil }
         columnPaths = plan.columnPaths
         if plan.columnHasFallbacks.contains(true) {
-            fallbackRanks = Array(repeating: 0, count: plan.fields.count)
-            fallbackFailures = Array(repeating: 0..<0, count: plan.fields.count)
-            fallbackSerials = Array(repeating: 0, count: plan.fields.count)
+            fallbackValues = Array(repeating: FallbackValue(), count: plan.fields.count)
         }
         let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         empty.initialize(to: 0)
@@ -557,9 +550,10 @@ struct RecordStateMachine {
         column: Int, rank: Int32, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
     ) {
         guard kind != .null else { return }
-        let hadValue = fallbackSerials[column] == serial
+        let given = fallbackValues[column]
+        let hadValue = given.serial == serial
         // The same path again (a duplicate key) replaces what it gave, as it would without fallbacks.
-        if hadValue && fallbackRanks[column] < rank { return }
+        if hadValue && given.rank < rank { return }
         let failuresBefore = failures.count
         fallbackValueWasNull = false
         if plan.columnIsCleaned[column] {
@@ -568,10 +562,8 @@ struct RecordStateMachine {
             convert(column: column, node: nodeID, kind, bytes, length, boolValue)
         }
         if fallbackValueWasNull { return }
-        if hadValue && !fallbackFailures[column].isEmpty { withdrawnFailures.append(fallbackFailures[column]) }
-        fallbackRanks[column] = rank
-        fallbackFailures[column] = failuresBefore..<failures.count
-        fallbackSerials[column] = serial
+        if hadValue && !given.failures.isEmpty { withdrawnFailures.append(given.failures) }
+        fallbackValues[column] = FallbackValue(serial: serial, rank: rank, failures: failuresBefore..<failures.count)
     }
 
     /// What a required column that nothing gave a value found: no value, at its path or at any of its fallbacks.
@@ -584,6 +576,15 @@ struct RecordStateMachine {
     private mutating func clearFailures() {
         failures.removeAll()
         if !withdrawnFailures.isEmpty { withdrawnFailures.removeAll() }
+    }
+
+    /// The value one of a column's paths gave a record: the path's rank, and the failures the value made, withdrawn
+    /// if a path before it gives one. Its own serial, not `stamps`, which other rules set too (a container where
+    /// the column reads a scalar), says which record it belongs to.
+    private struct FallbackValue {
+        var serial: UInt32 = 0
+        var rank: Int32 = 0
+        var failures: Range<Int> = 0..<0
     }
 
     /// Takes out the failures of values that a path before theirs replaced.

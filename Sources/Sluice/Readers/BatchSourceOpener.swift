@@ -116,17 +116,8 @@ enum BatchSourceOpener {
 
     /// The shape of the input as its first bytes show it.
     private static func shapeAtStart(of input: Input) throws(SluiceError) -> InputShape {
-        var raw = try input.openRaw()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
-        defer { buffer.deallocate() }
-        var count = 0
-        while count < buffer.count {
-            let read = try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
-            if read == 0 { break }
-            count += read
-        }
-        let bytes = UnsafeBufferPointer(start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: count)
-        return ShapeDetector.detect(UnsafeBufferPointer(rebasing: bytes[ShapeDetector.byteOrderMarkLength(bytes)...]))
+        var source = PrefixedSource(try input.openRaw())
+        return ShapeDetector.detect(fileStart: try source.peek(64 << 10))
     }
 
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes

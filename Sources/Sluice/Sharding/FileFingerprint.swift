@@ -16,7 +16,7 @@ public struct FileFingerprint: Sendable, Hashable, Codable {
 
     /// The fingerprint of a file, or of bytes in memory.
     public init(of input: Input) throws(SluiceError) {
-        var source = try input.openRaw()
+        var source = PrefixedSource(try input.openRaw())
         guard let size = source.size else { throw .invalidOptions("\(source.name) is a stream: only files have shards") }
         self.size = size
         modified = 0
@@ -29,15 +29,7 @@ public struct FileFingerprint: Sendable, Hashable, Codable {
             modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
             #endif
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
-        defer { buffer.deallocate() }
-        var filled = 0
-        while filled < buffer.count {
-            let read = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            if read == 0 { break }
-            filled += read
-        }
-        let initial = crc32(0, nil, 0)
-        firstMiBChecksum = UInt32(crc32(initial, buffer.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(filled)))
+        let head = try source.peek(1 << 20)
+        firstMiBChecksum = head.withUnsafeBufferPointer { UInt32(crc32(crc32(0, nil, 0), $0.baseAddress, uInt($0.count))) }
     }
 }

@@ -55,10 +55,7 @@ struct ShardScan {
             throw .invalidOptions("\(source.name) is compressed: a compressed file cannot be split at a byte offset (each byte depends on all before it); decompress it first")
         }
         self.source = prefixed
-        let shapeSeen = prefix.withUnsafeBufferPointer { bytes in
-            ShapeDetector.detect(UnsafeBufferPointer(rebasing: bytes[ShapeDetector.byteOrderMarkLength(bytes)...]))
-        }
-        let chosen = self.recordsPath != nil ? .array : shape == .automatic ? shapeSeen : shape
+        let chosen = self.recordsPath != nil ? .array : shape == .automatic ? ShapeDetector.detect(fileStart: prefix) : shape
         switch chosen {
         case .ndjson: readsArray = false
         case .array: readsArray = true
@@ -174,21 +171,14 @@ struct ShardScan {
                 shardStart = start
                 shardFirstLine = lineFeeds + sluice_count_byte(raw, start - base, 0x0A) + 1
             }
-            var index = 0
-            for end in framer.takeElementEnds(upTo: .max) {
+            let ends = framer.takeElementEnds(upTo: .max)
+            for end in ends {
                 records += 1
-                index = end - base
-                seekingStart = true
-                if let start = nextNonBlank(buffer, from: index, to: count) {
-                    seekingStart = false
-                    let linesBefore = lineFeeds
-                    recordStarts(at: base + start) { linesBefore + sluice_count_byte(raw, start, 0x0A) + 1 }
-                }
+                seekingStart = !offerElementStart(buffer, raw: raw, from: end - base, count: count, base: base)
             }
-            if seekingStart, let start = nextNonBlank(buffer, from: index, to: count), framer.lastArrayEnd == nil {
-                seekingStart = false
-                let linesBefore = lineFeeds
-                recordStarts(at: base + start) { linesBefore + sluice_count_byte(raw, start, 0x0A) + 1 }
+            // The start after an element that ended in an earlier block.
+            if seekingStart && ends.isEmpty {
+                seekingStart = !offerElementStart(buffer, raw: raw, from: 0, count: count, base: base)
             }
             lineFeeds += sluice_count_byte(raw, count, 0x0A)
             base += count
@@ -201,6 +191,16 @@ struct ShardScan {
             throw .invalidOptions("\(source.name) holds no array of records\(recordsPath.map { " at \($0)" } ?? "")")
         }
         finishShard(end: arrayEnd)
+    }
+
+    /// Offers the first element start at or after `index` in the block as a cut; whether the block holds one.
+    private mutating func offerElementStart(
+        _ buffer: UnsafeMutablePointer<UInt8>, raw: UnsafeMutablePointer<UInt8>, from index: Int, count: Int, base: Int
+    ) -> Bool {
+        guard let start = nextNonBlank(buffer, from: index, to: count) else { return false }
+        let linesBefore = lineFeeds
+        recordStarts(at: base + start) { linesBefore + sluice_count_byte(raw, start, 0x0A) + 1 }
+        return true
     }
 
     /// The first byte from `start` on that is neither white space nor punctuation the framer blanked.
