@@ -14,7 +14,9 @@ struct SplitCommand: ParsableCommand {
             reader of the file would. NDJSON is cut at line starts; a top-level array, or the records array of a \
             wrapper document (--records-at), at element starts, found by one scan of the whole file. The plan \
             fits that version of the file only: sluice import --shard PLAN:INDEX checks its size, modification \
-            time and first MiB. Compressed files cannot be split; decompress them first.
+            time and first MiB. Compressed files cannot be split; decompress them first. With --index, the scan's \
+            cuts (about 4096 of them) are kept in a file, and a later split of the unchanged file, into any number \
+            of parts, is cut from them without reading the file.
             """
     )
 
@@ -36,6 +38,9 @@ struct SplitCommand: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the plan to FILE instead of standard output.", valueName: "file"))
     var output: String?
 
+    @Option(name: .customLong("index"), help: ArgumentHelp("Keep the scan's cuts in FILE and cut from them when FILE fits the unchanged file (scanning again, and replacing FILE, when it does not).", valueName: "file"))
+    var index: String?
+
     @Flag(name: [.short, .long], help: "Print no summary on standard error.")
     var quiet = false
 
@@ -47,6 +52,7 @@ struct SplitCommand: ParsableCommand {
         }
         if ![.automatic, .ndjson, .array].contains(inputFormat) { throw ValidationError("--format: only ndjson and array files split.") }
         if input == "-" { throw ValidationError("A split needs a file: standard input cannot be read twice.") }
+        if let index, index == input || index == output { throw ValidationError("--index needs a file of its own, not the input or the plan.") }
     }
 
     /// `268435456`, `256MiB`, `64KiB`, `1GiB`.
@@ -63,7 +69,23 @@ struct SplitCommand: ParsableCommand {
     func run() throws {
         let started = ContinuousClock.now
         let size: ShardSize = parts.map(ShardSize.parts) ?? .bytes(partSize.flatMap(Self.bytes) ?? 1)
-        let plan = try ShardPlan(splitting: .file(input), into: size, shape: inputFormat, recordsPath: recordsAt)
+        var scanned = true
+        let plan: ShardPlan
+        if let index {
+            let cuts: ShardPlan
+            if let kept = try Self.readIndex(index), kept.fits(.file(input), shape: inputFormat, recordsPath: recordsAt) {
+                cuts = kept
+                scanned = false
+            } else {
+                cuts = try ShardPlan.indexing(.file(input), shape: inputFormat, recordsPath: recordsAt)
+                let file = try FileOutput(path: index, ifExists: .replace)
+                try file.write(cuts.jsonText)
+                try file.commit()
+            }
+            plan = try ShardPlan(cutting: cuts, into: size)
+        } else {
+            plan = try ShardPlan(splitting: .file(input), into: size, shape: inputFormat, recordsPath: recordsAt)
+        }
         let elapsed = started.duration(to: .now)
         if let output {
             let file = try FileOutput(path: output, ifExists: .replace)
@@ -75,6 +97,25 @@ struct SplitCommand: ParsableCommand {
         guard !quiet else { return }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? String(format: "%.0f MB/s", Double(plan.fingerprint.size) / seconds / 1e6) : "-"
-        StandardError.print("sluice: \(input): \(plan.shards.count) shards of \(plan.shape == "array" ? "array elements" : "lines"), \(plan.records) records, \(plan.fingerprint.size) bytes scanned in \(String(format: "%.2f", seconds)) s (\(rate))")
+        let what = "\(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards") of \(plan.shape == "array" ? "array elements" : "lines"), \(plan.records) records"
+        if scanned {
+            StandardError.print("sluice: \(input): \(what), \(plan.fingerprint.size) bytes scanned in \(String(format: "%.2f", seconds)) s (\(rate))")
+        } else {
+            StandardError.print("sluice: \(input): \(what), cut from the index \(index ?? "") in \(String(format: "%.2f", seconds)) s")
+        }
+    }
+
+    /// The index kept in `path`, or nil when there is none yet. A file that is no shard plan is refused rather
+    /// than replaced: it may be something else named by mistake.
+    static func readIndex(_ path: String) throws -> ShardPlan? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let text = FileManager.default.contents(atPath: path) else {
+            throw SluiceError.invalidOptions("\(path): cannot read the index")
+        }
+        do {
+            return try ShardPlan(jsonText: Array(text), source: path)
+        } catch {
+            throw SluiceError.invalidOptions("--index \(path) is no index from `sluice split` (remove it, or name another file)")
+        }
     }
 }

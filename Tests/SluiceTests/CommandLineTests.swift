@@ -129,6 +129,34 @@ import Testing
         #expect(noSize.status == 64 && noSize.standardError.contains("Give --parts or --part-size"), "\(noSize.standardError)")
     }
 
+    /// `sluice split --index`: the first split scans and keeps its cuts, a second one of the unchanged file cuts
+    /// the same plan from them without reading the file, a changed file is scanned again, and a file that is no
+    /// index is refused, not overwritten.
+    @Test func splitKeepsAnIndexForTheNextSplit() throws {
+        let lines = try temporaryFile(Array((1...500).map { #"{"id":\#($0)}"# + "\n" }.joined().utf8), name: "indexed.ndjson")
+        let index = scratchPath("split-index.json")
+        defer { try? FileManager.default.removeItem(at: index) }
+        let first = try run(["split", lines.path, "--parts", "5", "--index", index.path])
+        #expect(first.status == 0 && first.standardError.contains("bytes scanned"), "\(first.standardError)")
+        let again = try run(["split", lines.path, "--parts", "5", "--index", index.path])
+        #expect(again.status == 0 && again.standardError.contains("5 shards of lines, 500 records, cut from the index"), "\(again.standardError)")
+        #expect(again.standardOutput == first.standardOutput)
+        let other = try run(["split", lines.path, "--parts", "2", "--index", index.path])
+        #expect(other.standardError.contains("2 shards of lines, 500 records, cut from the index"), "\(other.standardError)")
+        let handle = try FileHandle(forWritingTo: lines)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"id":501}"#.utf8 + [0x0A]))
+        try handle.close()
+        let changed = try run(["split", lines.path, "--parts", "5", "--index", index.path])
+        #expect(changed.status == 0 && changed.standardError.contains("501 records") && changed.standardError.contains("bytes scanned"), "\(changed.standardError)")
+        let precious = scratchPath("precious.txt")
+        defer { try? FileManager.default.removeItem(at: precious) }
+        try "keep me\n".write(to: precious, atomically: false, encoding: .utf8)
+        let refused = try run(["split", lines.path, "--parts", "5", "--index", precious.path])
+        #expect(refused.status == 1 && refused.standardError.contains("is no index from `sluice split`"), "\(refused.standardError)")
+        #expect(try String(contentsOf: precious, encoding: .utf8) == "keep me\n")
+    }
+
     @Test func executableIsBuilt() {
         #expect(FileManager.default.isExecutableFile(atPath: Self.executable.path), "\(Self.executable.path)")
     }

@@ -21,11 +21,14 @@ import Testing
         return try transcript(of: .bytes(Array(text.utf8)), fields: Self.fields, options: options, schemaOptions: MappingOptions(recordsPath: recordsPath))
     }
 
-    func expectShardsReadAsTheWhole(_ text: String, recordsPath: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// Splits `text` into each of several part counts, scanning it, or cutting its index when `fromIndex` is set.
+    func expectShardsReadAsTheWhole(_ text: String, recordsPath: String? = nil, fromIndex: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let whole = try run(text, recordsPath: recordsPath)
         #expect(whole.rows.count == 594 && whole.rejections.count == 6, sourceLocation: sourceLocation)
+        let index = fromIndex ? try ShardPlan.indexing(.bytes(Array(text.utf8)), recordsPath: recordsPath) : nil
         for parts in [1, 2, 3, 7, 40] {
-            let plan = try ShardPlan(splitting: .bytes(Array(text.utf8)), into: .parts(parts), recordsPath: recordsPath)
+            let plan = try index.map { try ShardPlan(cutting: $0, into: .parts(parts)) }
+                ?? ShardPlan(splitting: .bytes(Array(text.utf8)), into: .parts(parts), recordsPath: recordsPath)
             #expect(plan.shards.count == parts && plan.records == 600, sourceLocation: sourceLocation)
             for workers in [1, 3] {
                 var rows: [String] = []
@@ -53,6 +56,32 @@ import Testing
 
     @Test func shardsOfAWrapperDocumentReadEveryRecordOnceNumberedAsTheWholeFile() throws {
         try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data")
+    }
+
+    @Test func shardsCutFromAnIndexReadEveryRecordOnceNumberedAsTheWholeFile() throws {
+        try expectShardsReadAsTheWhole(Self.ndjson, fromIndex: true)
+        try expectShardsReadAsTheWhole(Self.array, fromIndex: true)
+        try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data", fromIndex: true)
+        try expectShardsReadAsTheWhole("\u{FEFF}" + Self.array, fromIndex: true)
+    }
+
+    /// A shard cut from an index is whole pieces of it, ending at the first of its cuts at or after each target;
+    /// asking for more shards than the index has pieces gives as many as it has.
+    @Test func anIndexIsCutAtItsOwnCuts() throws {
+        let bytes = Array(Self.array.utf8)
+        let index = try ShardPlan(splitting: .bytes(bytes), into: .bytes(2_000))
+        let cuts = Set(index.shards.map(\.byteRange.lowerBound))
+        let plan = try ShardPlan(cutting: index, into: .parts(4))
+        #expect(plan.shards.count == 4 && plan.records == 600 && plan.fingerprint == index.fingerprint)
+        #expect(plan.shards.allSatisfy { cuts.contains($0.byteRange.lowerBound) })
+        #expect(plan.shards.first?.content == .arrayOpening && plan.shards.last?.byteRange.upperBound == index.shards.last?.byteRange.upperBound)
+        for (position, shard) in plan.shards.enumerated().dropFirst() {
+            let target = Int((Double(bytes.count) * Double(position) / 4).rounded(.up))
+            #expect(shard.byteRange.lowerBound == index.shards.first { $0.byteRange.lowerBound >= target }?.byteRange.lowerBound)
+        }
+        let most = try ShardPlan(cutting: index, into: .parts(1_000))
+        #expect(most.shards == index.shards)
+        #expect(throws: SluiceError.self) { try ShardPlan(cutting: index, into: .parts(0)) }
     }
 
     @Test func aByteOrderMarkIsNoRecord() throws {

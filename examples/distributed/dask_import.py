@@ -69,8 +69,8 @@ def parse_arguments(argv):
     return arguments
 
 
-def split(arguments, plan_path):
-    """Runs `sluice split` on the driver and returns the plan."""
+def start_split(arguments, plan_path):
+    """Starts `sluice split` on the driver; it scans the file while the cluster starts."""
     command = [arguments.sluice, "split", arguments.input, "-o", plan_path]
     if arguments.part_size is not None:
         command += ["--part-size", arguments.part_size]
@@ -78,7 +78,13 @@ def split(arguments, plan_path):
         command += ["--parts", str(arguments.parts or 4 * arguments.processes)]
     if arguments.records_at is not None:
         command += ["--records-at", arguments.records_at]
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL)
+
+
+def finish_split(process, plan_path):
+    """The plan, or None when the split failed (sluice has said why on standard error)."""
+    if process.wait() != 0:
+        return None
     with open(plan_path, encoding="utf-8") as file:
         return json.load(file)
 
@@ -153,7 +159,7 @@ def main(argv):
     out = os.path.abspath(arguments.out)
     plan_path = os.path.join(out, "plan.json")
     started = time.monotonic()
-    plan = split(arguments, plan_path)
+    splitting = start_split(arguments, plan_path)
     settings = {
         "sluice": arguments.sluice, "input": os.path.abspath(arguments.input), "plan": plan_path, "out": out,
         "kind": arguments.kind, "mappings": [os.path.abspath(mapping) for mapping in arguments.mapping],
@@ -172,6 +178,9 @@ def main(argv):
                                dashboard_address=None, local_directory=scratch)
         client = Client(cluster)
     try:
+        plan = finish_split(splitting, plan_path)
+        if plan is None:
+            return 1
         shards = plan["shards"]
         # pure=False: a task is a run with effects, never a cached value; the keys name the shards in the logs.
         futures = [client.submit(import_shard, index, shard["records"], settings, retries=arguments.retries,

@@ -6,6 +6,19 @@ public enum ShardSize: Sendable, Hashable {
     case parts(Int)
     /// Shards of about this many bytes each.
     case bytes(Int)
+
+    /// The offsets to cut at: a shard ends at the first record start at or after each.
+    func targets(totalBytes: Int, source: String) throws(SluiceError) -> [Int] {
+        switch self {
+        case .parts(let count):
+            return (1..<max(count, 1)).map { Int((Double(totalBytes) * Double($0) / Double(count)).rounded(.up)) }
+        case .bytes(let count):
+            guard totalBytes / count < 1_000_000 else {
+                throw .invalidOptions("parts of \(count) bytes would make over a million shards of \(source): give a larger part size")
+            }
+            return Array(stride(from: count, to: max(totalBytes, count), by: count))
+        }
+    }
 }
 
 /// An input split into record-aligned shards, with what each shard needs to be read on its own: its byte range,
@@ -50,6 +63,53 @@ public struct ShardPlan: Sendable, Hashable, Codable {
         self.shape = scan.readsArray ? InputShape.array.rawValue : InputShape.ndjson.rawValue
         records = scan.records
         shards = scan.shards
+    }
+
+    /// A plan cut from an index (a fine plan of the same file, ``indexing(_:shape:recordsPath:maximumDepth:)``)
+    /// without reading the file: each shard is whole shards of the index, ending at the first of the index's cuts
+    /// at or after each target offset. So shards are as even as the index is fine, and a size finer than the
+    /// index gives fewer shards.
+    public init(cutting index: ShardPlan, into size: ShardSize) throws(SluiceError) {
+        switch size {
+        case .parts(let count) where count < 1: throw .invalidOptions("a split needs at least 1 part")
+        case .bytes(let count) where count < 1: throw .invalidOptions("a part size must be at least 1 byte")
+        default: break
+        }
+        self = index
+        shards = []
+        let targets = try size.targets(totalBytes: index.fingerprint.size, source: index.input)
+        var nextTarget = 0
+        var first = 0
+        for (position, piece) in index.shards.enumerated() where position > 0 {
+            let start = piece.byteRange.lowerBound
+            guard nextTarget < targets.count, start >= targets[nextTarget] else { continue }
+            shards.append(Self.joining(index.shards[first..<position]))
+            first = position
+            while nextTarget < targets.count && targets[nextTarget] <= start { nextTarget += 1 }
+        }
+        if first < index.shards.count { shards.append(Self.joining(index.shards[first...])) }
+    }
+
+    /// Neighbouring shards as one.
+    private static func joining(_ pieces: ArraySlice<InputShard>) -> InputShard {
+        let head = pieces[pieces.startIndex]
+        let last = pieces[pieces.endIndex - 1]
+        return InputShard(byteRange: head.byteRange.lowerBound..<last.byteRange.upperBound, content: head.content,
+                          firstOrdinal: head.firstOrdinal, firstLine: head.firstLine, records: pieces.reduce(0) { $0 + $1.records })
+    }
+
+    /// The cuts a plan can be made from again and again (``init(cutting:into:)``): a plan of the input with a
+    /// shard for about every 1/4096 of it, kept in a file next to the input so that a later
+    /// split of the unchanged file reads no byte of it.
+    public static func indexing(_ input: Input, shape: InputShape = .automatic, recordsPath: String? = nil, maximumDepth: Int = 1024) throws(SluiceError) -> ShardPlan {
+        let size = try FileFingerprint(of: input).size
+        return try ShardPlan(splitting: input, into: .bytes(max(1, (size + 4095) / 4096)), shape: shape, recordsPath: recordsPath, maximumDepth: maximumDepth)
+    }
+
+    /// Whether this plan can stand for a split of `input` as it is now, read at `recordsPath` as `shape`.
+    public func fits(_ input: Input, shape: InputShape, recordsPath: String?) -> Bool {
+        guard (try? checkMatches(input)) != nil, self.recordsPath == recordsPath else { return false }
+        return shape == .automatic || recordsPath != nil || shape.rawValue == self.shape
     }
 
     /// Reads a plan written by ``jsonText``.

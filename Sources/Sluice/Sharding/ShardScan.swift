@@ -32,14 +32,7 @@ struct ShardScan {
         self.source = source
         self.totalBytes = totalBytes
         self.maximumDepth = maximumDepth
-        switch size {
-        case .parts(let count): targets = (1..<max(count, 1)).map { Int((Double(totalBytes) * Double($0) / Double(count)).rounded(.up)) }
-        case .bytes(let count):
-            guard totalBytes / count < 1_000_000 else {
-                throw .invalidOptions("parts of \(count) bytes would make over a million shards of \(source.name): give a larger part size")
-            }
-            targets = Array(stride(from: count, to: max(totalBytes, count), by: count))
-        }
+        targets = try size.targets(totalBytes: totalBytes, source: source.name)
         if let recordsPath {
             do {
                 self.recordsPath = try FieldPath(parsing: recordsPath)
