@@ -40,12 +40,9 @@ def main(argv):
                         help="worker processes of the LocalCluster (default: the cores)")
     arguments = sluice_shards.parse_arguments(parser, argv)
     # Imported here, so that --help works without Dask installed.
-    import cloudpickle
     import dask
     from dask.distributed import Client, LocalCluster
 
-    # The workers get the task's module with the task, so it need not be installed where they run.
-    cloudpickle.register_pickle_by_value(sluice_shards)
     os.makedirs(arguments.out, exist_ok=True)
     out = os.path.abspath(arguments.out)
     plan_path = os.path.join(out, "plan.json")
@@ -55,7 +52,12 @@ def main(argv):
     scratch = None
     if arguments.scheduler is not None:
         cluster = None
-        client = Client(arguments.scheduler)
+        try:
+            client = Client(arguments.scheduler, timeout=20)
+        except OSError as error:
+            print(f"dask_import: cannot reach the scheduler at {arguments.scheduler}: {error}", file=sys.stderr)
+            splitting.kill()
+            return 1
     else:
         # The workers' scratch space goes away with the cluster (Dask would leave it in the temporary directory).
         scratch = tempfile.mkdtemp(prefix="sluice-dask-")
@@ -64,6 +66,8 @@ def main(argv):
                                dashboard_address=None, local_directory=scratch)
         client = Client(cluster)
     try:
+        # The scheduler and the workers get the tasks' module from here: it need not be installed where they run.
+        client.upload_file(sluice_shards.__file__)
         plan = sluice_shards.finish_split(splitting, plan_path)
         if plan is None:
             return 1
