@@ -52,7 +52,9 @@ struct SplitCommand: ParsableCommand {
         }
         if ![.automatic, .ndjson, .array].contains(inputFormat) { throw ValidationError("--format: only ndjson and array files split.") }
         if input == "-" { throw ValidationError("A split needs a file: standard input cannot be read twice.") }
-        if let index, index == input || index == output { throw ValidationError("--index needs a file of its own, not the input or the plan.") }
+        if let index, [input, output].contains(where: { $0.map(Self.resolved) == Self.resolved(index) }) {
+            throw ValidationError("--index needs a file of its own, not the input or the plan.")
+        }
     }
 
     /// `268435456`, `256MiB`, `64KiB`, `1GiB`.
@@ -98,6 +100,9 @@ struct SplitCommand: ParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? String(format: "%.0f MB/s", Double(plan.fingerprint.size) / seconds / 1e6) : "-"
         let what = "\(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards") of \(plan.shape == "array" ? "array elements" : "lines"), \(plan.records) records"
+        if case .parts(let asked) = size, plan.shards.count < asked {
+            StandardError.print("sluice: \(input): \(plan.shards.count) shards, not \(asked): \(scanned ? "records are fewer than parts, or larger than a part" : "the index cuts only where its own pieces start")")
+        }
         if scanned {
             StandardError.print("sluice: \(input): \(what), \(plan.fingerprint.size) bytes scanned in \(String(format: "%.2f", seconds)) s (\(rate))")
         } else {
@@ -105,17 +110,20 @@ struct SplitCommand: ParsableCommand {
         }
     }
 
-    /// The index kept in `path`, or nil when there is none yet. A file that is no shard plan is refused rather
-    /// than replaced: it may be something else named by mistake.
+    static func resolved(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// The index kept in `path`, or nil when there is none yet. A file that is no index (a plan included) is
+    /// refused rather than replaced: it may be something else named by mistake.
     static func readIndex(_ path: String) throws -> ShardPlan? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let text = FileManager.default.contents(atPath: path) else {
             throw SluiceError.invalidOptions("\(path): cannot read the index")
         }
-        do {
-            return try ShardPlan(jsonText: Array(text), source: path)
-        } catch {
-            throw SluiceError.invalidOptions("--index \(path) is no index from `sluice split` (remove it, or name another file)")
+        guard let kept = try? ShardPlan(jsonText: Array(text), source: path), kept.isIndex == true else {
+            throw SluiceError.invalidOptions("--index \(path) is no index from `sluice split --index` (remove it, or name another file)")
         }
+        return kept
     }
 }

@@ -153,8 +153,18 @@ import Testing
         defer { try? FileManager.default.removeItem(at: precious) }
         try "keep me\n".write(to: precious, atomically: false, encoding: .utf8)
         let refused = try run(["split", lines.path, "--parts", "5", "--index", precious.path])
-        #expect(refused.status == 1 && refused.standardError.contains("is no index from `sluice split`"), "\(refused.standardError)")
+        #expect(refused.status == 1 && refused.standardError.contains("is no index from `sluice split --index`"), "\(refused.standardError)")
         #expect(try String(contentsOf: precious, encoding: .utf8) == "keep me\n")
+        // A plan is no index: one cut at its few shards would quietly give fewer parts.
+        let plan = scratchPath("split-plan.json")
+        defer { try? FileManager.default.removeItem(at: plan) }
+        #expect(try run(["split", lines.path, "--parts", "2", "-o", plan.path]).status == 0)
+        let planAsIndex = try run(["split", lines.path, "--parts", "5", "--index", plan.path])
+        #expect(planAsIndex.status == 1 && planAsIndex.standardError.contains("is no index"), "\(planAsIndex.standardError)")
+        let samePath = try run(["split", lines.path, "--parts", "5", "-o", plan.path, "--index", plan.deletingLastPathComponent().path + "/./" + plan.lastPathComponent])
+        #expect(samePath.status == 64 && samePath.standardError.contains("--index needs a file of its own"), "\(samePath.standardError)")
+        let fewer = try run(["split", lines.path, "--parts", "9000", "--index", index.path])
+        #expect(fewer.status == 0 && fewer.standardError.contains("not 9000: the index cuts only where its own pieces start"), "\(fewer.standardError)")
     }
 
     @Test func executableIsBuilt() {

@@ -76,13 +76,19 @@ import Testing
         let rows = try Self.text(dump.path("whole.ndjson"))
         let rejections = try Self.text(dump.path("whole.rejects.ndjson"))
         #expect(rows.split(separator: "\n").count == 2_971 && rejections.split(separator: "\n").count == 29)
-        for parts in [1, 3, 8] {
-            let out = "out-\(parts)"
-            let outcome = try Self.recipe(dump, input: input, parts: parts, out: out, extra: recordsAt)
+        // One output directory for every run, the larger run first: a run leaves no part of an earlier one. The
+        // split's index is kept and cut again, and options after -- reach every import.
+        let out = "out"
+        for parts in [8, 3, 1] {
+            let outcome = try Self.recipe(dump, input: input, parts: parts, out: out,
+                                          extra: recordsAt + ["--index", dump.path("\(input).index"), "--", "--batch-size", "7"])
             #expect(outcome.status == 2, "\(input), \(parts) parts: \(outcome.standardError)")
             let names = (0..<parts).map { String(format: "part-%05d", $0) }
             #expect(try names.map { try Self.text(dump.path("\(out)/\($0).ndjson")) }.joined() == rows, "\(input), \(parts) parts")
             #expect(try names.map { try Self.text(dump.path("\(out)/\($0).rejects.ndjson")) }.joined() == rejections, "\(input), \(parts) parts")
+            // A part, its rejections and its summary per shard, and nothing of the earlier runs.
+            let files = try FileManager.default.contentsOfDirectory(atPath: dump.path(out)).filter { $0.hasPrefix("part-") }
+            #expect(files.count == 3 * parts, "\(input), \(parts) parts: \(files.sorted())")
             let total = try Self.summary(dump.path("\(out)/summary.json"))
             #expect(total["shards"] as? Int == parts && total["records_read"] as? Int == 3_000 && total["records_written"] as? Int == 2_971
                         && total["records_rejected"] as? Int == 29 && total["exit_status"] as? Int == 2, "\(total)")

@@ -22,11 +22,14 @@ import Testing
     }
 
     /// Splits `text` into each of several part counts, scanning it, or cutting its index when `fromIndex` is set.
-    func expectShardsReadAsTheWhole(_ text: String, recordsPath: String? = nil, fromIndex: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// With `indexPieces`, the index is cut into pieces of that many bytes, each holding many records.
+    func expectShardsReadAsTheWhole(_ text: String, recordsPath: String? = nil, fromIndex: Bool = false, indexPieces: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let whole = try run(text, recordsPath: recordsPath)
         #expect(whole.rows.count == 594 && whole.rejections.count == 6, sourceLocation: sourceLocation)
-        let index = fromIndex ? try ShardPlan.indexing(.bytes(Array(text.utf8)), recordsPath: recordsPath) : nil
-        for parts in [1, 2, 3, 7, 40] {
+        let bytes = Array(text.utf8)
+        let index = try indexPieces.map { try ShardPlan(splitting: .bytes(bytes), into: .bytes($0), recordsPath: recordsPath) }
+            ?? (fromIndex ? ShardPlan.indexing(.bytes(bytes), recordsPath: recordsPath) : nil)
+        for parts in indexPieces == nil ? [1, 2, 3, 7, 40] : [1, 2, 3] {
             let plan = try index.map { try ShardPlan(cutting: $0, into: .parts(parts)) }
                 ?? ShardPlan(splitting: .bytes(Array(text.utf8)), into: .parts(parts), recordsPath: recordsPath)
             #expect(plan.shards.count == parts && plan.records == 600, sourceLocation: sourceLocation)
@@ -63,6 +66,9 @@ import Testing
         try expectShardsReadAsTheWhole(Self.array, fromIndex: true)
         try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data", fromIndex: true)
         try expectShardsReadAsTheWhole("\u{FEFF}" + Self.array, fromIndex: true)
+        // Pieces of many records each, joined into shards.
+        try expectShardsReadAsTheWhole(Self.ndjson, indexPieces: 2_000)
+        try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data", indexPieces: 2_000)
     }
 
     /// A shard cut from an index is whole pieces of it, ending at the first of its cuts at or after each target;

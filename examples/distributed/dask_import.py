@@ -26,6 +26,7 @@ retries).
 
 import os
 import shutil
+import uuid
 import sys
 import tempfile
 import time
@@ -39,15 +40,26 @@ def main(argv):
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1,
                         help="worker processes of the LocalCluster (default: the cores)")
     arguments = sluice_shards.parse_arguments(parser, argv)
+    os.makedirs(arguments.out, exist_ok=True)
+    out = os.path.abspath(arguments.out)
+    sluice_shards.clear_earlier_run(out)
+    plan_path = os.path.join(out, "plan.json")
+    started = time.monotonic()
+    splitting = sluice_shards.start_split(arguments, plan_path, arguments.processes)
+    try:
+        return run_on_cluster(arguments, splitting, plan_path, out, started)
+    finally:
+        # A cluster that did not start leaves the split nobody waits for.
+        if splitting.poll() is None:
+            splitting.kill()
+            splitting.wait()
+
+
+def run_on_cluster(arguments, splitting, plan_path, out, started):
     # Imported here, so that --help works without Dask installed.
     import dask
     from dask.distributed import Client, LocalCluster
 
-    os.makedirs(arguments.out, exist_ok=True)
-    out = os.path.abspath(arguments.out)
-    plan_path = os.path.join(out, "plan.json")
-    started = time.monotonic()
-    splitting = sluice_shards.start_split(arguments, plan_path, arguments.processes)
     settings = sluice_shards.settings(arguments, plan_path, out)
     scratch = None
     if arguments.scheduler is not None:
@@ -56,24 +68,29 @@ def main(argv):
             client = Client(arguments.scheduler, timeout=20)
         except OSError as error:
             print(f"dask_import: cannot reach the scheduler at {arguments.scheduler}: {error}", file=sys.stderr)
-            splitting.kill()
             return 1
     else:
         # The workers' scratch space goes away with the cluster (Dask would leave it in the temporary directory).
         scratch = tempfile.mkdtemp(prefix="sluice-dask-")
         dask.config.set({"temporary-directory": scratch})
-        cluster = LocalCluster(n_workers=arguments.processes, threads_per_worker=1, processes=True,
-                               dashboard_address=None, local_directory=scratch)
-        client = Client(cluster)
+        try:
+            cluster = LocalCluster(n_workers=arguments.processes, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, local_directory=scratch)
+            client = Client(cluster)
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
     try:
         # The scheduler and the workers get the tasks' module from here: it need not be installed where they run.
         client.upload_file(sluice_shards.__file__)
         plan = sluice_shards.finish_split(splitting, plan_path)
         if plan is None:
             return 1
-        # pure=False: a task is a run with effects, never a cached value; the keys name the shards in the logs.
+        # A task is a run with effects, never a cached value: its key names the shard, for the logs, and this
+        # run, so that another driver on the same scheduler never gets this run's results or gives it its own.
+        run = uuid.uuid4().hex[:12]
         futures = [client.submit(sluice_shards.import_shard, index, shard["records"], settings,
-                                 retries=arguments.retries, pure=False, key=f"sluice-shard-{index:05d}")
+                                 retries=arguments.retries, key=f"sluice-shard-{index:05d}-{run}")
                    for index, shard in enumerate(plan["shards"])]
         try:
             summaries = client.gather(futures)

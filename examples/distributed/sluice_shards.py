@@ -10,6 +10,7 @@ rows twice. A task also checks that its shard read as many records as the split 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -73,6 +74,16 @@ def finish_split(process, plan_path):
         return None
     with open(plan_path, encoding="utf-8") as file:
         return json.load(file)
+
+
+def clear_earlier_run(out):
+    """Removes what an earlier run left in OUT (its parts, plan and summary, by their names only), so that parts
+    of a run with more shards are not read as this run's and an old summary does not stand for a failed run."""
+    for name in os.listdir(out):
+        if name in ("plan.json", "summary.json") or re.fullmatch(r"part-\d{5,}\..+", name):
+            path = os.path.join(out, name)
+            if os.path.isfile(path):
+                os.remove(path)
 
 
 def shard_paths(out, index, kind):

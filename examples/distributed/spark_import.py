@@ -33,6 +33,7 @@ def main(argv):
 
     os.makedirs(arguments.out, exist_ok=True)
     out = os.path.abspath(arguments.out)
+    sluice_shards.clear_earlier_run(out)
     plan_path = os.path.join(out, "plan.json")
     started = time.monotonic()
     splitting = sluice_shards.start_split(arguments, plan_path, arguments.executors)
@@ -54,7 +55,10 @@ def main(argv):
             summaries = (session.sparkContext.parallelize(tasks, len(tasks))
                          .map(lambda task: sluice_shards.import_shard(task[0], task[1], settings)).collect())
         except Exception as error:
-            print(f"spark_import: {str(error).splitlines()[0] if str(error) else error}", file=sys.stderr)
+            # Spark wraps the task's error in a Java stack trace: the line that names the shard says what failed.
+            lines = str(error).splitlines()
+            cause = next((line for line in lines if "RuntimeError: shard" in line), lines[0] if lines else repr(error))
+            print(f"spark_import: {cause.strip()}", file=sys.stderr)
             return 1
     finally:
         session.stop()

@@ -11,8 +11,11 @@ public enum ShardSize: Sendable, Hashable {
     func targets(totalBytes: Int, source: String) throws(SluiceError) -> [Int] {
         switch self {
         case .parts(let count):
-            return (1..<max(count, 1)).map { Int((Double(totalBytes) * Double($0) / Double(count)).rounded(.up)) }
+            guard count >= 1 else { throw .invalidOptions("a split needs at least 1 part") }
+            guard count <= 1_000_000 else { throw .invalidOptions("a split makes at most a million shards, not \(count)") }
+            return (1..<count).map { Int((Double(totalBytes) * Double($0) / Double(count)).rounded(.up)) }
         case .bytes(let count):
+            guard count >= 1 else { throw .invalidOptions("a part size must be at least 1 byte") }
             guard totalBytes / count < 1_000_000 else {
                 throw .invalidOptions("parts of \(count) bytes would make over a million shards of \(source): give a larger part size")
             }
@@ -40,6 +43,9 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     /// Records in the whole input.
     public var records: Int
     public var shards: [InputShard]
+    /// Whether this is an index (``indexing(_:shape:recordsPath:maximumDepth:)``) rather than a plan to read:
+    /// an index is kept to be cut again, and a plan is not taken for one.
+    public var isIndex: Bool?
 
     /// Splits an input (a file, or bytes in memory).
     /// - Parameters:
@@ -49,11 +55,6 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     ///   document without records path, records in an object), ``SluiceError/io(source:byteOffset:message:)``
     ///   for a read failure or an array whose structure is broken.
     public init(splitting input: Input, into size: ShardSize, shape: InputShape = .automatic, recordsPath: String? = nil, maximumDepth: Int = 1024) throws(SluiceError) {
-        switch size {
-        case .parts(let count) where count < 1: throw .invalidOptions("a split needs at least 1 part")
-        case .bytes(let count) where count < 1: throw .invalidOptions("a part size must be at least 1 byte")
-        default: break
-        }
         fingerprint = try FileFingerprint(of: input)
         var source = try input.openRaw()
         self.input = source.name
@@ -70,27 +71,20 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     /// at or after each target offset. So shards are as even as the index is fine, and a size finer than the
     /// index gives fewer shards.
     public init(cutting index: ShardPlan, into size: ShardSize) throws(SluiceError) {
-        switch size {
-        case .parts(let count) where count < 1: throw .invalidOptions("a split needs at least 1 part")
-        case .bytes(let count) where count < 1: throw .invalidOptions("a part size must be at least 1 byte")
-        default: break
-        }
         self = index
+        isIndex = nil
         shards = []
-        let targets = try size.targets(totalBytes: index.fingerprint.size, source: index.input)
-        var nextTarget = 0
+        var cuts = ShardCuts(targets: try size.targets(totalBytes: index.fingerprint.size, source: index.input))
         var first = 0
-        for (position, piece) in index.shards.enumerated() where position > 0 {
-            let start = piece.byteRange.lowerBound
-            guard nextTarget < targets.count, start >= targets[nextTarget] else { continue }
+        for (position, piece) in index.shards.enumerated() where position > 0 && cuts.cuts(at: piece.byteRange.lowerBound, after: index.shards[first].byteRange.lowerBound) {
             shards.append(Self.joining(index.shards[first..<position]))
             first = position
-            while nextTarget < targets.count && targets[nextTarget] <= start { nextTarget += 1 }
         }
         if first < index.shards.count { shards.append(Self.joining(index.shards[first...])) }
     }
 
-    /// Neighbouring shards as one.
+    /// The index's pieces between two cuts, read as one shard: they are contiguous, so the first one's start,
+    /// ordinal and line and the last one's end are the shard's.
     private static func joining(_ pieces: ArraySlice<InputShard>) -> InputShard {
         let head = pieces[pieces.startIndex]
         let last = pieces[pieces.endIndex - 1]
@@ -103,13 +97,21 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     /// split of the unchanged file reads no byte of it.
     public static func indexing(_ input: Input, shape: InputShape = .automatic, recordsPath: String? = nil, maximumDepth: Int = 1024) throws(SluiceError) -> ShardPlan {
         let size = try FileFingerprint(of: input).size
-        return try ShardPlan(splitting: input, into: .bytes(max(1, (size + 4095) / 4096)), shape: shape, recordsPath: recordsPath, maximumDepth: maximumDepth)
+        var index = try ShardPlan(splitting: input, into: .bytes(max(1, (size + 4095) / 4096)), shape: shape, recordsPath: recordsPath, maximumDepth: maximumDepth)
+        index.isIndex = true
+        return index
     }
 
-    /// Whether this plan can stand for a split of `input` as it is now, read at `recordsPath` as `shape`.
+    /// Whether this index can stand for a split of `input` as it is now, read at `recordsPath` as `shape` (an
+    /// automatic shape as the input's first bytes show it).
     public func fits(_ input: Input, shape: InputShape, recordsPath: String?) -> Bool {
-        guard (try? checkMatches(input)) != nil, self.recordsPath == recordsPath else { return false }
-        return shape == .automatic || recordsPath != nil || shape.rawValue == self.shape
+        guard isIndex == true, (try? checkMatches(input)) != nil, self.recordsPath == recordsPath else { return false }
+        if recordsPath != nil { return true }
+        if shape != .automatic { return shape.rawValue == self.shape }
+        guard let raw = try? input.openRaw() else { return false }
+        var source = PrefixedSource(raw)
+        guard let start = try? source.peek(64 << 10) else { return false }
+        return ShapeDetector.detect(fileStart: start).rawValue == self.shape
     }
 
     /// Reads a plan written by ``jsonText``.

@@ -10,7 +10,7 @@ import Darwin
 struct ShardScan {
     private var source: any ByteSource
     private let totalBytes: Int
-    private let targets: [Int]
+    private var cuts: ShardCuts
     private let recordsPath: FieldPath?
     private let maximumDepth: Int
     private(set) var readsArray = false
@@ -19,8 +19,6 @@ struct ShardScan {
     private(set) var shards: [InputShard] = []
     /// Line feeds before the block being scanned.
     private var lineFeeds = 0
-    /// The next target to cut at (an index into `targets`).
-    private var nextTarget = 0
     /// Where the shard being built starts, its first ordinal and line.
     private var shardStart = 0
     private var shardFirstOrdinal = 1
@@ -32,7 +30,7 @@ struct ShardScan {
         self.source = source
         self.totalBytes = totalBytes
         self.maximumDepth = maximumDepth
-        targets = try size.targets(totalBytes: totalBytes, source: source.name)
+        cuts = ShardCuts(targets: try size.targets(totalBytes: totalBytes, source: source.name))
         if let recordsPath {
             do {
                 self.recordsPath = try FieldPath(parsing: recordsPath)
@@ -66,12 +64,11 @@ struct ShardScan {
     /// Cuts the shard being built at a record start `offset`, when a target has been reached there.
     /// `line` is counted only for a cut.
     private mutating func recordStarts(at offset: Int, line: () -> Int) {
-        guard nextTarget < targets.count, offset >= targets[nextTarget], offset > shardStart else { return }
+        guard cuts.cuts(at: offset, after: shardStart) else { return }
         finishShard(end: offset)
         shardStart = offset
         shardFirstOrdinal = records + 1
         shardFirstLine = line()
-        while nextTarget < targets.count && targets[nextTarget] <= offset { nextTarget += 1 }
     }
 
     private mutating func finishShard(end: Int) {
@@ -208,5 +205,22 @@ struct ShardScan {
 
     private func structureError(_ problem: ArrayFramer.Problem) -> SluiceError {
         .io(source: source.name, byteOffset: problem.offset, message: "the array of records is broken there (\(problem.message)), so it cannot be split")
+    }
+}
+
+/// Where shards end: at the first record start at or after each target offset; targets that fall inside one
+/// record (or one piece of an index) give no empty shards.
+struct ShardCuts {
+    let targets: [Int]
+    /// The next target to cut at.
+    private var next = 0
+
+    init(targets: [Int]) { self.targets = targets }
+
+    /// Whether a shard that started at `shardStart` ends before a record starting at `offset`.
+    mutating func cuts(at offset: Int, after shardStart: Int) -> Bool {
+        guard next < targets.count, offset >= targets[next], offset > shardStart else { return false }
+        while next < targets.count && targets[next] <= offset { next += 1 }
+        return true
     }
 }
