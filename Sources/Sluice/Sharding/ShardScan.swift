@@ -207,20 +207,3 @@ struct ShardScan {
         .io(source: source.name, byteOffset: problem.offset, message: "the array of records is broken there (\(problem.message)), so it cannot be split")
     }
 }
-
-/// Where shards end: at the first record start at or after each target offset; targets that fall inside one
-/// record (or one piece of an index) give no empty shards.
-struct ShardCuts {
-    let targets: [Int]
-    /// The next target to cut at.
-    private var next = 0
-
-    init(targets: [Int]) { self.targets = targets }
-
-    /// Whether a shard that started at `shardStart` ends before a record starting at `offset`.
-    mutating func cuts(at offset: Int, after shardStart: Int) -> Bool {
-        guard next < targets.count, offset >= targets[next], offset > shardStart else { return false }
-        while next < targets.count && targets[next] <= offset { next += 1 }
-        return true
-    }
-}
