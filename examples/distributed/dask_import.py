@@ -40,6 +40,7 @@ def main(argv):
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1,
                         help="worker processes of the LocalCluster (default: the cores)")
     arguments = sluice_shards.parse_arguments(parser, argv)
+    sluice_shards.require("dask.distributed", "pip install 'dask[distributed]'")
     os.makedirs(arguments.out, exist_ok=True)
     out = os.path.abspath(arguments.out)
     sluice_shards.clear_earlier_run(out)

@@ -8,6 +8,7 @@ rows twice. A task also checks that its shard read as many records as the split 
 """
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -65,7 +66,18 @@ def start_split(arguments, plan_path, workers):
         command += ["--index", arguments.index]
     if arguments.records_at is not None:
         command += ["--records-at", arguments.records_at]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    try:
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    except OSError as error:
+        sys.exit(f"cannot run {arguments.sluice}: {error.strerror} (put sluice on PATH, or give --sluice)")
+
+
+def require(module, install):
+    """Imports the engine's module, or ends the run saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        sys.exit(f"{module} is not installed here: {install}")
 
 
 def finish_split(process, plan_path):

@@ -29,7 +29,7 @@ def main(argv):
                         help="task slots in local mode (default: the cores)")
     arguments = sluice_shards.parse_arguments(parser, argv)
     # Imported here, so that --help works without pyspark installed.
-    from pyspark.sql import SparkSession
+    SparkSession = sluice_shards.require("pyspark.sql", "pip install pyspark (it needs Java 17)").SparkSession
 
     os.makedirs(arguments.out, exist_ok=True)
     out = os.path.abspath(arguments.out)
