@@ -29,7 +29,6 @@ import shutil
 import uuid
 import sys
 import tempfile
-import time
 
 import sluice_shards
 
@@ -41,12 +40,7 @@ def main(argv):
                         help="worker processes of the LocalCluster (default: the cores)")
     arguments = sluice_shards.parse_arguments(parser, argv)
     sluice_shards.require("dask.distributed", "pip install 'dask[distributed]'")
-    os.makedirs(arguments.out, exist_ok=True)
-    out = os.path.abspath(arguments.out)
-    sluice_shards.clear_earlier_run(out)
-    plan_path = os.path.join(out, "plan.json")
-    started = time.monotonic()
-    splitting = sluice_shards.start_split(arguments, plan_path, arguments.processes)
+    out, plan_path, started, splitting = sluice_shards.start(arguments, arguments.processes)
     try:
         return run_on_cluster(arguments, splitting, plan_path, out, started)
     finally:

@@ -88,6 +88,15 @@ def finish_split(process, plan_path):
         return json.load(file)
 
 
+def start(arguments, workers):
+    """Prepares OUT and starts the split: OUT's absolute path, the plan's path, the start time and the split."""
+    os.makedirs(arguments.out, exist_ok=True)
+    out = os.path.abspath(arguments.out)
+    clear_earlier_run(out)
+    plan_path = os.path.join(out, "plan.json")
+    return out, plan_path, time.monotonic(), start_split(arguments, plan_path, workers)
+
+
 def clear_earlier_run(out):
     """Removes what an earlier run left in OUT (its parts, plan and summary, by their names only), so that parts
     of a run with more shards are not read as this run's and an old summary does not stand for a failed run."""

@@ -17,7 +17,6 @@ Exit status: 0 every record written; 2 finished, some records rejected; 1 the sp
 
 import os
 import sys
-import time
 
 import sluice_shards
 
@@ -30,13 +29,7 @@ def main(argv):
     arguments = sluice_shards.parse_arguments(parser, argv)
     # Imported here, so that --help works without pyspark installed.
     SparkSession = sluice_shards.require("pyspark.sql", "pip install pyspark (it needs Java 17)").SparkSession
-
-    os.makedirs(arguments.out, exist_ok=True)
-    out = os.path.abspath(arguments.out)
-    sluice_shards.clear_earlier_run(out)
-    plan_path = os.path.join(out, "plan.json")
-    started = time.monotonic()
-    splitting = sluice_shards.start_split(arguments, plan_path, arguments.executors)
+    out, plan_path, started, splitting = sluice_shards.start(arguments, arguments.executors)
     settings = sluice_shards.settings(arguments, plan_path, out)
     # Local mode retries a task only when told how often in the master URL.
     master = arguments.master or f"local[{arguments.executors},{arguments.retries + 1}]"
