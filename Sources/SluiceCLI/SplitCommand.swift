@@ -14,7 +14,8 @@ struct SplitCommand: ParsableCommand {
             reader of the file would. NDJSON is cut at line starts; a top-level array, or the records array of a \
             wrapper document (--records-at), at element starts, found by one scan of the whole file. The plan \
             fits that version of the file only: sluice import --shard PLAN:INDEX checks its size, modification \
-            time and first MiB. Compressed files cannot be split; decompress them first. With --index, the scan's \
+            time and first MiB. A zstd file of several frames (written by pzstd, or pieces compressed apart and \
+            joined with cat) is cut where frames start; gzip, and zstd in a single frame, cannot be split. With --index, the scan's \
             cuts (about 4096 of them) are kept in a file, and a later split of the unchanged file, into any number \
             of parts, is cut from them without reading the file.
             """
@@ -98,13 +99,19 @@ struct SplitCommand: ParsableCommand {
         }
         guard !quiet else { return }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rate = seconds > 0 ? String(format: "%.0f MB/s", Double(plan.fingerprint.size) / seconds / 1e6) : "-"
+        // A zstd file's rate is of the bytes scanned, decompressed.
+        let decompressed = plan.zstdFrames == nil ? nil : plan.shards.last?.byteRange.upperBound
+        let rate = seconds > 0 ? String(format: "%.0f MB/s", Double(decompressed ?? plan.fingerprint.size) / seconds / 1e6) : "-"
         let what = "\(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards") of \(plan.shape == "array" ? "array elements" : "lines"), \(plan.records) records"
         if case .parts(let asked) = size, plan.shards.count < asked {
-            StandardError.print("sluice: \(input): \(plan.shards.count) shards, not \(asked): \(scanned ? "records are fewer than parts, or larger than a part" : "the index cuts only where its own pieces start")")
+            let why = plan.zstdFrames == 1
+                ? "it is a single zstd frame, which cannot be cut (compress it with pzstd, or as pieces joined with cat, to split it)"
+                : plan.zstdFrames.map { "it has \($0) zstd frames, and is cut only where one starts" }
+                ?? (scanned ? "records are fewer than parts, or larger than a part" : "the index cuts only where its own pieces start")
+            StandardError.print("sluice: \(input): \(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards"), not \(asked): \(why)")
         }
         if scanned {
-            StandardError.print("sluice: \(input): \(what), \(plan.fingerprint.size) bytes scanned in \(String(format: "%.2f", seconds)) s (\(rate))")
+            StandardError.print("sluice: \(input): \(what), \(plan.fingerprint.size) bytes\(decompressed.map { " (\($0) decompressed)" } ?? "") scanned in \(String(format: "%.2f", seconds)) s (\(rate))")
         } else {
             StandardError.print("sluice: \(input): \(what), cut from the index \(index ?? "") in \(String(format: "%.2f", seconds)) s")
         }

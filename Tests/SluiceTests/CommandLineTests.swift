@@ -167,6 +167,36 @@ import Testing
         #expect(fewer.status == 0 && fewer.standardError.contains("not 9000: the index cuts only where its own pieces start"), "\(fewer.standardError)")
     }
 
+    /// A zstd file of several frames is split where frames start, and its shards map to what the whole file
+    /// maps to; a single frame is one shard, and the split says why.
+    @Test func splitCutsAZstdFileAtItsFrames() throws {
+        let text = Array(Self.zstdLines.utf8)
+        let frames = try temporaryFile(ShardPlanTests.zstdFrames(text, pieceSize: 1_000), name: "frames.ndjson.zst")
+        let mapping = try temporaryFile(Array("fields:\n  - {name: id, type: int64}\n".utf8), name: "zstd-split.yaml")
+        let plan = scratchPath("zstd-plan.json")
+        defer { try? FileManager.default.removeItem(at: plan) }
+        let split = try run(["split", frames.path, "--parts", "4", "-o", plan.path])
+        #expect(split.status == 0 && split.standardError.contains("4 shards of lines, 400 records"), "\(split.standardError)")
+        #expect(split.standardError.contains("(\(text.count) decompressed)"), "\(split.standardError)")
+        let whole = try run(["map", "-m", mapping.path, frames.path, "-q"])
+        #expect(whole.status == 0 && whole.standardOutput.split(separator: "\n").count == 400)
+        var parts = ""
+        for shard in 0..<4 {
+            let part = try run(["map", "-m", mapping.path, frames.path, "--shard", "\(plan.path):\(shard)", "-q"])
+            #expect(part.status == 0, "\(part.standardError)")
+            parts += part.standardOutput
+        }
+        #expect(parts == whole.standardOutput)
+        let single = try temporaryFile(Compressor.zstd(text), name: "single.ndjson.zst")
+        let one = try run(["split", single.path, "--parts", "4"])
+        #expect(one.status == 0 && one.standardError.contains("1 shard, not 4: it is a single zstd frame, which cannot be cut"), "\(one.standardError)")
+        let gzip = try temporaryFile(Compressor.gzip(text), name: "lines.ndjson.gz")
+        let refused = try run(["split", gzip.path, "--parts", "4"])
+        #expect(refused.status == 1 && refused.standardError.contains("is gzip-compressed, which cannot be split"), "\(refused.standardError)")
+    }
+
+    static let zstdLines = (1...400).map { #"{"id":\#($0),"pad":"\#(String(repeating: "x", count: $0 % 50))"}"# + "\n" }.joined()
+
     @Test func executableIsBuilt() {
         #expect(FileManager.default.isExecutableFile(atPath: Self.executable.path), "\(Self.executable.path)")
     }

@@ -16,28 +16,54 @@ import Testing
     static let wrapper = #"{"meta": {"ids": [1, 2], "note": "[x"},"# + "\n \"data\": [\n" + records.joined(separator: ",\n") + "\n ],\n \"more\": {\"a\": \"]\"}}\n"
 
     func run(_ text: String, shard: InputShard? = nil, workers: Int = 1, recordsPath: String? = nil) throws -> RunTranscript {
+        try run(Array(text.utf8), shard: shard, workers: workers, recordsPath: recordsPath)
+    }
+
+    func run(_ bytes: [UInt8], shard: InputShard? = nil, workers: Int = 1, recordsPath: String? = nil) throws -> RunTranscript {
         var options = ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 1_000)
         options.shard = shard
-        return try transcript(of: .bytes(Array(text.utf8)), fields: Self.fields, options: options, schemaOptions: MappingOptions(recordsPath: recordsPath))
+        return try transcript(of: .bytes(bytes), fields: Self.fields, options: options, schemaOptions: MappingOptions(recordsPath: recordsPath))
+    }
+
+    /// `bytes` as independent zstd frames of `pieceSize` bytes each, cut anywhere (inside records too), each after
+    /// a skippable frame holding its compressed size, as `pzstd` writes them.
+    static func zstdFrames(_ bytes: [UInt8], pieceSize: Int) -> [UInt8] {
+        stride(from: 0, to: bytes.count, by: pieceSize).flatMap { start in
+            let frame = Compressor.zstd(Array(bytes[start..<min(start + pieceSize, bytes.count)]))
+            let size = UInt32(frame.count)
+            return [0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0] + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) } + frame
+        }
     }
 
     /// Splits `text` into each of several part counts, scanning it, or cutting its index when `fromIndex` is set.
-    /// With `indexPieces`, the index is cut into pieces of that many bytes, each holding many records.
-    func expectShardsReadAsTheWhole(_ text: String, recordsPath: String? = nil, fromIndex: Bool = false, indexPieces: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// With `indexPieces`, the index is cut into pieces of that many bytes, each holding many records. With
+    /// `zstdPieceSize`, the input is `text` in zstd frames of that size, which shards can start in only.
+    func expectShardsReadAsTheWhole(
+        _ text: String, recordsPath: String? = nil, fromIndex: Bool = false, indexPieces: Int? = nil, zstdPieceSize: Int? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let whole = try run(text, recordsPath: recordsPath)
         #expect(whole.rows.count == 594 && whole.rejections.count == 6, sourceLocation: sourceLocation)
-        let bytes = Array(text.utf8)
+        let bytes = zstdPieceSize.map { Self.zstdFrames(Array(text.utf8), pieceSize: $0) } ?? Array(text.utf8)
         let index = try indexPieces.map { try ShardPlan(splitting: .bytes(bytes), into: .bytes($0), recordsPath: recordsPath) }
             ?? (fromIndex ? ShardPlan.indexing(.bytes(bytes), recordsPath: recordsPath) : nil)
         for parts in indexPieces == nil ? [1, 2, 3, 7, 40] : [1, 2, 3] {
             let plan = try index.map { try ShardPlan(cutting: $0, into: .parts(parts)) }
-                ?? ShardPlan(splitting: .bytes(Array(text.utf8)), into: .parts(parts), recordsPath: recordsPath)
-            #expect(plan.shards.count == parts && plan.records == 600, sourceLocation: sourceLocation)
+                ?? ShardPlan(splitting: .bytes(bytes), into: .parts(parts), recordsPath: recordsPath)
+            if let zstdPieceSize {
+                // Only frame starts can be cut at: as many shards as frames hold record starts, at most.
+                let frames = (text.utf8.count + zstdPieceSize - 1) / zstdPieceSize
+                #expect(plan.zstdFrames == frames && plan.shards.count <= min(parts, frames) && plan.records == 600, sourceLocation: sourceLocation)
+                #expect(plan.shards.allSatisfy { shard in shard.zstdFrame.map { $0.offset <= shard.byteRange.lowerBound } == true }, sourceLocation: sourceLocation)
+                #expect(parts == 1 || plan.shards.count > 1, "\(parts) parts", sourceLocation: sourceLocation)
+            } else {
+                #expect(plan.shards.count == parts && plan.records == 600, sourceLocation: sourceLocation)
+            }
             for workers in [1, 3] {
                 var rows: [String] = []
                 var rejections: [String] = []
                 for shard in plan.shards {
-                    let part = try run(text, shard: shard, workers: workers, recordsPath: recordsPath)
+                    let part = try run(bytes, shard: shard, workers: workers, recordsPath: recordsPath)
                     #expect(part.error == nil, sourceLocation: sourceLocation)
                     #expect(part.rows.count + part.rejections.count == shard.records, sourceLocation: sourceLocation)
                     rows += part.rows
@@ -90,6 +116,44 @@ import Testing
         #expect(throws: SluiceError.self) { try ShardPlan(cutting: index, into: .parts(0)) }
     }
 
+    /// A zstd file of several frames, cut inside records, splits where frames start; each shard decompresses from
+    /// the frame holding its first record. Frames smaller than a record too.
+    @Test func shardsOfZstdFramesReadEveryRecordOnceNumberedAsTheWholeFile() throws {
+        try expectShardsReadAsTheWhole(Self.ndjson, zstdPieceSize: 700)
+        try expectShardsReadAsTheWhole(Self.array, zstdPieceSize: 1_111)
+        try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data", zstdPieceSize: 900)
+        try expectShardsReadAsTheWhole(Self.ndjson, zstdPieceSize: 7)
+        try expectShardsReadAsTheWhole("\u{FEFF}" + Self.array, fromIndex: true, zstdPieceSize: 500)
+        try expectShardsReadAsTheWhole(Self.ndjson, indexPieces: 2_000, zstdPieceSize: 300)
+    }
+
+    /// One frame is one shard, whatever was asked; gzip is refused.
+    @Test func aSingleZstdFrameIsOneShard() throws {
+        let plan = try ShardPlan(splitting: .bytes(Compressor.zstd(Array(Self.ndjson.utf8))), into: .parts(4))
+        #expect(plan.shards.count == 1 && plan.zstdFrames == 1 && plan.records == 600)
+        #expect(plan.shards.first?.zstdFrame == ZstdFrameStart(storedOffset: 0, offset: 0))
+    }
+
+    /// A shard of a zstd file read from another file says so.
+    @Test func aZstdShardOfAnotherFileIsRefused() throws {
+        let text = Array(Self.ndjson.utf8)
+        let plan = try ShardPlan(splitting: .bytes(Self.zstdFrames(text, pieceSize: 2_000)), into: .parts(3))
+        let first = try #require(plan.shards.first), last = try #require(plan.shards.last)
+        let stored = try #require(last.zstdFrame?.storedOffset)
+        for (other, shard, message) in [
+            (text, first, "invalid options: the shard is one of a zstd file, and <memory> is not compressed: it comes from another file"),
+            (text, last, "invalid options: no zstd frame starts at byte \(stored) of <memory>, where the shard says one does: the shard comes from another file"),
+            (Array(text[..<stored]), last, "invalid options: the shard's zstd frame starts at byte \(stored), past the end of <memory>: it comes from another file"),
+        ] {
+            do {
+                _ = try run(other, shard: shard)
+                Issue.record("a shard of another file was read")
+            } catch {
+                #expect("\(error)" == message)
+            }
+        }
+    }
+
     @Test func aByteOrderMarkIsNoRecord() throws {
         let mark = "\u{FEFF}"
         try expectShardsReadAsTheWhole(mark + Self.array)
@@ -135,7 +199,7 @@ import Testing
                 return error.description
             }
         }
-        #expect(error(Compressor.gzip(Array(Self.ndjson.utf8))) == "invalid options: <memory> is compressed: a compressed file cannot be split at a byte offset (each byte depends on all before it); decompress it first")
+        #expect(error(Compressor.gzip(Array(Self.ndjson.utf8))) == "invalid options: <memory> is gzip-compressed, which cannot be split (each byte depends on all before it): decompress it, or compress it as zstd frames (pzstd) to split it")
         #expect(error(Array(#"{"a": [1, 2],\#n "b": 3}"#.utf8)) == "invalid options: <memory> holds a single document or concatenated values, which split only at the records inside a wrapper document: give their records path")
         #expect(error(Array(#"{"data": {"1": {"id": 1}, "2": {"id": 2}}}"#.utf8), recordsPath: "data") == "invalid options: the records at $.data are the members of an object, which are not split; only an array of records is")
         #expect(error(Array("[{\"id\": 1}, {\"id\": [2}]".utf8)) == "<memory>: read error at byte 21: the array of records is broken there (mismatched bracket), so it cannot be split")

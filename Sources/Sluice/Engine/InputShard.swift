@@ -24,18 +24,22 @@ public struct InputShard: Sendable, Hashable, Codable {
     public var firstLine: Int
     /// How many records the shard holds.
     public var records: Int
+    /// For a zstd file of several frames: the frame that holds the shard's first byte, where decompression
+    /// starts. The byte range, ordinals and lines are then the decompressed input's.
+    public var zstdFrame: ZstdFrameStart?
 
     /// Creates a shard; ``ShardPlan`` makes them for a file, which is where shards normally come from.
-    public init(byteRange: Range<Int>, content: Content, firstOrdinal: Int, firstLine: Int, records: Int) {
+    public init(byteRange: Range<Int>, content: Content, firstOrdinal: Int, firstLine: Int, records: Int, zstdFrame: ZstdFrameStart? = nil) {
         self.byteRange = byteRange
         self.content = content
         self.firstOrdinal = firstOrdinal
         self.firstLine = firstLine
         self.records = records
+        self.zstdFrame = zstdFrame
     }
 
     private enum CodingKeys: String, CodingKey {
-        case start, end, content, firstOrdinal, firstLine, records
+        case start, end, content, firstOrdinal, firstLine, records, zstdFrame
     }
 
     public init(from decoder: any Decoder) throws {
@@ -50,6 +54,10 @@ public struct InputShard: Sendable, Hashable, Codable {
         firstOrdinal = try container.decode(Int.self, forKey: .firstOrdinal)
         firstLine = try container.decode(Int.self, forKey: .firstLine)
         records = try container.decode(Int.self, forKey: .records)
+        zstdFrame = try container.decodeIfPresent(ZstdFrameStart.self, forKey: .zstdFrame)
+        if let zstdFrame, zstdFrame.storedOffset < 0 || zstdFrame.offset < 0 || zstdFrame.offset > start {
+            throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: "a shard starts before the frame that holds it")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -60,5 +68,6 @@ public struct InputShard: Sendable, Hashable, Codable {
         try container.encode(firstOrdinal, forKey: .firstOrdinal)
         try container.encode(firstLine, forKey: .firstLine)
         try container.encode(records, forKey: .records)
+        try container.encodeIfPresent(zstdFrame, forKey: .zstdFrame)
     }
 }

@@ -122,6 +122,9 @@ public struct ReaderOptions: Sendable, Hashable {
         if let shard, shard.byteRange.lowerBound < 0 || !(1...(1 << 48)).contains(shard.firstOrdinal) || !(1...(1 << 48)).contains(shard.firstLine) || shard.records < 0 {
             problems.append("a shard starts at byte 0 or later, and its first ordinal and line count from 1 (up to 2^48)")
         }
+        if let frame = shard?.zstdFrame, let shard, frame.storedOffset < 0 || frame.offset < 0 || frame.offset > shard.byteRange.lowerBound {
+            problems.append("a shard's zstd frame starts at byte 0 or later, and at or before the shard")
+        }
         if maximumDecompressionWindow < 1 << 10 { problems.append("maximumDecompressionWindow must be at least 1 KiB") }
         if !problems.isEmpty { throw .invalidOptions(problems.joined(separator: "; ")) }
         return self

@@ -47,6 +47,12 @@ enum ShapeDetector {
         bytes.withUnsafeBufferPointer { detect(UnsafeBufferPointer(rebasing: $0[byteOrderMarkLength($0)...])) }
     }
 
+    /// The shape of an input as its first bytes show it, decompressed when they are compressed.
+    static func shape(atStartOf input: Input) throws(SluiceError) -> InputShape {
+        var source = try Compression.decompressing(input.openRaw())
+        return detect(fileStart: try source.peek(64 << 10))
+    }
+
     /// The shape `bytes` show, and whether more bytes could change it (`isFinal` false): a reader of a pipe looks
     /// no further than it must, so that its first records are mapped as they arrive.
     static func detection(_ bytes: UnsafeBufferPointer<UInt8>) -> (shape: InputShape, isFinal: Bool) {

@@ -25,18 +25,24 @@ enum BatchSourceOpener {
             let start = max(range.lowerBound, preamble.end)
             options.byteRange = min(start, range.upperBound)..<range.upperBound
         }
-        var (raw, source) = try openCounting(input, options: options, progress: progress)
-        if options.byteRange != nil { try checkSplittable(raw: raw, source: source, what: "a byte range") }
+        let frame = options.shard?.zstdFrame
+        var (raw, source) = try openCounting(input, options: options, progress: progress, at: frame)
+        if options.byteRange != nil { try checkSplittable(raw: raw, source: source, what: options.shard == nil ? "a byte range" : "a shard", frame: frame) }
         if options.byteRange != nil && options.shape == .automatic && plan.recordsPath == nil {
             // The shape is the file's, seen from its start: a range of an array read as lines would be garbage.
-            let start = try shapeAtStart(of: input)
+            let start = try ShapeDetector.shape(atStartOf: input)
             guard start == .ndjson else {
                 throw .invalidOptions("a byte range splits NDJSON only, and \(raw.name) holds \(start == .array ? "an array" : "a single document or concatenated values"); split arrays and wrapper documents with `sluice split` and read the shards it gives (ReaderOptions.shard)")
             }
         }
         var startOffset = 0
         var startsAtInputStart = true
-        if let range = options.byteRange, range.lowerBound > 0 {
+        if let range = options.byteRange, range.lowerBound > 0, let frame {
+            // Decompressed from the frame holding the shard's start, which the split cut at a line start.
+            try source.skip(range.lowerBound - frame.offset)
+            startOffset = range.lowerBound
+            startsAtInputStart = false
+        } else if let range = options.byteRange, range.lowerBound > 0 {
             // The first record starts after a byte-order mark: a shard that starts inside the mark holds it.
             let mark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
             if range.lowerBound > mark {
@@ -95,37 +101,46 @@ enum BatchSourceOpener {
         if plan.skippedRecords > 0 || plan.columnsFromHeader {
             throw .invalidOptions("skipped records and header rows are not read from shards of an array")
         }
-        var (raw, source) = try openCounting(input, options: options, progress: progress)
-        try checkSplittable(raw: raw, source: source, what: "a shard")
-        guard shard.byteRange.upperBound <= raw.size ?? 0 else {
+        var (raw, source) = try openCounting(input, options: options, progress: progress, at: shard.zstdFrame)
+        try checkSplittable(raw: raw, source: source, what: "a shard", frame: shard.zstdFrame)
+        // Decompressed bytes have no size to check the shard against; the file's fingerprint is checked instead.
+        guard shard.zstdFrame != nil || shard.byteRange.upperBound <= raw.size ?? 0 else {
             throw .invalidOptions("the shard ends at byte \(shard.byteRange.upperBound), past the end of \(raw.name) (\(raw.size ?? 0) bytes): it comes from another file")
         }
-        try source.skip(shard.byteRange.lowerBound)
+        try source.skip(shard.byteRange.lowerBound - (shard.zstdFrame?.offset ?? 0))
         var arrayOptions = options
         arrayOptions.shape = .array
         return ParallelPipeline(plans: [plan], source: source, shape: .array, startOffset: shard.byteRange.lowerBound, options: arrayOptions,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: false, runsInline: options.workers == 1)
     }
 
-    /// Byte ranges and shards need a regular file, read as stored.
-    private static func checkSplittable(raw: any ByteSource, source: PrefixedSource, what: String) throws(SluiceError) {
-        if raw.size == nil || source.isDecompressing {
+    /// Byte ranges and shards need a regular file, read as stored; a shard of a zstd file of several frames (one
+    /// that names its `frame`) is read decompressed.
+    private static func checkSplittable(raw: any ByteSource, source: PrefixedSource, what: String, frame: ZstdFrameStart? = nil) throws(SluiceError) {
+        if raw.size == nil || source.isDecompressing && frame == nil {
             throw .invalidOptions("\(what) needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
+        }
+        if frame != nil && !source.isDecompressing {
+            throw .invalidOptions("the shard is one of a zstd file, and \(raw.name) is not compressed: it comes from another file")
         }
     }
 
-    /// The shape of the input as its first bytes show it.
-    private static func shapeAtStart(of input: Input) throws(SluiceError) -> InputShape {
-        var source = PrefixedSource(try input.openRaw())
-        return ShapeDetector.detect(fileStart: try source.peek(64 << 10))
-    }
-
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes
-    /// say it is compressed.
-    private static func openCounting(_ input: Input, options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
+    /// say it is compressed; at a zstd `frame`, from that frame on.
+    private static func openCounting(
+        _ input: Input, options: ReaderOptions, progress: ProgressMonitor, at frame: ZstdFrameStart? = nil
+    ) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
         let raw = try input.openRaw()
         progress.start(totalBytes: raw.size)
-        return (raw, try Compression.decompressing(CountingSource(raw, progress: progress), maximumWindow: options.maximumDecompressionWindow))
+        var counting = CountingSource(raw, progress: progress)
+        guard let frame, frame.storedOffset > 0 else {
+            return (raw, try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow))
+        }
+        guard frame.storedOffset < raw.size ?? .max else {
+            throw .invalidOptions("the shard's zstd frame starts at byte \(frame.storedOffset), past the end of \(raw.name): it comes from another file")
+        }
+        _ = try counting.skip(frame.storedOffset)
+        return (raw, try Compression.decompressing(counting, at: frame, maximumWindow: options.maximumDecompressionWindow))
     }
 
     /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline

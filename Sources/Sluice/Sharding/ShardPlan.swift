@@ -29,7 +29,8 @@ public enum ShardSize: Sendable, Hashable {
 ///
 /// NDJSON is split at line starts; a top-level array, or the array at a wrapper document's records path, at
 /// element starts, found by one sequential structural scan of the whole input (which also checks that its
-/// brackets pair up). Compressed input cannot be split: its bytes at an offset depend on everything before.
+/// brackets pair up). A zstd file of several frames is split where frames start (see ``InputShard/zstdFrame``);
+/// gzip, and zstd in one frame, cannot be split: their bytes at an offset depend on everything before.
 /// Processes given one shard each (``ReaderOptions/shard``) read every record once, numbered as one reader would.
 public struct ShardPlan: Sendable, Hashable, Codable {
     /// The input's name, as errors give it.
@@ -46,12 +47,14 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     /// Whether this is an index (``indexing(_:shape:recordsPath:maximumDepth:)``) rather than a plan to read:
     /// an index is kept to be cut again, and a plan is not taken for one.
     public var isIndex: Bool?
+    /// For a zstd file: how many frames it holds (shards can start only where one does).
+    public var zstdFrames: Int?
 
     /// Splits an input (a file, or bytes in memory).
     /// - Parameters:
     ///   - shape: ``InputShape/automatic`` looks at the first bytes; only NDJSON and arrays split.
     ///   - recordsPath: The key path of the records array inside a wrapper document.
-    /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (compressed, a stream, a single
+    /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (gzip, a stream, a single
     ///   document without records path, records in an object), ``SluiceError/io(source:byteOffset:message:)``
     ///   for a read failure or an array whose structure is broken.
     public init(splitting input: Input, into size: ShardSize, shape: InputShape = .automatic, recordsPath: String? = nil, maximumDepth: Int = 1024) throws(SluiceError) {
@@ -64,6 +67,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
         self.shape = scan.readsArray ? InputShape.array.rawValue : InputShape.ndjson.rawValue
         records = scan.records
         shards = scan.shards
+        zstdFrames = scan.zstdFrames
     }
 
     /// A plan cut from an index (a fine plan of the same file, ``indexing(_:shape:recordsPath:maximumDepth:)``)
@@ -84,12 +88,13 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     }
 
     /// The index's pieces between two cuts, read as one shard: they are contiguous, so the first one's start,
-    /// ordinal and line and the last one's end are the shard's.
+    /// ordinal, line and zstd frame and the last one's end are the shard's.
     private static func joining(_ pieces: ArraySlice<InputShard>) -> InputShard {
         let head = pieces[pieces.startIndex]
         let last = pieces[pieces.endIndex - 1]
         return InputShard(byteRange: head.byteRange.lowerBound..<last.byteRange.upperBound, content: head.content,
-                          firstOrdinal: head.firstOrdinal, firstLine: head.firstLine, records: pieces.reduce(0) { $0 + $1.records })
+                          firstOrdinal: head.firstOrdinal, firstLine: head.firstLine, records: pieces.reduce(0) { $0 + $1.records },
+                          zstdFrame: head.zstdFrame)
     }
 
     /// The cuts a plan can be made from again and again (``init(cutting:into:)``): a plan of the input with a
@@ -108,10 +113,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
         guard isIndex == true, (try? checkMatches(input)) != nil, self.recordsPath == recordsPath else { return false }
         if recordsPath != nil { return true }
         if shape != .automatic { return shape.rawValue == self.shape }
-        guard let raw = try? input.openRaw() else { return false }
-        var source = PrefixedSource(raw)
-        guard let start = try? source.peek(64 << 10) else { return false }
-        return ShapeDetector.detect(fileStart: start).rawValue == self.shape
+        return (try? ShapeDetector.shape(atStartOf: input))?.rawValue == self.shape
     }
 
     /// Reads a plan written by ``jsonText``.

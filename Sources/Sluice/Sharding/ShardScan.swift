@@ -7,6 +7,11 @@ import Darwin
 
 /// One sequential pass over an input that finds where records start and cuts shards at the first record start
 /// at or after each target offset, counting records and lines on the way.
+///
+/// A zstd file is scanned decompressed, and cut only where a new frame starts: a shard's first record is the
+/// first at or after the start of the first frame at or after each target (an offset of the stored file), and the
+/// shard keeps the frame that holds that record, where its reader starts decompressing. A file of one frame is
+/// therefore one shard.
 struct ShardScan {
     private var source: any ByteSource
     private let totalBytes: Int
@@ -14,6 +19,17 @@ struct ShardScan {
     private let recordsPath: FieldPath?
     private let maximumDepth: Int
     private(set) var readsArray = false
+    /// The decompressor of a zstd file, which logs where its frames start.
+    private var zstd: ZstdSource?
+    /// Frame starts logged and not yet passed by the scan, from ``pendingFrameIndex`` on.
+    private var pendingFrames: [ZstdFrameStart] = []
+    private var pendingFrameIndex = 0
+    /// The frame holding the latest record start, and the one holding the shard's first byte.
+    private var currentFrame = ZstdFrameStart(storedOffset: 0, offset: 0)
+    private var shardFrame = ZstdFrameStart(storedOffset: 0, offset: 0)
+    /// Frames that decompress to some bytes (skippable frames, which pzstd writes before each frame, do not).
+    private(set) var zstdFrames: Int?
+    private var lastFrameOffset: Int?
 
     private(set) var records = 0
     private(set) var shards: [InputShard] = []
@@ -26,7 +42,10 @@ struct ShardScan {
 
     private static let blockSize = 4 << 20
 
-    init(source: inout any ByteSource, totalBytes: Int, size: ShardSize, shape: InputShape, recordsPath: String?, maximumDepth: Int) throws(SluiceError) {
+    init(
+        source: inout any ByteSource, totalBytes: Int, size: ShardSize, shape: InputShape, recordsPath: String?, maximumDepth: Int,
+        maximumWindow: Int = Compression.defaultMaximumWindow
+    ) throws(SluiceError) {
         self.source = source
         self.totalBytes = totalBytes
         self.maximumDepth = maximumDepth
@@ -41,9 +60,19 @@ struct ShardScan {
             self.recordsPath = nil
         }
         var prefixed = PrefixedSource(self.source)
-        let prefix = try prefixed.peek(64 << 10)
-        if Compression.detect(prefix) != nil {
-            throw .invalidOptions("\(source.name) is compressed: a compressed file cannot be split at a byte offset (each byte depends on all before it); decompress it first")
+        var prefix = try prefixed.peek(64 << 10)
+        switch Compression.detect(prefix) {
+        case .gzip:
+            throw .invalidOptions("\(source.name) is gzip-compressed, which cannot be split (each byte depends on all before it): decompress it, or compress it as zstd frames (pzstd) to split it")
+        case .zstd:
+            let zstd = try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks())
+            zstd.logsFrameStarts = true
+            self.zstd = zstd
+            zstdFrames = 0
+            prefixed = PrefixedSource(zstd, isDecompressing: true)
+            prefix = try prefixed.peek(64 << 10)
+        case nil:
+            break
         }
         self.source = prefixed
         let chosen = self.recordsPath != nil ? .array : shape == .automatic ? ShapeDetector.detect(fileStart: prefix) : shape
@@ -64,17 +93,34 @@ struct ShardScan {
     /// Cuts the shard being built at a record start `offset`, when a target has been reached there.
     /// `line` is counted only for a cut.
     private mutating func recordStarts(at offset: Int, line: () -> Int) {
-        guard cuts.cuts(at: offset, after: shardStart) else { return }
-        finishShard(end: offset)
+        if zstd != nil {
+            // Compressed, the targets are offsets of the stored file, which only frame starts can be cut at.
+            advanceFrame(to: offset)
+            guard cuts.cuts(at: currentFrame.storedOffset, after: shardFrame.storedOffset) else { return }
+            finishShard(end: offset)
+            shardFrame = currentFrame
+        } else {
+            guard cuts.cuts(at: offset, after: shardStart) else { return }
+            finishShard(end: offset)
+        }
         shardStart = offset
         shardFirstOrdinal = records + 1
         shardFirstLine = line()
     }
 
+    /// Makes ``currentFrame`` the last frame that starts at or before decompressed `offset`.
+    private mutating func advanceFrame(to offset: Int) {
+        while pendingFrameIndex < pendingFrames.count && pendingFrames[pendingFrameIndex].offset <= offset {
+            currentFrame = pendingFrames[pendingFrameIndex]
+            pendingFrameIndex += 1
+        }
+    }
+
     private mutating func finishShard(end: Int) {
         let content: InputShard.Content = !readsArray ? .lines : shards.isEmpty ? .arrayOpening : .arrayElements
         shards.append(InputShard(byteRange: shardStart..<end, content: content, firstOrdinal: shardFirstOrdinal,
-                                 firstLine: shardFirstLine, records: records + 1 - shardFirstOrdinal))
+                                 firstLine: shardFirstLine, records: records + 1 - shardFirstOrdinal,
+                                 zstdFrame: zstd == nil ? nil : shardFrame))
     }
 
     /// Reads the next block into `buffer`; 0 at the end.
@@ -84,6 +130,15 @@ struct ShardScan {
             let read = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: Self.blockSize - filled))
             if read == 0 { break }
             filled += read
+        }
+        if let zstd {
+            pendingFrames.removeFirst(pendingFrameIndex)
+            pendingFrameIndex = 0
+            for frame in zstd.takeFrameStarts() {
+                if frame.offset != lastFrameOffset { zstdFrames? += 1 }
+                lastFrameOffset = frame.offset
+                pendingFrames.append(frame)
+            }
         }
         return filled
     }
@@ -159,6 +214,8 @@ struct ShardScan {
             if !sawArrayStart, let start = framer.lastArrayStart {
                 sawArrayStart = true
                 shardStart = start
+                advanceFrame(to: start)
+                shardFrame = currentFrame
                 shardFirstLine = lineFeeds + sluice_count_byte(raw, start - base, 0x0A) + 1
             }
             let ends = framer.takeElementEnds(upTo: .max)

@@ -3,11 +3,24 @@ enum Compression: Sendable, Equatable {
     case gzip
     case zstd
 
-    /// gzip members start with 1F 8B; zstd frames with the little-endian magic number FD2FB528.
+    /// gzip members start with 1F 8B; zstd frames with the little-endian magic number FD2FB528, or a skippable
+    /// frame's, 184D2A50 to 184D2A5F (`pzstd` writes one before each frame).
     static func detect(_ prefix: [UInt8]) -> Compression? {
         if prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B { return .gzip }
         if prefix.count >= 4 && prefix[0] == 0x28 && prefix[1] == 0xB5 && prefix[2] == 0x2F && prefix[3] == 0xFD { return .zstd }
+        if prefix.count >= 4 && prefix[0] & 0xF0 == 0x50 && prefix[1] == 0x2A && prefix[2] == 0x4D && prefix[3] == 0x18 { return .zstd }
         return nil
+    }
+
+    /// Decompresses `source`, which sits at the start of a zstd frame of a larger input (`frame`, at its stored
+    /// offset): offsets count from the input's start.
+    /// - Throws: ``SluiceError/invalidOptions(_:)`` when no frame starts there.
+    static func decompressing(_ source: any ByteSource, at frame: ZstdFrameStart, maximumWindow: Int = defaultMaximumWindow) throws(SluiceError) -> PrefixedSource {
+        var prefixed = PrefixedSource(source)
+        guard detect(try prefixed.peek(4)) == .zstd else {
+            throw .invalidOptions("no zstd frame starts at byte \(frame.storedOffset) of \(source.name), where the shard says one does: the shard comes from another file")
+        }
+        return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks(), startingAt: frame), isDecompressing: true)
     }
 
     /// libzstd's own limit on the history window a frame may ask for, which the reader options start from.

@@ -26,13 +26,21 @@ final class ZstdSource: ByteSource {
     /// The input libzstd asked for next (the rest of a header, or one block and the next block's header).
     private var nextInputSize = ZstdFrameHeader.maximumSize
     let frameChecks: FrameChecks?
-    /// Decompressed bytes produced so far.
+    /// Decompressed bytes produced so far (from the input's start, when reading starts at a later frame).
     private var producedLength = 0
+    /// Where frames started, kept only when ``logsFrameStarts`` is set, until taken.
+    private var frameStarts: [ZstdFrameStart] = []
+    /// Whether to keep where each frame starts (``takeFrameStarts()``), for a scan that cuts at frames.
+    var logsFrameStarts = false
 
-    init(compressed: any ByteSource, maximumWindow: Int, checks: FrameChecks) throws(SluiceError) {
+    /// - Parameter start: The frame that `compressed` starts at, when it is not the input's first: decompressed
+    ///   offsets and the offsets in errors count from the input's start.
+    init(compressed: any ByteSource, maximumWindow: Int, checks: FrameChecks, startingAt start: ZstdFrameStart = ZstdFrameStart(storedOffset: 0, offset: 0)) throws(SluiceError) {
         self.compressed = compressed
         frameChecks = checks
         name = compressed.name
+        compressedOffset = start.storedOffset
+        producedLength = start.offset
         guard let context = ZSTD_createDStream() else {
             throw .io(source: compressed.name, byteOffset: 0, message: "cannot start zstd decompression")
         }
@@ -67,6 +75,9 @@ final class ZstdSource: ByteSource {
                 frameOffset = compressedOffset
                 frameHeader.removeAll()
                 nextInputSize = ZstdFrameHeader.maximumSize
+                if logsFrameStarts && frameStarts.last?.storedOffset != compressedOffset {
+                    frameStarts.append(ZstdFrameStart(storedOffset: compressedOffset, offset: producedLength))
+                }
             }
             if frameHeader.count < ZstdFrameHeader.maximumSize {
                 // The header may come in pieces (the magic number alone, when it was peeked at).
@@ -99,6 +110,12 @@ final class ZstdSource: ByteSource {
             nextInputSize = max(hint, 1)
             if outBuffer.pos > 0 { return outBuffer.pos }
         }
+    }
+
+    /// The frames that started since the last call, in order (skippable frames too, which decompress to nothing).
+    func takeFrameStarts() -> [ZstdFrameStart] {
+        defer { frameStarts.removeAll(keepingCapacity: true) }
+        return frameStarts
     }
 
     private func windowTooLargeMessage() -> String {
