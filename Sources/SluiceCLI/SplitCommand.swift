@@ -15,9 +15,9 @@ struct SplitCommand: ParsableCommand {
             wrapper document (--records-at), at element starts, found by one scan of the whole file. The plan \
             fits that version of the file only: sluice import --shard PLAN:INDEX checks its size, modification \
             time and first MiB. A zstd file of several frames (written by pzstd, or pieces compressed apart and \
-            joined with cat) is cut where frames start; gzip, and zstd in a single frame, cannot be split. With --index, the scan's \
-            cuts (about 4096 of them) are kept in a file, and a later split of the unchanged file, into any number \
-            of parts, is cut from them without reading the file.
+            joined with cat) is cut where frames start; gzip, and zstd in a single frame, cannot be split. With \
+            --index, the scan's cuts (about 4096 of them, at most one per zstd frame) are kept in a file, and a \
+            later split of the unchanged file, into any number of parts, is cut from them without reading the file.
             """
     )
 
@@ -27,7 +27,7 @@ struct SplitCommand: ParsableCommand {
     @Option(name: .customLong("parts"), parsing: .unconditional, help: ArgumentHelp("How many shards of about equal size (1 to 1,000,000).", valueName: "count"))
     var parts: Int?
 
-    @Option(name: .customLong("part-size"), help: ArgumentHelp("The size of each shard: bytes, or with KiB, MiB or GiB (256MiB).", valueName: "size"))
+    @Option(name: .customLong("part-size"), help: ArgumentHelp("The size of each shard as stored (compressed, for zstd): bytes, or with KiB, MiB or GiB (256MiB).", valueName: "size"))
     var partSize: String?
 
     @Option(name: .customLong("records-at"), help: ArgumentHelp("The key path of the records array inside a wrapper document.", valueName: "path"))
@@ -42,12 +42,17 @@ struct SplitCommand: ParsableCommand {
     @Option(name: .customLong("index"), help: ArgumentHelp("Keep the scan's cuts in FILE and cut from them when FILE fits the unchanged file (scanning again, and replacing FILE, when it does not).", valueName: "file"))
     var index: String?
 
+    @Option(name: .customLong("max-window"), parsing: .unconditional, help: ArgumentHelp(
+        "The largest decompression window a zstd frame may need (1 to 2048).", valueName: "MiB"))
+    var maximumWindow = 128
+
     @Flag(name: [.short, .long], help: "Print no summary on standard error.")
     var quiet = false
 
     func validate() throws {
         if (parts == nil) == (partSize == nil) { throw ValidationError("Give --parts or --part-size (one of them).") }
         if let parts { try ReadingOptions.check("--parts", parts, 1...1_000_000, "shards") }
+        try ReadingOptions.check("--max-window", maximumWindow, 1...2048, "MiB")
         if let partSize, Self.bytes(partSize) == nil {
             throw ValidationError("--part-size takes a size such as 268435456, 256MiB or 1GiB, not '\(partSize)'.")
         }
@@ -76,18 +81,18 @@ struct SplitCommand: ParsableCommand {
         let plan: ShardPlan
         if let index {
             let cuts: ShardPlan
-            if let kept = try Self.readIndex(index), kept.fits(.file(input), shape: inputFormat, recordsPath: recordsAt) {
+            if let kept = try Self.readIndex(index), kept.fits(.file(input), shape: inputFormat, recordsPath: recordsAt, maximumWindow: maximumWindow << 20) {
                 cuts = kept
                 scanned = false
             } else {
-                cuts = try ShardPlan.indexing(.file(input), shape: inputFormat, recordsPath: recordsAt)
+                cuts = try ShardPlan.indexing(.file(input), shape: inputFormat, recordsPath: recordsAt, maximumWindow: maximumWindow << 20)
                 let file = try FileOutput(path: index, ifExists: .replace)
                 try file.write(cuts.jsonText)
                 try file.commit()
             }
             plan = try ShardPlan(cutting: cuts, into: size)
         } else {
-            plan = try ShardPlan(splitting: .file(input), into: size, shape: inputFormat, recordsPath: recordsAt)
+            plan = try ShardPlan(splitting: .file(input), into: size, shape: inputFormat, recordsPath: recordsAt, maximumWindow: maximumWindow << 20)
         }
         let elapsed = started.duration(to: .now)
         if let output {
@@ -100,14 +105,15 @@ struct SplitCommand: ParsableCommand {
         guard !quiet else { return }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         // A zstd file's rate is of the bytes scanned, decompressed.
-        let decompressed = plan.zstdFrames == nil ? nil : plan.shards.last?.byteRange.upperBound
+        let decompressed = plan.decompressedBytes
         let rate = seconds > 0 ? String(format: "%.0f MB/s", Double(decompressed ?? plan.fingerprint.size) / seconds / 1e6) : "-"
         let what = "\(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards") of \(plan.shape == "array" ? "array elements" : "lines"), \(plan.records) records"
         if case .parts(let asked) = size, plan.shards.count < asked {
             let why = plan.zstdFrames == 1
                 ? "it is a single zstd frame, which cannot be cut (compress it with pzstd, or as pieces joined with cat, to split it)"
+                : !scanned ? "the index cuts only where its own pieces start"
                 : plan.zstdFrames.map { "it has \($0) zstd frames, and is cut only where one starts" }
-                ?? (scanned ? "records are fewer than parts, or larger than a part" : "the index cuts only where its own pieces start")
+                ?? "records are fewer than parts, or larger than a part"
             StandardError.print("sluice: \(input): \(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards"), not \(asked): \(why)")
         }
         if scanned {

@@ -171,6 +171,28 @@ import Testing
         #expect(union == whole.rows.map(RecordsPathTests.valuesOnly))
     }
 
+    /// Shards of a zstd file of several frames read the skipped lines and the header from the decompressed start.
+    @Test func zstdShardsPastTheStartReadTheHeaderFromTheFile() throws {
+        var text = "# a title line, skipped\n[\"name\",\"n\"]\n"
+        for index in 0..<2000 { text += "[\"row \(index)\",\(index)]\n" }
+        let bytes = ShardPlanTests.zstdFrames(Array(text.utf8), pieceSize: 3_000)
+        let fields = [field("n", .int64), field("name", .string)]
+        let options = MappingOptions(skippedRecords: 1, columnsFromHeader: true)
+        let whole = try Self.run(.bytes(bytes), fields, options: options)
+        #expect(whole.rows.count == 2000 && whole.rejections.isEmpty)
+        let plan = try ShardPlan(splitting: .bytes(bytes), into: .parts(5))
+        #expect(plan.shards.count == 5)
+        var union: [String] = []
+        for shard in plan.shards {
+            var reading = ReaderOptions(rejectionPolicy: .collect, workers: 2, chunkSize: 1_000)
+            reading.shard = shard
+            let part = try transcript(of: .bytes(bytes), fields: fields, options: reading, schemaOptions: options)
+            #expect(part.error == nil && part.rejections.isEmpty)
+            union += part.rows
+        }
+        #expect(union == whole.rows)
+    }
+
     @Test func mappingFilesDeclareSkipAndHeader() throws {
         let schema = try MappingSchema(mappingText: """
             skip: 1

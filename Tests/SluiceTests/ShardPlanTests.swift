@@ -56,6 +56,11 @@ import Testing
                 #expect(plan.zstdFrames == frames && plan.shards.count <= min(parts, frames) && plan.records == 600, sourceLocation: sourceLocation)
                 #expect(plan.shards.allSatisfy { shard in shard.zstdFrame.map { $0.offset <= shard.byteRange.lowerBound } == true }, sourceLocation: sourceLocation)
                 #expect(parts == 1 || plan.shards.count > 1, "\(parts) parts", sourceLocation: sourceLocation)
+                if fromIndex {
+                    // The index has a piece at every frame, so a plan cut from it is the plan a scan makes.
+                    let scanned = try ShardPlan(splitting: .bytes(bytes), into: .parts(parts), recordsPath: recordsPath)
+                    #expect(plan.shards == scanned.shards, "\(parts) parts", sourceLocation: sourceLocation)
+                }
             } else {
                 #expect(plan.shards.count == parts && plan.records == 600, sourceLocation: sourceLocation)
             }
@@ -124,13 +129,17 @@ import Testing
         try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data", zstdPieceSize: 900)
         try expectShardsReadAsTheWhole(Self.ndjson, zstdPieceSize: 7)
         try expectShardsReadAsTheWhole("\u{FEFF}" + Self.array, fromIndex: true, zstdPieceSize: 500)
+        try expectShardsReadAsTheWhole(Self.ndjson, fromIndex: true, zstdPieceSize: 400)
         try expectShardsReadAsTheWhole(Self.ndjson, indexPieces: 2_000, zstdPieceSize: 300)
     }
 
     /// One frame is one shard, whatever was asked; gzip is refused.
     @Test func aSingleZstdFrameIsOneShard() throws {
         let plan = try ShardPlan(splitting: .bytes(Compressor.zstd(Array(Self.ndjson.utf8))), into: .parts(4))
-        #expect(plan.shards.count == 1 && plan.zstdFrames == 1 && plan.records == 600)
+        #expect(plan.shards.count == 1 && plan.zstdFrames == 1 && plan.records == 600 && plan.decompressedBytes == Self.ndjson.utf8.count)
+        // A skippable frame after the one frame (as the seekable format writes) is no second frame.
+        let trailed = try ShardPlan(splitting: .bytes(Compressor.zstd(Array(Self.ndjson.utf8)) + [0x5E, 0x2A, 0x4D, 0x18, 2, 0, 0, 0, 7, 7]), into: .parts(4))
+        #expect(trailed.shards.count == 1 && trailed.zstdFrames == 1)
         #expect(plan.shards.first?.zstdFrame == ZstdFrameStart(storedOffset: 0, offset: 0))
     }
 
@@ -141,7 +150,7 @@ import Testing
         let first = try #require(plan.shards.first), last = try #require(plan.shards.last)
         let stored = try #require(last.zstdFrame?.storedOffset)
         for (other, shard, message) in [
-            (text, first, "invalid options: the shard is one of a zstd file, and <memory> is not compressed: it comes from another file"),
+            (text, first, "invalid options: no zstd frame starts at byte 0 of <memory>, where the shard says one does: the shard comes from another file"),
             (text, last, "invalid options: no zstd frame starts at byte \(stored) of <memory>, where the shard says one does: the shard comes from another file"),
             (Array(text[..<stored]), last, "invalid options: the shard's zstd frame starts at byte \(stored), past the end of <memory>: it comes from another file"),
         ] {
@@ -171,6 +180,13 @@ import Testing
             #expect(next.firstOrdinal == shard.firstOrdinal + shard.records)
         }
         #expect(plan.shards.count > 10 && plan.shards.reduce(0) { $0 + $1.records } == 600)
+    }
+
+    /// A cut after the last record (before blank lines, or at the end) would leave a shard of no records.
+    @Test func noShardIsLeftWithoutRecords() throws {
+        let text = #"{"id":1}"# + "\n" + #"{"id":2,"name":""# + String(repeating: "x", count: 500) + "\"}\n\n\n"
+        let plan = try ShardPlan(splitting: .bytes(Array(text.utf8)), into: .parts(2))
+        #expect(plan.shards.count == 1 && plan.shards.first?.records == 2 && plan.shards.first?.byteRange == 0..<text.utf8.count)
     }
 
     @Test func aPlanRoundTripsThroughItsJSON() throws {

@@ -1,4 +1,4 @@
-/// One record-aligned piece of an uncompressed file, as ``ShardPlan`` finds them: N processes, each given one
+/// One record-aligned piece of a file (uncompressed, or zstd of several frames), as ``ShardPlan`` finds them: N processes, each given one
 /// shard of the same file, read every record exactly once, and number records, lines and byte offsets as one
 /// reader of the whole file would.
 public struct InputShard: Sendable, Hashable, Codable {
@@ -15,7 +15,7 @@ public struct InputShard: Sendable, Hashable, Codable {
         case arrayElements
     }
 
-    /// Where the shard sits in the file.
+    /// Where the shard sits in the file (in the decompressed input, for a shard of a zstd file).
     public var byteRange: Range<Int>
     public var content: Content
     /// The ordinal of the shard's first record in the whole file (1 for the first record).
@@ -56,7 +56,7 @@ public struct InputShard: Sendable, Hashable, Codable {
         records = try container.decode(Int.self, forKey: .records)
         zstdFrame = try container.decodeIfPresent(ZstdFrameStart.self, forKey: .zstdFrame)
         if let zstdFrame, zstdFrame.storedOffset < 0 || zstdFrame.offset < 0 || zstdFrame.offset > start {
-            throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: "a shard starts before the frame that holds it")
+            throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: "a shard's zstd frame starts at byte 0 or later, and at or before the shard")
         }
     }
 

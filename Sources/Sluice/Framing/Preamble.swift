@@ -7,9 +7,9 @@ struct Preamble {
     var end = 0
 
     /// Reads the first `skipping` lines with content and the header line after them (each at most `limit`
-    /// bytes, in the names' case).
-    init(of input: Input, skipping: Int, header: Bool, limit: Int) throws(SluiceError) {
-        var source = try Compression.decompressing(input.openRaw())
+    /// bytes, in the names' case), decompressed when the file is compressed.
+    init(of input: Input, skipping: Int, header: Bool, limit: Int, maximumWindow: Int) throws(SluiceError) {
+        var source = try Compression.decompressing(input.openRaw(), maximumWindow: maximumWindow)
         var line: [UInt8] = []
         var linesLeft = skipping + (header ? 1 : 0)
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)

@@ -48,8 +48,8 @@ enum ShapeDetector {
     }
 
     /// The shape of an input as its first bytes show it, decompressed when they are compressed.
-    static func shape(atStartOf input: Input) throws(SluiceError) -> InputShape {
-        var source = try Compression.decompressing(input.openRaw())
+    static func shape(atStartOf input: Input, maximumWindow: Int = Compression.defaultMaximumWindow) throws(SluiceError) -> InputShape {
+        var source = try Compression.decompressing(input.openRaw(), maximumWindow: maximumWindow)
         return detect(fileStart: try source.peek(64 << 10))
     }
 

@@ -20,7 +20,8 @@ enum BatchSourceOpener {
         // the start of the file, and the shard starts after them at the earliest.
         var columnNames: [[UInt8]]?
         if let range = options.byteRange, range.lowerBound > 0, plan.skippedRecords > 0 || plan.columnsFromHeader {
-            let preamble = try Preamble(of: input, skipping: plan.skippedRecords, header: plan.columnsFromHeader, limit: options.maximumRecordSize)
+            let preamble = try Preamble(of: input, skipping: plan.skippedRecords, header: plan.columnsFromHeader, limit: options.maximumRecordSize,
+                                        maximumWindow: options.maximumDecompressionWindow)
             columnNames = preamble.columnNames
             let start = max(range.lowerBound, preamble.end)
             options.byteRange = min(start, range.upperBound)..<range.upperBound
@@ -30,7 +31,7 @@ enum BatchSourceOpener {
         if options.byteRange != nil { try checkSplittable(raw: raw, source: source, what: options.shard == nil ? "a byte range" : "a shard", frame: frame) }
         if options.byteRange != nil && options.shape == .automatic && plan.recordsPath == nil {
             // The shape is the file's, seen from its start: a range of an array read as lines would be garbage.
-            let start = try ShapeDetector.shape(atStartOf: input)
+            let start = try ShapeDetector.shape(atStartOf: input, maximumWindow: options.maximumDecompressionWindow)
             guard start == .ndjson else {
                 throw .invalidOptions("a byte range splits NDJSON only, and \(raw.name) holds \(start == .array ? "an array" : "a single document or concatenated values"); split arrays and wrapper documents with `sluice split` and read the shards it gives (ReaderOptions.shard)")
             }
@@ -38,9 +39,11 @@ enum BatchSourceOpener {
         var startOffset = 0
         var startsAtInputStart = true
         if let range = options.byteRange, range.lowerBound > 0, let frame {
-            // Decompressed from the frame holding the shard's start, which the split cut at a line start.
-            try source.skip(range.lowerBound - frame.offset)
-            startOffset = range.lowerBound
+            // Decompressed from the frame holding the shard's start; from the byte before it, when the frame holds
+            // that too, to see whether a line starts at the bound (a split cuts there; another plan may not).
+            let lookback = range.lowerBound > frame.offset ? 1 : 0
+            try source.skip(range.lowerBound - lookback - frame.offset)
+            startOffset = range.lowerBound - lookback
             startsAtInputStart = false
         } else if let range = options.byteRange, range.lowerBound > 0 {
             // The first record starts after a byte-order mark: a shard that starts inside the mark holds it.
@@ -115,13 +118,10 @@ enum BatchSourceOpener {
     }
 
     /// Byte ranges and shards need a regular file, read as stored; a shard of a zstd file of several frames (one
-    /// that names its `frame`) is read decompressed.
+    /// that names its `frame`, whose reading starts decompressing there) is read decompressed.
     private static func checkSplittable(raw: any ByteSource, source: PrefixedSource, what: String, frame: ZstdFrameStart? = nil) throws(SluiceError) {
         if raw.size == nil || source.isDecompressing && frame == nil {
             throw .invalidOptions("\(what) needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
-        }
-        if frame != nil && !source.isDecompressing {
-            throw .invalidOptions("the shard is one of a zstd file, and \(raw.name) is not compressed: it comes from another file")
         }
     }
 
@@ -133,7 +133,7 @@ enum BatchSourceOpener {
         let raw = try input.openRaw()
         progress.start(totalBytes: raw.size)
         var counting = CountingSource(raw, progress: progress)
-        guard let frame, frame.storedOffset > 0 else {
+        guard let frame else {
             return (raw, try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow))
         }
         guard frame.storedOffset < raw.size ?? .max else {

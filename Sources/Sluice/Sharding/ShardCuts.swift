@@ -1,3 +1,9 @@
+extension InputShard {
+    /// Where a shard starts in the terms of a split's targets: an offset of the stored file, which for a zstd
+    /// file is where the shard's frame starts.
+    var cutOffset: Int { zstdFrame?.storedOffset ?? byteRange.lowerBound }
+}
+
 /// Where shards end: at the first record start at or after each target offset; targets that fall inside one
 /// record (or one piece of an index) give no empty shards.
 struct ShardCuts {

@@ -4,7 +4,7 @@ import Foundation
 public enum ShardSize: Sendable, Hashable {
     /// About this many shards of equal bytes (fewer when the input holds fewer records).
     case parts(Int)
-    /// Shards of about this many bytes each.
+    /// Shards of about this many bytes each, as stored (compressed bytes, for a zstd file).
     case bytes(Int)
 
     /// The offsets to cut at: a shard ends at the first record start at or after each.
@@ -49,25 +49,33 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     public var isIndex: Bool?
     /// For a zstd file: how many frames it holds (shards can start only where one does).
     public var zstdFrames: Int?
+    /// For a zstd file: its size decompressed.
+    public var decompressedBytes: Int?
 
     /// Splits an input (a file, or bytes in memory).
     /// - Parameters:
     ///   - shape: ``InputShape/automatic`` looks at the first bytes; only NDJSON and arrays split.
     ///   - recordsPath: The key path of the records array inside a wrapper document.
+    ///   - maximumWindow: The largest window a zstd frame may ask for, as ``ReaderOptions/maximumDecompressionWindow``.
     /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (gzip, a stream, a single
     ///   document without records path, records in an object), ``SluiceError/io(source:byteOffset:message:)``
     ///   for a read failure or an array whose structure is broken.
-    public init(splitting input: Input, into size: ShardSize, shape: InputShape = .automatic, recordsPath: String? = nil, maximumDepth: Int = 1024) throws(SluiceError) {
+    public init(
+        splitting input: Input, into size: ShardSize, shape: InputShape = .automatic, recordsPath: String? = nil, maximumDepth: Int = 1024,
+        maximumWindow: Int = ReaderOptions().maximumDecompressionWindow
+    ) throws(SluiceError) {
         fingerprint = try FileFingerprint(of: input)
         var source = try input.openRaw()
         self.input = source.name
         self.recordsPath = recordsPath
-        var scan = try ShardScan(source: &source, totalBytes: fingerprint.size, size: size, shape: shape, recordsPath: recordsPath, maximumDepth: maximumDepth)
+        var scan = try ShardScan(source: &source, totalBytes: fingerprint.size, size: size, shape: shape, recordsPath: recordsPath,
+                                 maximumDepth: maximumDepth, maximumWindow: maximumWindow)
         try scan.run()
         self.shape = scan.readsArray ? InputShape.array.rawValue : InputShape.ndjson.rawValue
         records = scan.records
         shards = scan.shards
         zstdFrames = scan.zstdFrames
+        decompressedBytes = zstdFrames == nil ? nil : scan.bytesScanned
     }
 
     /// A plan cut from an index (a fine plan of the same file, ``indexing(_:shape:recordsPath:maximumDepth:)``)
@@ -80,7 +88,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
         shards = []
         var cuts = ShardCuts(targets: try size.targets(totalBytes: index.fingerprint.size, source: index.input))
         var first = 0
-        for (position, piece) in index.shards.enumerated() where position > 0 && cuts.cuts(at: piece.byteRange.lowerBound, after: index.shards[first].byteRange.lowerBound) {
+        for (position, piece) in index.shards.enumerated() where position > 0 && cuts.cuts(at: piece.cutOffset, after: index.shards[first].cutOffset) {
             shards.append(Self.joining(index.shards[first..<position]))
             first = position
         }
@@ -100,20 +108,23 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     /// The cuts a plan can be made from again and again (``init(cutting:into:)``): a plan of the input with a
     /// shard for about every 1/4096 of it, kept in a file next to the input so that a later
     /// split of the unchanged file reads no byte of it.
-    public static func indexing(_ input: Input, shape: InputShape = .automatic, recordsPath: String? = nil, maximumDepth: Int = 1024) throws(SluiceError) -> ShardPlan {
+    public static func indexing(
+        _ input: Input, shape: InputShape = .automatic, recordsPath: String? = nil, maximumDepth: Int = 1024, maximumWindow: Int = ReaderOptions().maximumDecompressionWindow
+    ) throws(SluiceError) -> ShardPlan {
         let size = try FileFingerprint(of: input).size
-        var index = try ShardPlan(splitting: input, into: .bytes(max(1, (size + 4095) / 4096)), shape: shape, recordsPath: recordsPath, maximumDepth: maximumDepth)
+        var index = try ShardPlan(splitting: input, into: .bytes(max(1, (size + 4095) / 4096)), shape: shape, recordsPath: recordsPath,
+                                  maximumDepth: maximumDepth, maximumWindow: maximumWindow)
         index.isIndex = true
         return index
     }
 
     /// Whether this index can stand for a split of `input` as it is now, read at `recordsPath` as `shape` (an
     /// automatic shape as the input's first bytes show it).
-    public func fits(_ input: Input, shape: InputShape, recordsPath: String?) -> Bool {
+    public func fits(_ input: Input, shape: InputShape, recordsPath: String?, maximumWindow: Int = ReaderOptions().maximumDecompressionWindow) -> Bool {
         guard isIndex == true, (try? checkMatches(input)) != nil, self.recordsPath == recordsPath else { return false }
         if recordsPath != nil { return true }
         if shape != .automatic { return shape.rawValue == self.shape }
-        return (try? ShapeDetector.shape(atStartOf: input))?.rawValue == self.shape
+        return (try? ShapeDetector.shape(atStartOf: input, maximumWindow: maximumWindow))?.rawValue == self.shape
     }
 
     /// Reads a plan written by ``jsonText``.

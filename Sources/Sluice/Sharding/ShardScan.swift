@@ -30,6 +30,8 @@ struct ShardScan {
     /// Frames that decompress to some bytes (skippable frames, which pzstd writes before each frame, do not).
     private(set) var zstdFrames: Int?
     private var lastFrameOffset: Int?
+    /// Bytes read so far (decompressed, for a compressed file).
+    private(set) var bytesScanned = 0
 
     private(set) var records = 0
     private(set) var shards: [InputShard] = []
@@ -43,8 +45,7 @@ struct ShardScan {
     private static let blockSize = 4 << 20
 
     init(
-        source: inout any ByteSource, totalBytes: Int, size: ShardSize, shape: InputShape, recordsPath: String?, maximumDepth: Int,
-        maximumWindow: Int = Compression.defaultMaximumWindow
+        source: inout any ByteSource, totalBytes: Int, size: ShardSize, shape: InputShape, recordsPath: String?, maximumDepth: Int, maximumWindow: Int
     ) throws(SluiceError) {
         self.source = source
         self.totalBytes = totalBytes
@@ -86,6 +87,13 @@ struct ShardScan {
 
     mutating func run() throws(SluiceError) {
         if readsArray { try scanArray() } else { try scanLines() }
+        if let last = lastFrameOffset, bytesScanned > last { zstdFrames? += 1 }
+        // A cut at the last line's end (or before blank lines only) leaves a last shard without records: it
+        // goes with the one before.
+        if shards.count > 1, let last = shards.last, last.records == 0 {
+            shards.removeLast()
+            shards[shards.count - 1].byteRange = shards[shards.count - 1].byteRange.lowerBound..<last.byteRange.upperBound
+        }
     }
 
     // MARK: - Shards
@@ -131,11 +139,13 @@ struct ShardScan {
             if read == 0 { break }
             filled += read
         }
+        bytesScanned += filled
         if let zstd {
             pendingFrames.removeFirst(pendingFrameIndex)
             pendingFrameIndex = 0
             for frame in zstd.takeFrameStarts() {
-                if frame.offset != lastFrameOffset { zstdFrames? += 1 }
+                // The frame before had content when this one starts further on.
+                if let last = lastFrameOffset, frame.offset > last { zstdFrames? += 1 }
                 lastFrameOffset = frame.offset
                 pendingFrames.append(frame)
             }

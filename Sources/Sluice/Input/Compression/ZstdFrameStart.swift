@@ -7,6 +7,7 @@ public struct ZstdFrameStart: Sendable, Hashable, Codable {
     /// The offset, in the decompressed input, of the first byte the frame decompresses to.
     public var offset: Int
 
+    /// A frame starting at `storedOffset` of the stored file, whose first byte decompressed is at `offset`.
     public init(storedOffset: Int, offset: Int) {
         self.storedOffset = storedOffset
         self.offset = offset
