@@ -133,6 +133,30 @@ import Testing
         try expectShardsReadAsTheWhole(Self.ndjson, indexPieces: 2_000, zstdPieceSize: 300)
     }
 
+    /// A shard ends inside a frame and reads that frame to its end, so that the frame's checksum covers the shard's
+    /// last records: damage in the frame after them is found, not passed over.
+    @Test func aShardChecksTheFrameItEndsIn() throws {
+        let text = Array(Self.ndjson.utf8)
+        var bytes: [UInt8] = []
+        var frameEnds: [Int] = []
+        for start in stride(from: 0, to: text.count, by: 5_000) {
+            bytes += Compressor.zstdWithChecksum(Array(text[start..<min(start + 5_000, text.count)]))
+            frameEnds.append(bytes.count)
+        }
+        let plan = try ShardPlan(splitting: .bytes(bytes), into: .parts(2))
+        let first = try #require(plan.shards.first), second = try #require(plan.shards.last)
+        let frame = try #require(second.zstdFrame)
+        #expect(plan.shards.count == 2 && frame.offset < second.byteRange.lowerBound)
+        let frameEnd = try #require(frameEnds.first { $0 > frame.storedOffset })
+        var damaged = bytes
+        damaged[frameEnd - 1] ^= 0xFF  // the frame's checksum, after the first shard's last record
+        for workers in [1, 3] {
+            #expect(try run(bytes, shard: first, workers: workers).error == nil)
+            let error = try run(damaged, shard: first, workers: workers).error
+            #expect(error?.contains("corrupt zstd data") == true, "\(error ?? "no error")")
+        }
+    }
+
     /// One frame is one shard, whatever was asked; gzip is refused.
     @Test func aSingleZstdFrameIsOneShard() throws {
         let plan = try ShardPlan(splitting: .bytes(Compressor.zstd(Array(Self.ndjson.utf8))), into: .parts(4))

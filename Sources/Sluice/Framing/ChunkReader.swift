@@ -192,6 +192,9 @@ final class ChunkReader {
             if let failure = recordsFilter?.finish() {
                 throw RecordsPathFilter.error(failure, source: source.name)
             }
+            // A shard of a compressed file ends inside a frame, whose check covers the records read only once the
+            // frame is read to its end.
+            if range != nil || elementsEnd != nil { try source.readToFrameEnd() }
         }
     }
 

@@ -23,10 +23,15 @@ protocol ByteSource {
     mutating func skip(_ count: Int) throws(SluiceError) -> Int
     /// For decompressed input, how far the frames' checksums vouch for the bytes; `nil` when nothing needs checking.
     var frameChecks: FrameChecks? { get }
+    /// Decompresses, and forgets, the rest of the frame being read, so that its check covers what was read of it:
+    /// a shard ends inside a frame. Nothing for input read as stored.
+    mutating func readToFrameEnd() throws(SluiceError)
 }
 
 extension ByteSource {
     var frameChecks: FrameChecks? { nil }
+
+    func readToFrameEnd() throws(SluiceError) {}
 
     mutating func skip(_ count: Int) throws(SluiceError) -> Int {
         try skipByReading(count)

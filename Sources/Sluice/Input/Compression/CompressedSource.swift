@@ -60,6 +60,10 @@ struct PrefixedSource: ByteSource {
     var size: Int? { inner.size }
     var frameChecks: FrameChecks? { inner.frameChecks }
 
+    mutating func readToFrameEnd() throws(SluiceError) {
+        try inner.readToFrameEnd()
+    }
+
     /// Passes over `count` bytes (fewer at the end of the input): the peeked ones first, then the inner source's.
     @discardableResult
     mutating func skip(_ count: Int) throws(SluiceError) -> Int {

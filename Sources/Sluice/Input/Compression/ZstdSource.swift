@@ -112,6 +112,13 @@ final class ZstdSource: ByteSource {
         }
     }
 
+    func readToFrameEnd() throws(SluiceError) {
+        guard !atFrameEnd else { return }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
+        defer { scratch.deallocate() }
+        while !atFrameEnd, try read(into: scratch) > 0 {}
+    }
+
     /// The frames that started since the last call, in order (skippable frames too, which decompress to nothing).
     func takeFrameStarts() -> [ZstdFrameStart] {
         defer { frameStarts.removeAll(keepingCapacity: true) }
