@@ -97,8 +97,8 @@ import Testing
         ])
         #expect(result.tweets.isEmpty)
         #expect(result.rejections.count == 3)
-        #expect(result.rejections[0].hasSuffix("$.user.name: expected string, found no value; $.user.followers: expected int64, found no value"))
-        #expect(result.rejections[1].hasSuffix("): $.place.followers: expected int64, found no value"))
+        #expect(result.rejections[0].hasSuffix("$.user.name: expected string, found no value; $.user.followers: expected int32, found no value"))
+        #expect(result.rejections[1].hasSuffix("): $.place.followers: expected int32, found no value"))
         #expect(result.rejections[2].hasSuffix(#"$.lang: expected one of "en", "fr", "unknown", found string "de""#))
     }
 

@@ -29,11 +29,29 @@ import Testing
         #expect(uint8.values == [255])
         #expect(uint8.rejections == [
             "$.v: expected uint8 (0 to 255), found number 256",
-            "$.v: expected uint64 (0 to 18446744073709551615), found number -1",
+            "$.v: expected uint8 (0 to 255), found number -1",
         ])
         let int16 = try Self.read(Int16?.self, [#"{"v":-7}"#, #"{"v":null}"#, "{}", #"{"v":40000}"#], initial: 1)
         #expect(int16.values == [-7, nil, nil])
         #expect(int16.rejections == ["$.v: expected int16 (-32768 to 32767), found number 40000"])
+    }
+
+    /// A missing value, null, a value of another kind or a fraction is named by the property's type, not by the
+    /// wider column it is read through.
+    @Test func rejectionsNameThePropertysOwnType() throws {
+        let int32 = try Self.read(Int32.self, ["{}", #"{"v":null}"#, #"{"v":"x"}"#, #"{"v":1.5}"#, #"{"v":1e30}"#], initial: 0)
+        #expect(int32.rejections == [
+            "$.v: expected int32, found no value", "$.v: expected int32, found null", #"$.v: expected int32, found string "x""#,
+            "$.v: expected int32 (an integer), found number 1.5", "$.v: expected int32 (-2147483648 to 2147483647), found number 1e30",
+        ])
+        let float = try Self.read(Float.self, [#"{"v":true}"#, #"{"v":1e400}"#], initial: 0)
+        #expect(float.rejections == ["$.v: expected float, found true", "$.v: expected float (finite), found number 1e400"])
+        let decimal = try Self.read(Decimal.self, [#"{"v":false}"#], initial: 0)
+        #expect(decimal.rejections == ["$.v: expected decimal, found false"])
+        let uuid = try Self.read(UUID.self, ["{}"], initial: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        #expect(uuid.rejections == ["$.v: expected uuid, found no value"])
+        let list = try Self.read([UInt8].self, [#"{"v":[1,-1]}"#], initial: [])
+        #expect(list.rejections == ["$.v[1]: expected uint8 (0 to 255), found number -1"])
     }
 
     @Test func floatsAreRoundedFromTheCorrectlyRoundedDoubleAndRefusedBeyondFloatsRange() throws {

@@ -176,6 +176,6 @@ enum NestedInNested {
         """
     static let failures = [
         ["$.a.b.n: expected int32 (-2147483648 to 2147483647), found number 3000000000", #"$.a.b.tags[1]: expected int64, found string "x""#],
-        ["$.a.b.n: expected int64, found no value"],
+        ["$.a.b.n: expected int32, found no value"],
     ]
 }

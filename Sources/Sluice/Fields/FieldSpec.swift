@@ -46,6 +46,9 @@ public struct FieldSpec: Sendable, Hashable {
     public var fallbackPaths: [String] = []
     /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
     var requiresFoundationURL = false
+    /// For a typed property whose type is not its column's (an `Int32` read through an int64 column): how
+    /// rejections name the property's type, so that they say what the model declared.
+    var shownType: ShownType?
     /// For typed fields declared without a path: the property path (`address.city`), each component of which the
     /// naming convention converts into a key.
     var propertyPath: [String]?

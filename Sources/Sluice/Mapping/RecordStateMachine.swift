@@ -462,13 +462,13 @@ struct RecordStateMachine {
         switch columnTypes[column] {
         case .string:
             guard let bytes, kind == .string || kind == .number else {
-                fail(node: nodeID, .typeMismatch, expected: "string", kind, bytes, length, boolValue)
+                fail(node: nodeID, .typeMismatch, expected: expected("string", column, .type), kind, bytes, length, boolValue)
                 return
             }
             storage.pointee.writeText(bytes, count: length, row: row)
         case .int64:
             guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
-                fail(node: nodeID, .typeMismatch, expected: "int64", kind, bytes, length, boolValue)
+                fail(node: nodeID, .typeMismatch, expected: expected("int64", column, .type), kind, bytes, length, boolValue)
                 return
             }
             var result = NumberConversion.int64(bytes, length)
@@ -477,28 +477,28 @@ struct RecordStateMachine {
             }
             switch result {
             case .value(let value): storage.pointee.write(value, row: row)
-            case .fractional: fail(node: nodeID, .outOfRange, expected: "int64 (an integer)", kind, bytes, length, boolValue)
-            case .outOfRange: fail(node: nodeID, .outOfRange, expected: "int64 (within ±9223372036854775807)", kind, bytes, length, boolValue)
+            case .fractional: fail(node: nodeID, .outOfRange, expected: expected("int64 (an integer)", column, .integer), kind, bytes, length, boolValue)
+            case .outOfRange: fail(node: nodeID, .outOfRange, expected: expected("int64 (within ±9223372036854775807)", column, .range), kind, bytes, length, boolValue)
             }
         case .uint64:
             guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
-                fail(node: nodeID, .typeMismatch, expected: "uint64", kind, bytes, length, boolValue)
+                fail(node: nodeID, .typeMismatch, expected: expected("uint64", column, .type), kind, bytes, length, boolValue)
                 return
             }
             switch NumberConversion.exactInteger(bytes, length, truncates: plan.conversions[column].truncatesFractions) {
             case .value(let negative, let magnitude) where !negative || magnitude == 0: storage.pointee.write(magnitude, row: row)
-            case .fractional: fail(node: nodeID, .outOfRange, expected: "uint64 (an integer)", kind, bytes, length, boolValue)
-            default: fail(node: nodeID, .outOfRange, expected: "uint64 (0 to 18446744073709551615)", kind, bytes, length, boolValue)
+            case .fractional: fail(node: nodeID, .outOfRange, expected: expected("uint64 (an integer)", column, .integer), kind, bytes, length, boolValue)
+            default: fail(node: nodeID, .outOfRange, expected: expected("uint64 (0 to 18446744073709551615)", column, .range), kind, bytes, length, boolValue)
             }
         case .double:
             guard let bytes, kind == .number || (kind == .string && NumberConversion.isNumberText(bytes, length)) else {
-                fail(node: nodeID, .typeMismatch, expected: "double", kind, bytes, length, boolValue)
+                fail(node: nodeID, .typeMismatch, expected: expected("double", column, .type), kind, bytes, length, boolValue)
                 return
             }
             if let value = NumberConversion.double(bytes, length) {
                 storage.pointee.write(value, row: row)
             } else {
-                fail(node: nodeID, .outOfRange, expected: "double (finite)", kind, bytes, length, boolValue)
+                fail(node: nodeID, .outOfRange, expected: expected("double (finite)", column, .range), kind, bytes, length, boolValue)
             }
         case .bool:
             if kind == .bool {
@@ -564,6 +564,13 @@ struct RecordStateMachine {
         if fallbackValueWasNull { return }
         if hadValue && !given.failures.isEmpty { withdrawnFailures.append(given.failures) }
         fallbackValues[column] = FallbackValue(serial: serial, rank: rank, failures: failuresBefore..<failures.count)
+    }
+
+    /// What a failure of `column` expects: the engine's `words` for the column's type, or a typed property's own
+    /// type where that is narrower (an `Int32` property reads an int64 column).
+    @inline(never)
+    private func expected(_ words: String, _ column: Int, _ failure: ShownType.Expectation) -> String {
+        plan.fields[column].shownType?.expected(failure) ?? words
     }
 
     /// What a required column that nothing gave a value found: no value, at its path or at any of its fallbacks.
@@ -846,7 +853,7 @@ struct RecordStateMachine {
         }
         storage.pointee.setNull(row: row)
         if !isOptional {
-            fail(node: nodeID, .null, expected: columnTypes[column].description, .null, nil, 0, false)
+            fail(node: nodeID, .null, expected: expected(columnTypes[column].description, column, .type), .null, nil, 0, false)
         }
     }
 
@@ -886,7 +893,7 @@ struct RecordStateMachine {
             let column = Int(targets[target])
             stamps[Int(column)] = serial
             if columnTypes[column] != .json && !columnIsTransformed[column] {
-                failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: columnTypes[column].description, found: found))
+                failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: expected(columnTypes[column].description, column, .type), found: found))
             }
         }
         if !fitsShape && node.hasChildren && !plan.feedsNoField[Int(nodeID)] {
@@ -995,7 +1002,7 @@ struct RecordStateMachine {
         }
         if !withdrawnFailures.isEmpty { removeWithdrawnFailures() }
         for column in requiredColumns where stamps[column] != serial {
-            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: columnTypes[column].description, found: missingValue(column: column)))
+            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: expected(columnTypes[column].description, column, .type), found: missingValue(column: column)))
         }
         if !plan.validators.isEmpty { validateRecord() }
         if failures.isEmpty {

@@ -59,7 +59,13 @@ public struct ValueReading<Value>: Sendable {
     /// then described as `expected \(name), found …`.
     init(type: FieldType, name: String, configure: @escaping @Sendable (inout FieldSpec) -> Void = { _ in },
          convert: @escaping @Sendable (ColumnStorage, Int) -> Value?, encode: @escaping @Sendable (Value) -> FieldValue?) {
-        self.init(type: type, mayRefuse: true, configure: configure, read: { storage, row in
+        // The engine's own rejections (a missing value, a mismatch) then name this type too, not the column's.
+        let shown = ShownType(refusal: name)
+        let configured: @Sendable (inout FieldSpec) -> Void = { spec in
+            configure(&spec)
+            spec.shownType = shown
+        }
+        self.init(type: type, mayRefuse: true, configure: configured, read: { storage, row in
             guard storage.isValid(row) else { return .success(nil) }
             guard let value = convert(storage, row) else {
                 return .failure(ValueFailure(keyPath: "$", kind: .outOfRange, expected: name, found: storage.describedValue(row)))

@@ -220,7 +220,7 @@ public struct Mapping<Model>: Sendable {
         }
         if !nulls.isEmpty {
             throw .rejected(Rejection(location: batch.location(ofRow: 0), failures: nulls.map { index in
-                Rejection.Failure(keyPath: updatePlan.columnPath(columnStart[index]), kind: .null, expected: fields[index].spec.type.description, found: ValueDescription.null)
+                Rejection.Failure(keyPath: updatePlan.columnPath(columnStart[index]), kind: .null, expected: fields[index].spec.shownTypeName, found: ValueDescription.null)
             }, rawText: raw))
         }
         var updated = model

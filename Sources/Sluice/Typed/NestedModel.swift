@@ -48,7 +48,7 @@ struct NestedModel<Nested>: Sendable {
         if isOptional {
             // The mapping would name these again: the model is refused before it is made.
             let missing = required.filter { !storage[$0].isValid(row) }.map { column in
-                Rejection.Failure(keyPath: paths[offset: column], kind: .missing, expected: mapping.plan.fields[column].type.description, found: "no value")
+                Rejection.Failure(keyPath: paths[offset: column], kind: .missing, expected: mapping.plan.fields[column].shownTypeName, found: "no value")
             }
             if !missing.isEmpty { return .failure(RefusedValues(missing)) }
         }

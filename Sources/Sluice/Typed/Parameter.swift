@@ -47,7 +47,7 @@ public struct Parameter<Model, Value>: Sendable {
         let field = Field(describing: property, path: path, reading: reading, configure: configure)
         let read = reading.read
         let absent = reading.absent
-        let expected = field.spec.type.description
+        let expected = field.spec.shownTypeName
         self.init(field: field, property: property, differs: differs) { columns, row, paths, failures in
             let path = paths.first ?? "$"
             switch read(columns.pointee, row) {
