@@ -853,7 +853,7 @@ struct RecordStateMachine {
         }
         storage.pointee.setNull(row: row)
         if !isOptional {
-            fail(node: nodeID, .null, expected: expected(columnTypes[column].description, column, .type), .null, nil, 0, false)
+            fail(node: nodeID, .null, expected: plan.fields[column].shownTypeName, .null, nil, 0, false)
         }
     }
 
@@ -893,7 +893,7 @@ struct RecordStateMachine {
             let column = Int(targets[target])
             stamps[Int(column)] = serial
             if columnTypes[column] != .json && !columnIsTransformed[column] {
-                failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: expected(columnTypes[column].description, column, .type), found: found))
+                failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: plan.fields[column].shownTypeName, found: found))
             }
         }
         if !fitsShape && node.hasChildren && !plan.feedsNoField[Int(nodeID)] {
@@ -1002,7 +1002,7 @@ struct RecordStateMachine {
         }
         if !withdrawnFailures.isEmpty { removeWithdrawnFailures() }
         for column in requiredColumns where stamps[column] != serial {
-            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: expected(columnTypes[column].description, column, .type), found: missingValue(column: column)))
+            failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: plan.fields[column].shownTypeName, found: missingValue(column: column)))
         }
         if !plan.validators.isEmpty { validateRecord() }
         if failures.isEmpty {

@@ -101,16 +101,12 @@ struct ShardScan {
     /// Cuts the shard being built at a record start `offset`, when a target has been reached there.
     /// `line` is counted only for a cut.
     private mutating func recordStarts(at offset: Int, line: () -> Int) {
-        if zstd != nil {
-            // Compressed, the targets are offsets of the stored file, which only frame starts can be cut at.
-            advanceFrame(to: offset)
-            guard cuts.cuts(at: currentFrame.storedOffset, after: shardFrame.storedOffset) else { return }
-            finishShard(end: offset)
-            shardFrame = currentFrame
-        } else {
-            guard cuts.cuts(at: offset, after: shardStart) else { return }
-            finishShard(end: offset)
-        }
+        // Compressed, the targets are offsets of the stored file, which only frame starts can be cut at.
+        if zstd != nil { advanceFrame(to: offset) }
+        let (at, after) = zstd == nil ? (offset, shardStart) : (currentFrame.storedOffset, shardFrame.storedOffset)
+        guard cuts.cuts(at: at, after: after) else { return }
+        finishShard(end: offset)
+        shardFrame = currentFrame
         shardStart = offset
         shardFirstOrdinal = records + 1
         shardFirstLine = line()
