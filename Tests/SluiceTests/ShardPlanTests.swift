@@ -139,19 +139,25 @@ import Testing
         let text = Array(Self.ndjson.utf8)
         var bytes: [UInt8] = []
         var frameEnds: [Int] = []
-        for start in stride(from: 0, to: text.count, by: 5_000) {
-            bytes += Compressor.zstdWithChecksum(Array(text[start..<min(start + 5_000, text.count)]))
+        for start in stride(from: 0, to: text.count, by: 2_000) {
+            bytes += Compressor.zstdWithChecksum(Array(text[start..<min(start + 2_000, text.count)]))
             frameEnds.append(bytes.count)
         }
-        let plan = try ShardPlan(splitting: .bytes(bytes), into: .parts(2))
-        let first = try #require(plan.shards.first), second = try #require(plan.shards.last)
+        let plan = try ShardPlan(splitting: .bytes(bytes), into: .parts(3))
+        try #require(plan.shards.count == 3)
+        let first = plan.shards[0], second = plan.shards[1]
         let frame = try #require(second.zstdFrame)
-        #expect(plan.shards.count == 2 && frame.offset < second.byteRange.lowerBound)
+        #expect(frame.offset < second.byteRange.lowerBound)
         let frameEnd = try #require(frameEnds.first { $0 > frame.storedOffset })
         var damaged = bytes
         damaged[frameEnd - 1] ^= 0xFF  // the frame's checksum, after the first shard's last record
+        // Damage in the file's last frame lies past that frame: the shard stops reading at the frame's end.
+        var damagedLater = bytes
+        damagedLater[bytes.count - 1] ^= 0xFF
+        #expect(frameEnd < bytes.count)
         for workers in [1, 3] {
             #expect(try run(bytes, shard: first, workers: workers).error == nil)
+            #expect(try run(damagedLater, shard: first, workers: workers).error == nil)
             let error = try run(damaged, shard: first, workers: workers).error
             #expect(error?.contains("corrupt zstd data") == true, "\(error ?? "no error")")
         }

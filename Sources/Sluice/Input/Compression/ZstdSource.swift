@@ -13,6 +13,8 @@ final class ZstdSource: ByteSource {
     private var inputEnded = false
     /// Whether the last frame was complete and flushed (zstd's hint was 0).
     private var atFrameEnd = true
+    /// A read returns at the end of a frame, even with no bytes, instead of going on into the next one.
+    private var returnsAtFrameEnd = false
     private var compressedOffset = 0
     /// The window allowed: the largest power of two within the limit asked for, as zstd takes it.
     private let maximumWindow: Int
@@ -108,15 +110,20 @@ final class ZstdSource: ByteSource {
             // libzstd says a frame is done (0) only after its content checksum, if it has one, matched.
             if atFrameEnd { frameChecks?.frameEnded(at: producedLength) }
             nextInputSize = max(hint, 1)
-            if outBuffer.pos > 0 { return outBuffer.pos }
+            if outBuffer.pos > 0 || atFrameEnd && returnsAtFrameEnd { return outBuffer.pos }
         }
     }
 
     func readToFrameEnd() throws(SluiceError) {
         guard !atFrameEnd else { return }
+        // A frame that ends with no bytes left to give (its checksum) would otherwise let the read run on into
+        // the frames after it, to the end of the file.
+        returnsAtFrameEnd = true
+        defer { returnsAtFrameEnd = false }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
         defer { scratch.deallocate() }
-        while !atFrameEnd, try read(into: scratch) > 0 {}
+        // Each read gives bytes of this frame, ends it, or throws (a damaged or cut-off frame).
+        while !atFrameEnd { _ = try read(into: scratch) }
     }
 
     /// The frames that started since the last call, in order (skippable frames too, which decompress to nothing).
