@@ -142,4 +142,30 @@ import Testing
         #expect(outcome.status == 1 && outcome.standardError.contains("shard 0: sluice exited 1: sluice: error: the disk is full"), "\(outcome.standardError)")
         #expect(!FileManager.default.fileExists(atPath: dump.path("out/summary.json")))
     }
+
+    /// A driver that holds a client already calls `import_file` with the command line's options; without --parts
+    /// the small file is one shard per worker.
+    @Test func aDriverWithItsOwnClientImportsTheSameParts() throws {
+        let dump = try Dump()
+        let whole = try Self.run(CommandLineTests.executable.path, ["import", "-m", dump.mapping, dump.path("dump.json"), "--to", dump.path("whole.ndjson"), "--quiet"])
+        #expect(whole.status == 2, "\(whole.standardError)")
+        let driver = dump.path("driver.py")
+        try """
+        import sys
+        from dask.distributed import Client, LocalCluster
+        # The worker processes start by importing this module: only the driver runs the import.
+        if __name__ == "__main__":
+            sys.path.insert(0, sys.argv[1])
+            import dask_import
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+                sys.exit(dask_import.import_file(client, sys.argv[2:]))
+        """.write(toFile: driver, atomically: false, encoding: .utf8)
+        let outcome = try Self.run(try Self.python(), [driver, Self.recipe.deletingLastPathComponent().path, dump.path("dump.json"), "-m", dump.mapping,
+                                                       "--out", dump.path("out"), "--kind", "ndjson", "--sluice", CommandLineTests.executable.path])
+        #expect(outcome.status == 2, "\(outcome.standardError)")
+        let parts = try FileManager.default.contentsOfDirectory(atPath: dump.path("out")).filter { $0.hasSuffix(".ndjson") && !$0.contains("rejects") }.sorted()
+        #expect(parts == ["part-00000.ndjson", "part-00001.ndjson"])
+        #expect(try parts.map { try Self.text(dump.path("out/\($0)")) }.joined() == Self.text(dump.path("whole.ndjson")))
+        #expect(try Self.summary(dump.path("out/summary.json"))["records_read"] as? Int == 3_000)
+    }
 }

@@ -33,21 +33,42 @@ import tempfile
 import sluice_shards
 
 
-def main(argv):
+def argument_parser():
     parser = sluice_shards.argument_parser("a Dask cluster")
     parser.add_argument("--scheduler", help="a running Dask scheduler's address (default: a LocalCluster)")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1,
                         help="worker processes of the LocalCluster (default: the cores)")
-    arguments = sluice_shards.parse_arguments(parser, argv)
+    return parser
+
+
+def main(argv):
+    arguments = sluice_shards.parse_arguments(argument_parser(), argv)
     sluice_shards.require("dask.distributed", "pip install 'dask[distributed]'")
     out, plan_path, started, splitting = sluice_shards.start(arguments, arguments.processes)
     try:
         return run_on_cluster(arguments, splitting, plan_path, out, started)
     finally:
-        # A cluster that did not start leaves the split nobody waits for.
-        if splitting.poll() is None:
-            splitting.kill()
-            splitting.wait()
+        stop_split(splitting)
+
+
+def import_file(client, argv):
+    """Runs the recipe on the client of a driver that holds one already (a notebook, a long-running service), with
+    the command line's options (--scheduler and --processes aside): such a run pays no Python start, import of Dask
+    or connection. Returns the exit status."""
+    arguments = sluice_shards.parse_arguments(argument_parser(), argv)
+    workers = len(client.scheduler_info().get("workers", {})) or 1
+    out, plan_path, started, splitting = sluice_shards.start(arguments, workers)
+    try:
+        return run_tasks(client, arguments, splitting, plan_path, out, started)
+    finally:
+        stop_split(splitting)
+
+
+def stop_split(splitting):
+    # A cluster that did not start, or a run that failed, leaves the split nobody waits for.
+    if splitting.poll() is None:
+        splitting.kill()
+        splitting.wait()
 
 
 def run_on_cluster(arguments, splitting, plan_path, out, started):
@@ -55,7 +76,6 @@ def run_on_cluster(arguments, splitting, plan_path, out, started):
     import dask
     from dask.distributed import Client, LocalCluster
 
-    settings = sluice_shards.settings(arguments, plan_path, out)
     scratch = None
     if arguments.scheduler is not None:
         cluster = None
@@ -76,28 +96,34 @@ def run_on_cluster(arguments, splitting, plan_path, out, started):
             shutil.rmtree(scratch, ignore_errors=True)
             raise
     try:
-        # The scheduler and the workers get the tasks' module from here: it need not be installed where they run.
-        client.upload_file(sluice_shards.__file__)
-        plan = sluice_shards.finish_split(splitting, plan_path)
-        if plan is None:
-            return 1
-        # A task is a run with effects, never a cached value: its key names the shard, for the logs, and this
-        # run, so that another driver on the same scheduler never gets this run's results or gives it its own.
-        run = uuid.uuid4().hex[:12]
-        futures = [client.submit(sluice_shards.import_shard, index, shard["records"], settings,
-                                 retries=arguments.retries, key=f"sluice-shard-{index:05d}-{run}")
-                   for index, shard in enumerate(plan["shards"])]
-        try:
-            summaries = client.gather(futures)
-        except Exception as error:
-            print(f"dask_import: {error}", file=sys.stderr)
-            return 1
+        return run_tasks(client, arguments, splitting, plan_path, out, started)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run_tasks(client, arguments, splitting, plan_path, out, started):
+    """Waits for the split, runs a task per shard on the client's cluster, and adds up the tasks' summaries."""
+    settings = sluice_shards.settings(arguments, plan_path, out)
+    # The scheduler and the workers get the tasks' module from here: it need not be installed where they run.
+    client.upload_file(sluice_shards.__file__)
+    plan = sluice_shards.finish_split(splitting, plan_path)
+    if plan is None:
+        return 1
+    # A task is a run with effects, never a cached value: its key names the shard, for the logs, and this
+    # run, so that another driver on the same scheduler never gets this run's results or gives it its own.
+    run = uuid.uuid4().hex[:12]
+    futures = [client.submit(sluice_shards.import_shard, index, shard["records"], settings,
+                             retries=arguments.retries, key=f"sluice-shard-{index:05d}-{run}")
+               for index, shard in enumerate(plan["shards"])]
+    try:
+        summaries = client.gather(futures)
+    except Exception as error:
+        print(f"dask_import: {error}", file=sys.stderr)
+        return 1
     return sluice_shards.finish(summaries, plan, started, arguments, out)
 
 
