@@ -1,7 +1,7 @@
 /// Arrays: of nested models, and of values, read element by element with the same conversions as fields.
 ///
 /// The array is captured as JSON text while the record is mapped, and its elements are mapped when the model is
-/// made, each element as a record of a top-level array. JSON nulls in the array are dropped. An element that
+/// made, each element as a record of a top-level array, by engines kept for the next value. JSON nulls in the array are dropped. An element that
 /// does not map rejects the whole record, naming the element: `$.entities.hashtags[2].text: expected string, …`.
 /// Arrays of values (`[Int]`, `[Date]`, `Set<String>`, …) are ``MappableValue``s and use the plain initialisers.
 extension Field {
@@ -40,7 +40,8 @@ enum ArrayElements {
     static func reading<Element, Collection>(
         of mapping: Mapping<Element>?, wrap: @escaping @Sendable ([Element]) -> Collection
     ) -> ValueReading<Collection> {
-        ValueReading(type: .json, isOptional: true, absent: { wrap([]) }, mayRefuse: true, read: { storage, row in
+        let mappers = mapping.map { ElementMappers(mapping: $0) }
+        return ValueReading(type: .json, isOptional: true, absent: { wrap([]) }, mayRefuse: true, read: { storage, row in
             guard storage.isValid(row) else { return .success(nil) }
             let text = storage.textBytes(row)
             guard text.first == UInt8(ascii: "[") else {
@@ -49,49 +50,19 @@ enum ArrayElements {
                 }
                 return .failure(ValueFailure(keyPath: "$", kind: .typeMismatch, expected: "an array", found: storage.describedValue(row)))
             }
-            guard let mapping else {
+            guard let mappers else {
                 return .failure(ValueFailure(keyPath: "$", kind: .typeMismatch, expected: "an array of a mapped type", found: ValueDescription.array))
             }
-            switch map(Array(text), with: mapping) {
+            switch mappers.map(Array(text)) {
             case .success(let elements): return .success(wrap(elements))
             case .failure(let failure): return .failure(failure)
             }
         }, encode: { _ in nil })
     }
 
-    /// Maps the elements of the JSON array `text`; nulls are dropped, and the first element that does not map
-    /// fails the whole array with the element's path relative to the array (`$[2].text`).
-    static func map<Element>(_ text: [UInt8], with mapping: Mapping<Element>) -> Result<[Element], ValueFailure> {
-        do {
-            let reader = try TypedReader(elementsOf: text, name: "$", mapping: mapping, options: ReaderOptions(shape: .array, batchCapacity: 16, rejectionPolicy: .collect))
-            var elements: [Element] = []
-            while let batch = try reader.next() {
-                for (model, location) in zip(batch.models, batch.locations) where !startsWithNull(text, at: location.byteOffset) {
-                    elements.append(model)
-                }
-                for rejection in batch.rejections where rejection.rawText != Array("null".utf8) {
-                    var failure = rejection.failures.first ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "an element", found: "another value")
-                    failure.keyPath = "$[\(rejection.location.ordinal - 1)]" + failure.keyPath.dropFirst()
-                    return .failure(ValueFailure(failure))
-                }
-            }
-            return .success(elements)
-        } catch {
-            if case .rejected(let rejection) = error, let failure = rejection.failures.first {
-                return .failure(ValueFailure(failure))
-            }
-            return .failure(ValueFailure(keyPath: "$", kind: .malformedJSON, expected: "an array", found: "\(error)"))
-        }
-    }
-
     /// The values in order, each kept only the first time it appears (an ordered set).
     static func firstOfEach<Value: Hashable>(_ values: [Value]) -> [Value] {
         var seen: Set<Value> = []
         return values.filter { seen.insert($0).inserted }
-    }
-
-    private static func startsWithNull(_ text: [UInt8], at offset: Int) -> Bool {
-        offset + 4 <= text.count && text[offset] == UInt8(ascii: "n") && text[offset + 1] == UInt8(ascii: "u")
-            && text[offset + 2] == UInt8(ascii: "l") && text[offset + 3] == UInt8(ascii: "l")
     }
 }

@@ -1,0 +1,88 @@
+import Synchronization
+
+/// The engines that map one array field's values element by element, kept from one value to the next: an array
+/// of nested models is mapped once per record, and an engine made for each value cost more than mapping it (on
+/// tweets with a few hashtags each, about half of all the instructions of the run). Each thread that maps a value
+/// takes an idle engine, or makes one, and gives it back afterwards.
+final class ElementMappers<Element>: Sendable {
+    private let mapping: Mapping<Element>
+    private let idle = Mutex<[ElementEngine]>([])
+
+    init(mapping: Mapping<Element>) {
+        self.mapping = mapping
+    }
+
+    /// Maps the elements of the JSON array `text`; nulls are dropped, and the first element that does not map
+    /// fails the whole array with the element's path relative to the array (`$[2].text`).
+    func map(_ text: consuming [UInt8]) -> Result<[Element], ValueFailure> {
+        let engine = idle.withLock { $0.popLast() } ?? ElementEngine(mapping: mapping)
+        defer { idle.withLock { $0.append(engine) } }
+        var bytes = consume text
+        let outcome = bytes.withUnsafeMutableBufferPointer { buffer -> MappingEngine.ChunkOutcome? in
+            guard let start = buffer.baseAddress else { return nil }
+            let plan = mapping.plan
+            return engine.engine.mapChunk(start, count: buffer.count, at: 0,
+                                          leadingRecords: LeadingRecords(toSkip: plan.skippedRecords, readsHeader: plan.columnsFromHeader))
+        }
+        guard let outcome else { return .success([]) }
+        defer { for batch in outcome.batches { engine.engine.recycle(batch) } }
+        var elements = ContiguousArray<Element>()
+        for batch in outcome.batches {
+            let first = elements.count
+            let refused = mapping.appendModels(from: batch, to: &elements)
+            // Nulls are no elements: their rows are rejected (an object was expected) or, for a model that takes
+            // any value, mapped; either way they are left out.
+            var kept = first
+            var failures: [(ordinal: Int, failure: Rejection.Failure)] = []
+            for row in 0..<batch.count {
+                if let reasons = refused[row] {
+                    if !Self.startsWithNull(bytes, at: batch.byteOffsets[row]) {
+                        failures.append((batch.ordinals[row], reasons.first ?? Self.unnamedFailure))
+                    }
+                    continue
+                }
+                if Self.startsWithNull(bytes, at: batch.byteOffsets[row]) {
+                    elements.remove(at: kept)
+                } else {
+                    kept += 1
+                }
+            }
+            for rejection in batch.rejections where rejection.rawText != Array("null".utf8) {
+                failures.append((rejection.location.ordinal, rejection.failures.first ?? Self.unnamedFailure))
+            }
+            if let earliest = failures.min(by: { $0.ordinal < $1.ordinal }) {
+                var failure = earliest.failure
+                failure.keyPath = "$[\(earliest.ordinal - 1)]" + failure.keyPath.dropFirst()
+                return .failure(ValueFailure(failure))
+            }
+        }
+        if let error = outcome.error {
+            if case .rejected(let rejection) = error, let failure = rejection.failures.first {
+                return .failure(ValueFailure(failure))
+            }
+            return .failure(ValueFailure(keyPath: "$", kind: .malformedJSON, expected: "an array", found: "\(error)"))
+        }
+        return .success(Array(elements))
+    }
+
+    private static var unnamedFailure: Rejection.Failure {
+        Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "an element", found: "another value")
+    }
+
+    private static func startsWithNull(_ text: [UInt8], at offset: Int) -> Bool {
+        offset + 4 <= text.count && text[offset] == UInt8(ascii: "n") && text[offset + 1] == UInt8(ascii: "u")
+            && text[offset + 2] == UInt8(ascii: "l") && text[offset + 3] == UInt8(ascii: "l")
+    }
+}
+
+/// An engine that maps one array value at a time, as the elements of a top-level array. One thread uses it at a
+/// time: it is taken from its pool under the pool's lock and given back the same way.
+private final class ElementEngine: @unchecked Sendable {
+    let engine: MappingEngine
+
+    init<Element>(mapping: Mapping<Element>) {
+        engine = MappingEngine(plan: mapping.plan, chunkShape: .array, hiddenOuterLevels: 0,
+                               options: ReaderOptions(shape: .array, batchCapacity: 16, rejectionPolicy: .collect),
+                               keepsRecordText: mapping.rejectsAfterCommit, sourceName: "$", columnHeader: ColumnHeader())
+    }
+}
