@@ -49,7 +49,7 @@ for ((run = 1; run <= repetitions; run++)); do
             dask) t=$(seconds "$python" examples/distributed/dask_import.py "$file" -m "$mapping" "${recordsAt[@]}" "${parts[@]}" \
                         --processes "$workers" --kind parquet --out "$out/parts" --sluice "$sluice") ;;
             dask-running) t=$(seconds "$python" examples/distributed/dask_import.py "$file" -m "$mapping" "${recordsAt[@]}" "${parts[@]}" \
-                        --scheduler "tcp://127.0.0.1:$port" --kind parquet --out "$out/parts" --sluice "$sluice") ;;
+                        --scheduler "tcp://127.0.0.1:$port" --processes "$workers" --kind parquet --out "$out/parts" --sluice "$sluice") ;;
             spark) t=$(seconds "$SPARK_PYTHON" examples/distributed/spark_import.py "$file" -m "$mapping" "${recordsAt[@]}" "${parts[@]}" \
                         --executors "$workers" --kind parquet --out "$out/parts" --sluice "$sluice") ;;
         esac
@@ -66,4 +66,4 @@ for contender in "${contenders[@]}"; do
 done
 echo "from a driver that is up already:"
 "$python" Benchmarks/Distributed/warm_driver.py "$file" "$mapping" --scheduler "tcp://127.0.0.1:$port" --sluice "$sluice" \
-    --repetitions "$repetitions" --workers "$workers" "${parts[@]}" "${recordsAt[@]}" 2>/dev/null
+    --repetitions "$repetitions" --workers "$workers" "${parts[@]}" "${recordsAt[@]}" 2>"$out/log" || { cat "$out/log" >&2; exit 1; }

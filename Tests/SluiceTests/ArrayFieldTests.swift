@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 import SluiceFixtures
@@ -103,5 +104,54 @@ import SluiceFixtures
             if !tweet.hashtags.isEmpty { withTags += 1 }
         }
         #expect(count == 25 && withTags > 0)
+    }
+
+    /// Elements go through engines of 16 rows a batch: an element its finishing hook refuses in a later batch,
+    /// among nulls, fails the record with its own index, and the next record's array maps whole.
+    @Test func anElementTheHookRefusesInALaterBatchIsNamed() throws {
+        struct Span: Sendable, Equatable { let low: Int; let high: Int }
+        struct Row: Sendable { var spans: [Span] = [] }
+        let span = try Mapping(Span.init, Parameter("low", \.low), Parameter("high", \.high), finish: { span in
+            if span.low > span.high { throw MappingFailure("low above high") }
+        })
+        let mapping = try Mapping(Row.init) { Field("spans", \.spans, elements: span) }
+        let good = (0..<40).map { #"{"low":\#($0),"high":\#($0 + 1)}"# }
+        var bad = good
+        bad[35] = #"{"low":9,"high":1}"#
+        let text = "{\"spans\":[null," + bad.joined(separator: ",") + ",null]}\n{\"spans\":[" + good.joined(separator: ",") + ",null]}\n"
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping, options: ReaderOptions(rejectionPolicy: .collect))
+        var rows: [Row] = []
+        var rejections: [String] = []
+        while let batch = try reader.next() {
+            rows += batch.models
+            rejections += batch.rejections.map(\.description)
+        }
+        #expect(rejections.count == 1)
+        #expect(rejections.first?.hasSuffix("$.spans[36]: finishing hook failed: low above high") == true, "\(rejections)")
+        #expect(rows.map(\.spans) == [(0..<40).map { Span(low: $0, high: $0 + 1) }])
+    }
+
+    /// One mapping read on several threads at once (its array fields keep engines for whoever maps a value) gives
+    /// each reader the models a reader alone gives.
+    @Test func readersOnSeveralThreadsShareOneMapping() throws {
+        let mapping = try Self.mapping()
+        let lines = (1...2_000).map { id in
+            #"{"id":\#(id),"entities":{"hashtags":[{"text":"t\#(id)","indices":[\#(id % 7),1]},null,{"text":"u","indices":[2]}]},"ids":[\#(id),"\#(id + 1)"]}"#
+        }
+        let text = Array((lines.joined(separator: "\n") + "\n").utf8)
+        @Sendable func readAll(workers: Int) throws -> [Post] {
+            let reader = try TypedReader(input: .bytes(text), mapping: mapping, options: ReaderOptions(shape: .ndjson, workers: workers, chunkSize: 4096))
+            var posts: [Post] = []
+            while let batch = try reader.next() { posts += batch.models }
+            return posts
+        }
+        let alone = try readAll(workers: 1)
+        #expect(alone.count == 2_000 && alone[6].hashtags == [Hashtag(text: "t7", start: 0), Hashtag(text: "u", start: 2)])
+        let results = Mutex<[[Post]]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let posts = (try? readAll(workers: 2)) ?? []
+            results.withLock { $0.append(posts) }
+        }
+        #expect(results.withLock { $0 }.allSatisfy { $0 == alone })
     }
 }

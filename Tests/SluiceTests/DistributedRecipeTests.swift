@@ -157,10 +157,11 @@ import Testing
         if __name__ == "__main__":
             sys.path.insert(0, sys.argv[1])
             import dask_import
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
-                sys.exit(dask_import.import_file(client, sys.argv[2:]))
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                              local_directory=sys.argv[2]) as cluster, Client(cluster) as client:
+                sys.exit(dask_import.import_file(client, sys.argv[3:]))
         """.write(toFile: driver, atomically: false, encoding: .utf8)
-        let outcome = try Self.run(try Self.python(), [driver, Self.recipe.deletingLastPathComponent().path, dump.path("dump.json"), "-m", dump.mapping,
+        let outcome = try Self.run(try Self.python(), [driver, Self.recipe.deletingLastPathComponent().path, dump.path("scratch"), dump.path("dump.json"), "-m", dump.mapping,
                                                        "--out", dump.path("out"), "--kind", "ndjson", "--sluice", CommandLineTests.executable.path])
         #expect(outcome.status == 2, "\(outcome.standardError)")
         let parts = try FileManager.default.contentsOfDirectory(atPath: dump.path("out")).filter { $0.hasSuffix(".ndjson") && !$0.contains("rejects") }.sorted()

@@ -54,10 +54,18 @@ def main(argv):
 def import_file(client, argv):
     """Runs the recipe on the client of a driver that holds one already (a notebook, a long-running service), with
     the command line's options (--scheduler and --processes aside): such a run pays no Python start, import of Dask
-    or connection. Returns the exit status."""
-    arguments = sluice_shards.parse_arguments(argument_parser(), argv)
-    workers = len(client.scheduler_info().get("workers", {})) or 1
-    out, plan_path, started, splitting = sluice_shards.start(arguments, workers)
+    or connection. Returns the exit status (1 also for wrong options, which the command line ends with 2)."""
+    try:
+        arguments = sluice_shards.parse_arguments(argument_parser(), argv)
+        # Task slots, as the cluster has them now (scheduler_info() lists only some workers of a large cluster).
+        workers = sum(client.nthreads().values()) or 1
+        out, plan_path, started, splitting = sluice_shards.start(arguments, workers)
+    except SystemExit as stop:
+        # Wrong options, or no sluice: said on standard error already, or in the exit's message. The caller's
+        # process goes on.
+        if isinstance(stop.code, str):
+            print(stop.code, file=sys.stderr)
+        return 0 if stop.code in (0, None) else 1
     try:
         return run_tasks(client, arguments, splitting, plan_path, out, started)
     finally:
@@ -122,6 +130,8 @@ def run_tasks(client, arguments, splitting, plan_path, out, started):
     try:
         summaries = client.gather(futures)
     except Exception as error:
+        # The other shards' tasks must not go on writing parts into OUT, which a next run clears first.
+        client.cancel(futures)
         print(f"dask_import: {error}", file=sys.stderr)
         return 1
     return sluice_shards.finish(summaries, plan, started, arguments, out)

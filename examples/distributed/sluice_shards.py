@@ -80,7 +80,8 @@ SHARD_BYTES = 512 << 20
 
 
 def default_parts(path, workers):
-    """Shards of about SHARD_BYTES, at least one and at most four per worker."""
+    """Shards of about SHARD_BYTES of the file as stored (compressed, for zstd), at least one and at most four
+    per worker."""
     try:
         size = os.path.getsize(path)
     except OSError:
@@ -200,7 +201,8 @@ def finish(summaries, plan, started, arguments, out):
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as file:
         json.dump(total, file, indent=2)
         file.write("\n")
-    megabytes = os.path.getsize(arguments.input) / 1e6
+    # JSON bytes: a zstd file's decompressed size, as sluice counts them.
+    megabytes = (plan.get("decompressedBytes") or os.path.getsize(arguments.input)) / 1e6
     print(f"{total['shards']} shards: {total['records_read']} records read, {total['records_written']} written, "
           f"{total['records_rejected']} rejected; {megabytes:.1f} MB in {total['seconds']:.2f} s "
           f"({megabytes / max(total['seconds'], 1e-9):.0f} MB/s)", file=sys.stderr)

@@ -51,9 +51,6 @@ public final class ProgressMonitor: Sendable {
 
     init() {}
 
-    /// For readers nobody watches (a nested array's elements, read once per value): one shared monitor.
-    static let unobserved = ProgressMonitor()
-
     /// The counters now.
     public var snapshot: Snapshot {
         state.withLock { state in

@@ -383,6 +383,7 @@ struct RecordStateMachine {
         }
         inRecord = true
         serial &+= 1
+        if serial == 0 { restartSerials() }
         if recordsToSkip > 0 || readsHeader {
             isPassingOver = true
             if plan.keyNode >= 0 { _ = takeRecordKey() }
@@ -1304,6 +1305,16 @@ struct RecordStateMachine {
     var lastTokenEnd: Int { offsetAfterToken() }
 
     /// Whether the last record finished gave `column` a value or a null (as opposed to missing it).
+    /// After 2^32 records in one machine (a long run's worker, an array field's kept engine) the serials start
+    /// again from 1, and the stamps of earlier records are cleared so that none of them can match a new serial.
+    private mutating func restartSerials() {
+        let count = max(columnCount, 1)
+        stamps.update(repeating: 0, count: count)
+        defaultedStamps.update(repeating: 0, count: count)
+        for column in fallbackValues.indices { fallbackValues[column] = FallbackValue() }
+        serial = 1
+    }
+
     func lastRecordHad(column: Int) -> Bool { stamps[column] == serial && defaultedStamps[column] != serial }
 
     /// Whether no record is in progress or waiting to be finished.

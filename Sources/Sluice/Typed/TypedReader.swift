@@ -46,17 +46,6 @@ public final class TypedReader<Model> {
         locations.reserveCapacity(options.batchCapacity)
     }
 
-    /// Reads bytes already in memory on this thread, with no compression check, no byte counting and a progress
-    /// monitor shared by all such readers: what a nested array's elements need, once per array value.
-    init(elementsOf bytes: [UInt8], name: String, mapping: Mapping<Model>, options: ReaderOptions) throws(SluiceError) {
-        self.mapping = mapping
-        self.options = options
-        progress = ProgressMonitor.unobserved
-        engine = try MappingEngine(plan: mapping.plan, source: MemorySource(bytes: bytes, name: name), options: options, keepsRecordText: mapping.rejectsAfterCommit)
-        modelStorage.reserveCapacity(options.batchCapacity)
-        locations.reserveCapacity(options.batchCapacity)
-    }
-
     /// The next batch of models, or `nil` at the end.
     /// - Throws: As ``ColumnarReader/next()``.
     public func next() throws(SluiceError) -> ModelBatch<Model>? {
