@@ -152,11 +152,14 @@ import Testing
         let driver = dump.path("driver.py")
         try """
         import sys
+        import dask
         from dask.distributed import Client, LocalCluster
         # The worker processes start by importing this module: only the driver runs the import.
         if __name__ == "__main__":
             sys.path.insert(0, sys.argv[1])
             import dask_import
+            # Dask's scratch space stays in the test's directory.
+            dask.config.set({"temporary-directory": sys.argv[2]})
             with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                               local_directory=sys.argv[2]) as cluster, Client(cluster) as client:
                 sys.exit(dask_import.import_file(client, sys.argv[3:]))
