@@ -193,6 +193,32 @@ import Testing
         }
     }
 
+    /// A shard whose zstd frame cannot hold its start is refused, by the reader options and when a plan is read,
+    /// with the same words.
+    @Test func aZstdFrameAfterItsShardIsRefused() throws {
+        let bad = [
+            ZstdFrameStart(storedOffset: 100, offset: 5_000), ZstdFrameStart(storedOffset: -1, offset: 0),
+            ZstdFrameStart(storedOffset: 0, offset: 10), ZstdFrameStart(storedOffset: (1 << 48) + 1, offset: 0),
+        ]
+        for frame in bad {
+            let shard = InputShard(byteRange: 4_000..<9_000, content: .lines, firstOrdinal: 1, firstLine: 1, records: 1, zstdFrame: frame)
+            var options = ReaderOptions()
+            options.shard = shard
+            do {
+                _ = try options.validated()
+                Issue.record("a shard with its zstd frame at \(frame) was taken")
+            } catch {
+                #expect("\(error)" == "invalid options: " + InputShard.zstdFrameRule)
+            }
+            let text = #"{"start":4000,"end":9000,"content":"lines","firstOrdinal":1,"firstLine":1,"records":1,"zstdFrame":{"storedOffset":\#(frame.storedOffset),"offset":\#(frame.offset)}}"#
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(InputShard.self, from: Data(text.utf8)) }
+        }
+        var fitting = ReaderOptions()
+        fitting.shard = InputShard(byteRange: 4_000..<9_000, content: .lines, firstOrdinal: 1, firstLine: 1, records: 1,
+                                   zstdFrame: ZstdFrameStart(storedOffset: 100, offset: 4_000))
+        _ = try fitting.validated()
+    }
+
     @Test func aByteOrderMarkIsNoRecord() throws {
         let mark = "\u{FEFF}"
         try expectShardsReadAsTheWhole(mark + Self.array)

@@ -1,6 +1,6 @@
-/// One record-aligned piece of a file (uncompressed, or zstd of several frames), as ``ShardPlan`` finds them: N processes, each given one
-/// shard of the same file, read every record exactly once, and number records, lines and byte offsets as one
-/// reader of the whole file would.
+/// One record-aligned piece of a file (uncompressed, or zstd of several frames), as ``ShardPlan`` finds them: N
+/// processes, each given one shard of the same file, read every record exactly once, and number records, lines and
+/// byte offsets as one reader of the whole file would.
 public struct InputShard: Sendable, Hashable, Codable {
     /// What the shard's bytes hold.
     public enum Content: String, Sendable, Hashable, Codable {
@@ -55,10 +55,19 @@ public struct InputShard: Sendable, Hashable, Codable {
         firstLine = try container.decode(Int.self, forKey: .firstLine)
         records = try container.decode(Int.self, forKey: .records)
         zstdFrame = try container.decodeIfPresent(ZstdFrameStart.self, forKey: .zstdFrame)
-        if let zstdFrame, zstdFrame.storedOffset < 0 || zstdFrame.offset < 0 || zstdFrame.offset > start {
-            throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: "a shard's zstd frame starts at byte 0 or later, and at or before the shard")
+        guard zstdFrameFits else {
+            throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: Self.zstdFrameRule)
         }
     }
+
+    /// Whether the shard's zstd frame, if it names one, can hold its start (see ``zstdFrameRule``).
+    var zstdFrameFits: Bool {
+        guard let frame = zstdFrame else { return true }
+        return frame.storedOffset >= 0 && frame.storedOffset <= 1 << 48 && frame.offset >= 0 && frame.offset <= byteRange.lowerBound
+            && (frame.storedOffset != 0 || frame.offset == 0)
+    }
+
+    static let zstdFrameRule = "a shard's zstd frame starts at byte 0 or later (up to 2^48), at or before the shard, and the first frame decompresses from offset 0"
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

@@ -14,8 +14,8 @@ import Darwin
 /// yajl when simdjson is not chosen or cannot read it; an array chunk's elements, whose ends the reader found, go to
 /// simdjson first as well. A stream goes through one yajl handle slice by slice, and the state machine finds the
 /// record boundaries (so too in a nested array's text, which the typed door hands to a chunk engine of its own,
-/// value after value). Either way the bytes
-/// of the record being mapped stay in ``InputBuffer``, so json fields and rejections can copy them.
+/// value after value). Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
+/// rejections can copy them.
 final class MappingEngine: BatchSource {
     let plan: CompiledPlan
     let options: ReaderOptions
@@ -52,8 +52,9 @@ final class MappingEngine: BatchSource {
     /// How far the records handed out reach, against the input's frame checksums.
     private var delivered: DeliveredInput
 
-    /// Opens `source` as a stream: concatenated values or one document. Its first bytes are looked at for a byte order mark and, when asked, the shape. The
-    /// plan's records path is not followed here: wrapper documents go through the chunk reader.
+    /// Opens `source` as a stream: concatenated values or one document. Its first bytes are looked at for a byte
+    /// order mark and, when asked, the shape. The plan's records path is not followed here: wrapper documents go
+    /// through the chunk reader.
     convenience init(plan: CompiledPlan, source: any ByteSource, options: ReaderOptions, keepsRecordText: Bool = false) throws(SluiceError) {
         let options = try options.validated()
         var source = source

@@ -1304,7 +1304,6 @@ struct RecordStateMachine {
     /// The absolute offset just past the last token yajl delivered (for errors raised outside callbacks).
     var lastTokenEnd: Int { offsetAfterToken() }
 
-    /// Whether the last record finished gave `column` a value or a null (as opposed to missing it).
     /// After 2^32 records in one machine (a long run's worker, an array field's kept engine) the serials start
     /// again from 1, and the stamps of earlier records are cleared so that none of them can match a new serial.
     private mutating func restartSerials() {
@@ -1315,6 +1314,7 @@ struct RecordStateMachine {
         serial = 1
     }
 
+    /// Whether the last record finished gave `column` a value or a null (as opposed to missing it).
     func lastRecordHad(column: Int) -> Bool { stamps[column] == serial && defaultedStamps[column] != serial }
 
     /// Whether no record is in progress or waiting to be finished.
