@@ -12,17 +12,16 @@ let package = Package(
         // The benchmark harness, built apart so that the `sluice` people install does not carry it.
         .executable(name: "sluice-bench", targets: ["SluiceBenchCLI"]),
     ],
-    // Mapping files are YAML (or JSON read as YAML), which needs Yams. An app that maps only through the typed API
+    // Mapping files are YAML (or JSON read as YAML), which needs libyaml. An app that maps only through the typed API
     // can leave them out: `.package(url: …, from: …, traits: [])`.
     traits: [
-        .trait(name: "MappingFiles", description: "Mapping files: MappingSchema(mappingText:) and MappingSchema(contentsOfFile:), read with Yams."),
+        .trait(name: "MappingFiles", description: "Mapping files: MappingSchema(mappingText:) and MappingSchema(contentsOfFile:), read with libyaml."),
         .default(enabledTraits: ["MappingFiles"]),
     ],
     // Package.resolved stays out of git (each machine's package mirror has its own commit ids), so the versions are
     // pinned here instead: bug fixes only.
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", .upToNextMinor(from: "1.8.2")),
-        .package(url: "https://github.com/jpsim/Yams", .upToNextMinor(from: "6.2.2")),
     ],
     targets: [
         .systemLibrary(
@@ -30,6 +29,9 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
+        // Mapping files: libyaml's events, composed into nodes one field at a time (a tree of the whole file would
+        // cost a kilobyte a field).
+        .systemLibrary(name: "CLibYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -52,7 +54,7 @@ let package = Package(
         .target(
             name: "Sluice",
             dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CSnappy", "CPCRE2", "CStructuralScan",
-                           .product(name: "Yams", package: "Yams", condition: .when(traits: ["MappingFiles"]))]
+                           .target(name: "CLibYAML", condition: .when(traits: ["MappingFiles"]))]
         ),
         .target(
             name: "SluiceFixtures",

@@ -3,13 +3,13 @@
 /// Validation reports every problem at once, each naming its field, so that a mapping file is fixed in one
 /// round trip rather than one error at a time.
 enum PlanCompiler {
-    static func compile(_ declared: [FieldSpec], options: MappingOptions = MappingOptions()) throws(SluiceError) -> CompiledPlan {
+    static func compile(_ declared: consuming [FieldSpec], options: MappingOptions = MappingOptions()) throws(SluiceError) -> CompiledPlan {
         var problems: [MappingProblem] = []
-        // From here on every field has its path, derived by the naming convention where none was given.
-        var fields = declared.map { field in
-            var resolved = field
-            resolved.path = field.resolvedPath(naming: options.naming)
-            return resolved
+        // From here on every field has its path, derived by the naming convention where none was given. Resolved
+        // in place: a mapping of many thousand fields would otherwise hold two lists of them.
+        var fields = declared
+        for column in fields.indices {
+            fields[column].path = fields[column].resolvedPath(naming: options.naming)
         }
         if fields.isEmpty { problems.append(MappingProblem(setting: "fields", message: noFieldsMessage)) }
 

@@ -1,7 +1,6 @@
-// Mapping files exist with the MappingFiles trait (on by default), which brings in Yams.
+// Mapping files exist with the MappingFiles trait (on by default), which brings in libyaml.
 #if MappingFiles
 import Foundation
-import Yams
 
 /// Reads the mapping-file format (YAML, or JSON, which is read as YAML) into field specifications.
 ///
@@ -14,18 +13,24 @@ enum MappingFile {
     /// options that were wrong), the options, every problem found in the text, and where each field and setting
     /// is, for the problems that compiling finds.
     struct Parsed {
+        var source: String
         var fields: [FieldSpec] = []
+        /// The name of each of `fields` and where it starts (kept apart: the fields move into the plan).
+        var fieldPlaces: [(name: String, mark: YAMLNode.Mark)] = []
         var options = MappingOptions()
         var problems: [MappingProblem] = []
-        var fieldLocations: [String: MappingProblem.Location] = [:]
         var settingLocations: [MappingProblem.Setting: MappingProblem.Location] = [:]
 
-        /// The problems compiling found, placed at their field or setting.
+        /// The problems compiling found, placed at their field (its first entry, for a repeated name) or setting.
         func located(_ compiled: [MappingProblem]) -> [MappingProblem] {
-            compiled.map { problem in
+            var firstEntry: [String: Int] = [:]
+            if compiled.contains(where: { $0.field != nil }) {
+                for (index, place) in fieldPlaces.enumerated().reversed() { firstEntry[place.name] = index }
+            }
+            return compiled.map { problem in
                 var placed = problem
                 if let field = problem.field {
-                    placed.location = fieldLocations[field]
+                    placed.location = firstEntry[field].map { MappingProblem.Location(source: source, line: Int(fieldPlaces[$0].mark.line), column: Int(fieldPlaces[$0].mark.column)) }
                 } else if let setting = problem.setting {
                     placed.location = settingLocations[setting] ?? settingLocations[MappingProblem.Setting(key: setting.key)]
                 }
@@ -35,32 +40,31 @@ enum MappingFile {
     }
 
     static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> Parsed {
-        let root: Node?
+        var text = text
+        return try text.withUTF8 { bytes in
+            Result { () throws(SluiceError) in try parse(bytes, source: source, registry: registry) }
+        }.get()
+    }
+
+    static func parse(_ text: UnsafeBufferPointer<UInt8>, source: String, registry: MappingRegistry) throws(SluiceError) -> Parsed {
+        func at(_ node: YAMLNode?) -> MappingProblem.Location? {
+            node.map { MappingProblem.Location(source: source, line: Int($0.mark.line), column: Int($0.mark.column)) }
+        }
+        var parsed = Parsed(source: source)
+        // Each field is read as soon as its nodes are composed, so that only one field's nodes exist at a time.
+        let composed: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text)
-        } catch {
-            // libyaml's own words and place, without the snippet Yams adds to its description.
-            var message = "\(error)"
-            var location = MappingProblem.Location(source: source, line: 1, column: 1)
-            if let error = error as? YamlError {
-                switch error {
-                case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
-                    message = (context.map { "\($0.text), " } ?? "") + problem
-                    location = .init(source: source, line: mark.line, column: mark.column)
-                default:
-                    break
-                }
+            composed = try YAMLComposer.compose(text, handingOut: "fields") { entry, position in
+                let problems = field(entry, position: position, registry: registry, into: &parsed)
+                parsed.problems += problems.map { MappingProblem(field: $0.field, message: $0.message, location: at($0.node) ?? at(entry)) }
             }
-            throw .invalidMapping([MappingProblem(field: nil, message: "not valid YAML or JSON: \(message)", location: location)])
+        } catch {
+            throw .invalidMapping([MappingProblem(field: nil, message: "not valid YAML or JSON: \(error.message)", location: .init(source: source, line: Int(error.mark.line), column: Int(error.mark.column)))])
         }
-        func at(_ node: Node?) -> MappingProblem.Location? {
-            node?.mark.map { MappingProblem.Location(source: source, line: $0.line, column: $0.column) }
+        guard let root = composed, let top = root.mapping else {
+            throw .invalidMapping([MappingProblem(field: nil, message: "expected a mapping with a 'fields' list at the top", location: at(composed) ?? .init(source: source, line: 1, column: 1))])
         }
-        guard let root, let top = root.mapping else {
-            throw .invalidMapping([MappingProblem(field: nil, message: "expected a mapping with a 'fields' list at the top", location: at(root) ?? .init(source: source, line: 1, column: 1))])
-        }
-        var parsed = Parsed()
-        func problem(_ message: String, at node: Node?) {
+        func problem(_ message: String, at node: YAMLNode?) {
             parsed.problems.append(MappingProblem(field: nil, message: message, location: at(node)))
         }
         for (key, value) in top {
@@ -77,131 +81,9 @@ enum MappingFile {
             problem("the 'fields' list is missing", at: root)
             throw .invalidMapping(parsed.problems)
         }
-        guard let entries = list.sequence else {
+        guard list.sequence != nil else {
             problem("'fields' must be a list", at: list)
             throw .invalidMapping(parsed.problems)
-        }
-        // Grown by doubling, a list of many thousand fields would hold its old copy at the peak as well.
-        parsed.fields.reserveCapacity(entries.count)
-        for (position, entry) in entries.enumerated() {
-            guard let mapping = entry.mapping else {
-                problem("field #\(position + 1) must be a mapping with name and type", at: entry)
-                continue
-            }
-            let name = mapping["name"]?.scalar?.string
-            // Each problem at the value (or key) it is about, else at the field.
-            var entryProblems: [(node: Node?, message: String)] = []
-            func note(_ node: Node?, _ messages: [String]) { entryProblems += messages.map { (node, $0) } }
-            for (key, _) in mapping where !fieldKeys.contains(key.string ?? "") {
-                note(key, ["unknown key '\(key.string ?? "?")' (known: \(fieldKeys.sorted().joined(separator: ", ")))"])
-            }
-            if name == nil { note(nil, ["'name' is missing"]) }
-            // A list of paths is the path and its fallbacks, in order: the first that holds a value wins.
-            var fallbackPaths: [String] = []
-            let path = mapping["path"].flatMap { node -> String? in
-                if let text = node.scalar?.string { return text }
-                if let list = node.sequence, case let paths = list.compactMap({ $0.scalar?.string }), paths.count == list.count, let first = paths.first {
-                    fallbackPaths = Array(paths.dropFirst())
-                    return first
-                }
-                note(node, ["'path' must be a key path, or a list of key paths tried in order"])
-                return nil
-            }
-            var type: FieldType?
-            if let typeText = mapping["type"]?.scalar?.string {
-                type = FieldType(rawValue: typeText)
-                if type == nil {
-                    note(mapping["type"], ["unknown type '\(typeText)' (known: \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))"])
-                }
-            } else {
-                note(mapping["type"], ["'type' is missing"])
-            }
-            var spec = FieldSpec(name: name ?? "", path: path, type: type ?? .string)
-            spec.fallbackPaths = fallbackPaths
-            func flag(_ key: String) -> Bool {
-                guard let node = mapping[key] else { return false }
-                if let value = node.bool { return value }
-                note(node, ["'\(key)' must be true or false"])
-                return false
-            }
-            spec.isOptional = flag("optional")
-            spec.isUnique = flag("unique")
-            spec.truncatesFractions = flag("truncate")
-            if let unitNode = mapping["unit"] {
-                if let unit = unitNode.scalar.flatMap({ EpochUnit(rawValue: $0.string) }) {
-                    spec.epochUnit = unit
-                } else {
-                    note(unitNode, ["'unit' must be one of \(EpochUnit.allCases.map(\.rawValue).joined(separator: ", "))"])
-                }
-            }
-            if let formatsNode = mapping["formats"] {
-                var texts = formatsNode.scalar.map { [$0.string] }
-                if let list = formatsNode.sequence {
-                    let scalars = list.compactMap { $0.scalar?.string }
-                    texts = scalars.count == list.count ? scalars : nil
-                }
-                if let texts {
-                    spec.dateFormats = texts.map(DateFormat.init(name:))
-                } else {
-                    note(formatsNode, ["'formats' must be a list of epoch, iso8601, rfc2822, twitter and date patterns"])
-                }
-            }
-            if let valuesNode = mapping["values"] {
-                if let list = valuesNode.sequence {
-                    spec.enumValues = list.compactMap { $0.scalar?.string }.map { EnumValue($0) }
-                    if spec.enumValues.count < list.count { note(valuesNode, ["every entry of 'values' must be a single value, not a list or a map"]) }
-                } else if let map = valuesNode.mapping {
-                    spec.enumValues = map.compactMap { key, value in
-                        guard let json = key.scalar?.string, let scalar = value.scalar else { return nil }
-                        return EnumValue(json: json, value: scalar.string, storedKind: Self.storedKind(of: scalar))
-                    }
-                    if spec.enumValues.count < map.count { note(valuesNode, ["every entry of 'values' must map a single value to a single value, not to a list or a map"]) }
-                } else {
-                    note(valuesNode, ["'values' must be a list of values or a map from JSON values to stored values"])
-                }
-            }
-            if let defaultNode = mapping["default"], type != nil {
-                if let text = defaultNode.scalar?.string {
-                    do {
-                        spec.defaultValue = try FieldValue.parse(text, for: spec)
-                    } catch {
-                        note(defaultNode, [error.message])
-                    }
-                } else {
-                    note(defaultNode, ["'default' must be a single value"])
-                }
-            }
-            if let transformNode = mapping["transform"] {
-                if let name = transformNode.scalar?.string, let transform = registry.transforms[name] {
-                    spec.transform = transform
-                } else {
-                    let known = registry.transforms.keys.sorted()
-                    note(transformNode, ["'transform' must name a registered transform (registered: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"])
-                }
-            }
-            if let nullsNode = mapping["nulls"] {
-                var messages: [String] = []
-                spec.nullSpellings = nullSpellings(nullsNode, problems: &messages)
-                note(nullsNode, messages)
-            }
-            if let cleanNode = mapping["clean"] {
-                var messages: [String] = []
-                spec.cleanups = cleanups(cleanNode, problems: &messages)
-                note(cleanNode, messages)
-            }
-            if let validateNode = mapping["validate"] {
-                var messages: [String] = []
-                spec.validators = validators(validateNode, registry: registry, problems: &messages)
-                note(validateNode, messages)
-            }
-            let label = name == nil ? "field #\(position + 1): " : ""
-            parsed.problems += entryProblems.map { MappingProblem(field: name, message: label + $0.message, location: at($0.node) ?? at(entry)) }
-            // A field with a name and a type is compiled even when an option of it was wrong (that option left
-            // out), so that compiling finds its other problems in the same round.
-            if let name, type != nil {
-                parsed.fields.append(spec)
-                parsed.fieldLocations[name] = parsed.fieldLocations[name] ?? at(entry)
-            }
         }
         if let unmapped = top["unmapped"] {
             if let policy = unmapped.scalar.flatMap({ MappingOptions.UnmappedKeys(rawValue: $0.string) }) {
@@ -257,17 +139,139 @@ enum MappingFile {
         return parsed
     }
 
+    /// Reads one entry of `fields` into `parsed`, and returns its problems, each at the node it is about (nil: at
+    /// the entry).
+    private static func field(_ entry: YAMLNode, position: Int, registry: MappingRegistry, into parsed: inout Parsed) -> [(field: String?, node: YAMLNode?, message: String)] {
+        guard let mapping = entry.mapping else {
+            return [(nil, nil, "field #\(position + 1) must be a mapping with name and type")]
+        }
+        let name = mapping["name"]?.scalar?.string
+        // Each problem at the value (or key) it is about, else at the field.
+        var entryProblems: [(node: YAMLNode?, message: String)] = []
+        func note(_ node: YAMLNode?, _ messages: [String]) { entryProblems += messages.map { (node, $0) } }
+        for (key, _) in mapping where !fieldKeys.contains(key.string ?? "") {
+            note(key, ["unknown key '\(key.string ?? "?")' (known: \(fieldKeys.sorted().joined(separator: ", ")))"])
+        }
+        if name == nil { note(nil, ["'name' is missing"]) }
+        // A list of paths is the path and its fallbacks, in order: the first that holds a value wins.
+        var fallbackPaths: [String] = []
+        let path = mapping["path"].flatMap { node -> String? in
+            if let text = node.scalar?.string { return text }
+            if let list = node.sequence, case let paths = list.compactMap({ $0.scalar?.string }), paths.count == list.count, let first = paths.first {
+                fallbackPaths = Array(paths.dropFirst())
+                return first
+            }
+            note(node, ["'path' must be a key path, or a list of key paths tried in order"])
+            return nil
+        }
+        var type: FieldType?
+        if let typeText = mapping["type"]?.scalar?.string {
+            type = FieldType(rawValue: typeText)
+            if type == nil {
+                note(mapping["type"], ["unknown type '\(typeText)' (known: \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))"])
+            }
+        } else {
+            note(mapping["type"], ["'type' is missing"])
+        }
+        var spec = FieldSpec(name: name ?? "", path: path, type: type ?? .string)
+        spec.fallbackPaths = fallbackPaths
+        func flag(_ key: String) -> Bool {
+            guard let node = mapping[key] else { return false }
+            if let value = node.bool { return value }
+            note(node, ["'\(key)' must be true or false"])
+            return false
+        }
+        spec.isOptional = flag("optional")
+        spec.isUnique = flag("unique")
+        spec.truncatesFractions = flag("truncate")
+        if let unitNode = mapping["unit"] {
+            if let unit = unitNode.scalar.flatMap({ EpochUnit(rawValue: $0.string) }) {
+                spec.epochUnit = unit
+            } else {
+                note(unitNode, ["'unit' must be one of \(EpochUnit.allCases.map(\.rawValue).joined(separator: ", "))"])
+            }
+        }
+        if let formatsNode = mapping["formats"] {
+            var texts = formatsNode.scalar.map { [$0.string] }
+            if let list = formatsNode.sequence {
+                let scalars = list.compactMap { $0.scalar?.string }
+                texts = scalars.count == list.count ? scalars : nil
+            }
+            if let texts {
+                spec.dateFormats = texts.map(DateFormat.init(name:))
+            } else {
+                note(formatsNode, ["'formats' must be a list of epoch, iso8601, rfc2822, twitter and date patterns"])
+            }
+        }
+        if let valuesNode = mapping["values"] {
+            if let list = valuesNode.sequence {
+                spec.enumValues = list.compactMap { $0.scalar?.string }.map { EnumValue($0) }
+                if spec.enumValues.count < list.count { note(valuesNode, ["every entry of 'values' must be a single value, not a list or a map"]) }
+            } else if let map = valuesNode.mapping {
+                spec.enumValues = map.compactMap { key, value in
+                    guard let json = key.scalar?.string, let scalar = value.scalar else { return nil }
+                    return EnumValue(json: json, value: scalar.string, storedKind: Self.storedKind(of: scalar))
+                }
+                if spec.enumValues.count < map.count { note(valuesNode, ["every entry of 'values' must map a single value to a single value, not to a list or a map"]) }
+            } else {
+                note(valuesNode, ["'values' must be a list of values or a map from JSON values to stored values"])
+            }
+        }
+        if let defaultNode = mapping["default"], type != nil {
+            if let text = defaultNode.scalar?.string {
+                do {
+                    spec.defaultValue = try FieldValue.parse(text, for: spec)
+                } catch {
+                    note(defaultNode, [error.message])
+                }
+            } else {
+                note(defaultNode, ["'default' must be a single value"])
+            }
+        }
+        if let transformNode = mapping["transform"] {
+            if let name = transformNode.scalar?.string, let transform = registry.transforms[name] {
+                spec.transform = transform
+            } else {
+                let known = registry.transforms.keys.sorted()
+                note(transformNode, ["'transform' must name a registered transform (registered: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"])
+            }
+        }
+        if let nullsNode = mapping["nulls"] {
+            var messages: [String] = []
+            spec.nullSpellings = nullSpellings(nullsNode, problems: &messages)
+            note(nullsNode, messages)
+        }
+        if let cleanNode = mapping["clean"] {
+            var messages: [String] = []
+            spec.cleanups = cleanups(cleanNode, problems: &messages)
+            note(cleanNode, messages)
+        }
+        if let validateNode = mapping["validate"] {
+            var messages: [String] = []
+            spec.validators = validators(validateNode, registry: registry, problems: &messages)
+            note(validateNode, messages)
+        }
+        let label = name == nil ? "field #\(position + 1): " : ""
+        // A field with a name and a type is compiled even when an option of it was wrong (that option left
+        // out), so that compiling finds its other problems in the same round.
+        if let name, type != nil {
+            parsed.fields.append(spec)
+            parsed.fieldPlaces.append((name, entry.mark))
+        }
+        return entryProblems.map { (name, $0.node, label + $0.message) }
+    }
+
     static let validatorKeys = ["required", "equalTo", "oneOf", "length", "minLength", "maxLength", "lengthRange", "pattern", "min", "max", "range", "custom"]
 
     /// `validate:` is a map from validator names to their arguments: `{lengthRange: [5, 12], pattern: "^[A-Z]"}`.
-    private static func validators(_ node: Node, registry: MappingRegistry, problems: inout [String]) -> [Validator] {
+    private static func validators(_ node: YAMLNode, registry: MappingRegistry, problems: inout [String]) -> [Validator] {
         guard let entries = node.mapping else {
             problems.append("'validate' must be a map of validators (\(validatorKeys.joined(separator: ", ")))")
             return []
         }
         // Values stay text here; the field's type reads them when the plan compiles, by its rules for input strings.
-        func value(_ node: Node) -> FieldValue? { node.scalar.map { .string($0.string) } }
-        func integer(_ node: Node) -> Int? { node.scalar.flatMap { Int($0.string) } }
+        func value(_ node: YAMLNode) -> FieldValue? { node.scalar.map { .string($0.string) } }
+        func integer(_ node: YAMLNode) -> Int? { node.scalar.flatMap { Int($0.string) } }
         var result: [Validator] = []
         for (keyNode, argument) in entries {
             let key = keyNode.string ?? ""
@@ -310,13 +314,13 @@ enum MappingFile {
 
     /// `nulls: ["", N/A, false, 0]`: unquoted `true` and `false` are Booleans, unquoted JSON numbers numbers, and
     /// everything else text (quote `"false"` or `"0"` for the strings).
-    private static func nullSpellings(_ node: Node, problems: inout [String]) -> [JSONValue] {
+    private static func nullSpellings(_ node: YAMLNode, problems: inout [String]) -> [JSONValue] {
         guard let entries = node.sequence, entries.allSatisfy({ $0.scalar != nil }) else {
             problems.append("'nulls' must be a list of values (strings, numbers, true or false)")
             return []
         }
         return entries.compactMap(\.scalar).map { scalar in
-            guard scalar.style == .plain else { return .string(scalar.string) }
+            guard scalar.isPlain else { return .string(scalar.string) }
             var text = scalar.string
             switch text {
             case "true": return .bool(true)
@@ -332,7 +336,7 @@ enum MappingFile {
     static let cleanupNames = ["trim", "lowercase", "uppercase", "stripPrefix", "stripSuffix", "emptyAsNull", "number", "capture", "split"]
 
     /// `clean: [trim, {stripPrefix: "$"}, {number: {thousands: ".", decimal: ","}}, {capture: '(\d+)'}, {split: ","}]`.
-    private static func cleanups(_ node: Node, problems: inout [String]) -> [ValueCleanup] {
+    private static func cleanups(_ node: YAMLNode, problems: inout [String]) -> [ValueCleanup] {
         guard let entries = node.sequence else {
             problems.append("'clean' must be a list of cleanups (\(cleanupNames.joined(separator: ", ")))")
             return []
@@ -376,7 +380,7 @@ enum MappingFile {
     }
 
     /// `{currency: [$, €], thousands: ",", decimal: "."}`, each optional; `thousands: null` for none.
-    private static func numberText(_ node: Node, problems: inout [String]) -> NumberText? {
+    private static func numberText(_ node: YAMLNode, problems: inout [String]) -> NumberText? {
         guard let map = node.mapping else {
             problems.append("cleanup 'number' takes a map of currency, thousands and decimal")
             return nil
@@ -394,7 +398,7 @@ enum MappingFile {
                 }
             case "thousands":
                 if let scalar = value.scalar {
-                    format.thousandsSeparator = scalar.style == .plain && ["null", "~", ""].contains(scalar.string) ? nil : scalar.string
+                    format.thousandsSeparator = scalar.isPlain && ["null", "~", ""].contains(scalar.string) ? nil : scalar.string
                 } else {
                     problems.append("'thousands' of cleanup 'number' must be a separator, or null for none")
                 }
@@ -408,8 +412,8 @@ enum MappingFile {
     }
 
     /// An unquoted YAML scalar that reads as an integer or a decimal number is a number; anything else is text.
-    private static func storedKind(of scalar: Node.Scalar) -> EnumValue.StoredKind {
-        guard scalar.style == .plain else { return .text }
+    private static func storedKind(of scalar: YAMLNode.Scalar) -> EnumValue.StoredKind {
+        guard scalar.isPlain else { return .text }
         let text = scalar.string
         if Int64(text) != nil { return .integer }
         if let number = Double(text), number.isFinite, text.contains(where: { $0.isNumber }) { return .number }
@@ -426,12 +430,22 @@ extension MappingSchema {
     ///   - recordsPath: A records path that replaces the file's `records:` (what `--records-at` gives).
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem with its line.
     public init(mappingText text: String, source: String = "<mapping>", registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
+        var text = text
+        self = try text.withUTF8 { bytes in
+            Result { () throws(SluiceError) in try Self.compile(bytes, source: source, registry: registry, recordsPath: recordsPath) }
+        }.get()
+    }
+
+    private static func compile(_ text: UnsafeBufferPointer<UInt8>, source: String, registry: MappingRegistry, recordsPath: String?) throws(SluiceError) -> MappingSchema {
         var parsed = try MappingFile.parse(text, source: source, registry: registry)
         if let recordsPath { parsed.options.recordsPath = recordsPath }
         var problems = parsed.problems
         var schema: MappingSchema?
+        // The fields move into the plan (not copied); their names stay to place compiling's problems.
+        let fields = parsed.fields
+        parsed.fields = []
         do {
-            schema = try MappingSchema(fields: parsed.fields, options: parsed.options)
+            schema = try MappingSchema(fields: fields, options: parsed.options)
         } catch {
             guard case .invalidMapping(let found) = error else { throw error }
             // With fields left out for problems of their own, an empty list is no further problem.
@@ -449,7 +463,7 @@ extension MappingSchema {
                 }
             }.map(\.element))
         }
-        self = schema
+        return schema
     }
 
     /// Loads and compiles the mapping file at `path` (YAML or JSON), with named validators and transforms from
@@ -466,6 +480,7 @@ extension MappingSchema {
         guard fstat(descriptor, &status) == 0 else { throw failure(String(cString: strerror(errno))) }
         guard status.st_mode & S_IFMT != S_IFDIR else { throw failure("it is a directory") }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(status.st_size))
         var block = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -474,10 +489,12 @@ extension MappingSchema {
             if count == 0 { break }
             bytes += block[..<count]
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .invalidMapping([MappingProblem(field: nil, message: "not UTF-8 text (a mapping file is YAML or JSON in UTF-8)", location: .init(source: path, line: 1, column: 1))])
+        self = try bytes.withUnsafeBufferPointer { text throws(SluiceError) in
+            if let start = text.baseAddress, UTF8Validation.firstInvalidOffset(start, text.count) != nil {
+                throw .invalidMapping([MappingProblem(field: nil, message: "not UTF-8 text (a mapping file is YAML or JSON in UTF-8)", location: .init(source: path, line: 1, column: 1))])
+            }
+            return try Self.compile(text, source: path, registry: registry, recordsPath: recordsPath)
         }
-        try self.init(mappingText: text, source: path, registry: registry, recordsPath: recordsPath)
     }
 }
 #endif
