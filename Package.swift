@@ -32,6 +32,8 @@ let package = Package(
         // Mapping files: libyaml's events, composed into nodes one field at a time (a tree of the whole file would
         // cost a kilobyte a field).
         .systemLibrary(name: "CLibYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
+        // The command returns what compiling a mapping freed before the run's threads start (glibc's malloc_trim).
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -85,7 +87,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", "SluiceImport", "SluiceTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sluice", "SluiceImport", "SluiceTerminal", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "SluiceBenchCLI",

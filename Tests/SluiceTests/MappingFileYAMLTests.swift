@@ -23,6 +23,35 @@ import Testing
         #expect(problems(deep) == ["m.yaml:1:\(9 + YAMLComposer.maximumDepth - 1): not valid YAML or JSON: lists and maps nest deeper than 256 levels"])
     }
 
+    /// Aliases nest their anchors' levels where they stand: a chain of them cannot build a tree deeper than the limit.
+    @Test func aliasesCountTheLevelsTheyStandFor() {
+        let text = "x: &a0 " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+            + "\ny: &a1 " + String(repeating: "[", count: 100) + "*a0" + String(repeating: "]", count: 100) + "\nfields: []\n"
+        #expect(problems(text) == ["m.yaml:2:108: not valid YAML or JSON: lists and maps nest deeper than 256 levels"])
+    }
+
+    /// A field repeated by aliases is read again each time: repeats that stand for far more than the file holds
+    /// are refused at the first entry past the limit, and nothing after it is read.
+    @Test func fieldsThatAliasesMultiplyPastTheLimitAreRefused() {
+        let values = (0..<1_000).map { "v\($0)" }.joined(separator: ", ")
+        var text = "fields:\n  - &f {name: a, type: enum, values: [\(values)]}\n"
+        for _ in 0..<1_100 { text += "  - *f\n" }
+        let found = problems(text)
+        let limit = MappingFile.aliasExpansionLimit(forBytes: text.utf8.count)
+        #expect(limit == 1 << 20)
+        // 1,007 nodes an entry (the map, its six keys and values, the list and its values): entry 1,042 passes
+        // 2^20. The 1,041 entries before it are read (and each one after the first repeats the name).
+        #expect(found.contains("m.yaml:1043:5: field #1042: with their aliases expanded, the fields stand for more than 1048576 values; this one and those after it are not read"))
+        #expect(found.filter { $0.hasSuffix("the name is used by more than one field") }.count == 1_040)
+        #expect(found.count == 1_041)
+    }
+
+    @Test func theFieldsListItselfTakesNoAnchor() {
+        #expect(problems("fields: &all\n  - {name: a, type: string}\nignore: *all\n") == [
+            "m.yaml:1:9: not valid YAML or JSON: the 'fields' list cannot have an anchor (anchor its entries instead)",
+        ])
+    }
+
     @Test func aSecondDocumentIsRefused() {
         #expect(problems("fields:\n  - {name: a, type: string}\n---\nfields: []\n") == [
             "m.yaml:3:1: not valid YAML or JSON: expected a single document, but found another",
@@ -46,7 +75,7 @@ import Testing
         #expect(problems("fields:\n  - &f {name: a, type: string}\n  - *f\n") == [
             "m.yaml:2:5: field 'a': the name is used by more than one field",
         ])
-        let text = "ignore: &list [x]\nnaming: snake_case\nfields: &fs\n  - {name: a, type: string}\n"
+        let text = "ignore: &list [x]\nnaming: snake_case\nfields:\n  - {name: a, type: string}\n"
         #expect(try MappingSchema(mappingText: text).fields.map(\.name) == ["a"])
         // An alias stands for the list anchored before: its entries are read (and their problems placed) there.
         #expect(problems("x: &fs [{name: a, type: integer}]\nfields: *fs\n") == [

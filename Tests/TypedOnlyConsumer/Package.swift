@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // An app that maps only through the typed API and turns Sluice's default traits off: it must build and run
-// without Yams or swift-argument-parser (scripts/test builds it and checks). A package of its own, as such an app is.
+// without libyaml or swift-argument-parser (scripts/test builds it and checks). A package of its own, as such an app is.
 // With SLUICE_COMPILE_PROBE set it also has a CompileProbe target in Probe/, where scripts/test puts each program
 // of CompileErrors/ in turn to check that the mistake it makes fails to compile with a message naming it.
 import Foundation

@@ -51,10 +51,20 @@ enum MappingFile {
             node.map { MappingProblem.Location(source: source, line: Int($0.mark.line), column: Int($0.mark.column)) }
         }
         var parsed = Parsed(source: source)
+        // Aliases share nodes, but reading a field copies what they stand for into its specification: entries
+        // that stand for many times what the file holds are refused, not read (an alias bomb in a few lines).
+        let expansionLimit = aliasExpansionLimit(forBytes: text.count)
+        var expandedNodes = 0
         // Each field is read as soon as its nodes are composed, so that only one field's nodes exist at a time.
         let composed: YAMLNode?
         do {
-            composed = try YAMLComposer.compose(text, handingOut: "fields") { entry, position in
+            composed = try YAMLComposer.compose(text, handingOut: "fields") { entry, position, mark, nodes in
+                guard expandedNodes <= expansionLimit else { return }
+                expandedNodes = min(expandedNodes + nodes, Int.max / 2)
+                guard expandedNodes <= expansionLimit else {
+                    parsed.problems.append(MappingProblem(field: nil, message: "field #\(position + 1): with their aliases expanded, the fields stand for more than \(expansionLimit) values; this one and those after it are not read", location: .init(source: source, line: Int(mark.line), column: Int(mark.column))))
+                    return
+                }
                 let problems = field(entry, position: position, registry: registry, into: &parsed)
                 parsed.problems += problems.map { MappingProblem(field: $0.field, message: $0.message, location: at($0.node) ?? at(entry)) }
             }
@@ -261,6 +271,10 @@ enum MappingFile {
         return entryProblems.map { (name, $0.node, label + $0.message) }
     }
 
+    /// How many values the fields may stand for with their aliases expanded: a million, or eight per byte of the
+    /// file, whichever is more (written out, a field takes a few bytes per value).
+    static func aliasExpansionLimit(forBytes count: Int) -> Int { max(1 << 20, 8 * count) }
+
     static let validatorKeys = ["required", "equalTo", "oneOf", "length", "minLength", "maxLength", "lengthRange", "pattern", "min", "max", "range", "custom"]
 
     /// `validate:` is a map from validator names to their arguments: `{lengthRange: [5, 12], pattern: "^[A-Z]"}`.
@@ -445,7 +459,7 @@ extension MappingSchema {
         let fields = parsed.fields
         parsed.fields = []
         do {
-            schema = try MappingSchema(fields: fields, options: parsed.options)
+            schema = try MappingSchema(fields: consume fields, options: parsed.options)
         } catch {
             guard case .invalidMapping(let found) = error else { throw error }
             // With fields left out for problems of their own, an empty list is no further problem.

@@ -13,7 +13,7 @@ public struct MappingSchema: Sendable {
 
     /// Compiles `fields`.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
-    public init(fields: [FieldSpec], options: MappingOptions = MappingOptions()) throws(SluiceError) {
+    public init(fields: consuming [FieldSpec], options: MappingOptions = MappingOptions()) throws(SluiceError) {
         plan = try PlanCompiler.compile(fields, options: options)
         self.options = options
         encoder = RecordEncoder(plan: plan)

@@ -19,9 +19,12 @@ enum YAMLComposer {
     /// - Parameters:
     ///   - text: UTF-8 text.
     ///   - streamedKey: The key of the root map whose list is handed out; it stays in the tree as an empty list.
-    ///   - entry: Called with each entry of that list and its position.
+    ///   - entry: Called with each entry of that list, its position, where it stands (an alias's own place, not its
+    ///     anchor's), and how many nodes it stands for with its aliases expanded (which the caller bounds:
+    ///     composing never expands them).
     static func compose(_ text: UnsafeBufferPointer<UInt8>, handingOut streamedKey: String,
-                        to entry: (YAMLNode, Int) -> Void) throws(YAMLSyntaxError) -> YAMLNode? {
+                        to entry: (_ node: YAMLNode, _ position: Int, _ mark: YAMLNode.Mark, _ expandedNodes: Int) -> Void) throws(YAMLSyntaxError) -> YAMLNode? {
+        guard let start = text.baseAddress, !text.isEmpty else { return nil }
         // libyaml points the parser at itself when given a string, so it must not move.
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         defer { parser.deallocate() }
@@ -30,15 +33,34 @@ enum YAMLComposer {
         }
         defer { yaml_parser_delete(parser) }
         yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
-        yaml_parser_set_input_string(parser, text.baseAddress, text.count)
+        yaml_parser_set_input_string(parser, start, text.count)
         var composition = Composition(parser: parser, text: text)
         return try composition.document(handingOut: streamedKey, to: entry)
+    }
+
+    /// What a node stands for with its aliases expanded: how many nodes, and how many levels of lists and maps.
+    struct Extent {
+        var nodes: Int
+        var levels: Int
+
+        static let scalar = Extent(nodes: 1, levels: 0)
+
+        /// A list or map around `children`; counts stop growing at 2^40 (an alias bomb stands for far more).
+        static func container(of children: [Extent]) -> Extent {
+            var nodes = 1
+            var levels = 0
+            for child in children {
+                nodes = min(nodes + child.nodes, 1 << 40)
+                levels = max(levels, child.levels)
+            }
+            return Extent(nodes: nodes, levels: levels + 1)
+        }
     }
 
     private struct Composition {
         let parser: UnsafeMutablePointer<yaml_parser_t>
         let text: UnsafeBufferPointer<UInt8>
-        var anchors: [String: YAMLNode] = [:]
+        var anchors: [String: (node: YAMLNode, extent: Extent)] = [:]
 
         /// What one libyaml event says, copied out of it.
         enum Event {
@@ -51,15 +73,15 @@ enum YAMLComposer {
             case mappingEnd
         }
 
-        mutating func document(handingOut streamedKey: String, to entry: (YAMLNode, Int) -> Void) throws(YAMLSyntaxError) -> YAMLNode? {
+        mutating func document(handingOut streamedKey: String, to entry: (YAMLNode, Int, YAMLNode.Mark, Int) -> Void) throws(YAMLSyntaxError) -> YAMLNode? {
             _ = try next() // the stream's start
             guard case (.documentStart, _) = try next() else { return nil }
             var root: YAMLNode
             let (first, mark) = try next()
             if case .mappingStart(let anchor) = first {
-                root = try mapping(at: mark, anchor: anchor, depth: 1, handingOut: streamedKey, to: entry)
+                root = try mapping(at: mark, anchor: anchor, depth: 1, handingOut: streamedKey, to: entry).node
             } else {
-                root = try node(first, at: mark, depth: 1)
+                root = try node(first, at: mark, depth: 1).node
             }
             _ = try next() // the document's end
             if case (.documentStart, let mark) = try next() {
@@ -68,28 +90,36 @@ enum YAMLComposer {
             return root
         }
 
-        mutating func node(_ event: Event, at mark: YAMLNode.Mark, depth: Int) throws(YAMLSyntaxError) -> YAMLNode {
+        /// The node an event starts, at `depth` levels of lists and maps (the root's is 1).
+        mutating func node(_ event: Event, at mark: YAMLNode.Mark, depth: Int) throws(YAMLSyntaxError) -> (node: YAMLNode, extent: Extent) {
             switch event {
             case .scalar(let scalar, let anchor):
                 let node = YAMLNode.scalar(scalar)
-                if let anchor { anchors[anchor] = node }
-                return node
+                if let anchor { anchors[anchor] = (node, .scalar) }
+                return (node, .scalar)
             case .alias(let name):
-                guard let node = anchors[name] else { throw YAMLSyntaxError(message: "found undefined alias '\(name)'", mark: mark) }
-                return node
+                guard let anchored = anchors[name] else { throw YAMLSyntaxError(message: "found undefined alias '\(name)'", mark: mark) }
+                // An alias nests its anchor's levels here: chained aliases must not build a deeper tree than the
+                // limit allows to be written out.
+                if anchored.extent.levels > 0 { try check(depth + anchored.extent.levels - 1, mark) }
+                return anchored
             case .sequenceStart(let anchor):
                 try check(depth, mark)
                 var nodes: [YAMLNode] = []
+                var extents: [Extent] = []
                 while true {
                     let (event, itemMark) = try next()
                     if case .sequenceEnd = event { break }
-                    nodes.append(try node(event, at: itemMark, depth: depth + 1))
+                    let item = try node(event, at: itemMark, depth: depth + 1)
+                    nodes.append(item.node)
+                    extents.append(item.extent)
                 }
                 let node = YAMLNode.sequence(nodes, mark)
-                if let anchor { anchors[anchor] = node }
-                return node
+                let extent = Extent.container(of: extents)
+                if let anchor { anchors[anchor] = (node, extent) }
+                return (node, extent)
             case .mappingStart(let anchor):
-                return try mapping(at: mark, anchor: anchor, depth: depth, handingOut: nil) { _, _ in }
+                return try mapping(at: mark, anchor: anchor, depth: depth, handingOut: nil) { _, _, _, _ in }
             case .streamStart, .streamEnd, .documentStart, .documentEnd, .sequenceEnd, .mappingEnd:
                 // libyaml's grammar puts a node here; anything else would be its error, reported before.
                 throw YAMLSyntaxError(message: "did not find expected node content", mark: mark)
@@ -98,42 +128,54 @@ enum YAMLComposer {
 
         /// A map whose mapping-start event has been read; the list under `streamedKey` is handed out entry by entry.
         mutating func mapping(at mark: YAMLNode.Mark, anchor: String?, depth: Int, handingOut streamedKey: String?,
-                              to entry: (YAMLNode, Int) -> Void) throws(YAMLSyntaxError) -> YAMLNode {
+                              to entry: (YAMLNode, Int, YAMLNode.Mark, Int) -> Void) throws(YAMLSyntaxError) -> (node: YAMLNode, extent: Extent) {
             try check(depth, mark)
             var entries: [(key: YAMLNode, value: YAMLNode)] = []
+            var extents: [Extent] = []
             var keys: Set<String> = []
             while true {
                 let (event, keyMark) = try next()
                 if case .mappingEnd = event { break }
-                let key = try node(event, at: keyMark, depth: depth + 1)
+                let (key, keyExtent) = try node(event, at: keyMark, depth: depth + 1)
+                extents.append(keyExtent)
                 if let name = key.string, !keys.insert(name).inserted {
                     throw YAMLSyntaxError(message: "found the key '\(name)' twice in one map", mark: keyMark)
                 }
                 let (valueEvent, valueMark) = try next()
                 var value: YAMLNode
                 if let streamedKey, key.string == streamedKey, case .sequenceStart(let listAnchor) = valueEvent {
+                    // Its entries are not kept, so an alias to it could only stand for an empty list.
+                    if listAnchor != nil {
+                        throw YAMLSyntaxError(message: "the '\(streamedKey)' list cannot have an anchor (anchor its entries instead)", mark: valueMark)
+                    }
                     try check(depth + 1, valueMark)
                     var position = 0
                     while true {
                         let (itemEvent, itemMark) = try next()
                         if case .sequenceEnd = itemEvent { break }
-                        entry(try node(itemEvent, at: itemMark, depth: depth + 2), position)
+                        let item = try node(itemEvent, at: itemMark, depth: depth + 2)
+                        entry(item.node, position, itemMark, item.extent.nodes)
                         position += 1
                     }
                     value = .sequence([], valueMark)
-                    if let listAnchor { anchors[listAnchor] = value }
+                    extents.append(.container(of: []))
                 } else {
-                    value = try node(valueEvent, at: valueMark, depth: depth + 1)
+                    let composed = try node(valueEvent, at: valueMark, depth: depth + 1)
+                    value = composed.node
+                    extents.append(composed.extent)
                     if let streamedKey, key.string == streamedKey, case .sequence(let nodes, let listMark) = value {
-                        for (position, node) in nodes.enumerated() { entry(node, position) }
+                        // An alias to a list anchored before: its entries' own extents were not kept (counting them
+                        // again would expand the aliases), so the whole list's is counted with its first entry.
+                        for (position, node) in nodes.enumerated() { entry(node, position, node.mark, position == 0 ? composed.extent.nodes : 0) }
                         value = .sequence([], listMark)
                     }
                 }
                 entries.append((key, value))
             }
             let node = YAMLNode.mapping(.init(entries: entries, mark: mark))
-            if let anchor { anchors[anchor] = node }
-            return node
+            let extent = Extent.container(of: extents)
+            if let anchor { anchors[anchor] = (node, extent) }
+            return (node, extent)
         }
 
         func check(_ depth: Int, _ mark: YAMLNode.Mark) throws(YAMLSyntaxError) {
