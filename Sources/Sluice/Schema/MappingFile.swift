@@ -30,7 +30,7 @@ enum MappingFile {
             return compiled.map { problem in
                 var placed = problem
                 if let field = problem.field {
-                    placed.location = firstEntry[field].map { MappingProblem.Location(source: source, line: Int(fieldPlaces[$0].mark.line), column: Int(fieldPlaces[$0].mark.column)) }
+                    placed.location = firstEntry[field].map { MappingProblem.Location(source: source, mark: fieldPlaces[$0].mark) }
                 } else if let setting = problem.setting {
                     placed.location = settingLocations[setting] ?? settingLocations[MappingProblem.Setting(key: setting.key)]
                 }
@@ -39,16 +39,9 @@ enum MappingFile {
         }
     }
 
-    static func parse(_ text: String, source: String, registry: MappingRegistry = MappingRegistry()) throws(SluiceError) -> Parsed {
-        var text = text
-        return try text.withUTF8 { bytes in
-            Result { () throws(SluiceError) in try parse(bytes, source: source, registry: registry) }
-        }.get()
-    }
-
     static func parse(_ text: UnsafeBufferPointer<UInt8>, source: String, registry: MappingRegistry) throws(SluiceError) -> Parsed {
         func at(_ node: YAMLNode?) -> MappingProblem.Location? {
-            node.map { MappingProblem.Location(source: source, line: Int($0.mark.line), column: Int($0.mark.column)) }
+            node.map { MappingProblem.Location(source: source, mark: $0.mark) }
         }
         var parsed = Parsed(source: source)
         // Aliases share nodes, but reading a field copies what they stand for into its specification: entries
@@ -62,14 +55,14 @@ enum MappingFile {
                 guard expandedNodes <= expansionLimit else { return }
                 expandedNodes = min(expandedNodes + nodes, Int.max / 2)
                 guard expandedNodes <= expansionLimit else {
-                    parsed.problems.append(MappingProblem(field: nil, message: "field #\(position + 1): with their aliases expanded, the fields stand for more than \(expansionLimit) values; this one and those after it are not read", location: .init(source: source, line: Int(mark.line), column: Int(mark.column))))
+                    parsed.problems.append(MappingProblem(field: nil, message: "field #\(position + 1): with their aliases expanded, the fields stand for more than \(expansionLimit) values; this one and those after it are not read", location: .init(source: source, mark: mark)))
                     return
                 }
                 let problems = field(entry, position: position, registry: registry, into: &parsed)
                 parsed.problems += problems.map { MappingProblem(field: $0.field, message: $0.message, location: at($0.node) ?? at(entry)) }
             }
         } catch {
-            throw .invalidMapping([MappingProblem(field: nil, message: "not valid YAML or JSON: \(error.message)", location: .init(source: source, line: Int(error.mark.line), column: Int(error.mark.column)))])
+            throw .invalidMapping([MappingProblem(field: nil, message: "not valid YAML or JSON: \(error.message)", location: .init(source: source, mark: error.mark))])
         }
         guard let root = composed, let top = root.mapping else {
             throw .invalidMapping([MappingProblem(field: nil, message: "expected a mapping with a 'fields' list at the top", location: at(composed) ?? .init(source: source, line: 1, column: 1))])
@@ -432,6 +425,12 @@ enum MappingFile {
         if Int64(text) != nil { return .integer }
         if let number = Double(text), number.isFinite, text.contains(where: { $0.isNumber }) { return .number }
         return .text
+    }
+}
+
+extension MappingProblem.Location {
+    init(source: String, mark: YAMLNode.Mark) {
+        self.init(source: source, line: Int(mark.line), column: Int(mark.column))
     }
 }
 

@@ -44,16 +44,12 @@ enum YAMLComposer {
         var levels: Int
 
         static let scalar = Extent(nodes: 1, levels: 0)
+        static let emptyContainer = Extent(nodes: 1, levels: 1)
 
-        /// A list or map around `children`; counts stop growing at 2^40 (an alias bomb stands for far more).
-        static func container(of children: [Extent]) -> Extent {
-            var nodes = 1
-            var levels = 0
-            for child in children {
-                nodes = min(nodes + child.nodes, 1 << 40)
-                levels = max(levels, child.levels)
-            }
-            return Extent(nodes: nodes, levels: levels + 1)
+        /// Adds a child of this list or map; counts stop growing at 2^40 (an alias bomb stands for far more).
+        mutating func include(_ child: Extent) {
+            nodes = min(nodes + child.nodes, 1 << 40)
+            levels = max(levels, child.levels + 1)
         }
     }
 
@@ -106,16 +102,15 @@ enum YAMLComposer {
             case .sequenceStart(let anchor):
                 try check(depth, mark)
                 var nodes: [YAMLNode] = []
-                var extents: [Extent] = []
+                var extent = Extent.emptyContainer
                 while true {
                     let (event, itemMark) = try next()
                     if case .sequenceEnd = event { break }
                     let item = try node(event, at: itemMark, depth: depth + 1)
                     nodes.append(item.node)
-                    extents.append(item.extent)
+                    extent.include(item.extent)
                 }
                 let node = YAMLNode.sequence(nodes, mark)
-                let extent = Extent.container(of: extents)
                 if let anchor { anchors[anchor] = (node, extent) }
                 return (node, extent)
             case .mappingStart(let anchor):
@@ -131,13 +126,13 @@ enum YAMLComposer {
                               to entry: (YAMLNode, Int, YAMLNode.Mark, Int) -> Void) throws(YAMLSyntaxError) -> (node: YAMLNode, extent: Extent) {
             try check(depth, mark)
             var entries: [(key: YAMLNode, value: YAMLNode)] = []
-            var extents: [Extent] = []
+            var extent = Extent.emptyContainer
             var keys: Set<String> = []
             while true {
                 let (event, keyMark) = try next()
                 if case .mappingEnd = event { break }
                 let (key, keyExtent) = try node(event, at: keyMark, depth: depth + 1)
-                extents.append(keyExtent)
+                extent.include(keyExtent)
                 if let name = key.string, !keys.insert(name).inserted {
                     throw YAMLSyntaxError(message: "found the key '\(name)' twice in one map", mark: keyMark)
                 }
@@ -158,11 +153,11 @@ enum YAMLComposer {
                         position += 1
                     }
                     value = .sequence([], valueMark)
-                    extents.append(.container(of: []))
+                    extent.include(.emptyContainer)
                 } else {
                     let composed = try node(valueEvent, at: valueMark, depth: depth + 1)
                     value = composed.node
-                    extents.append(composed.extent)
+                    extent.include(composed.extent)
                     if let streamedKey, key.string == streamedKey, case .sequence(let nodes, let listMark) = value {
                         // An alias to a list anchored before: its entries' own extents were not kept (counting them
                         // again would expand the aliases), so the whole list's is counted with its first entry.
@@ -173,7 +168,6 @@ enum YAMLComposer {
                 entries.append((key, value))
             }
             let node = YAMLNode.mapping(.init(entries: entries, mark: mark))
-            let extent = Extent.container(of: extents)
             if let anchor { anchors[anchor] = (node, extent) }
             return (node, extent)
         }
