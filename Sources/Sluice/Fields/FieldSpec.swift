@@ -1,6 +1,9 @@
 import Foundation
 
 /// One field of a dynamic schema: where its value comes from, what type it has, and how it converts.
+///
+/// The name, path, type and optionality are kept inline; every other setting lives in one shared box that a field
+/// with none of them does without, so that a mapping of 100,000 plain fields holds 48 bytes a field, not 200.
 public struct FieldSpec: Sendable, Hashable {
     /// The field's (column's) name. Unique within a schema.
     public var name: String
@@ -14,49 +17,147 @@ public struct FieldSpec: Sendable, Hashable {
     public var type: FieldType
     /// Whether a missing key or a JSON `null` maps to null instead of rejecting the record.
     public var isOptional: Bool
-    /// What a missing key gives instead of null or a rejection; for a field that is not optional, also what
-    /// `null` gives; for an enum field, also what `null` and an unmatched value give. Must have the field's type.
-    public var defaultValue: FieldValue?
-    /// For int64 and uint64: drop a fractional part (toward zero) instead of rejecting `3.5`.
-    public var truncatesFractions: Bool
-    /// For dates: the unit of epoch numbers and numeric strings.
-    public var epochUnit: EpochUnit
-    /// For dates: the formats values are read in, tried in order (``DateFormat/epoch`` for epoch numbers).
-    public var dateFormats: [DateFormat]
-    /// For enums: the value map, JSON value to stored value.
-    public var enumValues: [EnumValue]
-    /// Rules the value must follow for the record to be accepted.
-    public var validators: [Validator]
-    /// Your own conversion, run on the JSON value before the type converts it (see ``ValueTransform``).
-    public var transform: ValueTransform?
-    /// For lists: keep the first of equal elements only (an ordered set).
-    public var isUnique = false
-    /// Input values that mean null for this field (`["", "N/A", false]`), checked before anything else sees the
-    /// value; nil takes the mapping's (``MappingOptions/nullSpellings``), `[]` none. A value spelled so is a JSON
-    /// `null` from then on: null for an optional field, the default or a rejection for a required one.
-    public var nullSpellings: [JSONValue]?
-    /// Cleanups of the input text, applied in order after the null spellings and before the transform and the
-    /// type's conversion (see ``ValueCleanup``).
-    public var cleanups: [ValueCleanup] = [] {
-        didSet { isList = Self.readsList(path, cleanups: cleanups) }
-    }
-    /// Key paths read when ``path`` gives no value: the field takes the first of its paths, in this order, that
-    /// holds a value other than null (after null spellings and cleanups), whatever order the keys come in. When
-    /// none does, the field is missing.
-    public var fallbackPaths: [String] = []
-    /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
-    var requiresFoundationURL = false
-    /// For a typed property whose type is not its column's (an `Int32` read through an int64 column): how
-    /// rejections name the property's type, so that they say what the model declared.
-    var shownType: ShownType?
-    /// For typed fields declared without a path: the property path (`address.city`), each component of which the
-    /// naming convention converts into a key.
-    var propertyPath: [String]?
-
     /// Whether the field reads a list: its path goes through `*` or a cleanup splits its text, and its column
     /// holds each row's elements, converted by the type, as a JSON array. Kept with the path and the cleanups,
     /// because batches ask for every column.
     public private(set) var isList = false
+    /// The settings beyond the four above; nil while all have their defaults.
+    private var settingsBox: SettingsBox?
+
+    /// What a missing key gives instead of null or a rejection; for a field that is not optional, also what
+    /// `null` gives; for an enum field, also what `null` and an unmatched value give. Must have the field's type.
+    public var defaultValue: FieldValue? {
+        get { settings.defaultValue }
+        set { updateSettings { $0.defaultValue = newValue } }
+    }
+    /// For int64 and uint64: drop a fractional part (toward zero) instead of rejecting `3.5`.
+    public var truncatesFractions: Bool {
+        get { settings.truncatesFractions }
+        set { updateSettings { $0.truncatesFractions = newValue } }
+    }
+    /// For dates: the unit of epoch numbers and numeric strings.
+    public var epochUnit: EpochUnit {
+        get { settings.epochUnit }
+        set { updateSettings { $0.epochUnit = newValue } }
+    }
+    /// For dates: the formats values are read in, tried in order (``DateFormat/epoch`` for epoch numbers).
+    public var dateFormats: [DateFormat] {
+        get { settings.dateFormats }
+        set { updateSettings { $0.dateFormats = newValue } }
+    }
+    /// For enums: the value map, JSON value to stored value.
+    public var enumValues: [EnumValue] {
+        get { settings.enumValues }
+        set { updateSettings { $0.enumValues = newValue } }
+    }
+    /// Rules the value must follow for the record to be accepted.
+    public var validators: [Validator] {
+        get { settings.validators }
+        set { updateSettings { $0.validators = newValue } }
+    }
+    /// Your own conversion, run on the JSON value before the type converts it (see ``ValueTransform``).
+    public var transform: ValueTransform? {
+        get { settings.transform }
+        set { updateSettings { $0.transform = newValue } }
+    }
+    /// For lists: keep the first of equal elements only (an ordered set).
+    public var isUnique: Bool {
+        get { settings.isUnique }
+        set { updateSettings { $0.isUnique = newValue } }
+    }
+    /// Input values that mean null for this field (`["", "N/A", false]`), checked before anything else sees the
+    /// value; nil takes the mapping's (``MappingOptions/nullSpellings``), `[]` none. A value spelled so is a JSON
+    /// `null` from then on: null for an optional field, the default or a rejection for a required one.
+    public var nullSpellings: [JSONValue]? {
+        get { settings.nullSpellings }
+        set { updateSettings { $0.nullSpellings = newValue } }
+    }
+    /// Cleanups of the input text, applied in order after the null spellings and before the transform and the
+    /// type's conversion (see ``ValueCleanup``).
+    public var cleanups: [ValueCleanup] {
+        get { settings.cleanups }
+        set {
+            updateSettings { $0.cleanups = newValue }
+            isList = Self.readsList(path, cleanups: newValue)
+        }
+    }
+    /// Key paths read when ``path`` gives no value: the field takes the first of its paths, in this order, that
+    /// holds a value other than null (after null spellings and cleanups), whatever order the keys come in. When
+    /// none does, the field is missing.
+    public var fallbackPaths: [String] {
+        get { settings.fallbackPaths }
+        set { updateSettings { $0.fallbackPaths = newValue } }
+    }
+    /// For URLs read into Foundation `URL`s: values must also satisfy Foundation's parser.
+    var requiresFoundationURL: Bool {
+        get { settings.requiresFoundationURL }
+        set { updateSettings { $0.requiresFoundationURL = newValue } }
+    }
+    /// For a typed property whose type is not its column's (an `Int32` read through an int64 column): how
+    /// rejections name the property's type, so that they say what the model declared.
+    var shownType: ShownType? {
+        get { settings.shownType }
+        set { updateSettings { $0.shownType = newValue } }
+    }
+    /// For typed fields declared without a path: the property path (`address.city`), each component of which the
+    /// naming convention converts into a key.
+    var propertyPath: [String]? {
+        get { settings.propertyPath }
+        set { updateSettings { $0.propertyPath = newValue } }
+    }
+
+    /// The settings of a field beyond its name, path, type and optionality.
+    private struct Settings: Sendable, Hashable {
+        var defaultValue: FieldValue?
+        var truncatesFractions = false
+        var epochUnit = EpochUnit.seconds
+        var dateFormats = DateFormat.defaults
+        var enumValues: [EnumValue] = []
+        var validators: [Validator] = []
+        var transform: ValueTransform?
+        var isUnique = false
+        var nullSpellings: [JSONValue]?
+        var cleanups: [ValueCleanup] = []
+        var fallbackPaths: [String] = []
+        var requiresFoundationURL = false
+        var shownType: ShownType?
+        var propertyPath: [String]?
+
+        static let defaults = Settings()
+    }
+
+    /// Shared between copies of a field until one of them changes a setting (then it takes a box of its own), so
+    /// no box is ever changed while another field sees it.
+    private final class SettingsBox: @unchecked Sendable {
+        var settings: Settings
+        init(_ settings: Settings) { self.settings = settings }
+    }
+
+    private var settings: Settings { settingsBox?.settings ?? .defaults }
+
+    private mutating func updateSettings(_ change: (inout Settings) -> Void) {
+        if isKnownUniquelyReferenced(&settingsBox), let box = settingsBox {
+            change(&box.settings)
+            if box.settings == .defaults { settingsBox = nil }
+        } else {
+            var changed = settings
+            change(&changed)
+            settingsBox = changed == .defaults ? nil : SettingsBox(changed)
+        }
+    }
+
+    public static func == (lhs: FieldSpec, rhs: FieldSpec) -> Bool {
+        lhs.name == rhs.name && lhs.path == rhs.path && lhs.type == rhs.type && lhs.isOptional == rhs.isOptional
+            && lhs.isList == rhs.isList && lhs.settings == rhs.settings
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(path)
+        hasher.combine(type)
+        hasher.combine(isOptional)
+        hasher.combine(settings)
+    }
 
     private static func readsList(_ path: String?, cleanups: [ValueCleanup]) -> Bool {
         if cleanups.contains(where: \.isSplit) { return true }
@@ -104,13 +205,11 @@ public struct FieldSpec: Sendable, Hashable {
         self.path = path
         self.type = type
         self.isOptional = isOptional
-        self.defaultValue = defaultValue
-        self.truncatesFractions = truncatesFractions
-        self.epochUnit = epochUnit
-        self.dateFormats = dateFormats
-        self.enumValues = enumValues
-        self.validators = validators
-        self.transform = transform
+        let settings = Settings(
+            defaultValue: defaultValue, truncatesFractions: truncatesFractions, epochUnit: epochUnit, dateFormats: dateFormats,
+            enumValues: enumValues, validators: validators, transform: transform
+        )
+        if settings != .defaults { settingsBox = SettingsBox(settings) }
         isList = Self.readsList(path, cleanups: [])
     }
 }

@@ -65,13 +65,12 @@ enum PlanCompiler {
         }
 
         let fallbacks = fallbackPaths(of: fields, problems: &problems)
-        let budget = TrieNodeBudget()
-        let root = TrieBuilderNode(displayPath: "$", depth: 1, budget: budget)
+        var trie = TrieBuilder()
         for (column, path) in parsedPaths.enumerated() {
             guard let path else { continue }
-            root.insert(path.segments[...], column: column)
+            trie.insert(path.segments[...], column: column)
             for (offset, fallback) in fallbacks[column].enumerated() {
-                root.insert(fallback.segments[...], column: column, rank: Int32(offset + 1))
+                trie.insert(fallback.segments[...], column: column, rank: Int32(offset + 1))
             }
         }
         // Ignored paths are known to the trie (so never unmapped) but feed no column. `user` and `user.**` cover
@@ -80,7 +79,7 @@ enum PlanCompiler {
         for (position, ignored) in options.ignoredPaths.enumerated() {
             do {
                 var path = try FieldPath(parsing: ignored)
-                var scope = TrieBuilderNode.IgnoredScope.everythingBeneath
+                var scope = TrieBuilder.IgnoredScope.everythingBeneath
                 // `\*\*` and `\**` are keys named `**`, not the wildcard.
                 if path.segments.last?.key == Array("**".utf8), ignored == "**" || ignored.hasSuffix(".**") {
                     path.segments.removeLast()
@@ -88,19 +87,18 @@ enum PlanCompiler {
                     path.segments.removeLast()
                     scope = .keysDirectlyIn
                 }
-                root.insert(path.segments[...], column: nil, ignoring: scope)
+                trie.insert(path.segments[...], column: nil, ignoring: scope)
             } catch {
                 problems.append(MappingProblem(setting: "ignore", index: position, message: "ignored path '\(ignored)': \(error.message)"))
             }
         }
-        root.spreadEveryElement()
-        root.spreadIgnoredScope()
-        if budget.isExhausted {
+        trie.spreadEveryElement()
+        trie.spreadIgnoredScope()
+        if trie.isExhausted {
             // Nothing below is worth checking in a trie that was left unfinished.
-            throw .invalidMapping(problems + [MappingProblem(setting: "fields", message: "the key paths make too large a trie (over \(Self.maximumTrieSteps) steps to build, or \(Self.maximumTriePathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
+            throw .invalidMapping(problems + [MappingProblem(setting: "fields", message: "the key paths make too large a trie (over \(TrieBuilder.maximumSteps) steps to build, or \(TrieBuilder.maximumPathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
         }
-        var reported: Set<Int> = []
-        root.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
+        checkScalarTargetsAreLeaves(trie, fields: fields, problems: &problems)
 
         var recordsPath: FieldPath?
         if let path = options.recordsPath {
@@ -122,7 +120,7 @@ enum PlanCompiler {
         }
 
         guard problems.isEmpty else { throw .invalidMapping(problems) }
-        let plan = root.flatten(fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: options.unmappedKeys == .reject)
+        let plan = trie.plan(fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: options.unmappedKeys == .reject)
         plan.recordsPath = recordsPath
         plan.skippedRecords = options.skippedRecords
         plan.columnsFromHeader = options.columnsFromHeader
@@ -208,262 +206,23 @@ enum PlanCompiler {
 extension PlanCompiler {
     static let noFieldsMessage = "a mapping needs at least one field"
 
-    /// Far more than any real mapping takes (a few steps per field), and a bound on what a hostile one can cost:
-    /// steps (nodes made and visited while building), and the bytes of the nodes' key paths (kept for messages),
-    /// which grow with depth.
-    static let maximumTrieSteps = 1 << 20
-    static let maximumTriePathBytes = 64 << 20
-}
-
-/// How much work building the trie may take: each numeric segment of a key path goes down two branches, so a
-/// path of many of them would otherwise make exponentially many nodes, and each further field on such a path
-/// would visit them all again.
-private final class TrieNodeBudget {
-    private var steps = 0
-    private var pathBytes = 0
-
-    var isExhausted: Bool { steps > PlanCompiler.maximumTrieSteps || pathBytes > PlanCompiler.maximumTriePathBytes }
-
-    func spend(pathBytes bytes: Int = 0) {
-        steps += 1
-        pathBytes += bytes
-    }
-}
-
-/// The trie while it is being built: plain objects, flattened into tables once complete.
-private final class TrieBuilderNode {
-    let displayPath: String
-    let depth: Int
-    private let budget: TrieNodeBudget
-    var keyChildren: [(key: [UInt8], node: TrieBuilderNode)] = []
-    var indexChildren: [(index: Int, node: TrieBuilderNode)] = []
-    // Where each child sits in the lists above, so that a mapping of many thousand fields compiles in linear time.
-    private var keyChildPositions: [[UInt8]: Int] = [:]
-    private var indexChildPositions: [Int: Int] = [:]
-    /// `*`: every element of the array here.
-    var everyElementChild: TrieBuilderNode?
-    /// At the root, `$key`: fed with each record's member key, not a key inside the record, so a record may be a
-    /// scalar (`$` beside `$key` in a map of id to name).
-    var recordKeyChild: TrieBuilderNode?
-    var targets: [Int] = []
-    /// Per target: which of its field's paths ends here (0 for the path itself, 1 for its first fallback, …).
-    var targetRanks: [Int32] = []
-
-    init(displayPath: String, depth: Int, budget: TrieNodeBudget) {
-        self.displayPath = displayPath
-        self.depth = depth
-        self.budget = budget
-        budget.spend(pathBytes: displayPath.utf8.count)
-    }
-
-    /// What an ignored path covers at its node: keys no field reads directly in it (`user.*`), or anywhere
-    /// beneath it (`user`, `user.**`).
-    enum IgnoredScope { case none, keysDirectlyIn, everythingBeneath }
-    var ignoredScope = IgnoredScope.none
-
-    /// Adds `column` at the end of `segments`, or an ignored path's scope. A numeric segment goes down both
-    /// branches: the input decides at run time whether the value there is an array or an object.
-    func insert(_ segments: ArraySlice<FieldPath.Segment>, column: Int?, rank: Int32 = 0, ignoring scope: IgnoredScope = .none) {
-        budget.spend()
-        guard !budget.isExhausted else { return }
-        guard let segment = segments.first else {
-            if let column {
-                targets.append(column)
-                targetRanks.append(rank)
-            }
-            widenIgnoredScope(to: scope)
-            return
-        }
-        let rest = segments.dropFirst()
-        if segment.isEveryElement {
-            let child = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1, budget: budget)
-            everyElementChild = child
-            child.insert(rest, column: column, rank: rank, ignoring: scope)
-            return
-        }
-        if depth == 1 && segment.key == RecordKeyField.segment.key {
-            let child = recordKeyChild ?? TrieBuilderNode(displayPath: RecordKeyField.path, depth: depth + 1, budget: budget)
-            recordKeyChild = child
-            child.insert(rest, column: column, rank: rank, ignoring: scope)
-            return
-        }
-        keyChild(segment.key).insert(rest, column: column, rank: rank, ignoring: scope)
-        if let index = segment.index { indexChild(index).insert(rest, column: column, rank: rank, ignoring: scope) }
-    }
-
-    /// Two ignored paths on one node cover what either covers.
-    private func widenIgnoredScope(to scope: IgnoredScope) {
-        if scope == .everythingBeneath || (scope == .keysDirectlyIn && ignoredScope == .none) { ignoredScope = scope }
-    }
-
-    /// An ignored path that covers everything beneath its node covers every node the fields make beneath it.
-    func spreadIgnoredScope(inherited: Bool = false) {
-        if inherited { ignoredScope = .everythingBeneath }
-        let spreads = ignoredScope == .everythingBeneath
-        for (_, child) in keyChildren { child.spreadIgnoredScope(inherited: spreads) }
-        for (_, child) in indexChildren { child.spreadIgnoredScope(inherited: spreads) }
-        everyElementChild?.spreadIgnoredScope(inherited: spreads)
-    }
-
-    /// An element that an index names (`tags.0`) is also one of every element (`tags.*`), but a value reaches one
-    /// node: the `*` subtree is copied into each index child, so element 0 feeds both.
-    func spreadEveryElement() {
-        if let every = everyElementChild {
-            for (_, child) in indexChildren { child.absorb(every) }
-        }
-        for (_, child) in keyChildren { child.spreadEveryElement() }
-        for (_, child) in indexChildren { child.spreadEveryElement() }
-        everyElementChild?.spreadEveryElement()
-    }
-
-    /// Adds `other`'s targets and children to this node's.
-    private func absorb(_ other: TrieBuilderNode) {
-        budget.spend()
-        guard !budget.isExhausted else { return }
-        widenIgnoredScope(to: other.ignoredScope)
-        for column in other.targets where !targets.contains(column) { targets.append(column) }
-        for (key, child) in other.keyChildren { keyChild(key).absorb(child) }
-        for (index, child) in other.indexChildren { indexChild(index).absorb(child) }
-        if let every = other.everyElementChild {
-            let mine = everyElementChild ?? TrieBuilderNode(displayPath: displayPath + ".*", depth: depth + 1, budget: budget)
-            everyElementChild = mine
-            mine.absorb(every)
-        }
-    }
-
-    private func keyChild(_ key: [UInt8]) -> TrieBuilderNode {
-        if let position = keyChildPositions[key] { return keyChildren[position].node }
-        let name = FieldPath.escaped(key: String(decoding: key, as: UTF8.self))
-        let child = TrieBuilderNode(displayPath: displayPath + "." + name, depth: depth + 1, budget: budget)
-        keyChildPositions[key] = keyChildren.count
-        keyChildren.append((key, child))
-        return child
-    }
-
-    private func indexChild(_ index: Int) -> TrieBuilderNode {
-        if let position = indexChildPositions[index] { return indexChildren[position].node }
-        let child = TrieBuilderNode(displayPath: displayPath + "[\(index)]", depth: depth + 1, budget: budget)
-        indexChildPositions[index] = indexChildren.count
-        indexChildren.append((index, child))
-        return child
-    }
-
     /// A string, number or Boolean field can never be read at a node that other fields look inside: the value
     /// there has to be an object or array for them, and a scalar for it. Only `json` and transformed fields may
     /// share such a node.
-    func checkScalarTargetsAreLeaves(fields: [FieldSpec], reported: inout Set<Int>, problems: inout [MappingProblem]) {
-        if !keyChildren.isEmpty || !indexChildren.isEmpty || everyElementChild != nil {
+    private static func checkScalarTargetsAreLeaves(_ trie: TrieBuilder, fields: [FieldSpec], problems: inout [MappingProblem]) {
+        var reported: Set<Int32> = []
+        for (id, node) in trie.nodes.enumerated() where node.hasChildren {
             // A numeric segment puts a field on two nodes (key and index branch): report it once.
-            for column in targets where !fields[column].takesAnyValue && reported.insert(column).inserted {
-                let beneath = Set(descendantTargets()).sorted().map { "'\(fields[$0].name)'" }
+            for column in trie.targetColumns(of: Int32(id)) where !fields[Int(column)].takesAnyValue && reported.insert(column).inserted {
+                let beneath = Set(trie.descendantColumns(of: Int32(id))).sorted().map { "'\(fields[Int($0)].name)'" }
+                let field = fields[Int(column)]
                 problems.append(MappingProblem(
-                    field: fields[column].name,
-                    message: "reads \(displayPath) as \(fields[column].type), but \(beneath.joined(separator: ", ")) "
+                    field: field.name,
+                    message: "reads \(trie.displayPath(of: Int32(id))) as \(field.type), but \(beneath.joined(separator: ", ")) "
                         + "read\(beneath.count == 1 ? "s" : "") inside it; only a json or transformed field can share a node with fields beneath it"
                 ))
             }
         }
-        for child in keyChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems) }
-        for child in indexChildren { child.node.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems) }
-        everyElementChild?.checkScalarTargetsAreLeaves(fields: fields, reported: &reported, problems: &problems)
-    }
-
-    func descendantTargets() -> [Int] {
-        keyChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
-            + indexChildren.flatMap { $0.node.targets + $0.node.descendantTargets() }
-            + (everyElementChild.map { $0.targets + $0.descendantTargets() } ?? [])
-    }
-
-    func flatten(fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator], rejectsUnmappedKeys: Bool) -> CompiledPlan {
-        var order: [TrieBuilderNode] = []
-        var queue: [TrieBuilderNode] = [self]
-        while !queue.isEmpty {
-            let node = queue.removeFirst()
-            order.append(node)
-            queue.append(contentsOf: node.keyChildren.map(\.node))
-            queue.append(contentsOf: node.indexChildren.map(\.node))
-            if let child = node.everyElementChild { queue.append(child) }
-            if let child = node.recordKeyChild { queue.append(child) }
-        }
-        let ids = Dictionary(uniqueKeysWithValues: order.enumerated().map { (ObjectIdentifier($1), Int32($0)) })
-
-        var nodes: [PlanNode] = []
-        var keyEntries: [KeyEntry] = []
-        var keySlots: [Int32] = []
-        var keyBytes: [UInt8] = []
-        var indexEntries: [IndexEntry] = []
-        var targets: [Int32] = []
-        var targetRanks: [Int32] = []
-        for builder in order {
-            var node = PlanNode()
-            node.keyEntryStart = Int32(keyEntries.count)
-            node.keyEntryCount = Int32(builder.keyChildren.count)
-            for (key, child) in builder.keyChildren {
-                keyEntries.append(KeyEntry(keyStart: Int32(keyBytes.count), keyLength: Int32(key.count), node: ids[ObjectIdentifier(child)] ?? -1))
-                keyBytes.append(contentsOf: key)
-            }
-            if !builder.keyChildren.isEmpty {
-                var size = 4
-                while size < builder.keyChildren.count * 2 { size *= 2 }
-                node.slotStart = Int32(keySlots.count)
-                node.slotMask = Int32(size - 1)
-                var table = [Int32](repeating: -1, count: size)
-                for (offset, child) in builder.keyChildren.enumerated() {
-                    var slot = Int(truncatingIfNeeded: CompiledPlan.keyHash(child.key)) & (size - 1)
-                    while table[slot] >= 0 { slot = (slot + 1) & (size - 1) }
-                    table[slot] = node.keyEntryStart + Int32(offset)
-                }
-                keySlots.append(contentsOf: table)
-            }
-            node.indexEntryStart = Int32(indexEntries.count)
-            node.indexEntryCount = Int32(builder.indexChildren.count)
-            for (index, child) in builder.indexChildren.sorted(by: { $0.index < $1.index }) {
-                indexEntries.append(IndexEntry(index: index, node: ids[ObjectIdentifier(child)] ?? -1))
-            }
-            if let child = builder.everyElementChild {
-                indexEntries.append(IndexEntry(index: -1, node: ids[ObjectIdentifier(child)] ?? -1))
-                node.indexEntryCount += 1
-            }
-            node.targetStart = Int32(targets.count)
-            node.targetCount = Int32(builder.targets.count)
-            targets.append(contentsOf: builder.targets.map { Int32($0) })
-            targetRanks.append(contentsOf: builder.targetRanks)
-            node.capturesJSON = builder.targets.contains { fields[$0].takesAnyValue }
-            node.hasScalarTargets = builder.targets.contains { !fields[$0].takesAnyValue }
-            node.hasSpecialTargets = builder.targets.contains {
-                fields[$0].transform != nil || fields[$0].isList || conversions[$0].cleaning != nil || !fields[$0].fallbackPaths.isEmpty
-            }
-            node.scalarNeedsCare = node.hasSpecialTargets || !builder.keyChildren.isEmpty || !builder.indexChildren.isEmpty
-                || builder.everyElementChild != nil
-            nodes.append(node)
-        }
-        let plan = CompiledPlan(
-            fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: rejectsUnmappedKeys, nodes: nodes, keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes,
-            indexEntries: indexEntries, targets: targets, displayPaths: order.map(\.displayPath),
-            maxDepth: order.map(\.depth).max() ?? 1
-        )
-        // Each list starts (as `[]`) where its array does, so that an empty array gives an empty list.
-        var arrayNodes = [Int32](repeating: -1, count: fields.count)
-        for builder in order {
-            guard let child = builder.everyElementChild else { continue }
-            for column in child.targets + child.descendantTargets() { arrayNodes[column] = ids[ObjectIdentifier(builder)] ?? -1 }
-        }
-        plan.listArrayNodes = plan.listColumns.map { arrayNodes[$0] }
-        plan.targetRanks = targetRanks
-        plan.startsLists.deallocate()
-        plan.startsLists = .allocateCopy(of: order.map { $0.everyElementChild != nil })
-        plan.ignoresUnreadKeys.deallocate()
-        plan.ignoresUnreadKeys = .allocateCopy(of: order.map { $0.ignoredScope != .none })
-        plan.feedsNoField.deallocate()
-        // Children come after their parent in `order`: one pass from the end settles each node after its children.
-        var feeds = order.map { !$0.targets.isEmpty }
-        for (position, builder) in order.enumerated().reversed() {
-            let children = builder.keyChildren.map(\.node) + builder.indexChildren.map(\.node) + (builder.everyElementChild.map { [$0] } ?? [])
-            if children.contains(where: { ids[ObjectIdentifier($0)].map { feeds[Int($0)] } ?? false }) { feeds[position] = true }
-        }
-        plan.feedsNoField = .allocateCopy(of: feeds.map { !$0 })
-        if let keyChild = recordKeyChild { plan.keyNode = ids[ObjectIdentifier(keyChild)] ?? -1 }
-        return plan
     }
 }
 
