@@ -473,7 +473,7 @@ struct RecordStateMachine {
                 return
             }
             var result = NumberConversion.int64(bytes, length)
-            if result == .fractional && plan.conversions[column].truncatesFractions {
+            if result == .fractional && plan.conversion(column).pointee.truncatesFractions {
                 result = NumberConversion.signed(NumberConversion.exactInteger(bytes, length, truncates: true))
             }
             switch result {
@@ -486,7 +486,7 @@ struct RecordStateMachine {
                 fail(node: nodeID, .typeMismatch, expected: expected("uint64", column, .type), kind, bytes, length, boolValue)
                 return
             }
-            switch NumberConversion.exactInteger(bytes, length, truncates: plan.conversions[column].truncatesFractions) {
+            switch NumberConversion.exactInteger(bytes, length, truncates: plan.conversion(column).pointee.truncatesFractions) {
             case .value(let negative, let magnitude) where !negative || magnitude == 0: storage.pointee.write(magnitude, row: row)
             case .fractional: fail(node: nodeID, .outOfRange, expected: expected("uint64 (an integer)", column, .integer), kind, bytes, length, boolValue)
             default: fail(node: nodeID, .outOfRange, expected: expected("uint64 (0 to 18446744073709551615)", column, .range), kind, bytes, length, boolValue)
@@ -607,7 +607,7 @@ struct RecordStateMachine {
     @inline(never)
     private mutating func writeCleaned(column: Int, node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         // Read in place: a copy of the compiled cleanups would retain their tables for every value.
-        let conversion = plan.conversions + column
+        let conversion = plan.conversion(column)
         var isSpelledNull = false
         switch kind {
         case .string: isSpelledNull = bytes.map { conversion.pointee.cleaning?.nullSpellings?.matchesString($0, length) ?? false } ?? false
@@ -755,7 +755,7 @@ struct RecordStateMachine {
     @inline(never)
     private mutating func writeTransformed(_ value: JSONValue, column: Int, node nodeID: Int32) {
         stamps[column] = serial
-        guard let transform = plan.conversions[column].transform else { return }
+        guard let transform = plan.conversion(column).pointee.transform else { return }
         let result: JSONValue?
         do {
             result = try transform.body(value)
@@ -793,7 +793,7 @@ struct RecordStateMachine {
         column: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int, node nodeID: Int32, _ kind: ScalarKind,
         _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
     ) {
-        let conversion = plan.conversions + column
+        let conversion = plan.conversion(column)
         switch columnTypes[column] {
         case .date:
             // The parser is used in place: binding it to a local would copy it, with its arrays' reference counts.
@@ -848,7 +848,7 @@ struct RecordStateMachine {
         let storage = columns + column
         let isOptional = columnIsOptional[column]
         if columnHasDefault[column] && (!isOptional || columnTypes[column] == .enumeration),
-           let defaultValue = plan.conversions[column].defaultValue {
+           let defaultValue = plan.conversion(column).pointee.defaultValue {
             storage.pointee.write(defaultValue, row: row)
             return
         }
@@ -1081,7 +1081,7 @@ struct RecordStateMachine {
         for index in 0..<plan.validators.count {
             let validator = plan.validatorTable + index
             let column = validator.pointee.column
-            if stamps[column] != serial && columnHasDefault[column], let defaultValue = plan.conversions[column].defaultValue {
+            if stamps[column] != serial && columnHasDefault[column], let defaultValue = plan.conversion(column).pointee.defaultValue {
                 columns[column].write(defaultValue, row: row)
                 stamps[column] = serial
                 defaultedStamps[column] = serial
@@ -1104,7 +1104,7 @@ struct RecordStateMachine {
 
     private mutating func commit(_ location: RecordLocation, end: Int) {
         for column in 0..<columnCount where stamps[column] != serial {
-            if columnHasDefault[column], let defaultValue = plan.conversions[column].defaultValue {
+            if columnHasDefault[column], let defaultValue = plan.conversion(column).pointee.defaultValue {
                 columns[column].write(defaultValue, row: row)
             } else {
                 columns[column].setNull(row: row)

@@ -50,9 +50,14 @@ final class CompiledPlan: @unchecked Sendable {
     /// Per node: whether no field reads it or anything beneath it (it is there for an ignored path only), so
     /// that a value of any shape is fine there. Read only when a shape does not fit.
     var feedsNoField: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
-    /// Per column: how values convert beyond the type (dates, enums, truncation, defaults). Plain memory, so
-    /// that reading a column's parser or table in place costs no reference counting.
-    let conversions: UnsafeMutablePointer<ColumnConversion>
+    /// How values convert beyond the type (dates, enums, truncation, defaults): one entry for each column that
+    /// has such a conversion, and entry 0, the plain conversion, shared by every column that has none (see
+    /// ``conversion(_:)``). Plain memory, so that reading a column's parser or table in place costs no reference
+    /// counting.
+    private let conversions: UnsafeMutablePointer<ColumnConversion>
+    private let conversionCount: Int
+    /// Per column: its entry in `conversions`.
+    private let conversionSlots: UnsafeMutablePointer<Int32>
     /// Per column: whether it has a default, checked for every missing value without touching `conversions`.
     let columnHasDefault: UnsafeMutablePointer<Bool>
     /// Validators to run on every record before it is committed.
@@ -77,7 +82,7 @@ final class CompiledPlan: @unchecked Sendable {
     let maxDepth: Int
 
     init(
-        fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator], rejectsUnmappedKeys: Bool, nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32],
+        fields: [FieldSpec], conversions: ColumnConversionTable, validators: [CompiledValidator], rejectsUnmappedKeys: Bool, nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32],
         keyBytes: [UInt8], indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
     ) {
         self.fields = fields
@@ -85,13 +90,14 @@ final class CompiledPlan: @unchecked Sendable {
             let path = field.resolvedPath(naming: nil)
             return (try? FieldPath(parsing: path))?.description ?? path
         }
-        self.conversions = .allocate(capacity: max(conversions.count, 1))
-        self.conversions.initialize(from: conversions, count: conversions.count)
+        self.conversions = .allocateCopy(of: conversions.entries)
+        conversionCount = conversions.entries.count
+        conversionSlots = .allocateCopy(of: conversions.slots)
         self.validators = validators
         validatorTable = .allocate(capacity: max(validators.count, 1))
         validatorTable.initialize(from: validators, count: validators.count)
         self.rejectsUnmappedKeys = rejectsUnmappedKeys
-        columnHasDefault = .allocateCopy(of: conversions.map { $0.defaultValue != nil })
+        columnHasDefault = .allocateCopy(of: conversions.slots.map { conversions.entries[Int($0)].defaultValue != nil })
         self.nodeCount = nodes.count
         self.keyEntryCount = keyEntries.count
         self.nodes = .allocateCopy(of: nodes)
@@ -103,7 +109,7 @@ final class CompiledPlan: @unchecked Sendable {
         self.columnTypes = .allocateCopy(of: fields.map(\.type))
         self.columnIsOptional = .allocateCopy(of: fields.map(\.isOptional))
         columnIsTransformed = .allocateCopy(of: fields.map { $0.transform != nil })
-        columnIsCleaned = .allocateCopy(of: conversions.map { $0.cleaning != nil })
+        columnIsCleaned = .allocateCopy(of: conversions.slots.map { conversions.entries[Int($0)].cleaning != nil })
         columnHasFallbacks = fields.map { !$0.fallbackPaths.isEmpty }
         columnIsList = .allocateCopy(of: fields.map(\.isList))
         columnIsUniqueList = .allocateCopy(of: fields.map { $0.isList && $0.isUnique })
@@ -129,10 +135,17 @@ final class CompiledPlan: @unchecked Sendable {
         ignoresUnreadKeys.deallocate()
         feedsNoField.deallocate()
         columnHasDefault.deallocate()
-        conversions.deinitialize(count: fields.count)
+        conversions.deinitialize(count: conversionCount)
         validatorTable.deinitialize(count: validators.count)
         validatorTable.deallocate()
         conversions.deallocate()
+        conversionSlots.deallocate()
+    }
+
+    /// How `column`'s values convert beyond its type.
+    @inline(__always)
+    func conversion(_ column: Int) -> UnsafeMutablePointer<ColumnConversion> {
+        conversions + Int(conversionSlots[column])
     }
 
     /// Per column: its key path as rejections print it (`$.user.name`), rendered once.
@@ -205,6 +218,30 @@ struct ColumnConversion: Sendable {
     var transform: ValueTransform?
     /// Null spellings and cleanups, for a field that has any.
     var cleaning: CompiledCleanups?
+
+    /// Whether values convert by their type alone.
+    var isPlain: Bool {
+        !truncatesFractions && !requiresFoundationURL && dateParser == nil && enumTable == nil && defaultValue == nil && transform == nil && cleaning == nil
+    }
+}
+
+/// The columns' conversions, stored once for each column that has one of its own: the columns that convert by
+/// their type alone share entry 0, so a mapping of 100,000 plain text fields holds one.
+struct ColumnConversionTable {
+    private(set) var entries = [ColumnConversion()]
+    /// Per column: its entry.
+    private(set) var slots: [Int32] = []
+
+    mutating func append(_ conversion: ColumnConversion) {
+        if conversion.isPlain {
+            slots.append(0)
+        } else {
+            slots.append(Int32(entries.count))
+            entries.append(conversion)
+        }
+    }
+
+    subscript(column: Int) -> ColumnConversion { entries[Int(slots[column])] }
 }
 
 /// One trie node: a place in the record that some field reads, or that lies on the way to one.

@@ -13,66 +13,62 @@ enum PlanCompiler {
         }
         if fields.isEmpty { problems.append(MappingProblem(setting: "fields", message: noFieldsMessage)) }
 
-        var seenNames: Set<String> = []
-        var parsedPaths: [FieldPath?] = []
-        for field in fields {
-            if field.name.isEmpty { problems.append(MappingProblem(field: field.name, message: "the name is empty")) }
-            if !seenNames.insert(field.name).inserted {
-                problems.append(MappingProblem(field: field.name, message: "the name is used by more than one field"))
-            }
-            if field.resolvedPath(naming: nil) == RecordKeyField.path {
-                // Not a key of the record: the key the record has in the object at the records path.
-                if options.recordsPath == nil {
-                    problems.append(MappingProblem(field: field.name, message: "reads $key, which needs a records path (the key of each record in an object of records)"))
-                }
-                parsedPaths.append(FieldPath(segments: [RecordKeyField.segment]))
-                continue
-            }
-            do {
-                parsedPaths.append(try FieldPath(parsing: field.resolvedPath(naming: nil)))
-            } catch {
-                problems.append(MappingProblem(field: field.name, message: error.message))
-                parsedPaths.append(nil)
-            }
-        }
-
-        let conversions = fields.map { compileConversion($0, options: options, problems: &problems) }
+        var conversions = ColumnConversionTable()
+        var conversionProblems: [MappingProblem] = []
+        for field in fields { conversions.append(compileConversion(field, options: options, problems: &conversionProblems)) }
         // `required` makes an optional field required (missing and null are then rejected as for any required
         // field); the other validators are prepared for the state machine.
         var validators: [CompiledValidator] = []
         for column in fields.indices {
             if fields[column].validators.contains(.required) { fields[column].isOptional = false }
             for validator in fields[column].validators where validator != .required {
-                if let compiled = CompiledValidator.compile(validator, column: column, field: fields[column], problems: &problems) {
+                if let compiled = CompiledValidator.compile(validator, column: column, field: fields[column], problems: &conversionProblems) {
                     validators.append(compiled)
                 }
             }
         }
 
-        for (column, path) in parsedPaths.enumerated() {
-            guard let path, fields[column].isList else { continue }
-            func problem(_ message: String) { problems.append(MappingProblem(field: fields[column].name, message: message)) }
-            if path.segments.filter(\.isEveryElement).count > 1 { problem("a list reads one array: its path takes one '*'") }
-            if fields[column].defaultValue != nil { problem("a list takes no default") }
-            if fields[column].transform != nil { problem("a list takes no transform") }
-            if fields[column].validators.contains(where: { $0 != .required }) { problem("a list takes no validators but required") }
-            if fields[column].type == .json, fields[column].cleanups.contains(where: \.isSplit) {
-                problem("split gives pieces of text: a json field cannot take them")
-            }
-        }
-        for column in fields.indices where fields[column].isUnique && !fields[column].isList {
-            problems.append(MappingProblem(field: fields[column].name, message: "unique applies to lists (paths through '*', or a split)"))
-        }
-
-        let fallbacks = fallbackPaths(of: fields, problems: &problems)
+        // Each field's path is parsed, checked and put into the trie in turn, so that the parsed paths of a wide
+        // mapping are never all held at once. Problems keep their order: names and paths, conversions and
+        // validators, lists, fallbacks.
+        var seenNames: Set<String> = []
+        var listProblems: [MappingProblem] = []
+        var fallbackProblems: [MappingProblem] = []
         var trie = TrieBuilder()
-        for (column, path) in parsedPaths.enumerated() {
-            guard let path else { continue }
+        for column in fields.indices {
+            let field = fields[column]
+            if field.name.isEmpty { problems.append(MappingProblem(field: field.name, message: "the name is empty")) }
+            if !seenNames.insert(field.name).inserted {
+                problems.append(MappingProblem(field: field.name, message: "the name is used by more than one field"))
+            }
+            let path: FieldPath
+            if field.resolvedPath(naming: nil) == RecordKeyField.path {
+                // Not a key of the record: the key the record has in the object at the records path.
+                if options.recordsPath == nil {
+                    problems.append(MappingProblem(field: field.name, message: "reads $key, which needs a records path (the key of each record in an object of records)"))
+                }
+                path = FieldPath(segments: [RecordKeyField.segment])
+            } else {
+                do {
+                    path = try FieldPath(parsing: field.resolvedPath(naming: nil))
+                } catch {
+                    problems.append(MappingProblem(field: field.name, message: error.message))
+                    continue
+                }
+            }
+            if field.isList { checkList(field, path: path, problems: &listProblems) }
             trie.insert(path.segments[...], column: column)
-            for (offset, fallback) in fallbacks[column].enumerated() {
+            for (offset, fallback) in fallbackPaths(of: field, problems: &fallbackProblems).enumerated() {
                 trie.insert(fallback.segments[...], column: column, rank: Int32(offset + 1))
             }
         }
+        problems += conversionProblems
+        problems += listProblems
+        for field in fields where field.isUnique && !field.isList {
+            problems.append(MappingProblem(field: field.name, message: "unique applies to lists (paths through '*', or a split)"))
+        }
+        problems += fallbackProblems
+
         // Ignored paths are known to the trie (so never unmapped) but feed no column. `user` and `user.**` cover
         // every key beneath `user` that no field reads; `user.*` the keys directly in it. A `*` before the end
         // reads every element of an array, as in any path.
@@ -127,32 +123,42 @@ enum PlanCompiler {
         return plan
     }
 
-    /// Each field's fallback paths, parsed; a problem for each that cannot be read (see ``FieldSpec/fallbackPaths``).
-    private static func fallbackPaths(of fields: [FieldSpec], problems: inout [MappingProblem]) -> [[FieldPath]] {
-        fields.map { field in
-            guard !field.fallbackPaths.isEmpty else { return [] }
-            func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
-            if field.isList || field.takesAnyValue {
-                problem("only a field that reads one scalar takes fallback paths: not a list, a json field or a transformed one")
-                return []
-            }
-            var parsed: [FieldPath] = []
-            var seen: Set<String> = [field.path ?? ""]
-            for fallback in field.fallbackPaths {
-                if !seen.insert(fallback).inserted { problem("the key path '\(fallback)' is given more than once"); continue }
-                do throws(FieldPathSyntaxError) {
-                    let path = try FieldPath(parsing: fallback)
-                    if path.readsEveryElement || path.segments.first?.key == RecordKeyField.segment.key {
-                        problem("fallback path '\(fallback)': a fallback reads one value at a key path ('*' and $key are not taken)")
-                        continue
-                    }
-                    parsed.append(path)
-                } catch {
-                    problem(error.message)
-                }
-            }
-            return parsed
+    /// A list field's rules beyond those of any field.
+    private static func checkList(_ field: FieldSpec, path: FieldPath, problems: inout [MappingProblem]) {
+        func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
+        if path.segments.filter(\.isEveryElement).count > 1 { problem("a list reads one array: its path takes one '*'") }
+        if field.defaultValue != nil { problem("a list takes no default") }
+        if field.transform != nil { problem("a list takes no transform") }
+        if field.validators.contains(where: { $0 != .required }) { problem("a list takes no validators but required") }
+        if field.type == .json, field.cleanups.contains(where: \.isSplit) {
+            problem("split gives pieces of text: a json field cannot take them")
         }
+    }
+
+    /// A field's fallback paths, parsed; a problem for each that cannot be read (see ``FieldSpec/fallbackPaths``).
+    private static func fallbackPaths(of field: FieldSpec, problems: inout [MappingProblem]) -> [FieldPath] {
+        guard !field.fallbackPaths.isEmpty else { return [] }
+        func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
+        if field.isList || field.takesAnyValue {
+            problem("only a field that reads one scalar takes fallback paths: not a list, a json field or a transformed one")
+            return []
+        }
+        var parsed: [FieldPath] = []
+        var seen: Set<String> = [field.path ?? ""]
+        for fallback in field.fallbackPaths {
+            if !seen.insert(fallback).inserted { problem("the key path '\(fallback)' is given more than once"); continue }
+            do throws(FieldPathSyntaxError) {
+                let path = try FieldPath(parsing: fallback)
+                if path.readsEveryElement || path.segments.first?.key == RecordKeyField.segment.key {
+                    problem("fallback path '\(fallback)': a fallback reads one value at a key path ('*' and $key are not taken)")
+                    continue
+                }
+                parsed.append(path)
+            } catch {
+                problem(error.message)
+            }
+        }
+        return parsed
     }
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.

@@ -317,7 +317,7 @@ struct TrieBuilder {
     // MARK: - Flattening
 
     /// The plan of the finished trie: its nodes keep their numbers, the root is node 0.
-    mutating func plan(fields: [FieldSpec], conversions: [ColumnConversion], validators: [CompiledValidator], rejectsUnmappedKeys: Bool) -> CompiledPlan {
+    mutating func plan(fields: [FieldSpec], conversions: ColumnConversionTable, validators: [CompiledValidator], rejectsUnmappedKeys: Bool) -> CompiledPlan {
         var planNodes: [PlanNode] = []
         planNodes.reserveCapacity(nodes.count)
         var keyEntries: [KeyEntry] = []

@@ -444,13 +444,14 @@ extension MappingSchema {
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem with its line.
     public init(mappingText text: String, source: String = "<mapping>", registry: MappingRegistry = MappingRegistry(), recordsPath: String? = nil) throws(SluiceError) {
         var text = text
-        self = try text.withUTF8 { bytes in
-            Result { () throws(SluiceError) in try Self.compile(bytes, source: source, registry: registry, recordsPath: recordsPath) }
+        let parsed = try text.withUTF8 { bytes in
+            Result { () throws(SluiceError) in try MappingFile.parse(bytes, source: source, registry: registry) }
         }.get()
+        self = try Self.compile(parsed, recordsPath: recordsPath)
     }
 
-    private static func compile(_ text: UnsafeBufferPointer<UInt8>, source: String, registry: MappingRegistry, recordsPath: String?) throws(SluiceError) -> MappingSchema {
-        var parsed = try MappingFile.parse(text, source: source, registry: registry)
+    private static func compile(_ parsed: consuming MappingFile.Parsed, recordsPath: String?) throws(SluiceError) -> MappingSchema {
+        var parsed = parsed
         if let recordsPath { parsed.options.recordsPath = recordsPath }
         var problems = parsed.problems
         var schema: MappingSchema?
@@ -502,12 +503,15 @@ extension MappingSchema {
             if count == 0 { break }
             bytes += block[..<count]
         }
-        self = try bytes.withUnsafeBufferPointer { text throws(SluiceError) in
+        let parsed = try bytes.withUnsafeBufferPointer { text throws(SluiceError) in
             if let start = text.baseAddress, UTF8Validation.firstInvalidOffset(start, text.count) != nil {
                 throw .invalidMapping([MappingProblem(field: nil, message: "not UTF-8 text (a mapping file is YAML or JSON in UTF-8)", location: .init(source: path, line: 1, column: 1))])
             }
-            return try Self.compile(text, source: path, registry: registry, recordsPath: recordsPath)
+            return try MappingFile.parse(text, source: path, registry: registry)
         }
+        // The text is not needed to compile the fields: a file of 100,000 fields is 6 MB.
+        bytes = []
+        self = try Self.compile(parsed, recordsPath: recordsPath)
     }
 }
 #endif
