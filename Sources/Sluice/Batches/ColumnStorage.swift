@@ -11,6 +11,10 @@ import Darwin
 /// exclusivity checks; the owning ``ColumnarBatch`` allocates and frees the memory.
 struct ColumnStorage {
     let type: FieldType
+    /// Whether the validity and value buffers are allocations of their own, or lie in a batch's block (which the
+    /// batch frees); and the same for the text buffer, which leaves the block when it first grows.
+    private let ownsBuffers: Bool
+    private var ownsBytes: Bool
     let capacity: Int
     let validity: UnsafeMutablePointer<UInt64>
     /// Word layout: 8 bytes a row. Byte layout: 1 byte a row. Text layout: `capacity + 1` Int offsets.
@@ -34,27 +38,67 @@ struct ColumnStorage {
     var validityWordCount: Int { (capacity + 63) >> 6 }
     var hasBytes: Bool { type.layout == .text }
 
+    /// The sizes of a column's validity, value and starting text buffers, each rounded up to 8 bytes.
+    private static func bufferSizes(type: FieldType, capacity: Int) -> (validity: Int, values: Int, bytes: Int) {
+        func rounded(_ count: Int) -> Int { (count + 7) & ~7 }
+        let values = switch type.layout {
+        case .word: capacity * 8
+        case .byte: rounded(capacity)
+        case .text: (capacity + 1) * 8
+        }
+        return (((capacity + 63) >> 6) * 8, values, type.layout == .text ? rounded(capacity * initialTextBytesPerRow) : 8)
+    }
+
+    /// The bytes of a block that holds the buffers of columns of `type` with `capacity` rows (see
+    /// ``init(type:capacity:block:)``).
+    static func blockBytes(type: FieldType, capacity: Int) -> Int {
+        let sizes = bufferSizes(type: type, capacity: capacity)
+        return sizes.validity + sizes.values + sizes.bytes
+    }
+
+    /// A column with buffers of its own.
     init(type: FieldType, capacity: Int) {
+        let sizes = Self.bufferSizes(type: type, capacity: capacity)
+        self.init(
+            type: type, capacity: capacity, ownsBuffers: true,
+            validity: .allocate(byteCount: sizes.validity, alignment: 8), values: .allocate(byteCount: sizes.values, alignment: 8),
+            bytes: .allocate(byteCount: sizes.bytes, alignment: 8), byteCapacity: sizes.bytes
+        )
+    }
+
+    /// A column whose buffers lie in a batch's block at `block`, which then moves past them: a batch of a
+    /// 100,000-field mapping makes one allocation, not 300,000.
+    init(type: FieldType, capacity: Int, block: inout UnsafeMutableRawPointer) {
+        let sizes = Self.bufferSizes(type: type, capacity: capacity)
+        let validity = block
+        let values = block + sizes.validity
+        let bytes = values + sizes.values
+        block = bytes + sizes.bytes
+        self.init(type: type, capacity: capacity, ownsBuffers: false, validity: validity, values: values, bytes: bytes, byteCapacity: sizes.bytes)
+    }
+
+    private init(
+        type: FieldType, capacity: Int, ownsBuffers: Bool, validity: UnsafeMutableRawPointer, values: UnsafeMutableRawPointer,
+        bytes: UnsafeMutableRawPointer, byteCapacity: Int
+    ) {
         self.type = type
         self.capacity = capacity
-        validity = .allocate(capacity: (capacity + 63) >> 6)
-        switch type.layout {
-        case .word:
-            values = .allocate(byteCount: capacity * 8, alignment: 8)
-        case .byte:
-            values = .allocate(byteCount: capacity, alignment: 1)
-        case .text:
-            values = .allocate(byteCount: (capacity + 1) * 8, alignment: 8)
-        }
-        byteCapacity = type.layout == .text ? capacity * Self.initialTextBytesPerRow : 1
-        bytes = .allocate(capacity: byteCapacity)
+        self.ownsBuffers = ownsBuffers
+        ownsBytes = ownsBuffers
+        self.validity = validity.bindMemory(to: UInt64.self, capacity: (capacity + 63) >> 6)
+        self.values = values
+        self.bytes = bytes.bindMemory(to: UInt8.self, capacity: byteCapacity)
+        self.byteCapacity = byteCapacity
         reset()
     }
 
+    /// Frees the buffers the column owns (not those in a batch's block).
     func deallocate() {
-        validity.deallocate()
-        values.deallocate()
-        bytes.deallocate()
+        if ownsBuffers {
+            validity.deallocate()
+            values.deallocate()
+        }
+        if ownsBytes { bytes.deallocate() }
     }
 
     mutating func reset() {
@@ -184,7 +228,8 @@ struct ColumnStorage {
         while newCapacity < needed { newCapacity *= 2 }
         let newBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBytes.initialize(from: bytes, count: byteCount)
-        bytes.deallocate()
+        if ownsBytes { bytes.deallocate() }
+        ownsBytes = true
         bytes = newBytes
         byteCapacity = newCapacity
     }

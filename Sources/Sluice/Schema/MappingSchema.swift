@@ -9,14 +9,14 @@ public struct MappingSchema: Sendable {
 
     /// Options of the mapping as a whole (unmapped keys, ignored paths).
     public let options: MappingOptions
-    let encoder: RecordEncoder
+    let encoder: LazyRecordEncoder
 
     /// Compiles `fields`.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
     public init(fields: consuming [FieldSpec], options: MappingOptions = MappingOptions()) throws(SluiceError) {
         plan = try PlanCompiler.compile(fields, options: options)
         self.options = options
-        encoder = RecordEncoder(plan: plan)
+        encoder = LazyRecordEncoder(plan: plan)
     }
 
     /// A record of `batch` written back as JSON through this mapping: key paths rebuilt as nested objects, dates

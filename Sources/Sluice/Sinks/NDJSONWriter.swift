@@ -1,17 +1,24 @@
 /// Writes mapped records as NDJSON: one object per record, fields in schema order, null for null values.
 public struct NDJSONWriter {
     private let output: FileOutput
-    private let names: [[UInt8]]
+    /// Each field's name as a JSON string and a colon, back to back (one buffer, however many fields); field `i`
+    /// spans `names[nameEnds[i - 1] ..< nameEnds[i]]`.
+    private let names: [UInt8]
+    private let nameEnds: [Int]
 
     /// A writer of records with `fields` to `output`.
     public init(fields: [FieldSpec], output: FileOutput) {
         self.output = output
-        names = fields.map { field in
-            var encoded: [UInt8] = []
-            Array(field.name.utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &encoded) }
-            encoded.append(UInt8(ascii: ":"))
-            return encoded
+        var names: [UInt8] = []
+        var nameEnds: [Int] = []
+        nameEnds.reserveCapacity(fields.count)
+        for field in fields {
+            Array(field.name.utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &names) }
+            names.append(UInt8(ascii: ":"))
+            nameEnds.append(names.count)
         }
+        self.names = names
+        self.nameEnds = nameEnds
     }
 
     /// Writes the records of `batch` in `rows` (all of them by default).
@@ -20,9 +27,11 @@ public struct NDJSONWriter {
         for row in rows ?? 0..<batch.count {
             try output.append { buffer in
                 buffer.append(UInt8(ascii: "{"))
-                for index in 0..<names.count {
+                var nameStart = 0
+                for index in 0..<nameEnds.count {
                     if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                    buffer.append(contentsOf: names[index])
+                    buffer.append(contentsOf: names[nameStart ..< nameEnds[index]])
+                    nameStart = nameEnds[index]
                     Self.appendValue(columns[index], row: row, to: &buffer)
                 }
                 buffer.append(UInt8(ascii: "}"))

@@ -22,7 +22,7 @@ public struct Mapping<Model>: Sendable {
     /// The plan for updates in place: every field optional, no defaults, so that a missing key is told apart
     /// from a value and leaves its property as it was.
     let updatePlan: CompiledPlan
-    let encoder: RecordEncoder
+    let encoder: LazyRecordEncoder
     /// Per field, its first column (a nested model's field reads several).
     let columnStart: [Int]
 
@@ -133,7 +133,7 @@ public struct Mapping<Model>: Sendable {
             spec.validators.removeAll { $0 == .required }
             return spec
         }, options: options)
-        encoder = RecordEncoder(plan: plan)
+        encoder = LazyRecordEncoder(plan: plan)
     }
 
     /// The columns, with a split's pieces read as text into the JSON array that an array (or `JSONValue`) property
