@@ -9,7 +9,7 @@ import Foundation
 final class BatchQueue: @unchecked Sendable {
     let fields: [FieldSpec]
     let capacity: Int
-    private(set) var current: ColumnarBatch
+    private var filling: ColumnarBatch?
     private var ready: [ColumnarBatch] = []
     private var readyStart = 0
     private var spares: [ColumnarBatch] = []
@@ -21,16 +21,28 @@ final class BatchQueue: @unchecked Sendable {
         self.fields = fields
         self.capacity = capacity
         self.keepsRecordText = keepsRecordText
-        current = ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)
     }
 
-    /// Moves the batch being filled (with `count` records) to the ready list if it holds anything, and starts a
-    /// fresh one.
+    /// The batch being filled: made (or taken from the spares) when first asked for after the last one was
+    /// completed, so that a reader whose input has ended holds no batch it will not fill (a batch of a mapping
+    /// of 100,000 fields is 10 MB).
+    var current: ColumnarBatch {
+        if let filling { return filling }
+        let batch = takeSpare() ?? ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)
+        filling = batch
+        return batch
+    }
+
+    /// The last rejection in the batch being filled, if one is being filled.
+    var lastRejectionInCurrent: Rejection? { filling?.rejections.last }
+
+    /// Moves the batch being filled (with `count` records) to the ready list if it holds anything; the next one
+    /// is made when ``current`` is next asked for.
     func completeCurrent(count: Int) {
-        guard count > 0 || !current.rejections.isEmpty else { return }
-        current.count = count
-        ready.append(current)
-        current = takeSpare() ?? ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)
+        guard let filling, count > 0 || !filling.rejections.isEmpty else { return }
+        filling.count = count
+        ready.append(filling)
+        self.filling = nil
     }
 
     var hasReady: Bool { readyStart < ready.count }

@@ -554,7 +554,7 @@ final class MappingEngine: BatchSource {
         pointMachineAtBuffer()
         _ = machine.pointee.rejectRecordInProgress(failure, end: recordEnd)
         // A header that is not one ends the run with a rejection of its own, counted nowhere.
-        let rejection = machine.pointee.stoppingRejection ?? machine.pointee.endingRejection ?? machine.pointee.batches.current.rejections.last
+        let rejection = machine.pointee.stoppingRejection ?? machine.pointee.endingRejection ?? machine.pointee.batches.lastRejectionInCurrent
         if let rejection {
             end(with: .streamEnded(source: source.name, rejection))
         } else {

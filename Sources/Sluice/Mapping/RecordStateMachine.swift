@@ -86,8 +86,10 @@ struct RecordStateMachine {
     private var withdrawnFailures: [Range<Int>] = []
     /// Set when null spellings or cleanups made a fallback column's value null, which then gives it nothing.
     private var fallbackValueWasNull = false
-    /// Set when a rejection fills the batch's room for rejections, so that the next record hands the batch on.
-    private var rejectionsMayFillBatch = false
+    /// Set when a rejection fills the batch's room for rejections, so that the next record hands the batch on;
+    /// and when a batch was handed on, so that the next record takes the columns of a new one (made only then:
+    /// the last batch of an input is never followed by an empty one).
+    private var batchNeedsCare = false
 
     // MARK: The record being read
     private(set) var inRecord = false
@@ -373,13 +375,13 @@ struct RecordStateMachine {
         // instead of held whole until enough records map. The batch is handed on when the next record starts,
         // never at a rejection that ends the run, which must stay with the batch it ends. A flag, not the batch's
         // count, is what every record tests: reaching into the batch costs hundreds of instructions a record.
-        if rejectionsMayFillBatch {
-            rejectionsMayFillBatch = false
+        if batchNeedsCare {
+            batchNeedsCare = false
             if batches.current.rejections.count >= batches.current.capacity {
                 batches.completeCurrent(count: row)
-                columns = batches.current.columns
                 row = 0
             }
+            columns = batches.current.columns
         }
         inRecord = true
         serial &+= 1
@@ -1125,7 +1127,7 @@ struct RecordStateMachine {
         row += 1
         if row == batch.capacity {
             batches.completeCurrent(count: row)
-            columns = batches.current.columns
+            batchNeedsCare = true
             row = 0
         }
     }
@@ -1153,13 +1155,13 @@ struct RecordStateMachine {
 
     @inline(never)
     private mutating func reject(location: RecordLocation, end: Int, failures recorded: [Rejection.Failure], truncatedText: Bool = false) -> Bool {
-        for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
+        takeBackValuesOfRecord()
         let rejection = Rejection(location: location, failures: recorded, rawText: recordText(location: location, end: end),
                                   isRawTextTruncated: truncatedText)
         clearFailures()
         rejectedCount += 1
         batches.current.rejections.append(rejection)
-        if batches.current.rejections.count >= batches.current.capacity { rejectionsMayFillBatch = true }
+        if batches.current.rejections.count >= batches.current.capacity { batchNeedsCare = true }
         if stopsAtFirstRejection {
             stoppingRejection = rejection
             return false
@@ -1175,7 +1177,7 @@ struct RecordStateMachine {
         failures = [.recordTooLarge(limit: maximumRecordSize, found: "a longer record", at: location.byteOffset)]
         let shownEnd = location.byteOffset + Rejection.Failure.shownBytesOfOversizedRecord(limit: maximumRecordSize)
         _ = reject(location: location, end: shownEnd, failures: failures, truncatedText: true)
-        endingRejection = batches.current.rejections.last
+        endingRejection = batches.lastRejectionInCurrent
         stoppingRejection = nil
         return false
     }
@@ -1266,6 +1268,14 @@ struct RecordStateMachine {
         return keepGoing
     }
 
+    /// Nulls the values the record in progress wrote. Between records the stamps still name the last record's
+    /// columns; once its batch was handed on (``batchNeedsCare``), no record has written to the next one and the
+    /// columns in hand are the old batch's, which must not be touched.
+    private mutating func takeBackValuesOfRecord() {
+        guard !batchNeedsCare else { return }
+        for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
+    }
+
     /// Leaves the record in progress: no container open or skipped, no record waiting, and a new serial so that no
     /// column counts as given by it.
     private mutating func leaveRecord() {
@@ -1284,7 +1294,7 @@ struct RecordStateMachine {
     mutating func abandonRecordInProgress() {
         guard inRecord || hasDeferredRecord else { return }
         if plan.keyNode >= 0 { abandonedRecordKey = recordKeyInProgress }
-        for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
+        takeBackValuesOfRecord()
         clearFailures()
         isPassingOver = false
         leaveRecord()
@@ -1344,7 +1354,7 @@ struct RecordStateMachine {
     /// Hands the partly filled batch to the queue (end of input, or a stop).
     mutating func flush() {
         batches.completeCurrent(count: row)
-        columns = batches.current.columns
+        batchNeedsCare = true
         row = 0
     }
 

@@ -34,7 +34,7 @@ enum PlanCompiler {
         var seenNames: Set<String> = []
         var listProblems: [MappingProblem] = []
         var fallbackProblems: [MappingProblem] = []
-        var trie = TrieBuilder()
+        var trie = TrieBuilder(expectedFields: fields.count)
         for column in fields.indices {
             let field = fields[column]
             if field.name.isEmpty { problems.append(MappingProblem(field: field.name, message: "the name is empty")) }
@@ -62,6 +62,7 @@ enum PlanCompiler {
                 trie.insert(fallback.segments[...], column: column, rank: Int32(offset + 1))
             }
         }
+        seenNames.removeAll()
         problems += conversionProblems
         problems += listProblems
         for field in fields where field.isUnique && !field.isList {

@@ -60,6 +60,13 @@ struct TrieBuilder {
     private var steps = 0
     private var pathBytes = 0
 
+    /// A builder with room for a trie of `expectedFields` fields one level deep, so that a wide mapping's
+    /// tables are not grown by doubling past what it needs.
+    init(expectedFields: Int = 0) {
+        nodes.reserveCapacity(expectedFields + 1)
+        targets.reserveCapacity(expectedFields)
+    }
+
     private struct IndexChild: Hashable {
         var parent: Int32
         var index: Int

@@ -455,9 +455,11 @@ extension MappingSchema {
         if let recordsPath { parsed.options.recordsPath = recordsPath }
         var problems = parsed.problems
         var schema: MappingSchema?
-        // The fields move into the plan (not copied); their names stay to place compiling's problems.
-        let fields = parsed.fields
+        // The fields move into the plan (not copied); their names stay to place compiling's problems. A list
+        // grown by doubling can hold a third more than its fields: the plan keeps it, so it is trimmed first.
+        var fields = parsed.fields
         parsed.fields = []
+        if fields.capacity > fields.count + fields.count / 8 { fields = Array(fields[...]) }
         do {
             schema = try MappingSchema(fields: consume fields, options: parsed.options)
         } catch {
