@@ -323,7 +323,7 @@ struct TrieBuilder {
 
     // MARK: - Flattening
 
-    /// The plan of the finished trie: its nodes keep their numbers, the root is node 0.
+    /// The plan of the finished trie: its nodes keep their numbers, the root is node 0. The builder is left empty.
     mutating func plan(fields: [FieldSpec], conversions: ColumnConversionTable, validators: [CompiledValidator], rejectsUnmappedKeys: Bool) -> CompiledPlan {
         var planNodes: [PlanNode] = []
         planNodes.reserveCapacity(nodes.count)
@@ -387,11 +387,10 @@ struct TrieBuilder {
             node.scalarNeedsCare = node.hasSpecialTargets || builder.hasChildren
             planNodes.append(node)
         }
-        let plan = CompiledPlan(
-            fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: rejectsUnmappedKeys, nodes: planNodes,
-            keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes, indexEntries: indexEntries, targets: planTargets,
-            displayPaths: displayPaths(), maxDepth: Int(nodes.lazy.map(\.depth).max() ?? 1)
-        )
+        // Everything else read from the builder's nodes is taken out before they are let go, so that the nodes and
+        // the plan's copies of its tables are never held at once.
+        let displayPaths = displayPaths()
+        let maxDepth = Int(nodes.lazy.map(\.depth).max() ?? 1)
         // Each list starts (as `[]`) where its array does, so that an empty array gives an empty list: the node of
         // the innermost array whose `*` the list's node lies beneath.
         var listArray = [Int32](repeating: -1, count: nodes.count)
@@ -406,21 +405,34 @@ struct TrieBuilder {
                 position = targets[Int(position)].next
             }
         }
-        plan.listArrayNodes = plan.listColumns.map { arrayNodes[$0] }
-        plan.targetRanks = targetRanks
-        plan.startsLists.deallocate()
-        plan.startsLists = .allocateCopy(of: nodes.map { $0.everyElementChild >= 0 })
-        plan.ignoresUnreadKeys.deallocate()
-        plan.ignoresUnreadKeys = .allocateCopy(of: nodes.map { $0.ignoredScope != .none })
+        let startsLists = nodes.map { $0.everyElementChild >= 0 }
+        let ignoresUnreadKeys = nodes.map { $0.ignoredScope != .none }
         // A node feeds a field when one reads it or anything beneath it; children come after their parent, so one
         // pass from the end settles each node after its children. The `$key` node is beside the record.
         var feeds = nodes.map { $0.firstTarget >= 0 }
         for (id, node) in nodes.enumerated().dropFirst().reversed() where feeds[id] && node.step != .recordKey {
             feeds[Int(node.parent)] = true
         }
+        let keyNode = nodes[0].recordKeyChild
+        nodes = []
+        targets = []
+        keyChildSlots = []
+        indexChildPositions = [:]
+
+        let plan = CompiledPlan(
+            fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: rejectsUnmappedKeys, nodes: planNodes,
+            keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes, indexEntries: indexEntries, targets: planTargets,
+            displayPaths: displayPaths, maxDepth: maxDepth
+        )
+        plan.listArrayNodes = plan.listColumns.map { arrayNodes[$0] }
+        plan.targetRanks = targetRanks
+        plan.startsLists.deallocate()
+        plan.startsLists = .allocateCopy(of: startsLists)
+        plan.ignoresUnreadKeys.deallocate()
+        plan.ignoresUnreadKeys = .allocateCopy(of: ignoresUnreadKeys)
         plan.feedsNoField.deallocate()
         plan.feedsNoField = .allocateCopy(of: feeds.map { !$0 })
-        if nodes[0].recordKeyChild >= 0 { plan.keyNode = nodes[0].recordKeyChild }
+        if keyNode >= 0 { plan.keyNode = keyNode }
         return plan
     }
 }

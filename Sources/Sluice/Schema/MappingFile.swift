@@ -459,7 +459,7 @@ extension MappingSchema {
         // grown by doubling can hold a third more than its fields: the plan keeps it, so it is trimmed first.
         var fields = parsed.fields
         parsed.fields = []
-        if fields.capacity > fields.count + fields.count / 8 { fields = Array(fields[...]) }
+        if fields.capacity > fields.count + fields.count / 8 { fields = fields.withUnsafeBufferPointer { Array($0) } }
         do {
             schema = try MappingSchema(fields: consume fields, options: parsed.options)
         } catch {
