@@ -139,6 +139,20 @@ import Testing
         #expect(rejectionCounts.allSatisfy { $0 <= 3 } && rejectionCounts.reduce(0, +) == 10 && rows == 1)
     }
 
+    @Test func aRecordThatFillsItsBatchKeepsItsValuesWhenWhatFollowsIsMalformed() throws {
+        // The batch is handed on when its last record commits; the next batch is made only when a record starts,
+        // so the failure that ends the stream must not take back values from the batch already handed on.
+        for shape in [InputShape.concatenated, .ndjson] {
+            for capacity in [1, 2] {
+                let text = #"{"id": 1}"# + (shape == .ndjson ? "\n" : " ") + #"{"id": 2}"# + (shape == .ndjson ? "\n" : " ") + "]"
+                let result = try transcript(of: text, fields: [field("id", .int64)],
+                                            options: ReaderOptions(shape: shape, batchCapacity: capacity, rejectionPolicy: .collect))
+                #expect(result.rows == ["#1@1:0 id=1", "#2@\(shape == .ndjson ? 2 : 1):10 id=2"], "\(shape), capacity \(capacity): \(result)")
+                #expect(result.rejections.count + (result.error == nil ? 0 : 1) >= 1, "\(shape), capacity \(capacity): \(result)")
+            }
+        }
+    }
+
     @Test func recordsFillBatchesOfTheGivenCapacity() throws {
         let record: [Event] = [.startMap, .key("id"), .number("7"), .endMap]
         let result = try run([field("id", .int64)], Array(repeating: record, count: 10).flatMap { $0 }, capacity: 3)
