@@ -24,18 +24,20 @@ public struct NDJSONWriter {
     /// Writes the records of `batch` in `rows` (all of them by default).
     public func write(_ batch: ColumnarBatch, rows: Range<Int>? = nil) throws(SluiceError) {
         let columns = batch.columns
-        for row in rows ?? 0..<batch.count {
-            try output.append { buffer in
-                buffer.append(UInt8(ascii: "{"))
-                var nameStart = 0
-                for index in 0..<nameEnds.count {
-                    if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                    buffer.append(contentsOf: names[nameStart ..< nameEnds[index]])
-                    nameStart = nameEnds[index]
-                    Self.appendValue(columns[index], row: row, to: &buffer)
+        try names.withUnsafeBufferPointer { names throws(SluiceError) in
+            for row in rows ?? 0..<batch.count {
+                try output.append { buffer in
+                    buffer.append(UInt8(ascii: "{"))
+                    var nameStart = 0
+                    for index in 0..<nameEnds.count {
+                        if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: names[nameStart ..< nameEnds[index]]))
+                        nameStart = nameEnds[index]
+                        Self.appendValue(columns[index], row: row, to: &buffer)
+                    }
+                    buffer.append(UInt8(ascii: "}"))
+                    buffer.append(0x0A)
                 }
-                buffer.append(UInt8(ascii: "}"))
-                buffer.append(0x0A)
             }
         }
     }
