@@ -30,6 +30,25 @@ import Testing
         #expect(result.rows.map { $0.components(separatedBy: " ")[1] } == ["v=null", "v=null", "v=null", "v=null", "v=null", #"v="false""#, #"v="1""#])
     }
 
+    @Test func yamlsNullIsOneRuleForNullSpellingsAndSeparators() throws {
+        // Unquoted null, ~ and an empty entry are the JSON null; NULL and a quoted "null" are text.
+        let result = try run("fields:\n  - name: v\n    type: string\n    optional: true\n    nulls:\n      - ~\n      -\n      - NULL\n      - \"null\"\n", """
+            {"v":null}
+            {"v":"NULL"}
+            {"v":"null"}
+            {"v":"~"}
+            {"v":""}
+
+            """)
+        #expect(result.rows.map { $0.components(separatedBy: " ")[1] } == ["v=null", "v=null", "v=null", #"v="~""#, #"v="""#])
+        // A separator of ~ or none at all is no separator, as null is.
+        for separator in ["~", ""] {
+            try check("[{number: {thousands: \(separator), currency: []}}]", [#""1234.5""#, #""1,234""#], type: "double", expecting: [
+                "1234.5", #"rejected: expected a number (no currency sign, no thousands separator, decimal "."), found string "1,234""#,
+            ])
+        }
+    }
+
     @Test func numbersAreNullSpellingsByValue() throws {
         let result = try run("fields: [{name: v, type: double, optional: true, nulls: [0, -1.5]}]", """
             {"v":0.0}

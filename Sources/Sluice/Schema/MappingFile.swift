@@ -328,11 +328,11 @@ enum MappingFile {
         }
         return entries.compactMap(\.scalar).map { scalar in
             guard scalar.isPlain else { return .string(scalar.string) }
+            if scalar.isNull { return .null }
             var text = scalar.string
             switch text {
             case "true": return .bool(true)
             case "false": return .bool(false)
-            case "null", "~": return .null
             default:
                 let isNumber = text.withUTF8 { buffer in buffer.baseAddress.map { NumberConversion.isNumberText($0, buffer.count) } ?? false }
                 return isNumber && !scalar.string.hasPrefix("+") ? .number(scalar.string) : .string(scalar.string)
@@ -405,7 +405,7 @@ enum MappingFile {
                 }
             case "thousands":
                 if let scalar = value.scalar {
-                    format.thousandsSeparator = scalar.isPlain && ["null", "~", ""].contains(scalar.string) ? nil : scalar.string
+                    format.thousandsSeparator = scalar.isNull ? nil : scalar.string
                 } else {
                     problems.append("'thousands' of cleanup 'number' must be a separator, or null for none")
                 }

@@ -34,6 +34,10 @@ enum YAMLNode {
 
         /// A plain decimal whole number, with an optional sign.
         var int: Int? { isPlain ? Int(string) : nil }
+
+        /// YAML's null: `null` or `~` unquoted, or nothing at all (`thousands:` with no value). Other spellings
+        /// (`Null`, `NULL`) stay text, which a null spelling such as `nulls: [NULL]` means.
+        var isNull: Bool { isPlain && (string == "null" || string == "~" || string.isEmpty) }
     }
 
     /// A map's entries in the document's order (its keys are unique: composing refuses a repeated key).
