@@ -24,6 +24,24 @@ import Testing
         #expect(result.rows.map { $0.components(separatedBy: " ")[1] } == [#"handle="s""#, #"handle="n""#, #"handle="l""#, #"handle="s""#])
     }
 
+    /// An index beside a `*` copies the list's node under the index (element 0 feeds both); the copy's column
+    /// must take its rank too, or every node made after it reads the rank of the target before (this mapping
+    /// crashed on reading an index past the ranks).
+    @Test func pathsAfterAnIndexBesideAStarKeepTheirOrder() throws {
+        let result = try run("""
+            fields:
+              - {name: t, path: "tags.*", type: string, optional: true}
+              - {name: first, path: tags.0, type: string, optional: true}
+              - {name: name, path: [z.a, z.b], type: string, optional: true}
+            """, """
+            {"tags":["x"],"z":{"b":"B","a":"A"}}
+            {"tags":["x"],"z":{"a":"A","b":"B"}}
+            {"tags":["x"],"z":{"b":"B"}}
+
+            """)
+        #expect(result.rows.map { $0.components(separatedBy: " ").last ?? "" } == [#"name="A""#, #"name="A""#, #"name="B""#])
+    }
+
     @Test func nullsSpelledNullsAndCleanedNullsFallThrough() throws {
         let result = try run(#"""
             nulls: [N/A]
@@ -104,6 +122,7 @@ import Testing
               - {name: d, path: ["d.*", d2], type: int64}
               - {name: e, path: [e, "e2..z"], type: int64}
               - {name: f, path: [f, {y: 1}], type: int64}
+              - {name: g, path: ["g..z", "g2.*"], type: int64}
             """#) == [
             "<mapping>:2:5: field 'a': fallback path 'a2.*': a fallback reads one value at a key path ('*' and $key are not taken)",
             "<mapping>:3:5: field 'b': the key path 'b' is given more than once",
@@ -111,6 +130,9 @@ import Testing
             "<mapping>:5:5: field 'd': only a field that reads one scalar takes fallback paths: not a list, a json field or a transformed one",
             "<mapping>:6:5: field 'e': key path 'e2..z' has an empty segment",
             "<mapping>:7:21: field 'f': 'path' must be a key path, or a list of key paths tried in order",
+            // A path that cannot be read does not hide its fallbacks' problems.
+            "<mapping>:8:5: field 'g': key path 'g..z' has an empty segment",
+            "<mapping>:8:5: field 'g': fallback path 'g2.*': a fallback reads one value at a key path ('*' and $key are not taken)",
         ])
     }
 

@@ -64,6 +64,17 @@ import Testing
         #expect(problems([field("ceo", .json, path: "company_ceo"), field("ceo_name", .string, path: "company_ceo.name")]).isEmpty)
     }
 
+    @Test func scalarsWithFieldsBeneathThemAreReportedInTheOrderOfThePaths() {
+        // `c.d` is met first in the field list, but `a` comes before `c` in the trie, depth first.
+        #expect(problems([
+            field("ax", .string, path: "a.x"), field("cd", .string, path: "c.d"), field("cde", .string, path: "c.d.e"),
+            field("ab", .string, path: "a.b"), field("abf", .string, path: "a.b.f"),
+        ]) == [
+            "field 'ab': reads $.a.b as string, but 'abf' reads inside it; only a json or transformed field can share a node with fields beneath it",
+            "field 'cd': reads $.c.d as string, but 'cde' reads inside it; only a json or transformed field can share a node with fields beneath it",
+        ])
+    }
+
     @Test func scalarAtANumericSegmentConflictIsReportedOnce() {
         #expect(problems([field("first", .string, path: "tags.0"), field("first_name", .string, path: "tags.0.name")]) == [
             "field 'first': reads $.tags.0 as string, but 'first_name' reads inside it; only a json or transformed field can share a node with fields beneath it",

@@ -24,8 +24,8 @@ final class BatchQueue: @unchecked Sendable {
     }
 
     /// The batch being filled: made (or taken from the spares) when first asked for after the last one was
-    /// completed, so that a reader whose input has ended holds no batch it will not fill (a batch of a mapping
-    /// of 100,000 fields is 10 MB).
+    /// completed, so that the batch a reader fills last is not followed by an empty one (a batch of a mapping of
+    /// 100,000 fields is 10 MB).
     var current: ColumnarBatch {
         if let filling { return filling }
         let batch = takeSpare() ?? ColumnarBatch(fields: fields, capacity: capacity, keepsRecordText: keepsRecordText)

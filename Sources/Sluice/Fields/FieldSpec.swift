@@ -2,8 +2,9 @@ import Foundation
 
 /// One field of a dynamic schema: where its value comes from, what type it has, and how it converts.
 ///
-/// The name, path, type and optionality are kept inline; every other setting lives in one shared box that a field
-/// with none of them does without, so that a mapping of 100,000 plain fields holds 48 bytes a field, not 200.
+/// The name, path, type and optionality (and whether the field reads a list) are kept inline; every other setting
+/// lives in one shared box that a field with none of them does without, so that a mapping of 100,000 plain fields
+/// holds 48 bytes a field, not 200.
 public struct FieldSpec: Sendable, Hashable {
     /// The field's (column's) name. Unique within a schema.
     public var name: String

@@ -1269,8 +1269,8 @@ struct RecordStateMachine {
     }
 
     /// Nulls the values the record in progress wrote. Between records the stamps still name the last record's
-    /// columns; once its batch was handed on (``batchNeedsCare``), no record has written to the next one and the
-    /// columns in hand are the old batch's, which must not be touched.
+    /// columns. While ``batchNeedsCare`` is set no record has started since it was set, so there is nothing to
+    /// take back, and the columns in hand may be those of a batch already handed on, which must not be touched.
     private mutating func takeBackValuesOfRecord() {
         guard !batchNeedsCare else { return }
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }

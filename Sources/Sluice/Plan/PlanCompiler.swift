@@ -41,7 +41,7 @@ enum PlanCompiler {
             if !seenNames.insert(field.name).inserted {
                 problems.append(MappingProblem(field: field.name, message: "the name is used by more than one field"))
             }
-            let path: FieldPath
+            var path: FieldPath?
             if field.resolvedPath(naming: nil) == RecordKeyField.path {
                 // Not a key of the record: the key the record has in the object at the records path.
                 if options.recordsPath == nil {
@@ -53,12 +53,14 @@ enum PlanCompiler {
                     path = try FieldPath(parsing: field.resolvedPath(naming: nil))
                 } catch {
                     problems.append(MappingProblem(field: field.name, message: error.message))
-                    continue
                 }
             }
+            // The fallbacks are checked even when the path cannot be read, so that all of a field's problems show.
+            let fallbacks = fallbackPaths(of: field, problems: &fallbackProblems)
+            guard let path else { continue }
             if field.isList { checkList(field, path: path, problems: &listProblems) }
             trie.insert(path.segments[...], column: column)
-            for (offset, fallback) in fallbackPaths(of: field, problems: &fallbackProblems).enumerated() {
+            for (offset, fallback) in fallbacks.enumerated() {
                 trie.insert(fallback.segments[...], column: column, rank: Int32(offset + 1))
             }
         }
@@ -218,14 +220,19 @@ extension PlanCompiler {
     /// share such a node.
     private static func checkScalarTargetsAreLeaves(_ trie: TrieBuilder, fields: [FieldSpec], problems: inout [MappingProblem]) {
         var reported: Set<Int32> = []
-        for (id, node) in trie.nodes.enumerated() where node.hasChildren {
+        // Depth first, key children before index children before `*`, so that problems come in the order of
+        // the paths, not of the nodes' making.
+        var pending: [Int32] = [0]
+        while let id = pending.popLast() {
+            pending += trie.children(of: id).reversed()
+            guard trie.nodes[Int(id)].hasChildren else { continue }
             // A numeric segment puts a field on two nodes (key and index branch): report it once.
-            for column in trie.targetColumns(of: Int32(id)) where !fields[Int(column)].takesAnyValue && reported.insert(column).inserted {
-                let beneath = Set(trie.descendantColumns(of: Int32(id))).sorted().map { "'\(fields[Int($0)].name)'" }
+            for column in trie.targetColumns(of: id) where !fields[Int(column)].takesAnyValue && reported.insert(column).inserted {
+                let beneath = Set(trie.descendantColumns(of: id)).sorted().map { "'\(fields[Int($0)].name)'" }
                 let field = fields[Int(column)]
                 problems.append(MappingProblem(
                     field: field.name,
-                    message: "reads \(trie.displayPath(of: Int32(id))) as \(field.type), but \(beneath.joined(separator: ", ")) "
+                    message: "reads \(trie.displayPath(of: id)) as \(field.type), but \(beneath.joined(separator: ", ")) "
                         + "read\(beneath.count == 1 ? "s" : "") inside it; only a json or transformed field can share a node with fields beneath it"
                 ))
             }

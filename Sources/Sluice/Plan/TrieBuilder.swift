@@ -255,11 +255,8 @@ struct TrieBuilder {
         }
         for child in nodes[Int(source)].keyChildren {
             guard case .key(let start, let length) = nodes[Int(child)].step else { continue }
-            let mine = keyBytes.withUnsafeBufferPointer { bytes in
-                UnsafeBufferPointer(rebasing: bytes[Int(start) ..< Int(start) + Int(length)])
-            }
             // The bytes are copied out first: making a child may grow `keyBytes` while they are read.
-            let key = Array(mine)
+            let key = Array(keyBytes[Int(start) ..< Int(start) + Int(length)])
             let target = key.withUnsafeBufferPointer { keyChild(of: node, key: $0, storedAt: start) }
             absorb(child, into: target)
         }
@@ -323,7 +320,8 @@ struct TrieBuilder {
 
     // MARK: - Flattening
 
-    /// The plan of the finished trie: its nodes keep their numbers, the root is node 0. The builder is left empty.
+    /// The plan of the finished trie: its nodes keep their numbers, the root is node 0. The builder is left with its
+    /// key bytes only.
     mutating func plan(fields: [FieldSpec], conversions: ColumnConversionTable, validators: [CompiledValidator], rejectsUnmappedKeys: Bool) -> CompiledPlan {
         var planNodes: [PlanNode] = []
         planNodes.reserveCapacity(nodes.count)

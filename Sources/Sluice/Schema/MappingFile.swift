@@ -456,7 +456,7 @@ extension MappingSchema {
         var problems = parsed.problems
         var schema: MappingSchema?
         // The fields move into the plan (not copied); their names stay to place compiling's problems. A list
-        // grown by doubling can hold a third more than its fields: the plan keeps it, so it is trimmed first.
+        // grown by doubling can hold up to twice its fields: the plan keeps it, so it is trimmed first.
         var fields = parsed.fields
         parsed.fields = []
         if fields.capacity > fields.count + fields.count / 8 { fields = fields.withUnsafeBufferPointer { Array($0) } }
