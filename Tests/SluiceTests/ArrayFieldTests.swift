@@ -62,6 +62,23 @@ import SluiceFixtures
         ])
     }
 
+    @Test func arraysAreWrittenBackAndMapToTheSameModel() throws {
+        let mapping = try Self.mapping()
+        let post = Post(id: 1, hashtags: [Hashtag(text: "a", start: 3), Hashtag(text: "b\"", start: 0)], mentions: [],
+                        tags: ["x", "y", "x"], uniqueTags: ["x", "y"], tagSet: ["x", "y"], scores: [0.5, -2], flags: [true], ids: [.max, -1])
+        let text = mapping.jsonText(of: post)
+        // Nested models through their own mapping (`indices.0` is an array again); the three properties of `tags`
+        // are written once, from the first.
+        #expect(text == #"{"id":1,"entities":{"hashtags":[{"text":"a","indices":[3]},{"text":"b\"","indices":[0]}],"mentions":[]},"#
+            + #""tags":["x","y","x"],"scores":[0.5,-2.0],"flags":[true],"ids":[9223372036854775807,-1]}"#)
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping)
+        #expect(try reader.nextModel() == post)
+        // A missing optional array is left out.
+        var without = post
+        without.mentions = nil
+        #expect(!mapping.jsonText(of: without).contains("mentions"))
+    }
+
     @Test func anElementThatDoesNotMapRejectsTheRecordNamingIt() throws {
         let result = try read("""
             {"id":1,"entities":{"hashtags":[{"text":"a","indices":[1]},{"text":5,"indices":[]}]}}

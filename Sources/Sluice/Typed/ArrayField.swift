@@ -8,12 +8,12 @@ extension Field {
     /// An array of nested models, each mapped with `mapping` (reusable elsewhere).
     public init<Element>(_ path: String, _ keyPath: WritableKeyPath<Model, [Element]> & Sendable, elements mapping: Mapping<Element>) {
         // Models need not be Equatable: an array present in an update always replaces the property's.
-        self.init(path, keyPath, reading: ArrayElements.reading(of: mapping) { $0 }, isSame: { _, _ in false })
+        self.init(path, keyPath, reading: ArrayElements.reading(of: mapping, wrap: { $0 }, unwrap: { $0 }), isSame: { _, _ in false })
     }
 
     /// An optional array of nested models: nil when the key is missing or null.
     public init<Element>(_ path: String, _ keyPath: WritableKeyPath<Model, [Element]?> & Sendable, elements mapping: Mapping<Element>) {
-        self.init(path, keyPath, reading: ArrayElements.reading(of: mapping) { $0 }.optional, isSame: { _, _ in false })
+        self.init(path, keyPath, reading: ArrayElements.reading(of: mapping, wrap: { $0 }, unwrap: { $0 }).optional, isSame: { _, _ in false })
     }
 }
 
@@ -28,17 +28,20 @@ struct ArrayElement<Value: MappableValue>: Sendable {
 }
 
 enum ArrayElements {
-    /// Reads a JSON array of values of `Element` into a collection made by `wrap`.
+    /// Reads a JSON array of values of `Element` into a collection made by `wrap`; `unwrap` gives the elements
+    /// back, for writing the collection as JSON.
     static func reading<Element: MappableValue, Collection>(
-        of element: Element.Type, wrap: @escaping @Sendable ([Element]) -> Collection
+        of element: Element.Type, wrap: @escaping @Sendable ([Element]) -> Collection, unwrap: @escaping @Sendable (Collection) -> [Element]
     ) -> ValueReading<Collection> {
-        reading(of: ArrayElement<Element>.mapping) { elements in wrap(elements.compactMap(\.value)) }
+        reading(of: ArrayElement<Element>.mapping, wrap: { elements in wrap(elements.compactMap(\.value)) },
+                unwrap: { collection in unwrap(collection).map { ArrayElement(value: $0) } })
     }
 
     /// Reads a JSON array whose elements `mapping` maps, into a collection made by `wrap`. A missing key (or
     /// `null`) is no value: a property keeps what it was made with, an initialiser parameter gets no elements.
+    /// Written back as JSON, the collection is the array of `unwrap`'s elements, each written by `mapping`.
     static func reading<Element, Collection>(
-        of mapping: Mapping<Element>?, wrap: @escaping @Sendable ([Element]) -> Collection
+        of mapping: Mapping<Element>?, wrap: @escaping @Sendable ([Element]) -> Collection, unwrap: @escaping @Sendable (Collection) -> [Element]
     ) -> ValueReading<Collection> {
         let mappers = mapping.map { ElementMappers(mapping: $0) }
         return ValueReading(type: .json, isOptional: true, absent: { wrap([]) }, mayRefuse: true, read: { storage, row in
@@ -57,7 +60,11 @@ enum ArrayElements {
             case .success(let elements): return .success(wrap(elements))
             case .failure(let failure): return .failure(failure)
             }
-        }, encode: { _ in nil })
+        }, encode: { collection in
+            guard let mapping else { return nil }
+            // The json column's text: each element as its mapping writes it.
+            return .string("[" + unwrap(collection).map { mapping.jsonText(of: $0) }.joined(separator: ",") + "]")
+        })
     }
 
     /// The values in order, each kept only the first time it appears (an ordered set).

@@ -203,7 +203,7 @@ public struct Field<Model>: Sendable {
     /// An array property whose equal elements are kept once, the first time they appear (`unique: true`: an
     /// ordered set); `unique: false` keeps them all.
     public init<Element: MappableValue & Hashable>(_ path: String, _ keyPath: WritableKeyPath<Model, [Element]> & Sendable, unique: Bool) {
-        self.init(path, keyPath, reading: ArrayElements.reading(of: Element.self) { unique ? ArrayElements.firstOfEach($0) : $0 })
+        self.init(path, keyPath, reading: ArrayElements.reading(of: Element.self, wrap: { unique ? ArrayElements.firstOfEach($0) : $0 }, unwrap: { $0 }))
     }
 
     // MARK: Dates

@@ -245,14 +245,14 @@ extension Optional: MappableValue where Wrapped: MappableValue {
 /// (or `null`) leaves a property as the model was made, and gives an initialiser parameter an empty array.
 extension Array: MappableValue where Element: MappableValue {
     public static var valueReading: ValueReading<[Element]> {
-        ArrayElements.reading(of: Element.self) { $0 }
+        ArrayElements.reading(of: Element.self, wrap: { $0 }, unwrap: { $0 })
     }
 }
 
 /// A JSON array as a set: duplicates removed.
 extension Set: MappableValue where Element: MappableValue {
     public static var valueReading: ValueReading<Set<Element>> {
-        ArrayElements.reading(of: Element.self) { Set($0) }
+        ArrayElements.reading(of: Element.self, wrap: { Set($0) }, unwrap: { Array($0) })
     }
 }
 

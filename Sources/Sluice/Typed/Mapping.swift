@@ -160,9 +160,9 @@ public struct Mapping<Model>: Sendable {
     }
 
     /// A model written back as JSON through this mapping: key paths rebuilt as nested objects, dates in the
-    /// field's first format, enums as their JSON values. Mapping the result gives the same model again, except
-    /// for what is not written: fields with a transform (a transform has no way back) and arrays (their elements
-    /// are mapped from the input's text, which the encoder does not rebuild yet).
+    /// field's first format, enums as their JSON values, arrays element by element (nested models through their
+    /// own mapping). Mapping the result gives the same model again, except for what is not written: fields with a
+    /// transform (a transform has no way back).
     public func jsonText(of model: Model) -> String {
         let batch = ColumnarBatch(fields: plan.fields, capacity: 1)
         for (index, field) in fields.enumerated() {

@@ -126,11 +126,11 @@ public struct Parameter<Model, Value>: Sendable {
 
     /// An array of nested models, each mapped with `mapping`; a missing key gives no elements.
     public init<Element>(_ path: String, _ property: KeyPath<Model, [Element]> & Sendable, elements mapping: Mapping<Element>) where Value == [Element] {
-        self.init(path, property, reading: ArrayElements.reading(of: mapping) { $0 }, differs: { _, _ in true })
+        self.init(path, property, reading: ArrayElements.reading(of: mapping, wrap: { $0 }, unwrap: { $0 }), differs: { _, _ in true })
     }
 
     /// An optional array of nested models: nil when the key is missing or `null`.
     public init<Element>(_ path: String, _ property: KeyPath<Model, [Element]?> & Sendable, elements mapping: Mapping<Element>) where Value == [Element]? {
-        self.init(path, property, reading: ArrayElements.reading(of: mapping) { $0 }.optional, differs: { _, _ in true })
+        self.init(path, property, reading: ArrayElements.reading(of: mapping, wrap: { $0 }, unwrap: { $0 }).optional, differs: { _, _ in true })
     }
 }
