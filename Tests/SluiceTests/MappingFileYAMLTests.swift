@@ -104,6 +104,13 @@ import Testing
         #expect(problems("skip: 1.5\nfields: [{name: a, type: string}]") == ["m.yaml:1:7: 'skip' must be a number of records, 0 or more"])
     }
 
+    @Test func lengthsAreCountedAsSkipIs() throws {
+        let schema = try MappingSchema(mappingText: "fields: [{name: a, type: string, validate: {minLength: 2, lengthRange: [1, 3]}}]")
+        #expect(schema.fields.first?.validators == [.minLength(2), .lengthRange(1...3)])
+        #expect(problems(#"fields: [{name: a, type: string, validate: {minLength: "2"}}]"#).map { $0.hasSuffix("validator 'minLength' takes a whole number") } == [true])
+        #expect(problems(#"fields: [{name: a, type: string, validate: {lengthRange: [1, "3"]}}]"#).map { $0.hasSuffix("validator 'lengthRange' takes [minimum, maximum]") } == [true])
+    }
+
     /// A file of many fields reads as a file of few: the same fields, problems at their own lines.
     @Test func aLongFieldListIsReadWholeWithEveryProblemInPlace() throws {
         var text = "fields:\n"

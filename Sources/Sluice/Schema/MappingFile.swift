@@ -278,7 +278,6 @@ enum MappingFile {
         }
         // Values stay text here; the field's type reads them when the plan compiles, by its rules for input strings.
         func value(_ node: YAMLNode) -> FieldValue? { node.scalar.map { .string($0.string) } }
-        func integer(_ node: YAMLNode) -> Int? { node.scalar.flatMap { Int($0.string) } }
         var result: [Validator] = []
         for (keyNode, argument) in entries {
             let key = keyNode.string ?? ""
@@ -291,10 +290,10 @@ enum MappingFile {
             case "oneOf":
                 if let list = argument.sequence, case let values = list.compactMap(value), values.count == list.count { result.append(.oneOf(values)) } else { bad("a list of values") }
             case "length", "minLength", "maxLength":
-                guard let count = integer(argument) else { bad("a whole number"); continue }
+                guard let count = argument.int else { bad("a whole number"); continue }
                 result.append(key == "length" ? .length(count) : key == "minLength" ? .minLength(count) : .maxLength(count))
             case "lengthRange":
-                guard let bounds = argument.sequence?.compactMap(integer), bounds.count == 2 else { bad("[minimum, maximum]"); continue }
+                guard let bounds = argument.sequence?.compactMap(\.int), bounds.count == 2 else { bad("[minimum, maximum]"); continue }
                 guard bounds[0] <= bounds[1] else { problems.append("validator 'lengthRange' has its bounds reversed: [\(bounds[0]), \(bounds[1])]"); continue }
                 result.append(.lengthRange(bounds[0]...bounds[1]))
             case "pattern":
