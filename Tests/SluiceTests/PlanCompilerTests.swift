@@ -75,6 +75,27 @@ import Testing
         ])
     }
 
+    /// Keys of one length that differ only in bytes the sampled hash passes over (`k00000x` … `k00999x`): a node of
+    /// many children hashes whole keys, and finds each one.
+    @Test func aNodeOfManyKeysFindsEachOfThem() throws {
+        let keys = (0..<1_000).map { "k" + String(repeating: "0", count: 5 - String($0).count) + String($0) + "x" }
+        let plan = try PlanCompiler.compile(keys.enumerated().map { field("f\($0.offset)", .string, path: $0.element, optional: true) })
+        #expect(plan.nodes[0].hashesWholeKeys)
+        for (column, key) in keys.enumerated() {
+            let entry = Array(key.utf8).withUnsafeBufferPointer { buffer in
+                buffer.baseAddress.map { plan.lookupFull(node: plan.nodes[0], key: $0, buffer.count) } ?? -1
+            }
+            let node = entry >= 0 ? plan.nodes[Int(plan.keyEntries[Int(entry)].node)] : PlanNode()
+            #expect(entry >= 0 && node.targetCount == 1 && plan.targets[Int(node.targetStart)] == Int32(column), "\(key)")
+        }
+        let missing = Array("k01000x".utf8).withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { plan.lookupFull(node: plan.nodes[0], key: $0, buffer.count) } ?? 0
+        }
+        #expect(missing == -1)
+        // A node of few children keeps the sampled hash.
+        #expect(try !PlanCompiler.compile([field("a", .string, path: "x.a"), field("b", .string, path: "x.b")]).nodes[1].hashesWholeKeys)
+    }
+
     @Test func scalarAtANumericSegmentConflictIsReportedOnce() {
         #expect(problems([field("first", .string, path: "tags.0"), field("first_name", .string, path: "tags.0.name")]) == [
             "field 'first': reads $.tags.0 as string, but 'first_name' reads inside it; only a json or transformed field can share a node with fields beneath it",

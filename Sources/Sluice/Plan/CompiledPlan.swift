@@ -167,8 +167,36 @@ final class CompiledPlan: @unchecked Sendable {
         return hash ^ (hash >> 29)
     }
 
-    static func keyHash(_ key: [UInt8]) -> UInt64 {
-        key.withUnsafeBufferPointer { keyHash($0.baseAddress, $0.count) }
+    /// A hash of every byte of the key, for nodes with many children: thousands of keys that differ only where
+    /// ``keyHash(_:_:)`` does not look (`k10000` … `k99999`) would fall into a few long runs of its table.
+    @inline(__always)
+    static func wholeKeyHash(_ key: UnsafePointer<UInt8>?, _ length: Int) -> UInt64 {
+        var hash = UInt64(truncatingIfNeeded: length) &* 0x9E37_79B9_7F4A_7C15
+        guard let key else { return hash }
+        var offset = 0
+        while offset + 8 <= length {
+            hash = (hash ^ UnsafeRawPointer(key + offset).loadUnaligned(as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            hash ^= hash >> 31
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < length {
+            tail |= UInt64(key[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        hash = (hash ^ tail) &* 0x94D0_49BB_1331_11EB
+        return hash ^ (hash >> 29)
+    }
+
+    /// Nodes with more key children than this hash whole keys (``PlanNode/hashesWholeKeys``).
+    static let sampledHashChildLimit = 64
+
+    /// The hash of a key at `node`: the sampled one, or the whole key's at a node of many children.
+    @inline(__always)
+    static func keyHash(_ key: UnsafePointer<UInt8>?, _ length: Int, at node: PlanNode) -> UInt64 {
+        node.hashesWholeKeys ? wholeKeyHash(key, length) : keyHash(key, length)
     }
 
     /// Whether the key bytes equal those of `entry`.
@@ -184,7 +212,7 @@ final class CompiledPlan: @unchecked Sendable {
     func lookupFull(node: PlanNode, key: UnsafePointer<UInt8>, _ length: Int) -> Int32 {
         if node.keyEntryCount == 0 { return -1 }
         let mask = Int(node.slotMask)
-        var slot = Int(truncatingIfNeeded: CompiledPlan.keyHash(key, length)) & mask
+        var slot = Int(truncatingIfNeeded: CompiledPlan.keyHash(key, length, at: node)) & mask
         while true {
             let entry = keySlots[Int(node.slotStart) + slot]
             if entry < 0 { return -1 }
@@ -265,6 +293,8 @@ struct PlanNode {
     /// Whether a scalar here needs more than the plain conversion: fields read inside the node (a scalar is then
     /// a mismatch for them), or a transform. One test on the hot path instead of two.
     var scalarNeedsCare = false
+    /// Whether the node's key table is hashed on whole keys (a node of many key children) rather than sampled.
+    var hashesWholeKeys = false
 
     var expectsObject: Bool { keyEntryCount > 0 }
     var expectsArray: Bool { indexEntryCount > 0 }

@@ -346,11 +346,12 @@ struct TrieBuilder {
                 while size < builder.keyChildren.count * 2 { size *= 2 }
                 node.slotStart = Int32(keySlots.count)
                 node.slotMask = Int32(size - 1)
+                node.hashesWholeKeys = builder.keyChildren.count > CompiledPlan.sampledHashChildLimit
                 keySlots.append(contentsOf: repeatElement(-1, count: size))
                 keyBytes.withUnsafeBufferPointer { bytes in
                     for offset in 0..<builder.keyChildren.count {
                         let entry = keyEntries[Int(node.keyEntryStart) + offset]
-                        let hash = CompiledPlan.keyHash(bytes.baseAddress.map { $0 + Int(entry.keyStart) }, Int(entry.keyLength))
+                        let hash = CompiledPlan.keyHash(bytes.baseAddress.map { $0 + Int(entry.keyStart) }, Int(entry.keyLength), at: node)
                         var slot = Int(truncatingIfNeeded: hash) & (size - 1)
                         while keySlots[Int(node.slotStart) + slot] >= 0 { slot = (slot + 1) & (size - 1) }
                         keySlots[Int(node.slotStart) + slot] = node.keyEntryStart + Int32(offset)
