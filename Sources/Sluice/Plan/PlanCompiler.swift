@@ -95,7 +95,7 @@ enum PlanCompiler {
         trie.spreadIgnoredScope()
         if trie.isExhausted {
             // Nothing below is worth checking in a trie that was left unfinished.
-            throw .invalidMapping(problems + [MappingProblem(setting: "fields", message: "the key paths make too large a trie (over \(TrieBuilder.maximumSteps) steps to build, or \(TrieBuilder.maximumPathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
+            throw .invalidMapping(problems + [MappingProblem(setting: "fields", message: "the key paths make too large a trie (over \(TrieBuilder.maximumNodes) nodes, \(TrieBuilder.maximumSteps) steps to build, or \(TrieBuilder.maximumPathBytes >> 20) MiB of key paths): a numeric segment is read both as an object key and as an array index, which doubles what lies below it (use fewer numeric segments in one path, or '*')")])
         }
         checkScalarTargetsAreLeaves(trie, fields: fields, problems: &problems)
 

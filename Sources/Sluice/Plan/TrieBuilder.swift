@@ -30,8 +30,13 @@ struct TrieBuilder {
         var step: Step
         /// The length of the node's key path as rejections print it, which the budget bounds.
         var displayLength: Int32
-        var keyChildren: [Int32] = []
-        var indexChildren: [Int32] = []
+        /// The node's key children and index children, each a chain through the children's `nextSibling` in the
+        /// order they were made (no list a node: a hostile mapping's trie is bounded by its number of nodes).
+        var firstKeyChild: Int32 = -1
+        var lastKeyChild: Int32 = -1
+        var firstIndexChild: Int32 = -1
+        var lastIndexChild: Int32 = -1
+        var nextSibling: Int32 = -1
         var everyElementChild: Int32 = -1
         var recordKeyChild: Int32 = -1
         var ignoredScope = IgnoredScope.none
@@ -39,7 +44,7 @@ struct TrieBuilder {
         var firstTarget: Int32 = -1
         var lastTarget: Int32 = -1
 
-        var hasChildren: Bool { !keyChildren.isEmpty || !indexChildren.isEmpty || everyElementChild >= 0 }
+        var hasChildren: Bool { firstKeyChild >= 0 || firstIndexChild >= 0 || everyElementChild >= 0 }
     }
 
     /// A column read at a node, and which of the column's paths ends there (0 for its path, 1 for its first
@@ -72,15 +77,17 @@ struct TrieBuilder {
         var index: Int
     }
 
-    /// Far more than any real mapping takes (a few steps per field), and a bound on what a hostile one can cost:
-    /// steps (nodes made and visited while building), and the bytes of the nodes' key paths (kept for messages),
-    /// which grow with depth. Each numeric segment of a key path goes down two branches, so a path of many of
-    /// them would otherwise make exponentially many nodes, and each further field on such a path would visit
-    /// them all again.
+    /// Far more than any real mapping takes (a node and a few steps per field), and a bound on what a hostile one
+    /// can cost: nodes (about 64 bytes each while building, so that refusing a trie stays within a small memory
+    /// budget), steps (nodes made and visited while building), and the bytes of the nodes' key paths (made for
+    /// messages), which grow with depth. Each numeric segment of a key path goes down two branches, so a path of
+    /// many of them would otherwise make exponentially many nodes, and each further field on such a path would
+    /// visit them all again.
+    static let maximumNodes = 1 << 18
     static let maximumSteps = 1 << 20
     static let maximumPathBytes = 64 << 20
 
-    var isExhausted: Bool { steps > Self.maximumSteps || pathBytes > Self.maximumPathBytes }
+    var isExhausted: Bool { nodes.count > Self.maximumNodes || steps > Self.maximumSteps || pathBytes > Self.maximumPathBytes }
 
     // MARK: - Building
 
@@ -142,6 +149,34 @@ struct TrieBuilder {
         return id
     }
 
+    private mutating func appendChild(_ child: Int32, to node: Int32, isIndex: Bool) {
+        let last = isIndex ? nodes[Int(node)].lastIndexChild : nodes[Int(node)].lastKeyChild
+        if last >= 0 {
+            nodes[Int(last)].nextSibling = child
+        } else if isIndex {
+            nodes[Int(node)].firstIndexChild = child
+        } else {
+            nodes[Int(node)].firstKeyChild = child
+        }
+        if isIndex { nodes[Int(node)].lastIndexChild = child } else { nodes[Int(node)].lastKeyChild = child }
+    }
+
+    /// The key children of `node`, in the order they were made.
+    func keyChildren(of node: Int32) -> [Int32] { chain(from: nodes[Int(node)].firstKeyChild) }
+
+    /// The index children of `node`, in the order they were made.
+    func indexChildren(of node: Int32) -> [Int32] { chain(from: nodes[Int(node)].firstIndexChild) }
+
+    private func chain(from first: Int32) -> [Int32] {
+        var children: [Int32] = []
+        var child = first
+        while child >= 0 {
+            children.append(child)
+            child = nodes[Int(child)].nextSibling
+        }
+        return children
+    }
+
     private mutating func everyElementChild(of node: Int32) -> Int32 {
         if nodes[Int(node)].everyElementChild >= 0 { return nodes[Int(node)].everyElementChild }
         let child = makeNode(parent: node, step: .everyElement, displayLength: Int(nodes[Int(node)].displayLength) + 2)
@@ -161,7 +196,7 @@ struct TrieBuilder {
         if let child = indexChildPositions[place] { return child }
         let child = makeNode(parent: node, step: .index(index), displayLength: Int(nodes[Int(node)].displayLength) + 2 + String(index).utf8.count)
         indexChildPositions[place] = child
-        nodes[Int(node)].indexChildren.append(child)
+        appendChild(child, to: node, isIndex: true)
         return child
     }
 
@@ -187,7 +222,7 @@ struct TrieBuilder {
         if storedAt == nil { keyBytes.append(contentsOf: key) }
         let escapedLength = FieldPath.escaped(key: String(decoding: key, as: UTF8.self)).utf8.count
         let child = makeNode(parent: node, step: .key(start: start, length: Int32(key.count)), displayLength: Int(nodes[Int(node)].displayLength) + 1 + escapedLength)
-        nodes[Int(node)].keyChildren.append(child)
+        appendChild(child, to: node, isIndex: false)
         keyChildSlots[slot] = child
         keyChildCount += 1
         if keyChildCount * 2 > keyChildSlots.count { growKeyChildSlots() }
@@ -234,10 +269,10 @@ struct TrieBuilder {
     mutating func spreadEveryElement(from node: Int32 = 0) {
         let every = nodes[Int(node)].everyElementChild
         if every >= 0 {
-            for child in nodes[Int(node)].indexChildren { absorb(every, into: child) }
+            for child in indexChildren(of: node) { absorb(every, into: child) }
         }
-        for child in nodes[Int(node)].keyChildren { spreadEveryElement(from: child) }
-        for child in nodes[Int(node)].indexChildren { spreadEveryElement(from: child) }
+        for child in keyChildren(of: node) { spreadEveryElement(from: child) }
+        for child in indexChildren(of: node) { spreadEveryElement(from: child) }
         if every >= 0 { spreadEveryElement(from: every) }
     }
 
@@ -253,14 +288,14 @@ struct TrieBuilder {
             if !present.contains(target.column) { addTarget(column: target.column, rank: 0, to: node) }
             position = target.next
         }
-        for child in nodes[Int(source)].keyChildren {
+        for child in keyChildren(of: source) {
             guard case .key(let start, let length) = nodes[Int(child)].step else { continue }
             // The bytes are copied out first: making a child may grow `keyBytes` while they are read.
             let key = Array(keyBytes[Int(start) ..< Int(start) + Int(length)])
             let target = key.withUnsafeBufferPointer { keyChild(of: node, key: $0, storedAt: start) }
             absorb(child, into: target)
         }
-        for child in nodes[Int(source)].indexChildren {
+        for child in indexChildren(of: source) {
             guard case .index(let index) = nodes[Int(child)].step else { continue }
             absorb(child, into: indexChild(of: node, index: index))
         }
@@ -282,7 +317,7 @@ struct TrieBuilder {
     /// The children of `node` a value can reach inside the record (the `$key` node is beside the record).
     func children(of node: Int32) -> [Int32] {
         let every = nodes[Int(node)].everyElementChild
-        return nodes[Int(node)].keyChildren + nodes[Int(node)].indexChildren + (every >= 0 ? [every] : [])
+        return keyChildren(of: node) + indexChildren(of: node) + (every >= 0 ? [every] : [])
     }
 
     /// The key path of each node as rejections print it (`$.user.name`, `$.media[0]`, `$.media.*`).
@@ -333,23 +368,25 @@ struct TrieBuilder {
         planTargets.reserveCapacity(targets.count)
         var targetRanks: [Int32] = []
         targetRanks.reserveCapacity(targets.count)
-        for builder in nodes {
+        for (id, builder) in nodes.enumerated() {
             var node = PlanNode()
+            let keyChildren = keyChildren(of: Int32(id))
+            let indexChildren = indexChildren(of: Int32(id))
             node.keyEntryStart = Int32(keyEntries.count)
-            node.keyEntryCount = Int32(builder.keyChildren.count)
-            for child in builder.keyChildren {
+            node.keyEntryCount = Int32(keyChildren.count)
+            for child in keyChildren {
                 guard case .key(let start, let length) = nodes[Int(child)].step else { continue }
                 keyEntries.append(KeyEntry(keyStart: start, keyLength: length, node: child))
             }
-            if !builder.keyChildren.isEmpty {
+            if !keyChildren.isEmpty {
                 var size = 4
-                while size < builder.keyChildren.count * 2 { size *= 2 }
+                while size < keyChildren.count * 2 { size *= 2 }
                 node.slotStart = Int32(keySlots.count)
                 node.slotMask = Int32(size - 1)
-                node.hashesWholeKeys = builder.keyChildren.count > CompiledPlan.sampledHashChildLimit
+                node.hashesWholeKeys = keyChildren.count > CompiledPlan.sampledHashChildLimit
                 keySlots.append(contentsOf: repeatElement(-1, count: size))
                 keyBytes.withUnsafeBufferPointer { bytes in
-                    for offset in 0..<builder.keyChildren.count {
+                    for offset in 0..<keyChildren.count {
                         let entry = keyEntries[Int(node.keyEntryStart) + offset]
                         let hash = CompiledPlan.keyHash(bytes.baseAddress.map { $0 + Int(entry.keyStart) }, Int(entry.keyLength), at: node)
                         var slot = Int(truncatingIfNeeded: hash) & (size - 1)
@@ -359,8 +396,8 @@ struct TrieBuilder {
                 }
             }
             node.indexEntryStart = Int32(indexEntries.count)
-            node.indexEntryCount = Int32(builder.indexChildren.count)
-            for child in builder.indexChildren {
+            node.indexEntryCount = Int32(indexChildren.count)
+            for child in indexChildren {
                 guard case .index(let index) = nodes[Int(child)].step else { continue }
                 indexEntries.append(IndexEntry(index: index, node: child))
             }
