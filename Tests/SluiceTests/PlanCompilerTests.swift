@@ -96,6 +96,11 @@ import Testing
         #expect(try !PlanCompiler.compile([field("a", .string, path: "x.a"), field("b", .string, path: "x.b")]).nodes[1].hashesWholeKeys)
     }
 
+    @Test func aFieldPrintsItsSettingsNotTheirBox() {
+        let text = String(describing: FieldSpec(name: "d", type: .date, isOptional: true, epochUnit: .milliseconds))
+        #expect(text.hasPrefix(#"FieldSpec(name: "d", path: nil"#) && text.contains("milliseconds") && !text.contains("Box"), "\(text)")
+    }
+
     @Test func scalarAtANumericSegmentConflictIsReportedOnce() {
         #expect(problems([field("first", .string, path: "tags.0"), field("first_name", .string, path: "tags.0.name")]) == [
             "field 'first': reads $.tags.0 as string, but 'first_name' reads inside it; only a json or transformed field can share a node with fields beneath it",

@@ -215,6 +215,19 @@ public struct FieldSpec: Sendable, Hashable {
     }
 }
 
+/// A field prints (`print`, `dump`, test failures) with its settings, as a plain struct of them would, not with
+/// the box they are kept in.
+extension FieldSpec: CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "name": name, "path": path as Any, "type": type, "isOptional": isOptional, "defaultValue": defaultValue as Any,
+            "truncatesFractions": truncatesFractions, "epochUnit": epochUnit, "dateFormats": dateFormats, "enumValues": enumValues,
+            "validators": validators, "transform": transform as Any, "isUnique": isUnique, "nullSpellings": nullSpellings as Any,
+            "cleanups": cleanups, "fallbackPaths": fallbackPaths, "isList": isList,
+        ], displayStyle: .struct)
+    }
+}
+
 /// A value of one of the field types: defaults, and values handed to callers.
 public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
     case string(String)
