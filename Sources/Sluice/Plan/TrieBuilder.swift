@@ -244,14 +244,10 @@ struct TrieBuilder {
         keyChildSlots = slots
     }
 
-    /// FNV-1a over the whole key, seeded with the parent: every byte counts, as thousands of keys of one length
+    /// The plan's whole-key hash, told apart by parent: every byte counts, as thousands of keys of one length
     /// that differ in a middle byte must spread.
     private static func hash(parent: Int32, _ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (UInt64(UInt32(bitPattern: parent)) &* 0x9E37_79B9_7F4A_7C15)
-        for byte in key {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-        }
-        return hash ^ (hash >> 32)
+        CompiledPlan.wholeKeyHash(key.baseAddress, key.count) ^ (UInt64(UInt32(bitPattern: parent)) &* 0x9E37_79B9_7F4A_7C15)
     }
 
     // MARK: - Completing
