@@ -210,6 +210,7 @@ private struct Run {
             observer.inputFinished()
             summary.bytesRead += reader.statistics.bytesRead
             for (key, count) in reader.unmappedKeys(tableNames: job.tables.map(\.name)) { summary.unmappedKeys[key, default: 0] += count }
+            summary.recordsBehindUnmappedKeys += reader.statistics.recordsRead
         }
         var stopped = false
         var readError: SluiceError?

@@ -300,6 +300,23 @@ import Testing
         #expect(outcome.standardError == "sluice: unmapped $.x: 2\nsluice: unmapped $.profile.age: 1\n")
     }
 
+    @Test func reportsUnmappedKeysAfterALimitWithSeveralWorkersAndSaysWhatTheyCover() throws {
+        let input = scratchPath("unmapped-limit.ndjson")
+        defer { try? FileManager.default.removeItem(at: input) }
+        let text = (1...20_000).map { #"{"id":\#($0),"profile":{"name":"A"},"x":1}"# }.joined(separator: "\n") + "\n"
+        try text.write(to: input, atomically: false, encoding: .utf8)
+        let outcome = try run(["map", "-m", "Fixtures/golden/people.mapping.yaml", "--workers", "2", "--chunk-size", "65536", "--limit", "3",
+                               "--report-unmapped", "-o", "/dev/null", input.path], standardInput: "")
+        #expect(outcome.status == 0)
+        let lines = outcome.standardError.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(outcome.standardError)")
+        // The first chunk's records were all mapped: the note names them, and the count covers exactly them.
+        let covered = lines.dropFirst().first.flatMap { $0.split(separator: " ").dropFirst(7).first }.flatMap { Int($0) }
+        #expect(lines.dropFirst().first?.hasSuffix("records mapped, a chunk at a time, not only the 3 read") == true, "\(lines)")
+        #expect(lines.last == "sluice: unmapped $.x: \(covered ?? -1)")
+        #expect((covered ?? 0) > 3 && (covered ?? .max) < 20_000)
+    }
+
     @Test func stopsWithStatusOneOnTheFirstRejectionWhenAsked() throws {
         let outcome = try run(["map", "-m", "Fixtures/golden/people.mapping.yaml", "--on-reject", "stop", "--quiet"],
                               standardInput: "{\"id\":true,\"profile\":{\"name\":\"A\"}}\n")

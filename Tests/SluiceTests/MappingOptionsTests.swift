@@ -54,6 +54,26 @@ import Testing
         #expect(reader.unmappedKeys == ["$.source": 2, "$.user.bio": 2, "$.tags": 1, "$.extra_key_that_is_longer_than_thirty_two_bytes": 1])
     }
 
+    /// With several workers, chunks are mapped ahead of the consumer: the counts must cover the records handed out
+    /// so far (those ``ColumnarReader/statistics`` counts), never those of chunks mapped and not yet delivered.
+    @Test func unmappedKeysCoverTheRecordsCountedSoFarWithAnyNumberOfWorkers() throws {
+        let schema = try MappingSchema(fields: [FieldSpec(name: "id", type: .int64)])
+        // Every record holds `extra`; every third also `rare`, at a key position the cache then gives to `extra`
+        // again (a sighting handed on from the cache on eviction, and one still held in it, both count).
+        var text = ""
+        for id in 1...30_000 { text += id % 3 == 0 ? #"{"id":\#(id),"rare":1,"extra":"x"}"# + "\n" : #"{"id":\#(id),"extra":"x"}"# + "\n" }
+        for workers in [1, 2, 3] {
+            let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema,
+                                            options: ReaderOptions(batchCapacity: 1000, workers: workers, chunkSize: 64 << 10))
+            _ = try reader.next()
+            let read = reader.statistics.recordsRead
+            #expect(read > 0 && read < 30_000, "workers: \(workers)")
+            #expect(reader.unmappedKeys == ["$.extra": read, "$.rare": read / 3], "workers: \(workers)")
+            while try reader.next() != nil {}
+            #expect(reader.unmappedKeys == ["$.extra": 30_000, "$.rare": 10_000], "workers: \(workers)")
+        }
+    }
+
     @Test func strictModeRejectsRecordsWithKeysNoFieldReadsUnlessIgnored() throws {
         let schema = try MappingSchema(
             fields: [FieldSpec(name: "id", type: .int64)],

@@ -219,6 +219,9 @@ final class MappingEngine: BatchSource {
 
     var unmappedKeys: [String: Int] { machine.pointee.unmappedKeys }
 
+    /// The unmapped keys seen since the last call, by trie node (see ``RecordStateMachine/takeUnmappedKeyCounts()``).
+    func takeUnmappedKeyCounts() -> [UnmappedKey: Int] { machine.pointee.takeUnmappedKeyCounts() }
+
     /// Whether the last record read gave `column` a value or a null; false when the key was missing.
     func lastRecordHad(column: Int) -> Bool { machine.pointee.lastRecordHad(column: column) }
 

@@ -63,13 +63,16 @@ struct KeyOrderCache {
         return (Array(UnsafeBufferPointer(start: bytes, count: Int(lengths[slot]))), unmappedCounts[slot])
     }
 
-    /// Every slot's unmapped sightings, with the node each belongs to.
-    func allUnmappedSightings(nodeCount: Int) -> [(node: Int32, key: [UInt8], count: Int)] {
+    /// Every slot's unmapped sightings, with the node each belongs to; with `clearing`, they are handed on: the
+    /// slots keep their keys and count again from 0.
+    func allUnmappedSightings(nodeCount: Int, clearing: Bool = false) -> [(node: Int32, key: [UInt8], count: Int)] {
         var result: [(node: Int32, key: [UInt8], count: Int)] = []
         for node in 0..<nodeCount where firstSlot[node] >= 0 {
             for position in 0..<Self.positionsPerNode {
-                if let sighting = unmappedSightings(slot: Int(firstSlot[node]) + position) {
+                let slot = Int(firstSlot[node]) + position
+                if let sighting = unmappedSightings(slot: slot) {
                     result.append((Int32(node), sighting.key, sighting.count))
+                    if clearing { unmappedCounts[slot] = 0 }
                 }
             }
         }

@@ -293,16 +293,25 @@ struct RecordStateMachine {
     /// How often each key that no field reads was seen, by key path (`$.source`, `$.user.id_str`). Keys inside
     /// an unread object are not counted one by one: the object's own key stands for them.
     var unmappedKeys: [String: Int] {  // lint: reporting, not the per-value path
+        UnmappedKey.named(countedUnmappedKeys(handingOn: false), in: plan)
+    }
+
+    /// The unmapped keys seen since the last call (or since the machine was made), by trie node; the machine then
+    /// counts from 0. A reader that hands records out a chunk at a time takes each chunk's keys with its records,
+    /// so that keys of records never handed out are never counted.
+    mutating func takeUnmappedKeyCounts() -> [UnmappedKey: Int] {  // lint: reporting, once per chunk
+        let counts = countedUnmappedKeys(handingOn: true)
+        unmappedKeyCounts = [:]
+        return counts
+    }
+
+    /// The counts so far: those handed on from the key-order cache, and the sightings it still holds.
+    private func countedUnmappedKeys(handingOn: Bool) -> [UnmappedKey: Int] {  // lint: reporting, not the per-value path
         var counts = unmappedKeyCounts
-        for sighting in keyOrder.allUnmappedSightings(nodeCount: plan.nodeCount) {
+        for sighting in keyOrder.allUnmappedSightings(nodeCount: plan.nodeCount, clearing: handingOn) {
             counts[UnmappedKey(node: sighting.node, key: sighting.key), default: 0] += sighting.count
         }
-        var result: [String: Int] = [:]  // lint: reporting, not the per-value path
-        for (unmapped, count) in counts {
-            let name = FieldPath.escaped(key: String(decoding: unmapped.key, as: UTF8.self))
-            result[plan.displayPaths[Int(unmapped.node)] + "." + name, default: 0] += count
-        }
-        return result
+        return counts
     }
 
     mutating func string(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
@@ -1368,4 +1377,14 @@ struct RecordStateMachine {
 struct UnmappedKey: Hashable {
     var node: Int32
     var key: [UInt8]
+
+    /// The counts by key path, as reports show them: the node's path, then the key (escaped where it must be).
+    static func named(_ counts: [UnmappedKey: Int], in plan: CompiledPlan) -> [String: Int] {  // lint: reporting, not the per-value path
+        var result: [String: Int] = [:]  // lint: reporting, not the per-value path
+        for (unmapped, count) in counts {
+            let name = FieldPath.escaped(key: String(decoding: unmapped.key, as: UTF8.self))
+            result[plan.displayPaths[Int(unmapped.node)] + "." + name, default: 0] += count
+        }
+        return result
+    }
 }

@@ -48,8 +48,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// once half the chunks in flight are consumed (or nothing but its own is held), to read a run of chunks at
     /// once rather than one per chunk consumed.
     private var readerWaitsHolding: Int?
-    /// Per plan.
-    private var workerUnmappedKeys: [[String: Int]]
+    /// Per plan: the unmapped keys of the chunks whose records were handed out, counted with those records (see
+    /// ``count(_:)``), so that chunks mapped ahead and never delivered count for nothing.
+    private var deliveredUnmappedKeys: [[UnmappedKey: Int]]
     /// CSV-like rows: the header's names, read by the worker whose chunk holds the header row, for all the others.
     private let columnHeader = ColumnHeader()
     /// The records at the input's start to skip, and whether a header row follows them.
@@ -98,6 +99,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         var chunk: Chunk
         var outcome: MappingEngine.ChunkOutcome
         var engine: MappingEngine
+        /// The keys no field reads among the chunk's records.
+        var unmappedKeys: [UnmappedKey: Int]
     }
 
     /// Starts reading `source` (already past any byte order mark: its first byte sits at `startOffset`) and
@@ -111,7 +114,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
          keepsRecordText: Bool, startsAtInputStart: Bool = true, columnNames: [[UInt8]]? = nil, runsInline: Bool = false) {
         self.plans = plans
         let plan = plans[0]
-        workerUnmappedKeys = plans.map { _ in [:] }
+        deliveredUnmappedKeys = plans.map { _ in [:] }
         // A shard's records are numbered as in the whole file; records skipped or a header row before it are not
         // records.
         let leading = options.shard == nil || startsAtInputStart ? 0 : plan.skippedRecords + (plan.columnsFromHeader ? 1 : 0)
@@ -265,9 +268,6 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
                 condition.wait(as: .worker)
             }
             guard !isCancelled, pendingStart < pendingChunks.count else {
-                for (type, engine) in engines.enumerated() {
-                    for (key, count) in engine?.unmappedKeys ?? [:] { workerUnmappedKeys[type][key, default: 0] += count }
-                }
                 runningWorkers -= 1
                 condition.wakeEveryone()
                 condition.unlock()
@@ -298,7 +298,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, leadingRecords: chunk.leadingRecords, holdsHeader: chunk.holdsHeader,
                                       recordKeys: chunk.recordKeys, elementEnds: chunk.elementEnds)
         pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
-        return ChunkResult(chunk: chunk, outcome: outcome, engine: engine)
+        return ChunkResult(chunk: chunk, outcome: outcome, engine: engine, unmappedKeys: engine.takeUnmappedKeyCounts())
     }
 
     // MARK: - Consumer
@@ -414,9 +414,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         return map(chunk, engines: &inline.engines)
     }
 
-    /// Counts a chunk's records once its batches are being delivered (as one reader counts a batch's records
-    /// before it hands the batch out).
+    /// Counts a chunk's records, and the keys no field reads among them, once its batches are being delivered (as
+    /// one reader counts a batch's records before it hands the batch out).
     private func count(_ result: ChunkResult) {
+        for (key, count) in result.unmappedKeys { deliveredUnmappedKeys[currentType][key, default: 0] += count }
         let statistics = result.outcome.statistics
         for index in [nil, currentType] as [Int?] {
             var counts = index.map { typeTotals[$0] } ?? totals
@@ -523,18 +524,14 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         return statistics
     }
 
-    /// Counted by each engine (and added up as the workers stop): complete once the run has ended.
+    /// Over the records counted so far (those of the chunks handed out): complete once the run has ended.
     var unmappedKeys: [String: Int] { unmappedKeys(ofType: 0) }
 
-    /// Per record type: counts so far, and unread keys once the run has ended.
+    /// Per record type: counts so far, and the keys no field reads among those records.
     func statistics(ofType type: Int) -> ReadStatistics { typeTotals[type] }
 
     func unmappedKeys(ofType type: Int) -> [String: Int] {
-        if let inline { return inline.engines[type]?.unmappedKeys ?? [:] }
-        condition.lock()
-        defer { condition.unlock() }
-        while hasEnded && runningWorkers > 0 { condition.wait(as: .stop) }
-        return workerUnmappedKeys[type]
+        UnmappedKey.named(deliveredUnmappedKeys[type], in: plans[type])
     }
 
     /// The typed door's refusals after commit: counted on the consumer's side.

@@ -52,7 +52,8 @@ public final class ColumnarReader {
 
     /// How often each key that no field reads was seen so far, by key path (`$.source`, `$.user.id_str`,
     /// `$.entities.hashtags[0].indices`): the answer to "which keys did my mapping never read?". A key whose value
-    /// is an object or array stands for everything inside it.
+    /// is an object or array stands for everything inside it. The counts cover the records ``statistics`` counts:
+    /// with several workers, those of the chunks handed out so far, never those mapped ahead and not delivered.
     public var unmappedKeys: [String: Int] { engine.unmappedKeys }
 
     /// The shape the input is read as.
