@@ -117,9 +117,17 @@ private struct Run {
         }
     }
 
-    /// Rolls back what was not committed (a database) or drops the files, and counts only what stays.
+    /// Rolls back what was not committed (a database) or drops the files, and counts only what stays. A stream keeps
+    /// what it was given, and it stays counted.
     private mutating func abandon(_ sink: any TableSink) {
+        let takesBack = sink.takesBackUncommitted
         sink.abandon()
+        guard takesBack else {
+            if summary.recordsWritten > 0, case .failed(let message) = summary.outcome {
+                summary.outcome = .failed(message + "; the \(summary.recordsWritten) records written stay in \(sink.destinationName), which cannot take them back")
+            }
+            return
+        }
         var dropped = 0
         for (table, kept) in committedCounts.enumerated() {
             let lost = summary.tables[table].recordsWritten - kept.written + summary.tables[table].recordsRejected - kept.rejected
@@ -226,7 +234,10 @@ private struct Run {
                 next = nil
             }
             guard let (table, batch) = next else { break }
-            try take(batch, table: table, skipUpTo: skipUpTo[table], source: name, sink: sink)
+            // The rejection limit is judged record by record, in input order: the records after the rejection that
+            // passes it are neither written nor counted, whatever batch they came in.
+            let passing = job.rejectLimit.flatMap { rejectionPassing($0, in: batch, skipUpTo: skipUpTo[table]) }
+            try take(batch, table: table, skipUpTo: skipUpTo[table], through: passing?.location.ordinal, source: name, sink: sink)
             noteVerification(of: reader)
             if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
                 limitReached.insert(table)
@@ -236,10 +247,9 @@ private struct Run {
                     break
                 }
             }
-            if let limit = job.rejectLimit, limit.isExceeded(rejected: summary.recordsRejected, read: summary.recordsRead, isFinal: false) {
+            if let limit = job.rejectLimit, let passing {
                 reader.cancel()
-                let last = batch.rejections.last.map { "; the last: \($0)" } ?? ""
-                throw .invalidOptions("stopped: \(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)\(last)")
+                throw .invalidOptions("stopped: \(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit); the last: \(passing)")
             }
             if isStopRequested() {
                 reader.cancel()
@@ -279,9 +289,28 @@ private struct Run {
         return max(written, batch.rejections.last?.location.ordinal ?? 0)
     }
 
-    /// Records past ``ImportJob/recordLimit`` are left out.
-    private mutating func take(_ batch: ColumnarBatch, table: Int, skipUpTo: Int, source: String, sink: any TableSink) throws(SluiceError) {
-        let limit = job.recordLimit ?? .max
+    /// The first of the batch's rejections at which the rejections so far pass `limit`, counting records as
+    /// ``take(_:table:skipUpTo:through:source:sink:)`` counts them, in input order.
+    private func rejectionPassing(_ limit: RejectLimit, in batch: ColumnarBatch, skipUpTo: Int) -> Rejection? {
+        let recordLimit = job.recordLimit ?? .max
+        var rejected = summary.recordsRejected
+        var read = summary.recordsRead
+        var row = 0
+        for rejection in batch.rejections where rejection.location.ordinal > skipUpTo && rejection.location.ordinal <= recordLimit {
+            while row < batch.count && batch.location(ofRow: row).ordinal < rejection.location.ordinal {
+                if batch.location(ofRow: row).ordinal > skipUpTo { read += 1 }
+                row += 1
+            }
+            rejected += 1
+            read += 1
+            if limit.isExceeded(rejected: rejected, read: read, isFinal: false) { return rejection }
+        }
+        return nil
+    }
+
+    /// Records past ``ImportJob/recordLimit``, and past ordinal `through`, are left out.
+    private mutating func take(_ batch: ColumnarBatch, table: Int, skipUpTo: Int, through: Int? = nil, source: String, sink: any TableSink) throws(SluiceError) {
+        let limit = min(job.recordLimit ?? .max, through ?? .max)
         var first = 0
         while first < batch.count && batch.location(ofRow: first).ordinal <= skipUpTo { first += 1 }
         var end = batch.count

@@ -21,6 +21,13 @@ protocol TableSink: AnyObject {
     func finish(_ checkpoints: [Checkpoint]) throws(SluiceError)
     /// Ends a run that failed: files are removed, what was not committed is rolled back.
     func abandon()
+    /// Whether ``abandon()`` takes back what was written since the last commit. A stream (standard output, a pipe,
+    /// a device) keeps what it was given.
+    var takesBackUncommitted: Bool { get }
+}
+
+extension TableSink {
+    var takesBackUncommitted: Bool { true }
 }
 
 /// How far an import of one input into one table has got: the input's identity, and the last record whose row

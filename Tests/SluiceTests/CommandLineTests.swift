@@ -324,6 +324,25 @@ import Testing
         #expect(outcome.standardError.contains("more than --max-rejects 0; the last: record 1 (line 1, byte 0): $.id: expected int64, found true"), "\(outcome.standardError)")
     }
 
+    /// The limit is judged record by record: the records after the rejection that passes it are not written,
+    /// whatever batch they share with it, and a stream keeps (and the summary counts) what it was given before.
+    @Test func aRejectLimitStopsAtTheSameRecordForAnyBatchOrWorkerCount() throws {
+        let mapping = scratchPath("limit.yaml")
+        let input = scratchPath("limit.ndjson")
+        defer { for file in [mapping, input] { try? FileManager.default.removeItem(at: file) } }
+        try "fields:\n  - {name: id, type: int64}\n".write(to: mapping, atomically: false, encoding: .utf8)
+        try (1...200).map { $0 % 10 == 0 ? #"{"id":"x"}"# : #"{"id":\#($0)}"# }.joined(separator: "\n").write(to: input, atomically: false, encoding: .utf8)
+        let expected = (1...39).filter { $0 % 10 != 0 }.map { #"{"id":\#($0)}"# + "\n" }.joined()
+        for (workers, batch) in [("1", "4096"), ("2", "4096"), ("2", "7"), ("1", "3")] {
+            let outcome = try run(["map", "-m", mapping.path, "--max-rejects", "3", "--workers", workers, "--batch-size", batch, input.path])
+            #expect(outcome.status == 1)
+            #expect(outcome.standardOutput == expected, "workers \(workers), batch \(batch)")
+            #expect(outcome.standardError.contains("sluice: 40 records read, 36 written to <stdout>, 4 rejected"), "\(outcome.standardError)")
+            #expect(outcome.standardError.contains("stopped: 4 of 40 records rejected, more than --max-rejects 3; the last: record 40 (line 40, "), "\(outcome.standardError)")
+            #expect(outcome.standardError.hasSuffix("the 36 records written stay in <stdout>, which cannot take them back\n"), "\(outcome.standardError)")
+        }
+    }
+
     @Test func anInvalidMappingFileListsEveryProblem() throws {
         let mapping = scratchPath("bad.yaml")
         defer { try? FileManager.default.removeItem(at: mapping) }

@@ -163,6 +163,9 @@ public final class FileOutput {
         isSettled = true
     }
 
+    /// Whether ``discard()`` leaves no trace: false for a stream (standard output, a device, a pipe).
+    public var canBeDiscarded: Bool { temporaryPath != nil || appendedFrom != nil }
+
     /// Leaves no trace of this run: the temporary file is removed, a file appended to is cut back. Safe to call
     /// from a signal's handling path: it only unlinks or truncates.
     public func discard() {

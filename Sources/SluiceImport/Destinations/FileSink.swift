@@ -65,4 +65,6 @@ final class FileSink: TableSink {
     func abandon() {
         for output in outputs { output.discard() }
     }
+
+    var takesBackUncommitted: Bool { outputs.allSatisfy(\.canBeDiscarded) }
 }

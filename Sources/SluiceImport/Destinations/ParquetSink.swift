@@ -92,6 +92,8 @@ final class ParquetSink: TableSink {
         for output in finishedOutputs { output.discard() }
     }
 
+    var takesBackUncommitted: Bool { writers.allSatisfy { $0?.output.canBeDiscarded ?? true } && finishedOutputs.allSatisfy(\.canBeDiscarded) }
+
     /// The table's open file, opening the next part if there is none.
     private func writer(_ table: Int) throws(SluiceError) -> (writer: ParquetWriter, output: FileOutput) {
         if let open = writers[table] { return open }
