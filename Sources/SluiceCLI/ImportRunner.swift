@@ -70,8 +70,11 @@ enum ImportRunner {
             }
         }
         if options.reportUnmapped {
-            if summary.recordsBehindUnmappedKeys > summary.recordsRead && !summary.unmappedKeys.isEmpty {
-                StandardError.print("sluice: unmapped keys are counted over the \(summary.recordsBehindUnmappedKeys) records mapped, a chunk at a time, not only the \(summary.recordsRead) read")
+            // A failed run counts only the records that stayed, which says nothing about what was mapped.
+            var failed = false
+            if case .failed = summary.outcome { failed = true }
+            if !failed && summary.recordsBehindUnmappedKeys > summary.recordsRead && !summary.unmappedKeys.isEmpty {
+                StandardError.print("sluice: unmapped keys are counted over the \(summary.recordsBehindUnmappedKeys) records mapped ahead, not only the \(summary.recordsRead) read")
             }
             for (path, count) in summary.unmappedKeys.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
                 StandardError.print("sluice: unmapped \(path): \(count)")

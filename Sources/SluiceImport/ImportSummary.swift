@@ -66,7 +66,7 @@ public struct ImportSummary: Sendable {
     /// Keys no field read, by table and key path, with how often they were seen.
     public var unmappedKeys: [String: Int] = [:]
     /// The records ``unmappedKeys`` were counted over: every record mapped, which can be more than the records
-    /// read when `--limit` or a stop ended the run inside a chunk (records are mapped a chunk at a time).
+    /// read when `--limit` or a stop ended the run while records were mapped ahead (a chunk, or a batch, at a time).
     public var recordsBehindUnmappedKeys = 0
     public var outcome = Outcome.complete
 

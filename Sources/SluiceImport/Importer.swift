@@ -70,6 +70,8 @@ private struct Run {
     var finished: [Checkpoint] = []
     var committed: [String: Checkpoint] = [:]
     var recordsSinceCommit = 0
+    /// The last rejection written, which a stop by the rejection limit names.
+    private var lastRejectionTaken: Rejection?
     /// Records written and rejected per table as of the last commit: what a rollback leaves.
     var committedCounts: [(written: Int, rejected: Int)]
     /// Records since the last commit lie in a compressed frame whose checksum has not passed yet.
@@ -113,18 +115,21 @@ private struct Run {
             if summary.outcome == .complete && summary.recordsRejected > 0 { summary.outcome = .someRejected }
         } catch {
             summary.outcome = .failed(Self.message(error))
-            if let sink { abandon(sink) }
+            if let sink { abandon(sink, after: error) }
         }
     }
 
     /// Rolls back what was not committed (a database) or drops the files, and counts only what stays. A stream keeps
     /// what it was given, and it stays counted.
-    private mutating func abandon(_ sink: any TableSink) {
+    private mutating func abandon(_ sink: any TableSink, after error: (any Error)? = nil) {
         let takesBack = sink.takesBackUncommitted
         sink.abandon()
         guard takesBack else {
+            // What a stream that failed itself was last given is not known to have arrived: no claim then.
+            if case SluiceError.write? = error as? SluiceError { return }
             if summary.recordsWritten > 0, case .failed(let message) = summary.outcome {
-                summary.outcome = .failed(message + "; the \(summary.recordsWritten) records written stay in \(sink.destinationName), which cannot take them back")
+                let unverified = holdsUnverifiedRecords ? " (the last of them from a compressed frame that had not passed its checksum)" : ""
+                summary.outcome = .failed(message + "; the \(summary.recordsWritten) records written stay in \(sink.destinationName), which cannot take them back\(unverified)")
             }
             return
         }
@@ -234,11 +239,16 @@ private struct Run {
                 next = nil
             }
             guard let (table, batch) = next else { break }
-            // The rejection limit is judged record by record, in input order: the records after the rejection that
-            // passes it are neither written nor counted, whatever batch they came in.
-            let passing = job.rejectLimit.flatMap { rejectionPassing($0, in: batch, skipUpTo: skipUpTo[table]) }
-            try take(batch, table: table, skipUpTo: skipUpTo[table], through: passing?.location.ordinal, source: name, sink: sink)
+            // The rejection limit is judged record by record, in input order: the records after the one at which it
+            // is passed are neither written nor counted, whatever batch they came in.
+            let passed = job.rejectLimit.flatMap { rejectLimitPassed($0, in: batch, skipUpTo: skipUpTo[table]) }
+            try take(batch, table: table, skipUpTo: skipUpTo[table], through: passed, source: name, sink: sink)
             noteVerification(of: reader)
+            if let limit = job.rejectLimit, passed != nil {
+                reader.cancel()
+                let last = lastRejectionTaken.map { "; the last: \($0)" } ?? ""
+                throw .invalidOptions("stopped: \(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)\(last)")
+            }
             if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
                 limitReached.insert(table)
                 if limitReached.count == job.tables.count {
@@ -246,10 +256,6 @@ private struct Run {
                     isLimited = true
                     break
                 }
-            }
-            if let limit = job.rejectLimit, let passing {
-                reader.cancel()
-                throw .invalidOptions("stopped: \(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit); the last: \(passing)")
             }
             if isStopRequested() {
                 reader.cancel()
@@ -289,21 +295,26 @@ private struct Run {
         return max(written, batch.rejections.last?.location.ordinal ?? 0)
     }
 
-    /// The first of the batch's rejections at which the rejections so far pass `limit`, counting records as
-    /// ``take(_:table:skipUpTo:through:source:sink:)`` counts them, in input order.
-    private func rejectionPassing(_ limit: RejectLimit, in batch: ColumnarBatch, skipUpTo: Int) -> Rejection? {
+    /// Where the rejections so far pass `limit`, counting records as ``take(_:table:skipUpTo:through:source:sink:)``
+    /// does, in input order: the ordinal of the record at which they do (a rejection, or the record from which a
+    /// share is judged).
+    private func rejectLimitPassed(_ limit: RejectLimit, in batch: ColumnarBatch, skipUpTo: Int) -> Int? {
         let recordLimit = job.recordLimit ?? .max
+        let rejections = batch.rejections
         var rejected = summary.recordsRejected
         var read = summary.recordsRead
         var row = 0
-        for rejection in batch.rejections where rejection.location.ordinal > skipUpTo && rejection.location.ordinal <= recordLimit {
-            while row < batch.count && batch.location(ofRow: row).ordinal < rejection.location.ordinal {
-                if batch.location(ofRow: row).ordinal > skipUpTo { read += 1 }
-                row += 1
-            }
-            rejected += 1
+        var next = 0
+        while row < batch.count || next < rejections.count {
+            let rowOrdinal = row < batch.count ? batch.location(ofRow: row).ordinal : .max
+            let isRejection = next < rejections.count && rejections[next].location.ordinal < rowOrdinal
+            let ordinal = isRejection ? rejections[next].location.ordinal : rowOrdinal
+            guard ordinal <= recordLimit else { return nil }
+            if isRejection { next += 1 } else { row += 1 }
+            guard ordinal > skipUpTo else { continue }
             read += 1
-            if limit.isExceeded(rejected: rejected, read: read, isFinal: false) { return rejection }
+            if isRejection { rejected += 1 }
+            if limit.isExceeded(rejected: rejected, read: read, isFinal: false) { return ordinal }
         }
         return nil
     }
@@ -324,6 +335,7 @@ private struct Run {
         }
         for rejection in batch.rejections where rejection.location.ordinal > skipUpTo && rejection.location.ordinal <= limit {
             try sink.reject(rejection, source: source, table: table)
+            lastRejectionTaken = rejection
             try observer.rejected(rejection, source, table)
             summary.tables[table].recordsRejected += 1
             summary.tables[table].recordsRead += 1

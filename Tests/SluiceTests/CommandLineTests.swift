@@ -312,7 +312,7 @@ import Testing
         #expect(lines.count == 3, "\(outcome.standardError)")
         // The first chunk's records were all mapped: the note names them, and the count covers exactly them.
         let covered = lines.dropFirst().first.flatMap { $0.split(separator: " ").dropFirst(7).first }.flatMap { Int($0) }
-        #expect(lines.dropFirst().first?.hasSuffix("records mapped, a chunk at a time, not only the 3 read") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasSuffix("records mapped ahead, not only the 3 read") == true, "\(lines)")
         #expect(lines.last == "sluice: unmapped $.x: \(covered ?? -1)")
         #expect((covered ?? 0) > 3 && (covered ?? .max) < 20_000)
     }
@@ -334,7 +334,7 @@ import Testing
         try (1...200).map { $0 % 10 == 0 ? #"{"id":"x"}"# : #"{"id":\#($0)}"# }.joined(separator: "\n").write(to: input, atomically: false, encoding: .utf8)
         let expected = (1...39).filter { $0 % 10 != 0 }.map { #"{"id":\#($0)}"# + "\n" }.joined()
         for (workers, batch) in [("1", "4096"), ("2", "4096"), ("2", "7"), ("1", "3")] {
-            let outcome = try run(["map", "-m", mapping.path, "--max-rejects", "3", "--workers", workers, "--batch-size", batch, input.path])
+            let outcome = try run(["map", "-m", mapping.path, "--max-rejects", "3", "--workers", workers, "--batch-size", batch, "--chunk-size", "256", input.path])
             #expect(outcome.status == 1)
             #expect(outcome.standardOutput == expected, "workers \(workers), batch \(batch)")
             #expect(outcome.standardError.contains("sluice: 40 records read, 36 written to <stdout>, 4 rejected"), "\(outcome.standardError)")

@@ -191,6 +191,21 @@ import Testing
         }
     }
 
+    /// A share is judged from the 1,000th record read on, which is usually not a rejection: the run stops there.
+    @Test func aShareOfRejectionsStopsTheRunAtTheRecordFromWhichItIsJudged() throws {
+        let records = (1...2000).map { $0 <= 150 ? #"{"id": "x"}"# : #"{"id": \#($0)}"# }
+        let workspace = try Workspace(records: records, mapping: "fields:\n  - {name: id, type: int64}\n")
+        for batchCapacity in [7, 4096] {
+            var job = workspace.job(.ndjson(path: workspace.path("share.ndjson")))
+            job.ifExists = .replace
+            job.rejectLimit = .percent(10)
+            job.readerOptions.batchCapacity = batchCapacity
+            let outcome = Importer(job).run().outcome
+            guard case .failed(let message) = outcome else { Issue.record("\(batchCapacity): \(outcome)"); continue }
+            #expect(message.hasPrefix("stopped: 150 of 1000 records rejected, more than --max-rejects 10.0%; the last: record 150 (line 150, "), "\(message)")
+        }
+    }
+
     @Test func aResumedImportSkipsWhatWasCommitted() throws {
         let records = (1...50).map { $0 % 7 == 0 ? #"{"id": "x\#($0)"}"# : #"{"id": \#($0)}"# }
         let workspace = try Workspace(records: records, mapping: "fields:\n  - {name: id, type: int64}\n")

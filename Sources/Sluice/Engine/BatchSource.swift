@@ -4,6 +4,7 @@ protocol BatchSource: AnyObject {
     /// The next batch, `nil` at the end; the batch returned before is recycled by this call.
     func nextBatch() throws(SluiceError) -> ColumnarBatch?
     var statistics: ReadStatistics { get }
+    /// The keys no field reads, over the records ``statistics`` counts (those handed out so far).
     var unmappedKeys: [String: Int] { get }
     /// Counts a delivered record as rejected after all (the typed door's checks refused it).
     func countRejectedAfterCommit()
