@@ -44,6 +44,15 @@ final class MappingEngine: BatchSource {
     // An array's elements in a chunk: where each ends, and the next to read.
     private var elementEnds: [Int] = []
     private var nextElement = 0
+    /// The chunk holds an array's lines, one element and its comma each until shown otherwise.
+    private var holdsArrayLines = false
+    /// Where the chunk's array lines stop being one element and its comma each (or the reader stopped them).
+    private var exactReadingFrom: Int?
+    /// The start of the line simdjson refused after it had begun to read it, which ended the chunk's lines.
+    private var refusedLineStart: Int?
+    /// Mapping a chunk's lines again: those before this offset were each found to be one element and its comma
+    /// (whose comma is blanked by now), and the lines end there.
+    private var linesCheckedBefore: Int?
     /// Where the input's first value may start (past a byte-order mark).
     private var inputStart = 0
 
@@ -140,6 +149,9 @@ final class MappingEngine: BatchSource {
         var statistics: ReadStatistics
         var lineFeeds: Int
         var error: SluiceError?
+        /// An array's lines: where they stopped being one element and its comma each. The outcome covers the
+        /// records before it, and the array is to be read exactly from there on.
+        var exactReadingFrom: Int?
     }
 
     /// Maps a whole chunk of records in place: `count` bytes whose first byte sits at absolute `offset`.
@@ -147,8 +159,11 @@ final class MappingEngine: BatchSource {
     /// skip and the header row still to come when the chunk starts; `holdsHeader`: the header row is among its
     /// records.
     /// `elementEnds`: for an array's elements, where each one ends, so that each can go to simdjson on its own.
+    /// `holdsArrayLines`: the chunk holds an array's lines instead, each to be checked to hold one element and its
+    /// comma; `exactReadingFrom`: where the reader stopped them, if it did.
     func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, leadingRecords: LeadingRecords = LeadingRecords(),
-                  holdsHeader: Bool = false, recordKeys: [[UInt8]] = [], elementEnds: [Int] = []) -> ChunkOutcome {
+                  holdsHeader: Bool = false, recordKeys: [[UInt8]] = [], elementEnds: [Int] = [],
+                  holdsArrayLines: Bool = false, exactReadingFrom: Int? = nil) -> ChunkOutcome {
         machine.pointee.recordsToSkip = leadingRecords.toSkip
         machine.pointee.readsHeader = leadingRecords.readsHeader
         if plan.columnsFromHeader && !leadingRecords.readsHeader && !machine.pointee.knowsHeader {
@@ -161,6 +176,36 @@ final class MappingEngine: BatchSource {
         machine.pointee.recordKeys = recordKeys.isEmpty ? nil : RecordKeys(recordKeys)
         input.borrow(bytes, count: count, at: offset)
         isMappingChunks = true
+        self.holdsArrayLines = holdsArrayLines
+        machine.pointee.defersFinish = shape == .ndjson || holdsArrayLines
+        linesCheckedBefore = nil
+        var produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)
+        if let refused = refusedLineStart {
+            // The line simdjson refused showed keys no field reads, which count again when the array is read
+            // exactly from it: the lines before it, known good, are mapped once more without it.
+            for batch in produced { batches.recycle(batch) }
+            _ = machine.pointee.takeUnmappedKeyCounts()
+            linesCheckedBefore = refused
+            produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)
+        }
+        // NDJSON framing counted every line already. In a stream the machine counted lines up to the last record's
+        // start; only the rest of the chunk is left to count.
+        let lineFeeds: Int
+        if shape == .ndjson || holdsArrayLines {
+            lineFeeds = lineNumber - 1
+        } else {
+            pointMachineAtBuffer()
+            machine.pointee.countLines(upTo: offset + count)
+            lineFeeds = machine.pointee.linesCounted
+        }
+        // Engines waiting for a header this chunk should have held must not wait for ever.
+        if holdsHeader && machine.pointee.readsHeader { machine.pointee.columnHeader?.fail() }
+        return ChunkOutcome(batches: produced, statistics: statistics, lineFeeds: lineFeeds, error: pendingError,
+                            exactReadingFrom: self.exactReadingFrom)
+    }
+
+    /// Maps the borrowed chunk's records from its start, `offset`, and returns their batches.
+    private func mapRecords(from offset: Int, elementEnds: [Int], linesEndAt readerEnd: Int?) -> [ColumnarBatch] {
         lineStart = offset
         feedFrom = offset
         lineNumber = 1
@@ -171,6 +216,8 @@ final class MappingEngine: BatchSource {
         tokenizer.reset()
         self.elementEnds = simdjson == nil ? [] : elementEnds
         nextElement = 0
+        exactReadingFrom = nil
+        refusedLineStart = nil
         var produced: [ColumnarBatch] = []
         while true {
             if let batch = batches.takeReady() {
@@ -181,6 +228,8 @@ final class MappingEngine: BatchSource {
             do {
                 if shape == .ndjson {
                     stepLines()
+                } else if holdsArrayLines {
+                    stepArrayLines(endingAt: readerEnd)
                 } else if nextElement < self.elementEnds.count {
                     stepElements()
                 } else {
@@ -190,19 +239,7 @@ final class MappingEngine: BatchSource {
                 end(with: error)
             }
         }
-        // NDJSON framing counted every line already. In a stream the machine counted lines up to the last record's
-        // start; only the rest of the chunk is left to count.
-        let lineFeeds: Int
-        if shape == .ndjson {
-            lineFeeds = lineNumber - 1
-        } else {
-            pointMachineAtBuffer()
-            machine.pointee.countLines(upTo: offset + count)
-            lineFeeds = machine.pointee.linesCounted
-        }
-        // Engines waiting for a header this chunk should have held must not wait for ever.
-        if holdsHeader && machine.pointee.readsHeader { machine.pointee.columnHeader?.fail() }
-        return ChunkOutcome(batches: produced, statistics: statistics, lineFeeds: lineFeeds, error: pendingError)
+        return produced
     }
 
     /// Takes back a batch handed out by ``mapChunk(_:count:at:leadingRecords:holdsHeader:recordKeys:elementEnds:)``;
@@ -491,6 +528,88 @@ final class MappingEngine: BatchSource {
                 nextElement = elementEnds.count
             }
         }
+    }
+
+    /// Maps the chunk's lines as an array's elements, one element and its comma per line (blank lines aside).
+    /// Every line before the first holds one (the reader started lines after a comma, and the earlier chunks are
+    /// checked before this one is delivered), so each line starts at an element; simdjson's walk of the line up
+    /// to its comma refuses anything but one value. At the first line that is not one element and its comma, or
+    /// that simdjson cannot read, the chunk ends before it and the array is to be read exactly from there: by the
+    /// framer and, where simdjson cannot, by yajl, as if lines had never been tried.
+    private func stepArrayLines(endingAt readerEnd: Int?) {
+        while !hasEnded && !batches.hasReady {
+            if let checked = linesCheckedBefore, lineStart >= checked {
+                readExactly(from: checked)
+                return
+            }
+            guard lineStart < input.endOffset else {
+                exactReadingFrom = readerEnd
+                end(with: nil)
+                return
+            }
+            var lineEnd = input.endOffset
+            if let found = memchr(input.pointer(at: lineStart), 0x0A, input.endOffset - lineStart) {
+                lineEnd = lineStart + (UnsafeRawPointer(found) - UnsafeRawPointer(input.pointer(at: lineStart)))
+            }
+            let next = min(lineEnd + 1, input.endOffset)
+            let first = firstNonWhitespace(from: lineStart, to: lineEnd)
+            if first == lineEnd {
+                lineNumber += lineEnd < input.endOffset ? 1 : 0
+                lineStart = next
+                continue
+            }
+            guard let element = elementOnLine(first: first, lineEnd: lineEnd), let simdjson else {
+                readExactly(from: lineStart)
+                return
+            }
+            // Blanked, as the framer blanks the array's punctuation: the element's bytes are the same either way.
+            input.pointer(at: element.comma).pointee = 0x20
+            pointMachineAtBuffer()
+            machine.pointee.knownRecordStart = first
+            machine.pointee.knownRecordLine = lineNumber
+            switch simdjson.walk(input.pointer(at: first), count: element.end - first, readable: input.readableBytes(from: first), at: first) {
+            case .ok:
+                finishLine(keepGoing: machine.pointee.finishDeferredRecord())
+            case .cancelled:
+                feedFrom = element.end
+                handleStreamStatus(.cancelled)
+                machine.pointee.knownRecordStart = nil
+            case .unreadable, .invalidUTF8:
+                machine.pointee.abandonRecordInProgress()
+                machine.pointee.knownRecordStart = nil
+                refusedLineStart = lineStart
+                readExactly(from: lineStart)
+                return
+            }
+            lineNumber += lineEnd < input.endOffset ? 1 : 0
+            lineStart = next
+        }
+    }
+
+    /// The element on the line from `first` (not whitespace) to `lineEnd`, when the line ends with a comma: where
+    /// the element ends as the framer ends it (just past a container or string, past the byte after a bare number
+    /// or literal), and where the comma is. `nil` when the line does not end with a comma after something, or
+    /// holds more than a record may.
+    private func elementOnLine(first: Int, lineEnd: Int) -> (end: Int, comma: Int)? {
+        var last = lineEnd
+        while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
+        let isChecked = linesCheckedBefore.map { first < $0 } ?? false
+        // A line checked before has its comma blanked already, and then ends with its element.
+        let comma = isChecked ? last : last - 1
+        guard isChecked || comma > first && input.pointer(at: comma).pointee == UInt8(ascii: ",") else { return nil }
+        var valueEnd = comma
+        while valueEnd > first, ShapeDetector.isWhitespace(input.pointer(at: valueEnd - 1).pointee) { valueEnd -= 1 }
+        let lastByte = input.pointer(at: valueEnd - 1).pointee
+        let isBare = lastByte != UInt8(ascii: "}") && lastByte != UInt8(ascii: "]") && lastByte != UInt8(ascii: "\"")
+        let end = isBare ? valueEnd + 1 : valueEnd
+        guard end - first <= options.maximumRecordSize else { return nil }
+        return (end, comma)
+    }
+
+    /// Ends the chunk's lines before the one at `offset`, from which the array is to be read exactly.
+    private func readExactly(from offset: Int) {
+        exactReadingFrom = offset
+        end(with: nil)
     }
 
     private func finishStream() {

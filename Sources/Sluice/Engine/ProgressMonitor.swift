@@ -92,10 +92,14 @@ public final class ProgressMonitor: Sendable {
 struct CountingSource: ByteSource {
     private var inner: any ByteSource
     private let progress: ProgressMonitor
+    /// Bytes read again that progress has counted already.
+    private var countedBefore: Int
 
-    init(_ inner: any ByteSource, progress: ProgressMonitor) {
+    /// - Parameter countedBefore: The first bytes to read were read and counted before.
+    init(_ inner: any ByteSource, progress: ProgressMonitor, countedBefore: Int = 0) {
         self.inner = inner
         self.progress = progress
+        self.countedBefore = countedBefore
     }
 
     var name: String { inner.name }
@@ -103,7 +107,9 @@ struct CountingSource: ByteSource {
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
         let count = try inner.read(into: buffer)
-        progress.addRead(bytes: count)
+        let recounted = min(count, countedBefore)
+        countedBefore -= recounted
+        progress.addRead(bytes: count - recounted)
         return count
     }
 

@@ -66,13 +66,16 @@ struct ArrayFramer {
     private(set) var lastArrayStart: Int?
     private(set) var lastArrayEnd: Int?
 
-    /// - Parameter shardStartsAtArray: For a shard of the array's elements, whether it starts at the array's `[`
-    ///   (the first shard) or at an element after a comma.
-    init(maximumDepth: Int, shardStartsAtArray: Bool? = nil) {
+    /// - Parameters:
+    ///   - shardStartsAtArray: For a shard of the array's elements, whether it starts at the array's `[`
+    ///     (the first shard) or at an element after a comma.
+    ///   - startsAfterComma: The input starts after a comma between the array's elements (reading resumes
+    ///     there), and runs to the array's end.
+    init(maximumDepth: Int, shardStartsAtArray: Bool? = nil, startsAfterComma: Bool = false) {
         self.maximumDepth = maximumDepth
         closers = .allocate(capacity: maximumDepth + 1)
         readsShard = shardStartsAtArray != nil
-        if shardStartsAtArray == false { state = .beforeElement }
+        if shardStartsAtArray == false || startsAfterComma { state = .beforeElement }
     }
 
     /// Frees the bracket stack; call once, when framing is done.
@@ -192,6 +195,9 @@ struct ArrayFramer {
 
     /// The end of the last element not yet taken.
     var lastPendingElementEnd: Int? { elementEnds.last }
+
+    /// Elements ended and not yet taken.
+    var pendingElementCount: Int { elementEnds.count }
 
     /// The ends of the elements that end at or before absolute offset `end`, in order, forgotten here.
     mutating func takeElementEnds(upTo end: Int) -> [Int] {

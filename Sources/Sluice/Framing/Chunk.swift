@@ -20,6 +20,11 @@ struct Chunk: @unchecked Sendable {
     var recordType = 0
     /// For an array's elements: the absolute offset just past each whole element in the chunk, in order.
     var elementEnds: [Int] = []
+    /// An array's lines, cut at line feeds, each to be checked to hold one element and its comma.
+    var holdsArrayLines = false
+    /// An array's lines end there, however they look: the array is to be read exactly from there on (the input's
+    /// end, or a line longer than a record may be).
+    var exactReadingFrom: Int?
     /// The bytes the reader dropped, unhanded, between the previous chunk and this one, and the line feeds among
     /// them that count for the lines of this chunk's records.
     var droppedBytes = 0

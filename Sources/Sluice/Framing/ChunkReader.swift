@@ -10,7 +10,29 @@ import Darwin
 /// The bytes after the last boundary are carried into the next chunk's buffer. A record longer than a chunk grows
 /// the buffer, up to the maximum record size: a longer NDJSON line is cut off there (the worker rejects it as too
 /// large) and the rest of it skipped; a longer array element ends the run.
+///
+/// An array written one element per line, each followed by its comma (as most dumps are), can be cut at line feeds
+/// instead, which spares the framer's pass over every byte (``ArrayFraming/linesWhenShaped``): the workers then
+/// check that each line is one element and its comma, and the first line that is not is where the array is read
+/// exactly again, by a reader that starts there (``ArrayFraming/exactAfterComma(insideWrapper:)``).
 final class ChunkReader {
+    /// How an array's elements are found.
+    enum ArrayFraming {
+        /// By the framer, byte by byte, throughout.
+        case exact
+        /// By the framer up to the end of the first line that ends after a comma; from there by line feeds, when
+        /// every whole line of the first chunk after it holds one element and its comma.
+        case linesWhenShaped
+        /// By the framer, from just after a comma between the elements, to the array's end; `insideWrapper`: what
+        /// follows the array belongs to a wrapper document and is blanked.
+        case exactAfterComma(insideWrapper: Bool)
+    }
+
+    /// Whether chunks are cut at line feeds, for workers to check that each line is one element and its comma.
+    private enum ArrayLines {
+        case undecided, no, yes
+    }
+
     /// Where the reader hands chunks; it blocks while the memory budget is spent, and returns `false` when the
     /// run was cancelled.
     typealias Emit = (Chunk) -> Bool
@@ -24,6 +46,8 @@ final class ChunkReader {
     /// What a chunk's batches may take: reserved with its bytes.
     private let batchBytes: Int
     private let pool: ChunkBufferPool
+    private var arrayLines: ArrayLines
+    private let maximumDepth: Int
     private let reserve: (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     private var framer: ArrayFramer
     /// Byte-range shard: records (lines) that start inside `range` of the file, whose reading starts at
@@ -86,7 +110,7 @@ final class ChunkReader {
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
         maximumRecordSize: Int, maximumRecords: Int, batchBytes: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [],
         elementShardEnd: Int? = nil, elementShardStartsAtArray: Bool = false, leadingRecords: LeadingRecords = LeadingRecords(),
-        handsEachRead: Bool = false, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
+        handsEachRead: Bool = false, arrayFraming: ArrayFraming = .exact, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
         self.shape = shape
@@ -99,7 +123,21 @@ final class ChunkReader {
         self.range = range
         self.leadingRecords = leadingRecords
         self.handsEachRead = handsEachRead
-        framer = ArrayFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShardEnd == nil ? nil : elementShardStartsAtArray)
+        self.maximumDepth = maximumDepth
+        var startsAfterComma = false
+        switch arrayFraming {
+        case .exact:
+            arrayLines = .no
+        case .linesWhenShaped:
+            arrayLines = recordsPaths.count <= 1 && range == nil && elementShardEnd == nil && leadingRecords.toSkip == 0 && !leadingRecords.readsHeader
+                ? .undecided : .no
+        case .exactAfterComma:
+            arrayLines = .no
+            startsAfterComma = true
+        }
+        framer = ArrayFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShardEnd == nil ? nil : elementShardStartsAtArray,
+                             startsAfterComma: startsAfterComma)
+        if case .exactAfterComma(insideWrapper: true) = arrayFraming { framer.blanksTrailingContent = true }
         elementsEnd = elementShardEnd
         recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
         if recordsPaths.count == 1 {
@@ -182,7 +220,7 @@ final class ChunkReader {
             if isAtEnd && filled == 0 { isFinished = true }
             return
         }
-        let goesOn = shape == .array ? try frameArray() : frameLines()
+        let goesOn = shape != .array ? frameLines() : arrayLines == .yes ? frameArrayLines() : try frameArray()
         guard goesOn else {
             isFinished = true
             return
@@ -262,7 +300,7 @@ final class ChunkReader {
     /// read so far hold.
     private func completeRecordsEnd() -> (cut: Int?, problem: ArrayFramer.Problem?) {
         guard filled > 0, !isDiscardingLine, !isSkippingToFirstLine else { return (nil, nil) }
-        guard shape == .array else { return (lastLineFeed(from: 0, to: filled).map { $0 + 1 }, nil) }
+        guard shape == .array && arrayLines != .yes else { return (lastLineFeed(from: 0, to: filled).map { $0 + 1 }, nil) }
         var problem: ArrayFramer.Problem?
         if filled > scanned {
             let scan = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned)
@@ -276,10 +314,15 @@ final class ChunkReader {
 
     // MARK: - Handing out
 
-    /// Hands bytes `[0, cut)` out as a chunk and carries the rest into a fresh buffer.
-    private func hand(upTo cut: Int, failure: FramingFailure?) -> Bool {
+    /// Hands bytes `[0, cut)` out as a chunk and carries the rest into a fresh buffer. `exactReadingFrom`: an
+    /// array's lines end there, and the array is to be read exactly from there on.
+    private func hand(upTo cut: Int, failure: FramingFailure?, exactReadingFrom: Int? = nil) -> Bool {
         var chunk = Chunk(index: nextIndex, bytes: buffer, capacity: capacity, count: cut, offset: bufferOffset,
                           reservation: reservation, failure: failure)
+        if shape == .array && arrayLines == .yes {
+            chunk.holdsArrayLines = true
+            chunk.exactReadingFrom = exactReadingFrom
+        }
         let containers = recordsFilter?.containers ?? []
         if container >= 0 && container < containers.count { chunk.recordType = containers[container].path }
         if shape == .array { chunk.elementEnds = framer.takeElementEnds(upTo: bufferOffset + cut) }
@@ -458,6 +501,23 @@ final class ChunkReader {
     // MARK: - Arrays
 
     private func frameArray() throws(SluiceError) -> Bool {
+        if arrayLines == .undecided {
+            arrayLines = .no
+            if let start = firstLineOfElements() {
+                // The framer reads up to there, as the probe did, and the chunk before it is handed on; lines follow.
+                let scan = framer.scan(buffer, count: start, at: bufferOffset)
+                if framer.arraysStarted > 0 { container += 1 }
+                if scan.problem == nil && framer.state == .beforeElement {
+                    guard hand(upTo: start, failure: nil) else { return false }
+                    arrayLines = .yes
+                    scanned = 0
+                    return true
+                }
+                if let end = scan.lastElementEnd { unhandedElementsEnd = end }
+                scanned = start
+                if let problem = scan.problem { return handProblem(problem, lastElementEnd: unhandedElementsEnd) }
+            }
+        }
         var problem: ArrayFramer.Problem?
         if filled > scanned {
             let arraysBefore = framer.arraysStarted
@@ -561,6 +621,71 @@ final class ChunkReader {
             rawText: at < filled && recordOffset == problem.offset ? Array(UnsafeBufferPointer(start: buffer + at, count: min(tokenEnd, filled) - at)) : [])
         _ = hand(upTo: cut, failure: failure)
         return false
+    }
+
+    // MARK: - An array's lines
+
+    /// How much of the first chunk the line probe reads.
+    private static let probedBytes = 1 << 20
+
+    /// Where the array's lines start (just past a line feed, with the framer after a comma), when every whole line
+    /// of the first chunk's bytes after it holds one element and its comma, or is blank: found by a framer of its
+    /// own on a copy of those bytes, line by line, which leaves the buffer as it was. `nil` to frame exactly.
+    private func firstLineOfElements() -> Int? {
+        if let filter = recordsFilter {
+            // Records in an object come with keys, which only the framer hands on.
+            guard filter.containers.count == 1, filter.containers.first?.isObject == false else { return nil }
+        }
+        let count = min(filled, Self.probedBytes)
+        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
+        copy.initialize(from: buffer, count: count)
+        var probe = ArrayFramer(maximumDepth: maximumDepth)
+        defer {
+            probe.deallocate()
+            copy.deallocate()
+        }
+        probe.blanksTrailingContent = framer.blanksTrailingContent
+        var start: Int?
+        var linesAfterStart = 0
+        var lineStart = 0
+        while lineStart < count, let found = memchr(copy + lineStart, 0x0A, count - lineStart) {
+            let lineEnd = UnsafeRawPointer(found) - UnsafeRawPointer(copy) + 1
+            let endedBefore = probe.pendingElementCount
+            let scan = probe.scan(copy + lineStart, count: lineEnd - lineStart, at: bufferOffset + lineStart)
+            guard scan.problem == nil else { return nil }
+            let ended = probe.pendingElementCount - endedBefore
+            if start == nil {
+                if probe.state == .beforeElement && ended > 0 { start = lineEnd }
+            } else {
+                guard probe.state == .beforeElement && ended <= 1 else { return nil }
+                linesAfterStart += 1
+            }
+            lineStart = lineEnd
+        }
+        return linesAfterStart > 0 ? start : nil
+    }
+
+    /// Cuts chunks at line feeds, for the workers to check. The lines end at the input's end, where the array must
+    /// have ended (the workers find the line that ends it holding no comma) and where the framer is left to say so
+    /// if it has not; or at a line longer than a record may be, which the framer reads after the lines before it.
+    private func frameArrayLines() -> Bool {
+        if isAtEnd {
+            let cut = linesCut(filled)
+            guard hand(upTo: cut, failure: nil, exactReadingFrom: cut == filled ? bufferOffset + cut : nil) else { return false }
+            if cut < filled { scanned = 0 }
+            return true
+        }
+        if let lineFeed = lastLineFeed(from: scanned, to: filled) {
+            return handLines(upTo: lineFeed + 1)
+        }
+        scanned = filled
+        // No line feed: the line is longer than a chunk (it starts at the buffer's start).
+        if filled > maximumRecordSize {
+            _ = hand(upTo: 0, failure: nil, exactReadingFrom: bufferOffset)
+            return false
+        }
+        do { try readMore() } catch { pendingReadError = error; return true }
+        return true
     }
 
     /// The length of the token at `buffer[at]`, as yajl reads it before it reports a misplaced one: a string to its

@@ -95,8 +95,8 @@ struct RecordStateMachine {
     private(set) var inRecord = false
     private var failures: [Rejection.Failure] = []
     /// When set, a finished record waits for ``finishDeferredRecord()`` (NDJSON: the rest of the line must be
-    /// clean; a document: the rest of the input must be).
-    let defersFinish: Bool
+    /// clean; a document: the rest of the input must be; an array's line: the line must hold nothing else).
+    var defersFinish: Bool
     private(set) var hasDeferredRecord = false
     private var deferredEnd = 0
 

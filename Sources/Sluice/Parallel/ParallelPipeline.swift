@@ -58,8 +58,17 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private var runningWorkers = 0
     /// Bytes the reader read, once it has finished.
     private var readerBytes: Int?
-    /// Bytes before the reader's start that count as read: a byte-order mark, not the file before a shard.
-    private let bytesBeforeReader: Int
+    /// Bytes before the reader's start that count as read: a byte-order mark, not the file before a shard; once an
+    /// array is read exactly after its lines, everything before.
+    private var bytesBeforeReader: Int
+    /// An array file that may be read by lines: opens it again at a byte offset, from which it is then read
+    /// exactly (see ``ChunkReader/ArrayFraming/linesWhenShaped``). `nil` once it has been.
+    private var reopenForExactReading: ReopenAt?
+    private let workers: Int
+
+    /// Opens an input again, its next byte the one at the given offset; the given number of bytes after it were
+    /// read before (and count for progress once).
+    typealias ReopenAt = @Sendable (_ offset: Int, _ readBefore: Int) throws(SluiceError) -> any ByteSource
     /// With one worker and no reason for a thread of its own: the reader and the engines, used on the consumer's
     /// thread (each chunk is read, then mapped, when the consumer asks for it).
     private var inline: InlineReading?
@@ -110,8 +119,11 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// Several plans, each with its records path, map the record types of one document in one pass.
     /// `runsInline`: with one worker, read and map on the consumer's thread, chunk by chunk as batches are asked
     /// for, handing each read's whole records on at once (so records from a pipe are mapped as they arrive).
+    /// `reopenForExactReading`: an array file, which a reader thread may cut at line feeds (when its elements are
+    /// written one per line), and open again to read exactly from the first line that is not one element.
     init(plans: [CompiledPlan], source: any ByteSource, shape: InputShape, startOffset: Int, options: ReaderOptions,
-         keepsRecordText: Bool, startsAtInputStart: Bool = true, columnNames: [[UInt8]]? = nil, runsInline: Bool = false) {
+         keepsRecordText: Bool, startsAtInputStart: Bool = true, columnNames: [[UInt8]]? = nil, runsInline: Bool = false,
+         reopenForExactReading: ReopenAt? = nil) {
         self.plans = plans
         let plan = plans[0]
         deliveredUnmappedKeys = plans.map { _ in [:] }
@@ -130,6 +142,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         delivered = DeliveredInput(checks: source.frameChecks)
         totals.shape = shape
         let workers = max(options.workers, 1)
+        self.workers = workers
+        self.reopenForExactReading = shape == .array && !runsInline && plans.count == 1 ? reopenForExactReading : nil
         // Keep at least two chunks per worker plus one being read inside the budget. The bytes to read are known
         // for an uncompressed input (a compressed one has no size until it is read).
         let range = options.byteRange ?? options.shard?.byteRange
@@ -159,12 +173,16 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             inline = InlineReading(reader: makeReader(source, startOffset: startOffset, handsEachRead: true), engines: plans.map { _ in nil })
             return
         }
+        startThreads(reading: source, from: startOffset, framing: self.reopenForExactReading == nil ? .exact : .linesWhenShaped)
+    }
+
+    private func startThreads(reading source: any ByteSource, from startOffset: Int, framing: ChunkReader.ArrayFraming) {
         for number in 0..<workers {
             DedicatedThread.start(name: "sluice.worker.\(number)") { [self] in work() }
         }
         let sendableSource = UncheckedBox(source)
         DedicatedThread.start(name: "sluice.reader") { [self] in
-            read(sendableSource.value, startOffset: startOffset)
+            read(sendableSource.value, startOffset: startOffset, framing: framing)
         }
     }
 
@@ -197,8 +215,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Reader thread
 
-    private func read(_ source: any ByteSource, startOffset: Int) {
-        let reader = makeReader(source, startOffset: startOffset, handsEachRead: false)
+    private func read(_ source: any ByteSource, startOffset: Int, framing: ChunkReader.ArrayFraming) {
+        let reader = makeReader(source, startOffset: startOffset, handsEachRead: false, framing: framing)
         var failure: SluiceError?
         do {
             try reader.run { [self] chunk in
@@ -226,15 +244,18 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         condition.unlock()
     }
 
-    private func makeReader(_ source: any ByteSource, startOffset: Int, handsEachRead: Bool) -> ChunkReader {
-        ChunkReader(
+    private func makeReader(_ source: any ByteSource, startOffset: Int, handsEachRead: Bool, framing: ChunkReader.ArrayFraming = .exact) -> ChunkReader {
+        var recordsPaths = options.shard.map { $0.content == .lines ? plans.compactMap(\.recordsPath) : [] } ?? plans.compactMap(\.recordsPath)
+        // Reading resumes inside the records array: the wrapper before it is behind.
+        if case .exactAfterComma = framing { recordsPaths = [] }
+        return ChunkReader(
             source: source, shape: shape, startOffset: startOffset, range: options.byteRange, chunkSize: chunkSize,
             maximumRecordSize: options.maximumRecordSize, maximumRecords: recordsPerChunk, batchBytes: batchBytesPerChunk, maximumDepth: options.maximumDepth, pool: pool,
             // A shard of an array holds nothing but elements: no wrapper around them to filter.
-            recordsPaths: options.shard.map { $0.content == .lines ? plans.compactMap(\.recordsPath) : [] } ?? plans.compactMap(\.recordsPath),
+            recordsPaths: recordsPaths,
             elementShardEnd: options.shard.flatMap { $0.content == .lines ? nil : $0.byteRange.upperBound },
             elementShardStartsAtArray: options.shard?.content == .arrayOpening,
-            leadingRecords: leadingRecords, handsEachRead: handsEachRead,
+            leadingRecords: leadingRecords, handsEachRead: handsEachRead, arrayFraming: framing,
             // Not owning: the pipeline holds the reader that runs on the caller's thread, and the reader thread holds
             // the pipeline while its reader lives, so the reader never outlives it.
             reserve: { [unowned self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
@@ -296,7 +317,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
         engines[chunk.recordType] = engine
         let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, leadingRecords: chunk.leadingRecords, holdsHeader: chunk.holdsHeader,
-                                      recordKeys: chunk.recordKeys, elementEnds: chunk.elementEnds)
+                                      recordKeys: chunk.recordKeys, elementEnds: chunk.elementEnds,
+                                      holdsArrayLines: chunk.holdsArrayLines, exactReadingFrom: chunk.exactReadingFrom)
         pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 2 * chunkSize)
         return ChunkResult(chunk: chunk, outcome: outcome, engine: engine, unmappedKeys: engine.takeUnmappedKeyCounts())
     }
@@ -306,6 +328,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// Stops the reader and the workers as soon as they look up, and frees what is queued.
     func cancel() {
         columnHeader.fail()
+        stopThreads()
+    }
+
+    private func stopThreads() {
         condition.lock()
         isCancelled = true
         for index in pendingStart..<pendingChunks.count {
@@ -417,6 +443,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// Counts a chunk's records, and the keys no field reads among them, once its batches are being delivered (as
     /// one reader counts a batch's records before it hands the batch out).
     private func count(_ result: ChunkResult) {
+        if result.chunk.holdsArrayLines { arrayLineChunksDelivered += 1 }
         for (key, count) in result.unmappedKeys { deliveredUnmappedKeys[currentType][key, default: 0] += count }
         let statistics = result.outcome.statistics
         for index in [nil, currentType] as [Int?] {
@@ -424,7 +451,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             counts.recordsRead += statistics.recordsRead
             counts.recordsMapped += statistics.recordsMapped
             counts.recordsRejected += statistics.recordsRejected
-            counts.bytesRead += result.chunk.droppedBytes + result.chunk.count
+            // An array's lines count up to where reading them stopped: the rest is read again exactly.
+            counts.bytesRead += result.chunk.droppedBytes + (result.outcome.exactReadingFrom.map { $0 - result.chunk.offset } ?? result.chunk.count)
             if let index { typeTotals[index] = counts } else { totals = counts }
         }
     }
@@ -445,6 +473,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         }
         ordinalBase += statistics.recordsRead
         lineBase += result.outcome.lineFeeds
+        if let offset = result.outcome.exactReadingFrom {
+            try readExactly(from: offset)
+            return
+        }
         if let framing = result.chunk.failure {
             ordinalBase += 1
             lineBase += framing.lineFeedsBefore
@@ -461,6 +493,38 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             terminalBatch = batch
             pendingError = .streamEnded(source: sourceName, rejection)
         }
+    }
+
+    /// Goes on from an array's lines to reading it exactly, from the line at `offset` (just after a comma, after
+    /// the records delivered so far): the line reader and the workers stop, what they read or mapped past it is
+    /// dropped, and a reader that frames every byte starts there, numbering on from the records before.
+    private func readExactly(from offset: Int) throws(SluiceError) {
+        guard let reopen = reopenForExactReading else { return }
+        reopenForExactReading = nil
+        stopThreads()
+        waitUntilStopped()
+        condition.lock()
+        // Workers that were mapping when the threads stopped left their results behind.
+        for result in results.values {
+            for batch in result.outcome.batches { result.engine.recycle(batch) }
+        }
+        results.removeAll()
+        let bytesReadAhead = max((readerBytes ?? offset) - offset, 0)
+        (isCancelled, readerFinished, readerError, readerBytes, readerWaitsHolding) = (false, false, nil, nil, nil)
+        (chunkCount, nextIndex, awaitedIndex, budgetInUse, chunksInFlight) = (0, 0, 0, 0, 0)
+        runningWorkers = workers
+        bytesBeforeReader = offset
+        condition.unlock()
+        let source: any ByteSource
+        do {
+            source = try reopen(offset, bytesReadAhead)
+        } catch {
+            condition.lock()
+            (readerFinished, runningWorkers) = (true, 0)
+            condition.unlock()
+            throw end(with: error)
+        }
+        startThreads(reading: source, from: offset, framing: .exactAfterComma(insideWrapper: plan.recordsPath != nil))
     }
 
     private func end(with error: SluiceError) -> SluiceError {
@@ -502,6 +566,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         defer { condition.unlock() }
         return chunkCount
     }
+
+    /// Chunks of an array's lines whose records were handed out, so far.
+    private(set) var arrayLineChunksDelivered = 0
 
     /// The most budget held at once so far.
     var peakBudgetInUse: Int {

@@ -93,7 +93,27 @@ enum BatchSourceOpener {
             && !(shape == .array && (raw.size ?? 0) >= options.chunkSize && options.tokenizer.usesSimdjson)
         return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames,
-                                runsInline: runsInline)
+                                runsInline: runsInline, reopenForExactReading: runsInline ? nil : reopening(input, raw: raw, source: source, shape: shape,
+                                                                                                          plan: plan, options: options, progress: progress))
+    }
+
+    /// For an array file that a reader thread may cut at line feeds (its elements checked by simdjson, line by
+    /// line): how to open it again where its lines stop being one element each, to read it exactly from there.
+    /// `nil` where lines are not tried: the input is a stream or compressed, or split, or starts with records that
+    /// are not mapped.
+    private static func reopening(_ input: Input, raw: any ByteSource, source: PrefixedSource, shape: InputShape, plan: CompiledPlan,
+                                  options: ReaderOptions, progress: ProgressMonitor) -> ParallelPipeline.ReopenAt? {
+        guard shape == .array, options.readsArrayLines, options.tokenizer.usesSimdjson, !source.isDecompressing, let size = raw.size,
+              options.byteRange == nil, options.shard == nil, plan.skippedRecords == 0, !plan.columnsFromHeader else { return nil }
+        return { offset, readBefore throws(SluiceError) in
+            var reopened = try input.openRaw()
+            guard reopened.size == size else {
+                throw .io(source: reopened.name, byteOffset: offset,
+                          message: "the file changed size while being read (\(size) bytes when opened, \(reopened.size.map(String.init) ?? "no longer a file") now)")
+            }
+            _ = try reopened.skip(offset)
+            return CountingSource(reopened, progress: progress, countedBefore: readBefore)
+        }
     }
 
     /// A shard of an array's elements: read from its first byte to its last, mapped as elements of the records
