@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import SluiceFixtures
 @testable import Sluice
@@ -167,6 +168,56 @@ import SluiceFixtures
         #expect(byLines.lineChunks > 0)
         #expect(!byLines.run.unmappedKeys.isEmpty)
         #expect(byLines.run.unmappedKeys == exact.run.unmappedKeys)
+    }
+
+    /// A file is opened again where its lines stop: the records and counts are those of reading it exactly, and
+    /// progress counts each byte once, although the bytes read ahead are read again.
+    @Test func aFileIsReadAgainFromTheLineWhereItsLinesStop() throws {
+        var elements = Self.tweets(500)
+        elements[250] = "{\n\"id\": 9}"
+        let text = Self.array(elements)
+        let url = try temporaryFile(Array(text.utf8), name: "lines-then-exact.json")
+        var runs: [RunTranscript] = []
+        for byLines in [false, true] {
+            var options = ReaderOptions(shape: .array, rejectionPolicy: .collect, workers: 2, chunkSize: 8192)
+            options.tokenizer = .simdjson
+            options.readsArrayLines = byLines
+            let reader = try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields), options: options)
+            var run = RunTranscript()
+            while let batch = try reader.next() {
+                for row in 0..<batch.count { run.rows.append(render(batch, row: row)) }
+            }
+            run.statistics = reader.statistics
+            runs.append(run)
+            #expect(reader.progress.snapshot.bytesRead == text.utf8.count)
+        }
+        #expect(runs[1] == runs[0])
+        #expect(runs[1].statistics.bytesRead == text.utf8.count)
+    }
+
+    /// Cancelled while it goes on from lines to exact reading, or just after, the run ends and frees its threads.
+    @Test func cancellingAroundTheSwitchEndsTheRun() throws {
+        var elements = Self.tweets(300)
+        elements[30] = "{\n\"id\": 9}"
+        var options = ReaderOptions(shape: .array, batchCapacity: 1, rejectionPolicy: .collect, workers: 2, chunkSize: 4096)
+        options.tokenizer = .simdjson
+        for batchesBeforeCancel in [1, 3, 5, 40] {
+            weak var weakPipeline: ParallelPipeline?
+            do {
+                let source = try BatchSourceOpener.open(.bytes(Array(Self.array(elements).utf8)), plan: MappingSchema(fields: ReferenceMapping.fields).plan,
+                                                        options: options, keepsRecordText: false, progress: ProgressMonitor())
+                let pipeline = try #require(source as? ParallelPipeline)
+                weakPipeline = pipeline
+                for _ in 0..<batchesBeforeCancel { _ = try pipeline.nextBatch() }
+                // The first chunk holds the first element only, framed exactly; lines follow.
+                #expect((pipeline.arrayLineChunksDelivered > 0) == (batchesBeforeCancel > 1))
+                pipeline.cancel()
+                pipeline.waitUntilStopped()
+                #expect(try pipeline.nextBatch() == nil)
+            }
+            for _ in 0..<100 where weakPipeline != nil { usleep(10_000) }
+            #expect(weakPipeline == nil, "cancelled after \(batchesBeforeCancel) batches")
+        }
     }
 
     /// The one deliberate difference, as for NDJSON lines (docs/tokenizers.md): brackets that do not pair by kind

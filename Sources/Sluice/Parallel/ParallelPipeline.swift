@@ -38,6 +38,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// The reader's error, raised after the chunks before it.
     private var readerError: SluiceError?
     private var isCancelled = false
+    /// Cancelled by ``cancel()``: no reading starts again (see ``readExactly(from:)``).
+    private var isOver = false
     private var budgetInUse = 0
     private var peakBudget = 0
     /// Chunks read and not yet consumed, and the most allowed: enough to keep every worker busy while the
@@ -328,12 +330,14 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// Stops the reader and the workers as soon as they look up, and frees what is queued.
     func cancel() {
         columnHeader.fail()
-        stopThreads()
+        stopThreads(forGood: true)
     }
 
-    private func stopThreads() {
+    /// Stops the reader and the workers; `forGood`: the run is over (not only its reading by lines).
+    private func stopThreads(forGood: Bool) {
         condition.lock()
         isCancelled = true
+        if forGood { isOver = true }
         for index in pendingStart..<pendingChunks.count {
             let chunk = pendingChunks[index]
             pool.give(chunk.bytes, capacity: chunk.capacity, keepLimit: 0)
@@ -501,7 +505,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private func readExactly(from offset: Int) throws(SluiceError) {
         guard let reopen = reopenForExactReading else { return }
         reopenForExactReading = nil
-        stopThreads()
+        stopThreads(forGood: false)
         waitUntilStopped()
         condition.lock()
         // Workers that were mapping when the threads stopped left their results behind.
@@ -509,6 +513,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             for batch in result.outcome.batches { result.engine.recycle(batch) }
         }
         results.removeAll()
+        guard !isOver else {
+            condition.unlock()
+            return
+        }
         let bytesReadAhead = max((readerBytes ?? offset) - offset, 0)
         (isCancelled, readerFinished, readerError, readerBytes, readerWaitsHolding) = (false, false, nil, nil, nil)
         (chunkCount, nextIndex, awaitedIndex, budgetInUse, chunksInFlight) = (0, 0, 0, 0, 0)
