@@ -111,10 +111,10 @@ __attribute__((always_inline)) static inline int scan(const uint8_t *bytes, size
                     *position = at + (size_t)bit;
                     return SLUICE_SCAN_TOO_DEEP;
                 }
-                closers[state->depth] = (uint8_t)(byte + 2);  // `}` and `]` sit two code points after `{` and `[`
+                if (closers) closers[state->depth] = (uint8_t)(byte + 2);  // `}` and `]` sit two code points after `{` and `[`
                 state->depth += 1;
             } else {
-                if (state->depth == 0 || closers[state->depth - 1] != byte) {
+                if (state->depth == 0 || (closers && closers[state->depth - 1] != byte)) {
                     *position = at + (size_t)bit;
                     return SLUICE_SCAN_MISMATCHED;
                 }

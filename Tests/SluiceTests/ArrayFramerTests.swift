@@ -5,9 +5,9 @@ import Testing
 /// The framer finds the same element ends however its input is cut: one byte at a time, at the 8-byte word and
 /// 64-byte block edges of its fast paths, and around them.
 @Suite struct ArrayFramerTests {
-    static func frame(_ text: String, step: Int) -> (ends: [Int], problem: ArrayFramer.Problem?, blanked: [UInt8]) {
+    static func frame(_ text: String, step: Int, pairsBrackets: Bool = true) -> (ends: [Int], problem: ArrayFramer.Problem?, blanked: [UInt8]) {
         var bytes = Array(text.utf8)
-        var framer = ArrayFramer(maximumDepth: 1000)
+        var framer = ArrayFramer(maximumDepth: 1000, pairsBrackets: pairsBrackets)
         defer { framer.deallocate() }
         var ends: [Int] = []
         var problem: ArrayFramer.Problem?
@@ -42,7 +42,7 @@ import Testing
     /// What one build of the 64-byte block scan reports, step by step, scanning `bytes` as the framer does: from
     /// each opening bracket to where its value ends or a problem is (stepped over); `nil` when this processor
     /// cannot run the build.
-    static func blockScanTrace(_ bytes: [UInt8], build: Int32, maximumDepth: Int) -> [String]? {
+    static func blockScanTrace(_ bytes: [UInt8], build: Int32, maximumDepth: Int, pairsBrackets: Bool = true) -> [String]? {
         var trace: [String] = []
         let closers = UnsafeMutablePointer<UInt8>.allocate(capacity: maximumDepth + 1)
         defer { closers.deallocate() }
@@ -53,7 +53,7 @@ import Testing
             position = opening + 1
             var state = sluice_scan_state(depth: 1, in_string: 0, escaped: 0)
             let outcome = bytes.withUnsafeBufferPointer { buffer in
-                sluice_scan_element_built(build, buffer.baseAddress, buffer.count, &position, &state, closers, maximumDepth)
+                sluice_scan_element_built(build, buffer.baseAddress, buffer.count, &position, &state, pairsBrackets ? closers : nil, maximumDepth)
             }
             guard outcome >= 0 else { return nil }
             trace.append("\(outcome)@\(position) depth \(state.depth) string \(state.in_string) escaped \(state.escaped)")
@@ -72,11 +72,13 @@ import Testing
         let alphabet = Array(#"{}[]"\\\ a"#.utf8)
         let soup = (0..<20_000).map { _ in alphabet[random.below(alphabet.count)] }
         for (bytes, depth) in [(Array(trickyArray(seed: seed, elements: 300).utf8.dropFirst()), 1000), (soup, 6)] {
-            let portable = try #require(Self.blockScanTrace(bytes, build: Int32(SLUICE_SCAN_PORTABLE), maximumDepth: depth))
-            #expect(portable.count > 20)
-            for build in [SLUICE_SCAN_AVX2, SLUICE_SCAN_AVX512] {
-                guard let trace = Self.blockScanTrace(bytes, build: Int32(build), maximumDepth: depth) else { continue }
-                #expect(trace == portable, "build \(build)")
+            for pairs in [true, false] {
+                let portable = try #require(Self.blockScanTrace(bytes, build: Int32(SLUICE_SCAN_PORTABLE), maximumDepth: depth, pairsBrackets: pairs))
+                #expect(portable.count > 20)
+                for build in [SLUICE_SCAN_AVX2, SLUICE_SCAN_AVX512] {
+                    guard let trace = Self.blockScanTrace(bytes, build: Int32(build), maximumDepth: depth, pairsBrackets: pairs) else { continue }
+                    #expect(trace == portable, "build \(build), pairing \(pairs)")
+                }
             }
         }
     }
@@ -98,6 +100,22 @@ import Testing
             #expect(framed.problem?.message == message, "step \(step)")
             #expect(framed.problem?.offset == offset, "step \(step)")
         }
+    }
+
+    /// Counting brackets without pairing them (for simdjson's workers): an element ends where its brackets
+    /// balance, whatever their kinds, however the input is cut; one of the right kinds frames as when they are paired.
+    @Test func countedBracketsEndElementsWhereTheyBalance() {
+        let text = "[{\"a\":[1}}, {\"b\": {\"c\": [" + String(repeating: "[1, \"x]\"],", count: 20) + "}]], 3]"
+        let count = text.utf8.count
+        #expect(Self.frame(text, step: 1, pairsBrackets: false).ends == [10, count - 4, count])
+        for step in [3, 64, 65, 1 << 20] {
+            let counted = Self.frame(text, step: step, pairsBrackets: false)
+            #expect(counted.problem == nil, "step \(step)")
+            #expect(counted.ends.last == count, "step \(step)")
+            #expect(Self.frame(text, step: step).problem?.message == "mismatched bracket", "step \(step)")
+        }
+        let tricky = trickyArray(seed: 5, elements: 80)
+        #expect(Self.frame(tricky, step: 1, pairsBrackets: false).ends == Self.frame(tricky, step: 1).ends)
     }
 
     @Test func nestingBeyondTheLimitIsAProblem() {

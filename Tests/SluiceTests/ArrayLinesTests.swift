@@ -195,6 +195,41 @@ import SluiceFixtures
         #expect(runs[1].statistics.bytesRead == text.utf8.count)
     }
 
+    /// A file cut or extended while it is read by lines ends as it does when read exactly: the same records, then
+    /// the same error, at the last byte that stayed the file's.
+    @Test(arguments: [true, false])
+    func aFileThatChangesSizeEndsAsWhenReadExactly(cut: Bool) throws {
+        let elements = Self.tweets(6000)
+        let bytes = Array(Self.array(elements).utf8)
+        var outcomes: [String] = []
+        for byLines in [false, true] {
+            let url = try temporaryFile(bytes, name: "changing-lines.json")
+            var options = ReaderOptions(shape: .array, readBufferSize: 64 << 10, batchCapacity: 100, rejectionPolicy: .collect, workers: 2,
+                                        chunkSize: 64 << 10, memoryBudget: 1 << 20)
+            options.tokenizer = .simdjson
+            options.readsArrayLines = byLines
+            let reader = try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields), options: options)
+            var records = try reader.next()?.count ?? 0
+            let handle = try FileHandle(forWritingTo: url)
+            if cut {
+                try handle.truncate(atOffset: UInt64(bytes.count / 2))
+            } else {
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data("\n{\"id\":1}".utf8))
+            }
+            try handle.close()
+            var failure = "no error"
+            do {
+                while let batch = try reader.next() { records += batch.count }
+            } catch {
+                failure = error.description
+            }
+            #expect(failure.contains("the file changed size while being read"), "\(failure)")
+            outcomes.append("\(records) records, " + failure.replacingOccurrences(of: url.path, with: "FILE"))
+        }
+        #expect(outcomes[1] == outcomes[0])
+    }
+
     /// Cancelled while it goes on from lines to exact reading, or just after, the run ends and frees its threads.
     @Test func cancellingAroundTheSwitchEndsTheRun() throws {
         var elements = Self.tweets(300)
@@ -220,17 +255,23 @@ import SluiceFixtures
         }
     }
 
-    /// The one deliberate difference, as for NDJSON lines (docs/tokenizers.md): brackets that do not pair by kind
-    /// inside a value no field reads, which the framer catches and simdjson, passing over the value, does not.
-    @Test func bracketsThatDoNotPairInAnUnreadValueAreLeftToSimdjson() throws {
+    /// Brackets that do not pair by kind inside a value no field reads: simdjson passes over such a value by
+    /// counting its brackets, and so does the framer for simdjson's workers, so the record is mapped however the
+    /// array is read, with any worker count; yajl, which reads every value, ends the run there
+    /// (docs/tokenizers.md).
+    @Test func bracketsThatDoNotPairInAnUnreadValueAreCountedAsSimdjsonCountsThem() throws {
         var elements = Self.tweets(100)
         elements[60] = "{\"id\": 5, \"junk\": {\"b\": [}]}"
         let text = Self.array(elements)
-        let exact = try Self.run(text, byLines: false, workers: 2, chunkSize: 4096).run.transcript
         let byLines = try Self.run(text, byLines: true, workers: 2, chunkSize: 4096)
         #expect(byLines.lineChunks > 0)
-        #expect(exact.error?.contains("record 61") == true)
         #expect(byLines.run.transcript.error == nil)
         #expect(byLines.run.transcript.rows.count + byLines.run.transcript.rejections.count == 100)
+        try Self.expectSameAsExact(text, "brackets of the wrong kind in an unread value")
+        #expect(try Self.run(text, byLines: false, workers: 1, chunkSize: 1 << 20).run == byLines.run)
+        var options = ReaderOptions(shape: .array, rejectionPolicy: .collect, workers: 2, chunkSize: 4096)
+        options.tokenizer = .yajl
+        let yajl = try transcript(of: .bytes(Array(text.utf8)), fields: ReferenceMapping.fields, options: options)
+        #expect(yajl.error?.contains("record 61") == true)
     }
 }

@@ -27,7 +27,8 @@ typedef struct {
 
 /// Scans the inside of a JSON value (an array element that is an object or array), 64 bytes at a time, from
 /// *position while at least 64 bytes are left, tracking strings, escapes and bracket nesting; `closers` holds the
-/// closing bracket expected at each depth. Stops at the element's end, at a problem, or when fewer than 64 bytes
+/// closing bracket expected at each depth, or is NULL to count brackets without pairing them by kind (a closing
+/// bracket at depth 0 is still a mismatch). Stops at the element's end, at a problem, or when fewer than 64 bytes
 /// are left (the caller goes on byte by byte). Only called with depth > 0. Runs the widest build the processor
 /// has (see `sluice_scan_widest_build`).
 int sluice_scan_element(const uint8_t *bytes, size_t count, size_t *position, sluice_scan_state *state,

@@ -8,7 +8,10 @@ import CStructuralScan
 /// which turns a chunk of elements into concatenated JSON values that a worker maps on its own; every element
 /// keeps its byte offsets. What yajl would have checked about that punctuation, the framer checks: a missing or
 /// doubled comma, a trailing comma, content after the array. Inside elements it checks only that brackets pair up
-/// (so that boundaries cannot drift); the worker's parser checks the rest.
+/// (so that boundaries cannot drift); the worker's parser checks the rest. For workers that read with simdjson it
+/// only counts them, as simdjson does when it passes over a value no field reads: an element is then cut where
+/// simdjson would end it, and one with brackets of the wrong kind in such a value is mapped, as the same record on
+/// a line of NDJSON, or of an array read by lines, is.
 struct ArrayFramer {
     enum State: Equatable {
         /// Before the `[`.
@@ -58,6 +61,8 @@ struct ArrayFramer {
     private var inBareScalar = false
     private var scalar = ScalarTokenScan()
     private let maximumDepth: Int
+    /// Whether a closing bracket must be of the kind that was opened.
+    private let pairsBrackets: Bool
 
     /// Reading a shard of the array's elements (a plan's, see `ShardPlan`): the input ends where the shard does, after
     /// a comma, which is no premature end.
@@ -71,8 +76,10 @@ struct ArrayFramer {
     ///     (the first shard) or at an element after a comma.
     ///   - startsAfterComma: The input starts after a comma between the array's elements (reading resumes
     ///     there), and runs to the array's end.
-    init(maximumDepth: Int, shardStartsAtArray: Bool? = nil, startsAfterComma: Bool = false) {
+    ///   - pairsBrackets: Whether closing brackets must pair by kind with opening ones, or are only counted.
+    init(maximumDepth: Int, shardStartsAtArray: Bool? = nil, startsAfterComma: Bool = false, pairsBrackets: Bool = true) {
         self.maximumDepth = maximumDepth
+        self.pairsBrackets = pairsBrackets
         closers = .allocate(capacity: maximumDepth + 1)
         readsShard = shardStartsAtArray != nil
         if shardStartsAtArray == false || startsAfterComma { state = .beforeElement }
@@ -106,7 +113,7 @@ struct ArrayFramer {
             if depth > 0 && count - position >= 64 {
                 var blockState = sluice_scan_state(depth: depth, in_string: inString ? 1 : 0, escaped: escaped ? 1 : 0)
                 var blockPosition = position
-                let outcome = sluice_scan_element(bytes, count, &blockPosition, &blockState, closers, maximumDepth)
+                let outcome = sluice_scan_element(bytes, count, &blockPosition, &blockState, pairsBrackets ? closers : nil, maximumDepth)
                 position = blockPosition
                 depth = blockState.depth
                 inString = blockState.in_string != 0
@@ -153,7 +160,7 @@ struct ArrayFramer {
                 closers[depth] = byte &+ 2  // `}` and `]` sit two code points after `{` and `[`
                 depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard depth > 0, closers[depth - 1] == byte else { return .mismatched }
+                guard depth > 0, !pairsBrackets || closers[depth - 1] == byte else { return .mismatched }
                 depth -= 1
                 if depth == 0 {
                     position += 1

@@ -48,6 +48,8 @@ final class ChunkReader {
     private let pool: ChunkBufferPool
     private var arrayLines: ArrayLines
     private let maximumDepth: Int
+    /// Whether the framer pairs brackets by kind, or only counts them (see ``ArrayFramer``).
+    private let pairsBrackets: Bool
     private let reserve: (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     private var framer: ArrayFramer
     /// Byte-range shard: records (lines) that start inside `range` of the file, whose reading starts at
@@ -110,7 +112,7 @@ final class ChunkReader {
         source: any ByteSource, shape: InputShape, startOffset: Int, range: Range<Int>?, chunkSize: Int,
         maximumRecordSize: Int, maximumRecords: Int, batchBytes: Int, maximumDepth: Int, pool: ChunkBufferPool, recordsPaths: [FieldPath] = [],
         elementShardEnd: Int? = nil, elementShardStartsAtArray: Bool = false, leadingRecords: LeadingRecords = LeadingRecords(),
-        handsEachRead: Bool = false, arrayFraming: ArrayFraming = .exact, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
+        handsEachRead: Bool = false, arrayFraming: ArrayFraming = .exact, pairsBrackets: Bool = true, reserve: @escaping (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     ) {
         self.source = source
         self.shape = shape
@@ -136,7 +138,8 @@ final class ChunkReader {
             startsAfterComma = true
         }
         framer = ArrayFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShardEnd == nil ? nil : elementShardStartsAtArray,
-                             startsAfterComma: startsAfterComma)
+                             startsAfterComma: startsAfterComma, pairsBrackets: pairsBrackets)
+        self.pairsBrackets = pairsBrackets
         if case .exactAfterComma(insideWrapper: true) = arrayFraming { framer.blanksTrailingContent = true }
         elementsEnd = elementShardEnd
         recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
@@ -208,6 +211,15 @@ final class ChunkReader {
             let (cut, problem) = completeRecordsEnd()
             if let problem {
                 _ = handProblem(problem, lastElementEnd: unhandedElementsEnd)
+                isFinished = true
+                return
+            }
+            if arrayLines == .yes {
+                // The array is read exactly from the line the failure cut: the elements before the failure come
+                // from that reading, as they would have without lines, and so does the failure.
+                let end = cut ?? 0
+                filled = end
+                _ = hand(upTo: end, failure: nil, exactReadingFrom: bufferOffset + end)
                 isFinished = true
                 return
             }
@@ -639,7 +651,7 @@ final class ChunkReader {
         let count = min(filled, Self.probedBytes)
         let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
         copy.initialize(from: buffer, count: count)
-        var probe = ArrayFramer(maximumDepth: maximumDepth)
+        var probe = ArrayFramer(maximumDepth: maximumDepth, pairsBrackets: pairsBrackets)
         defer {
             probe.deallocate()
             copy.deallocate()
@@ -655,6 +667,8 @@ final class ChunkReader {
             guard scan.problem == nil else { return nil }
             let ended = probe.pendingElementCount - endedBefore
             if start == nil {
+                // The first chunk ends there: it must not hold more records than a chunk may.
+                guard probe.pendingElementCount <= maximumRecords else { return nil }
                 if probe.state == .beforeElement && ended > 0 { start = lineEnd }
             } else {
                 guard probe.state == .beforeElement && ended <= 1 else { return nil }
@@ -679,8 +693,9 @@ final class ChunkReader {
             return handLines(upTo: lineFeed + 1)
         }
         scanned = filled
-        // No line feed: the line is longer than a chunk (it starts at the buffer's start).
+        // No line feed: the line is longer than a chunk (it starts at the buffer's start). It is read again exactly.
         if filled > maximumRecordSize {
+            filled = 0
             _ = hand(upTo: 0, failure: nil, exactReadingFrom: bufferOffset)
             return false
         }

@@ -85,8 +85,29 @@ final class FileSource: ByteSource {
         size = nil
     }
 
+    private init(duplicating other: FileSource, descriptor: Int32) {
+        name = other.name
+        size = other.size
+        self.descriptor = descriptor
+        ownsDescriptor = true
+    }
+
     deinit {
         if ownsDescriptor { close(descriptor) }
+    }
+
+    /// The same open file, from its start: the file that was opened, even if its path now names another or none,
+    /// checked against the size it had then. The two share one file position; read one at a time.
+    func duplicate() throws(SluiceError) -> FileSource {
+        let copy = dup(descriptor)
+        guard copy >= 0 else {
+            throw .io(source: name, byteOffset: offset, message: "cannot open again: " + String(cString: strerror(errno)))
+        }
+        let source = FileSource(duplicating: self, descriptor: copy)
+        guard lseek(copy, 0, SEEK_SET) == 0 else {
+            throw .io(source: name, byteOffset: 0, message: "cannot seek to its start: " + String(cString: strerror(errno)))
+        }
+        return source
     }
 
     func skip(_ count: Int) throws(SluiceError) -> Int {

@@ -13,6 +13,12 @@ public enum Input: Sendable, Hashable {
         try Compression.decompressing(try openRaw())
     }
 
+    /// Whether the input is bytes in memory, which can be opened again and read the same.
+    var holdsItsBytes: Bool {
+        if case .bytes = self { return true }
+        return false
+    }
+
     func openRaw() throws(SluiceError) -> any ByteSource {
         switch self {
         case .file(let path): return try FileSource(path: path)

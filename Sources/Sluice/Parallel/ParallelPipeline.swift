@@ -258,6 +258,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             elementShardEnd: options.shard.flatMap { $0.content == .lines ? nil : $0.byteRange.upperBound },
             elementShardStartsAtArray: options.shard?.content == .arrayOpening,
             leadingRecords: leadingRecords, handsEachRead: handsEachRead, arrayFraming: framing,
+            // simdjson passes over a value no field reads by counting its brackets: elements are cut so too.
+            pairsBrackets: !options.tokenizer.usesSimdjson,
             // Not owning: the pipeline holds the reader that runs on the caller's thread, and the reader thread holds
             // the pipeline while its reader lives, so the reader never outlives it.
             reserve: { [unowned self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })
@@ -503,7 +505,10 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// the records delivered so far): the line reader and the workers stop, what they read or mapped past it is
     /// dropped, and a reader that frames every byte starts there, numbering on from the records before.
     private func readExactly(from offset: Int) throws(SluiceError) {
-        guard let reopen = reopenForExactReading else { return }
+        guard let reopen = reopenForExactReading else {
+            // Only a reader that may open the input again cuts lines: nothing after them may be dropped unread.
+            throw end(with: .io(source: sourceName, byteOffset: offset, message: "cannot read on from here: the input cannot be opened again"))
+        }
         reopenForExactReading = nil
         stopThreads(forGood: false)
         waitUntilStopped()

@@ -100,18 +100,25 @@ enum BatchSourceOpener {
     /// For an array file that a reader thread may cut at line feeds (its elements checked by simdjson, line by
     /// line): how to open it again where its lines stop being one element each, to read it exactly from there.
     /// `nil` where lines are not tried: the input is a stream or compressed, or split, or starts with records that
-    /// are not mapped.
+    /// are not mapped. A file is opened again through its open descriptor, so it is the file that was read.
     private static func reopening(_ input: Input, raw: any ByteSource, source: PrefixedSource, shape: InputShape, plan: CompiledPlan,
                                   options: ReaderOptions, progress: ProgressMonitor) -> ParallelPipeline.ReopenAt? {
-        guard shape == .array, options.readsArrayLines, options.tokenizer.usesSimdjson, !source.isDecompressing, let size = raw.size,
+        guard shape == .array, options.readsArrayLines, options.tokenizer.usesSimdjson, !source.isDecompressing, raw.size != nil,
               options.byteRange == nil, options.shard == nil, plan.skippedRecords == 0, !plan.columnsFromHeader else { return nil }
+        let file = raw as? FileSource
+        guard file != nil || input.holdsItsBytes else { return nil }
+        let sendableFile = UncheckedBox(file)
         return { offset, readBefore throws(SluiceError) in
-            var reopened = try input.openRaw()
-            guard reopened.size == size else {
-                throw .io(source: reopened.name, byteOffset: offset,
-                          message: "the file changed size while being read (\(size) bytes when opened, \(reopened.size.map(String.init) ?? "no longer a file") now)")
+            var reopened: any ByteSource
+            if let file = sendableFile.value {
+                reopened = try file.duplicate()
+            } else {
+                reopened = try input.openRaw()
             }
-            _ = try reopened.skip(offset)
+            let skipped = try reopened.skip(offset)
+            guard skipped == offset else {
+                throw .io(source: reopened.name, byteOffset: skipped, message: "the file ended at byte \(skipped) when read again from byte \(offset)")
+            }
             return CountingSource(reopened, progress: progress, countedBefore: readBefore)
         }
     }
