@@ -22,19 +22,9 @@ import SluiceFixtures
         options.readsArrayLines = byLines
         let schema = try MappingSchema(fields: fields, options: MappingOptions(recordsPath: recordsPath))
         let source = try BatchSourceOpener.open(.bytes(Array(text.utf8)), plan: schema.plan, options: options, keepsRecordText: false, progress: ProgressMonitor())
-        var transcript = RunTranscript()
-        do {
-            while let batch = try source.nextBatch() {
-                for row in 0..<batch.count { transcript.rows.append(render(batch, row: row)) }
-                transcript.rejections += batch.rejections.map(\.description)
-                transcript.rawTexts += batch.rejections.map { String(decoding: $0.rawText, as: UTF8.self) }
-            }
-        } catch {
-            transcript.error = error.description
-        }
-        transcript.statistics = source.statistics
+        let mapped = transcript(batchCapacity: options.batchCapacity, next: source.nextBatch, statistics: { source.statistics })
         let lineChunks = (source as? ParallelPipeline)?.arrayLineChunksDelivered ?? 0
-        return (Run(transcript: transcript, unmappedKeys: source.unmappedKeys), lineChunks)
+        return (Run(transcript: mapped, unmappedKeys: source.unmappedKeys), lineChunks)
     }
 
     /// Expects reading by lines to give what reading exactly gives, at several worker counts and chunk sizes,
@@ -210,14 +200,7 @@ import SluiceFixtures
             options.readsArrayLines = byLines
             let reader = try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields), options: options)
             var records = try reader.next()?.count ?? 0
-            let handle = try FileHandle(forWritingTo: url)
-            if cut {
-                try handle.truncate(atOffset: UInt64(bytes.count / 2))
-            } else {
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Data("\n{\"id\":1}".utf8))
-            }
-            try handle.close()
+            try changeSize(of: url, holding: bytes.count, cut: cut)
             var failure = "no error"
             do {
                 while let batch = try reader.next() { records += batch.count }

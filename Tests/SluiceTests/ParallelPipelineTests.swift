@@ -430,14 +430,7 @@ import SluiceFixtures
         let reader = try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: ReferenceMapping.fields),
                                         options: ReaderOptions(readBufferSize: 64 << 10, batchCapacity: 100, workers: workers, chunkSize: 64 << 10, memoryBudget: 1 << 20))
         let first = try reader.next()
-        let handle = try FileHandle(forWritingTo: url)
-        if cut {
-            try handle.truncate(atOffset: UInt64(bytes.count / 2))
-        } else {
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data("\n{\"id\":1}".utf8))
-        }
-        try handle.close()
+        try changeSize(of: url, holding: bytes.count, cut: cut)
         var failure: SluiceError?
         var records = first?.count ?? 0
         do {

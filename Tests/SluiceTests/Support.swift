@@ -26,6 +26,18 @@ func scratchPath(_ name: String) -> URL {
 }
 
 /// Writes `bytes` to a fresh file in the scratch directory.
+/// Cuts the file at `url`, which held `count` bytes, to half of them, or extends it by one record.
+func changeSize(of url: URL, holding count: Int, cut: Bool) throws {
+    let handle = try FileHandle(forWritingTo: url)
+    if cut {
+        try handle.truncate(atOffset: UInt64(count / 2))
+    } else {
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n{\"id\":1}".utf8))
+    }
+    try handle.close()
+}
+
 func temporaryFile(_ bytes: [UInt8], name: String) throws -> URL {
     let url = scratchPath(name)
     try Data(bytes).write(to: url)
@@ -95,10 +107,15 @@ func transcript(
     of input: Input, fields: [FieldSpec], options: ReaderOptions = ReaderOptions(rejectionPolicy: .collect), schemaOptions: MappingOptions = MappingOptions()
 ) throws -> RunTranscript {
     let reader = try ColumnarReader(input: input, schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
+    return transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics })
+}
+
+/// The transcript of the batches `next` gives until it returns `nil` or throws, and the counts after them.
+func transcript(batchCapacity: Int, next: () throws(SluiceError) -> ColumnarBatch?, statistics: () -> ReadStatistics) -> RunTranscript {
     var result = RunTranscript()
     do {
-        while let batch = try reader.next() {
-            #expect(batch.count <= options.batchCapacity)
+        while let batch = try next() {
+            #expect(batch.count <= batchCapacity)
             for row in 0..<batch.count { result.rows.append(render(batch, row: row)) }
             result.rejections += batch.rejections.map(\.description)
             result.rawTexts += batch.rejections.map { String(decoding: $0.rawText, as: UTF8.self) }
@@ -106,7 +123,7 @@ func transcript(
     } catch {
         result.error = error.description
     }
-    result.statistics = reader.statistics
+    result.statistics = statistics()
     #expect(result.statistics.recordsRead == result.statistics.recordsMapped + result.statistics.recordsRejected)
     #expect(result.statistics.recordsMapped == result.rows.count)
     #expect(result.statistics.recordsRejected == result.rejections.count)

@@ -85,6 +85,13 @@ struct ArrayFramer {
         if shardStartsAtArray == false || startsAfterComma { state = .beforeElement }
     }
 
+    /// A framer with the same limit and bracket rule, before the array (its own bracket stack: deallocate it too).
+    func fresh() -> ArrayFramer {
+        var framer = ArrayFramer(maximumDepth: maximumDepth, pairsBrackets: pairsBrackets)
+        framer.blanksTrailingContent = blanksTrailingContent
+        return framer
+    }
+
     /// Frees the bracket stack; call once, when framing is done.
     func deallocate() {
         closers.deallocate()

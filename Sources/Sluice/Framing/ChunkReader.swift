@@ -47,9 +47,6 @@ final class ChunkReader {
     private let batchBytes: Int
     private let pool: ChunkBufferPool
     private var arrayLines: ArrayLines
-    private let maximumDepth: Int
-    /// Whether the framer pairs brackets by kind, or only counts them (see ``ArrayFramer``).
-    private let pairsBrackets: Bool
     private let reserve: (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
     private var framer: ArrayFramer
     /// Byte-range shard: records (lines) that start inside `range` of the file, whose reading starts at
@@ -125,7 +122,6 @@ final class ChunkReader {
         self.range = range
         self.leadingRecords = leadingRecords
         self.handsEachRead = handsEachRead
-        self.maximumDepth = maximumDepth
         var startsAfterComma = false
         switch arrayFraming {
         case .exact:
@@ -139,7 +135,6 @@ final class ChunkReader {
         }
         framer = ArrayFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShardEnd == nil ? nil : elementShardStartsAtArray,
                              startsAfterComma: startsAfterComma, pairsBrackets: pairsBrackets)
-        self.pairsBrackets = pairsBrackets
         if case .exactAfterComma(insideWrapper: true) = arrayFraming { framer.blanksTrailingContent = true }
         elementsEnd = elementShardEnd
         recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
@@ -651,12 +646,11 @@ final class ChunkReader {
         let count = min(filled, Self.probedBytes)
         let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
         copy.initialize(from: buffer, count: count)
-        var probe = ArrayFramer(maximumDepth: maximumDepth, pairsBrackets: pairsBrackets)
+        var probe = framer.fresh()
         defer {
             probe.deallocate()
             copy.deallocate()
         }
-        probe.blanksTrailingContent = framer.blanksTrailingContent
         var start: Int?
         var linesAfterStart = 0
         var lineStart = 0
