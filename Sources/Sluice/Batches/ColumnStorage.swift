@@ -223,6 +223,21 @@ struct ColumnStorage {
         }
     }
 
+    /// Copies the first `rows` rows of `source`, a smaller column of the same type, into this one.
+    mutating func copyRows(_ rows: Int, from source: ColumnStorage) {
+        validity.update(from: source.validity, count: (rows + 63) >> 6)
+        switch type.layout {
+        case .word: values.copyMemory(from: source.values, byteCount: rows * 8)
+        case .byte: values.copyMemory(from: source.values, byteCount: rows)
+        case .text:
+            let count = source.offsets[rows]
+            if count > byteCapacity { grow(toFit: count) }
+            bytes.update(from: source.bytes, count: count)
+            offsets.update(from: source.offsets, count: rows + 1)
+            byteCount = count
+        }
+    }
+
     private mutating func grow(toFit needed: Int) {
         var newCapacity = byteCapacity * 2
         while newCapacity < needed { newCapacity *= 2 }

@@ -7,7 +7,7 @@ public final class ColumnarBatch {
     /// The fields, in column order.
     public let fields: [FieldSpec]
     /// The most records the batch holds.
-    public let capacity: Int
+    public private(set) var capacity: Int
     /// The number of records in the batch.
     public internal(set) var count = 0
     /// Records rejected while this batch was being filled, in input order (with ``RejectionPolicy/collect``).
@@ -17,21 +17,27 @@ public final class ColumnarBatch {
     /// Each record's own text, kept only when something may still reject a committed record (typed finishing
     /// hooks and transforms), so that such a rejection carries the raw text like any other.
     let recordText: UnsafeMutablePointer<ColumnStorage>?
-    let ordinals: UnsafeMutablePointer<Int>
-    let lines: UnsafeMutablePointer<Int>
-    let byteOffsets: UnsafeMutablePointer<Int>
+    private(set) var ordinals: UnsafeMutablePointer<Int>
+    private(set) var lines: UnsafeMutablePointer<Int>
+    private(set) var byteOffsets: UnsafeMutablePointer<Int>
     /// The columns' buffers, in one allocation.
-    private let block: UnsafeMutableRawPointer
+    private var block: UnsafeMutableRawPointer
+    /// Per element column of the plan (``CompiledPlan/elementColumns``): the rows of the elements of that
+    /// column's arrays, for every record of this batch. An element batch grows as its records need.
+    let elementBatches: [ColumnarBatch]
 
-    init(fields: [FieldSpec], capacity: Int, keepsRecordText: Bool = false) {
+    /// A batch of `capacity` rows; `holdsElementRows` gives it the element batches its typed arrays map into.
+    init(fields: [FieldSpec], capacity: Int, keepsRecordText: Bool = false, holdsElementRows: Bool = true) {
         self.fields = fields
         self.capacity = capacity
         columns = .allocate(capacity: max(fields.count, 1))
-        block = .allocate(byteCount: max(fields.reduce(0) { $0 + ColumnStorage.blockBytes(type: $1.columnType, capacity: capacity) }, 8), alignment: 8)
+        block = Self.allocateBlock(fields: fields, capacity: capacity)
         var free = block
         for (index, field) in fields.enumerated() {
             (columns + index).initialize(to: ColumnStorage(type: field.columnType, capacity: capacity, block: &free))
         }
+        elementBatches = holdsElementRows
+            ? fields.compactMap { $0.elementPlan.map { ColumnarBatch(fields: $0.fields, capacity: Self.initialElementCapacity) } } : []
         if keepsRecordText {
             let text = UnsafeMutablePointer<ColumnStorage>.allocate(capacity: 1)
             text.initialize(to: ColumnStorage(type: .json, capacity: capacity))
@@ -71,6 +77,40 @@ public final class ColumnarBatch {
         return max(1, min(requested, rows))
     }
 
+    /// The rows an element batch starts with; it doubles whenever a record's elements do not fit.
+    static let initialElementCapacity = 64
+
+    private static func allocateBlock(fields: [FieldSpec], capacity: Int) -> UnsafeMutableRawPointer {
+        .allocate(byteCount: max(fields.reduce(0) { $0 + ColumnStorage.blockBytes(type: $1.columnType, capacity: capacity) }, 8), alignment: 8)
+    }
+
+    /// Doubles the capacity, keeping the first `rows` rows' values and ordinals: for element batches, whose rows
+    /// are as many as the elements of their records, and which keep no record text. The batch and its `columns` pointer stay the same, so holders of either
+    /// carry on.
+    func grow(keeping rows: Int) {
+        let newCapacity = capacity * 2
+        let newBlock = Self.allocateBlock(fields: fields, capacity: newCapacity)
+        var free = newBlock
+        for index in 0..<fields.count {
+            var grown = ColumnStorage(type: columns[index].type, capacity: newCapacity, block: &free)
+            grown.copyRows(rows, from: columns[index])
+            columns[index].deallocate()
+            columns[index] = grown
+        }
+        block.deallocate()
+        block = newBlock
+        // Element rows have an ordinal (the element's place in its array) and no line or offset of their own.
+        let larger = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+        larger.initialize(from: ordinals, count: rows)
+        ordinals.deallocate()
+        ordinals = larger
+        lines.deallocate()
+        lines = .allocate(capacity: newCapacity)
+        byteOffsets.deallocate()
+        byteOffsets = .allocate(capacity: newCapacity)
+        capacity = newCapacity
+    }
+
     deinit {
         for index in 0..<fields.count { columns[index].deallocate() }
         columns.deinitialize(count: fields.count)
@@ -90,6 +130,7 @@ public final class ColumnarBatch {
     func reset() {
         for index in 0..<fields.count { columns[index].reset() }
         recordText?.pointee.reset()
+        for batch in elementBatches { batch.reset() }
         count = 0
         rejections.removeAll(keepingCapacity: true)
     }

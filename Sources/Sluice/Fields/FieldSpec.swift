@@ -106,6 +106,12 @@ public struct FieldSpec: Sendable, Hashable {
         get { settings.propertyPath }
         set { updateSettings { $0.propertyPath = newValue } }
     }
+    /// For a typed array of nested models or values: the plan of one element, by which the machine maps the
+    /// array's elements in the record's own pass.
+    var elementPlan: (any ElementPlanning)? {
+        get { settings.elementPlan?.plan }
+        set { updateSettings { $0.elementPlan = newValue.map(ElementPlan.init) } }
+    }
 
     /// The settings of a field beyond its name, path, type and optionality.
     private struct Settings: Sendable, Hashable {
@@ -123,8 +129,16 @@ public struct FieldSpec: Sendable, Hashable {
         var requiresFoundationURL = false
         var shownType: ShownType?
         var propertyPath: [String]?
+        var elementPlan: ElementPlan?
 
         static let defaults = Settings()
+    }
+
+    /// An element plan, equal only to itself: two fields map elements alike only through the same plan.
+    private struct ElementPlan: Sendable, Hashable {
+        let plan: any ElementPlanning
+        static func == (lhs: ElementPlan, rhs: ElementPlan) -> Bool { lhs.plan === rhs.plan }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(plan)) }
     }
 
     /// Shared between copies of a field until one of them changes a setting (then it takes a box of its own), so
@@ -359,4 +373,10 @@ extension FieldSpec {
         if kinds.isEmpty || kinds.contains(.text) { return .text }
         return kinds == [.integer] ? .integer : .number
     }
+}
+
+/// The plan of an array's elements, as the layers below the plan see it: the fields of one element, whose batch
+/// rows an array's elements fill. The compiled plan conforms; the state machine reads it as one.
+protocol ElementPlanning: AnyObject, Sendable {
+    var fields: [FieldSpec] { get }
 }

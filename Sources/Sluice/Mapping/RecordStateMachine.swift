@@ -86,6 +86,25 @@ struct RecordStateMachine {
     private var withdrawnFailures: [Range<Int>] = []
     /// Set when null spellings or cleanups made a fallback column's value null, which then gives it nothing.
     private var fallbackValueWasNull = false
+    // MARK: Typed arrays mapped element by element
+    /// One machine per element column (``CompiledPlan/elementColumns``): it maps each element of that column's
+    /// arrays as a record of its own, into the element batch of the batch in hand, in the record's own pass.
+    private var elementMachines: [RecordStateMachine] = []
+    /// Per element machine: its rows when the record in progress began, to take the record's elements back.
+    private var elementRowsAtRecordStart: [Int] = []
+    /// In an element machine: the batch its rows go into (nil in a record's machine). An element that does not
+    /// map goes into that batch's rejections, not the run's: the array's row names it, and the model made from
+    /// the row is refused with the failures of every other value made then.
+    private var elementBatch: ColumnarBatch?
+    /// While an array is mapped element by element: its column (-1 otherwise), element machine, the index of its
+    /// next element, its first row, and the element batch's rejections before it. `feedsElements` is cleared at
+    /// the first element that fails: the rest of the array is skipped.
+    private var elementsColumn = -1
+    private var elementsMachine = 0
+    private var elementsIndex = 0
+    private var elementsStart = 0
+    private var elementsRejectionsBefore = 0
+    private var feedsElements = false
     /// Set when a rejection fills the batch's room for rejections, so that the next record hands the batch on;
     /// and when a batch was handed on, so that the next record takes the columns of a new one (made only then:
     /// the last batch of an input is never followed by an empty one).
@@ -154,7 +173,7 @@ struct RecordStateMachine {
 
     init(
         plan: CompiledPlan, batches: BatchQueue, outerLevels: Int, defersFinish: Bool, maximumDepth: Int,
-        maximumRecordSize: Int = .max, stopsAtFirstRejection: Bool
+        maximumRecordSize: Int = .max, stopsAtFirstRejection: Bool, elementBatch: ColumnarBatch? = nil
     ) {
         self.plan = plan
         nodes = plan.nodes
@@ -197,7 +216,10 @@ struct RecordStateMachine {
         empty.initialize(to: 0)
         emptyBytes = UnsafePointer(empty)
         self.batches = batches
-        columns = batches.current.columns
+        let host = elementBatch ?? batches.current
+        columns = host.columns
+        self.elementBatch = elementBatch
+        if elementBatch != nil { knownRecordStart = 0 }
         stamps = .allocate(capacity: max(columnCount, 1))
         stamps.initialize(repeating: 0, count: max(columnCount, 1))
         defaultedStamps = .allocate(capacity: max(columnCount, 1))
@@ -210,10 +232,22 @@ struct RecordStateMachine {
         self.maximumDepth = maximumDepth
         self.maximumRecordSize = maximumRecordSize
         self.stopsAtFirstRejection = stopsAtFirstRejection
+        for (index, column) in plan.elementColumns.enumerated() {
+            // Every element column has its machine: a batch without element batches (one written for encoding
+            // only) gives its machines none to write into, and their arrays are captured as text instead.
+            guard let elementPlan = plan.fields[column].elementPlan as? CompiledPlan, index < host.elementBatches.count else { break }
+            // The record's machine checks the depth of everything inside the array; an element's records are
+            // never stopped for their own.
+            elementMachines.append(RecordStateMachine(
+                plan: elementPlan, batches: BatchQueue(fields: elementPlan.fields, capacity: 1), outerLevels: 0, defersFinish: false,
+                maximumDepth: Int.max / 2, stopsAtFirstRejection: false, elementBatch: host.elementBatches[index]))
+        }
+        elementRowsAtRecordStart = Array(repeating: 0, count: elementMachines.count)
     }
 
     /// Frees the machine's own tables; call once, when its engine is done.
     func deallocate() {
+        for machine in elementMachines { machine.deallocate() }
         emptyBytes.deallocate()
         stamps.deallocate()
         defaultedStamps.deallocate()
@@ -237,12 +271,12 @@ struct RecordStateMachine {
     // MARK: - Events
 
     mutating func startMap() -> Bool {
-        if skipDepth > 0 { return enterSkipped() }
+        if skipDepth > 0 { return enterSkipped(isArray: false) }
         return startContainer(isArray: false)
     }
 
     mutating func startArray() -> Bool {
-        if skipDepth > 0 { return enterSkipped() }
+        if skipDepth > 0 { return enterSkipped(isArray: true) }
         return startContainer(isArray: true)
     }
 
@@ -250,7 +284,7 @@ struct RecordStateMachine {
     mutating func endArray() -> Bool { endContainer() }
 
     mutating func key(_ key: UnsafePointer<UInt8>, _ length: Int) -> Bool {
-        if skipDepth > 0 { return true }
+        if skipDepth > 0 { return !feedsElements || feedElements(.key(key, length)) }
         let frame = frames + (frameCount - 1)
         let node = frame.pointee.node
         let position = frame.pointee.keyCount
@@ -315,22 +349,22 @@ struct RecordStateMachine {
     }
 
     mutating func string(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
-        if skipDepth > 0 { return true }
+        if skipDepth > 0 { return !feedsElements || feedElements(.string(bytes, length)) }
         return scalar(.string, bytes, length, false)
     }
 
     mutating func number(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
-        if skipDepth > 0 { return true }
+        if skipDepth > 0 { return !feedsElements || feedElements(.number(bytes, length)) }
         return scalar(.number, bytes, length, false)
     }
 
     mutating func bool(_ value: Bool) -> Bool {
-        if skipDepth > 0 { return true }
+        if skipDepth > 0 { return !feedsElements || feedElements(.bool(value)) }
         return scalar(.bool, nil, 0, value)
     }
 
     mutating func null() -> Bool {
-        if skipDepth > 0 { return true }
+        if skipDepth > 0 { return !feedsElements || feedElements(.null) }
         return scalar(.null, nil, 0, false)
     }
 
@@ -391,6 +425,7 @@ struct RecordStateMachine {
                 row = 0
             }
             columns = batches.current.columns
+            if !elementMachines.isEmpty { bindElementBatches(of: batches.current) }
         }
         inRecord = true
         serial &+= 1
@@ -877,6 +912,9 @@ struct RecordStateMachine {
         if frameCount + outerLevels + 1 > maximumDepth { return tooDeep() }
         if nodeID < 0 { return beginSkip(captureNode: -1) }
         let node = nodes[Int(nodeID)]
+        if isArray && node.elementMachine >= 0 && Int(node.elementMachine) < elementMachines.count {
+            return beginElements(node: nodeID, machine: Int(node.elementMachine))
+        }
         // A row of a CSV-like input is read by its header's names, as if it were an object.
         let fitsShape = isArray ? node.expectsArray || (nodeID == 0 && knowsHeader) : node.expectsObject
         if !fitsShape || node.hasScalarTargets {
@@ -920,16 +958,20 @@ struct RecordStateMachine {
         return true
     }
 
-    private mutating func enterSkipped() -> Bool {
+    private mutating func enterSkipped(isArray: Bool) -> Bool {
         skipDepth += 1
         if frameCount + skipDepth + outerLevels > maximumDepth { return tooDeep() }
-        return true
+        return !feedsElements || feedElements(isArray ? .startArray : .startMap)
     }
 
     @inline(__always)
     private mutating func endContainer() -> Bool {
         if skipDepth > 0 {
             skipDepth -= 1
+            if elementsColumn >= 0 {
+                if skipDepth > 0 { return !feedsElements || feedElements(.end) }
+                finishElements()
+            }
             if skipDepth > 0 { return true }
             if skipCaptureNode >= 0 {
                 capture(node: skipCaptureNode, from: skipCaptureStart, to: offsetAfterToken())
@@ -984,6 +1026,151 @@ struct RecordStateMachine {
             stamps[column] = serial
             columns[column].writeText(buffer + (start - bufferOffset), count: end - start, row: row)
         }
+    }
+
+    // MARK: - Typed arrays, element by element
+
+    /// An event inside an array mapped element by element, passed on to its element machine.
+    private enum ElementEvent {
+        case startMap, startArray, end, null
+        case key(UnsafePointer<UInt8>, Int)
+        case string(UnsafePointer<UInt8>, Int)
+        case number(UnsafePointer<UInt8>, Int)
+        case bool(Bool)
+    }
+
+    /// Starts mapping the array at `nodeID` element by element: the record's machine skips it, by depth, and
+    /// passes every event inside it on to the element machine.
+    @inline(never)
+    private mutating func beginElements(node nodeID: Int32, machine: Int) -> Bool {
+        let column = Int(targets[Int(nodes[Int(nodeID)].targetStart)])
+        stamps[column] = serial
+        elementsColumn = column
+        elementsMachine = machine
+        elementsIndex = 0
+        elementsStart = elementMachines[machine].row
+        elementsRejectionsBefore = elementMachines[machine].elementBatch?.rejections.count ?? 0
+        feedsElements = true
+        return beginSkip(captureNode: -1)
+    }
+
+    /// Passes one event inside the array on; `skipDepth` already counts a container it opens or closes. JSON
+    /// nulls in the array are no elements and are dropped; the first element that fails ends the feeding. Out of
+    /// line, as ``elementSkipsPendingValue()`` is.
+    @inline(never)
+    private mutating func feedElements(_ event: ElementEvent) -> Bool {
+        let machine = elementsMachine
+        // Directly in the array (depth 1, or 2 for a container that just opened) a value is an element.
+        let endsElement: Bool
+        switch event {
+        case .startMap, .startArray:
+            endsElement = false
+            if skipDepth == 2 {
+                elementMachines[machine].startElement(ordinal: elementsIndex)
+                elementsIndex += 1
+            }
+        case .key:
+            endsElement = false
+        case .end:
+            endsElement = skipDepth == 1
+        case .null, .string, .number, .bool:
+            endsElement = skipDepth == 1
+            if endsElement {
+                elementsIndex += 1
+                if case .null = event { return true }
+                elementMachines[machine].startElement(ordinal: elementsIndex - 1)
+            }
+        }
+        elementMachines[machine].follow(buffer: buffer, bufferOffset: bufferOffset, bufferCount: bufferCount, handle: handle,
+                                        sliceOffset: sliceOffset, scriptedOffset: scriptedOffset, isKnownUTF8: recordIsKnownUTF8)
+        // An element machine never asks to stop: its records are collected, and depth is this machine's to check.
+        switch event {
+        case .startMap: _ = elementMachines[machine].startMap()
+        case .startArray: _ = elementMachines[machine].startArray()
+        case .end: _ = elementMachines[machine].endContainer()
+        case .null: _ = elementMachines[machine].null()
+        case .key(let bytes, let length): _ = elementMachines[machine].key(bytes, length)
+        case .string(let bytes, let length): _ = elementMachines[machine].string(bytes, length)
+        case .number(let bytes, let length): _ = elementMachines[machine].number(bytes, length)
+        case .bool(let value): _ = elementMachines[machine].bool(value)
+        }
+        if endsElement, let batch = elementMachines[machine].elementBatch, batch.rejections.count > elementsRejectionsBefore {
+            feedsElements = false
+        }
+        return true
+    }
+
+    /// The array closed: its row holds where its elements lie, or which of them failed.
+    private mutating func finishElements() {
+        if let batch = elementMachines[elementsMachine].elementBatch {
+            let end = elementMachines[elementsMachine].row
+            batch.count = end
+            let failure = batch.rejections.count > elementsRejectionsBefore ? elementsRejectionsBefore : nil
+            ElementRows.write(batch, rows: elementsStart..<end, failure: failure, into: columns + elementsColumn, row: row)
+        }
+        elementsColumn = -1
+        feedsElements = false
+    }
+
+    /// The element machines write into the element batches of `batch` from now on: the batch in hand when a
+    /// record starts after a batch was handed on (a new batch, a recycled one, or the same one when it was not).
+    private mutating func bindElementBatches(of batch: ColumnarBatch) {
+        for index in elementMachines.indices where index < batch.elementBatches.count {
+            elementMachines[index].bind(to: batch.elementBatches[index])
+        }
+        noteElementRows()
+    }
+
+    /// An element machine: writes its rows into `batch` after those its records' arrays hold (none once the
+    /// batch was recycled, which empties it).
+    private mutating func bind(to batch: ColumnarBatch) {
+        elementBatch = batch
+        columns = batch.columns
+        row = batch.count
+        if !elementMachines.isEmpty { bindElementBatches(of: batch) }
+    }
+
+    /// The element machines' rows that committed records hold: what taking back a record goes back to, also
+    /// between records (a line rejected before it began a record takes back nothing).
+    @inline(never)
+    private mutating func noteElementRows() {
+        elementMachines.withUnsafeBufferPointer { machines in
+            for index in machines.indices { elementRowsAtRecordStart[index] = machines[index].row }
+        }
+    }
+
+    /// An element machine: the next value is the element at `ordinal` (0-based, nulls counted) of its array.
+    private mutating func startElement(ordinal: Int) {
+        self.ordinal = ordinal
+    }
+
+    /// An element machine: the token about to be delivered is where its record's machine is.
+    private mutating func follow(
+        buffer: UnsafePointer<UInt8>?, bufferOffset: Int, bufferCount: Int, handle: yajl_handle?, sliceOffset: Int, scriptedOffset: Int,
+        isKnownUTF8: Bool
+    ) {
+        self.buffer = buffer
+        self.bufferOffset = bufferOffset
+        self.bufferCount = bufferCount
+        self.handle = handle
+        self.sliceOffset = sliceOffset
+        self.scriptedOffset = scriptedOffset
+        recordIsKnownUTF8 = isKnownUTF8
+    }
+
+    /// An element machine: keeps the element's row; its batch grows when full, since all of a batch's records'
+    /// elements go into it.
+    private mutating func commitElement(into batch: ColumnarBatch, _ location: RecordLocation) {
+        batch.ordinals[row] = location.ordinal
+        if !elementMachines.isEmpty { noteElementRows() }
+        mappedCount += 1
+        row += 1
+        if row == batch.capacity { batch.grow(keeping: row) }
+    }
+
+    /// An element machine: forgets the elements mapped since its row `rows` (those of a record taken back).
+    private mutating func takeBackElements(downTo rows: Int) {
+        if rows < row { row = rows }
     }
 
     // MARK: - Records
@@ -1121,6 +1308,10 @@ struct RecordStateMachine {
                 columns[column].setNull(row: row)
             }
         }
+        if let elementBatch {
+            commitElement(into: elementBatch, location)
+            return
+        }
         let batch = batches.current
         if let recordText = batch.recordText {
             recordText.pointee.beginText(row: row)
@@ -1132,6 +1323,7 @@ struct RecordStateMachine {
         batch.ordinals[row] = location.ordinal
         batch.lines[row] = location.line
         batch.byteOffsets[row] = location.byteOffset
+        if !elementMachines.isEmpty { noteElementRows() }
         mappedCount += 1
         row += 1
         if row == batch.capacity {
@@ -1165,6 +1357,12 @@ struct RecordStateMachine {
     @inline(never)
     private mutating func reject(location: RecordLocation, end: Int, failures recorded: [Rejection.Failure], truncatedText: Bool = false) -> Bool {
         takeBackValuesOfRecord()
+        if let elementBatch {
+            elementBatch.rejections.append(Rejection(location: location, failures: recorded, rawText: []))
+            clearFailures()
+            rejectedCount += 1
+            return true
+        }
         let rejection = Rejection(location: location, failures: recorded, rawText: recordText(location: location, end: end),
                                   isRawTextTruncated: truncatedText)
         clearFailures()
@@ -1283,11 +1481,23 @@ struct RecordStateMachine {
     private mutating func takeBackValuesOfRecord() {
         guard !batchNeedsCare else { return }
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
+        for index in elementMachines.indices { elementMachines[index].takeBackElements(downTo: elementRowsAtRecordStart[index]) }
     }
 
     /// Leaves the record in progress: no container open or skipped, no record waiting, and a new serial so that no
     /// column counts as given by it.
-    private mutating func leaveRecord() {
+    private mutating func leaveRecord(mayWriteBatch: Bool = true) {
+        if elementsColumn >= 0 {
+            // A batch handed on is the consumer's: its element rows are not touched.
+            if mayWriteBatch && !batchNeedsCare {
+                elementMachines[elementsMachine].abandonRecordInProgress()
+            } else {
+                elementMachines[elementsMachine].clearFailures()
+                elementMachines[elementsMachine].leaveRecord(mayWriteBatch: false)
+            }
+            elementsColumn = -1
+            feedsElements = false
+        }
         frameCount = 0
         openCaptures = 0
         skipDepth = 0
@@ -1314,10 +1524,22 @@ struct RecordStateMachine {
 
     /// After a key: whether the value that follows is of no use, so that a tokenizer able to pass over values
     /// unread may do so. Values inside a container a json field captures are always read, so that they are checked.
-    var skipsPendingValue: Bool {
+    /// Inside an array mapped element by element, its element machine answers. Mutating only so that a caller
+    /// holding a pointer to the machine asks it in place: a getter with a call in it made the caller copy the
+    /// whole machine first, after every key.
+    @inline(__always)
+    mutating func skipsPendingValue() -> Bool {
+        if feedsElements { return openCaptures == 0 && elementSkipsPendingValue() }
         guard skipDepth == 0 && openCaptures == 0 && frameCount > 0 else { return false }
         let child = frames[frameCount - 1].pendingChild
         return child == Self.unmapped || child == Self.ignored
+    }
+
+    /// Out of line: the machines' calls into their element machines must not make the record's events recursive,
+    /// which would keep them from inlining into the tokenizer's callbacks.
+    @inline(never)
+    private mutating func elementSkipsPendingValue() -> Bool {
+        elementMachines[elementsMachine].skipsPendingValue()
     }
 
     /// The absolute offset just past the last token yajl delivered (for errors raised outside callbacks).

@@ -9,7 +9,7 @@ import Darwin
 /// Every table lives in one manually allocated block so that the hot path reads plain memory: no array bounds
 /// checks, no reference counting, no exclusivity checks. The plan is immutable after ``PlanCompiler`` builds it,
 /// which is what makes sharing it between threads safe.
-final class CompiledPlan: @unchecked Sendable {
+final class CompiledPlan: ElementPlanning, @unchecked Sendable {
     /// The fields, in column order.
     let fields: [FieldSpec]
     /// One per trie node; node 0 is the record's root.
@@ -34,6 +34,9 @@ final class CompiledPlan: @unchecked Sendable {
     /// Per column: whether it reads a list (its path goes through `*`); and the list columns, in order.
     let columnIsList: UnsafeMutablePointer<Bool>
     let listColumns: [Int]
+    /// The columns of typed arrays whose elements have a plan of their own (``FieldSpec/elementPlan``), in order:
+    /// each has an element machine and, in each batch, a batch of element rows.
+    let elementColumns: [Int]
     /// Per list column (in `listColumns` order): the node of the array whose elements it reads.
     var listArrayNodes: [Int32] = []
     /// Per column: whether it is a unique list (plain memory: the per-element path must not copy field specs).
@@ -114,6 +117,7 @@ final class CompiledPlan: @unchecked Sendable {
         columnIsList = .allocateCopy(of: fields.map(\.isList))
         columnIsUniqueList = .allocateCopy(of: fields.map { $0.isList && $0.isUnique })
         listColumns = fields.indices.filter { fields[$0].isList }
+        elementColumns = fields.indices.filter { fields[$0].elementPlan != nil }
         self.displayPaths = displayPaths
         self.maxDepth = maxDepth
     }
@@ -293,6 +297,9 @@ struct PlanNode {
     /// Whether a scalar here needs more than the plain conversion: fields read inside the node (a scalar is then
     /// a mismatch for them), or a transform. One test on the hot path instead of two.
     var scalarNeedsCare = false
+    /// The element machine (an index into ``CompiledPlan/elementColumns``) that maps an array here element by
+    /// element, or -1: set where a typed array of nested models or values is the node's only reader.
+    var elementMachine: Int32 = -1
     /// Whether the node's key table is hashed on whole keys (a node of many key children) rather than sampled.
     var hashesWholeKeys = false
 

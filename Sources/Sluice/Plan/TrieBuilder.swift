@@ -416,6 +416,13 @@ struct TrieBuilder {
                 position = target.next
             }
             node.targetCount = Int32(planTargets.count) - node.targetStart
+            // An array that other fields also read inside, or that a second field reads whole, is captured as text
+            // and its elements mapped from it when the model is made; so is one whose field checks its text
+            // (validators), reads it as a list, or cleans it.
+            if node.targetCount == 1 && !builder.hasChildren && !node.hasSpecialTargets, let column = planTargets.last,
+               fields[Int(column)].elementPlan != nil && fields[Int(column)].validators.isEmpty && !fields[Int(column)].isList {
+                node.elementMachine = Int32(fields[..<Int(column)].count { $0.elementPlan != nil })
+            }
             node.scalarNeedsCare = node.hasSpecialTargets || builder.hasChildren
             planNodes.append(node)
         }

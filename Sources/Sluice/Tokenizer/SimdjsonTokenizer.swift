@@ -129,7 +129,7 @@ final class SimdjsonTokenizer {
         events.map_key = { context, key, length, end in
             guard let machine = machineAt(context, end) else { return 0 }
             guard machine.pointee.key(key ?? machine.pointee.emptyBytes, length) else { return 0 }
-            return machine.pointee.skipsPendingValue ? 2 : 1
+            return machine.pointee.skipsPendingValue() ? 2 : 1
         }
         events.end_map = { context, end in
             guard let machine = machineAt(context, end) else { return 0 }

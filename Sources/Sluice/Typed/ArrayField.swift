@@ -1,8 +1,10 @@
 /// Arrays: of nested models, and of values, read element by element with the same conversions as fields.
 ///
-/// The array is captured as JSON text while the record is mapped, and its elements are mapped when the model is
-/// made, each element as a record of a top-level array, by engines kept for the next value. JSON nulls in the array are dropped. An element that
-/// does not map rejects the whole record, naming the element: `$.entities.hashtags[2].text: expected string, …`.
+/// An array that only this field reads is mapped in the record's own pass, each element as a record of the
+/// element mapping's plan, into rows of an element batch (``ElementRows``); one that another field also reads is
+/// captured as JSON text and its elements mapped from it by engines kept for the next value. Either way the models
+/// are made when the record's model is, JSON nulls in the array are dropped, and an element that does not map
+/// rejects the whole record, naming the element: `$.entities.hashtags[2].text: expected string, …`.
 /// Arrays of values (`[Int]`, `[Date]`, `Set<String>`, …) are ``MappableValue``s and use the plain initialisers.
 extension Field {
     /// An array of nested models, each mapped with `mapping` (reusable elsewhere).
@@ -44,8 +46,11 @@ enum ArrayElements {
         of mapping: Mapping<Element>?, wrap: @escaping @Sendable ([Element]) -> Collection, unwrap: @escaping @Sendable (Collection) -> [Element]
     ) -> ValueReading<Collection> {
         let mappers = mapping.map { ElementMappers(mapping: $0) }
-        return ValueReading(type: .json, isOptional: true, absent: { wrap([]) }, mayRefuse: true, read: { storage, row in
+        return ValueReading(type: .json, isOptional: true, absent: { wrap([]) }, mayRefuse: true, configure: { $0.elementPlan = mapping?.plan }, read: { storage, row in
             guard storage.isValid(row) else { return .success(nil) }
+            if let mapping, let elements = ElementRows(storage, row: row) {
+                return mapping.models(of: elements).map(wrap)
+            }
             let text = storage.textBytes(row)
             guard text.first == UInt8(ascii: "[") else {
                 if text.elementsEqual("null".utf8) {

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// The engines that map one array field's values element by element, kept from one value to the next: an array
-/// of nested models is mapped once per record, and an engine made for each value cost more than mapping it (on
+/// The engines that map one array field's values from their JSON text element by element, for an array that
+/// another field also reads (one only its field reads is mapped in the record's own pass); kept from one value to
+/// the next: an array of nested models is mapped once per record, and an engine made for each value cost more than mapping it (on
 /// tweets with a few hashtags each, about half of all the instructions of the run). Each thread that maps a value
 /// takes an idle engine, or makes one, and gives it back afterwards.
 final class ElementMappers<Element>: Sendable {

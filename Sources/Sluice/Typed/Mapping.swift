@@ -164,7 +164,7 @@ public struct Mapping<Model>: Sendable {
     /// own mapping). Mapping the result gives the same model again, except for what is not written: fields with a
     /// transform (a transform has no way back).
     public func jsonText(of model: Model) -> String {
-        let batch = ColumnarBatch(fields: plan.fields, capacity: 1)
+        let batch = ColumnarBatch(fields: plan.fields, capacity: 1, holdsElementRows: false)
         for (index, field) in fields.enumerated() {
             for (offset, value) in field.encodedValues(model).enumerated() {
                 let column = columnStart[index] + offset
@@ -287,10 +287,33 @@ public struct Mapping<Model>: Sendable {
     /// Appends one model per record of `batch` that is not refused to `models`, in order. Returns the rows
     /// that conversions made now, transforms or the hook refused, with why.
     func appendModels(from batch: ColumnarBatch, to models: inout ContiguousArray<Model>) -> [Int: [Rejection.Failure]] {
-        let count = batch.count
+        appendModels(from: batch, rows: 0..<batch.count, to: &models)
+    }
+
+    /// The models of the elements in `elements`, an array's rows in an element batch. The first element that
+    /// did not map, in the engine or while its model is made now, fails the array, named by its place in the
+    /// array (`$[2].text`).
+    func models(of elements: ElementRows) -> Result<[Model], ValueFailure> {
+        var models = ContiguousArray<Model>()
+        models.reserveCapacity(elements.rows.count)
+        let refused = appendModels(from: elements.batch, rows: elements.rows, to: &models)
+        var first: (ordinal: Int, failure: Rejection.Failure?)?
+        if let row = refused.keys.min() { first = (elements.batch.ordinals[row], refused[row]?.first) }
+        if let index = elements.failure, index < elements.batch.rejections.count {
+            let rejection = elements.batch.rejections[index]
+            if first.map({ rejection.location.ordinal < $0.ordinal }) ?? true { first = (rejection.location.ordinal, rejection.failures.first) }
+        }
+        guard let first else { return .success(Array(models)) }
+        var failure = first.failure ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "an element", found: "another value")
+        failure.keyPath = "$[\(first.ordinal - 1)]" + failure.keyPath.dropFirst()
+        return .failure(ValueFailure(failure))
+    }
+
+    /// ``appendModels(from:to:)`` for `rows` of `batch`; the refused rows are keyed by their row in `batch`.
+    private func appendModels(from batch: ColumnarBatch, rows: Range<Int>, to models: inout ContiguousArray<Model>) -> [Int: [Rejection.Failure]] {
         var refused: [Int: [Rejection.Failure]] = [:]
         guard case .properties(let make) = assembly else {
-            for row in 0..<count {
+            for row in rows {
                 switch makeModel(columns: batch.columns, row: row, paths: plan.columnPaths[...], hookPath: "$") {
                 case .success(let model): models.append(model)
                 case .failure(let refusal): refused[row] = refusal.failures
@@ -298,29 +321,29 @@ public struct Mapping<Model>: Sendable {
             }
             return refused
         }
-        let start = models.count
-        for _ in 0..<count { models.append(make()) }
+        let start = models.count - rows.lowerBound
+        for _ in rows { models.append(make()) }
         let stride = MemoryLayout<Model>.stride
         models.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
-            let first = UnsafeMutableRawPointer(base + start)
+            let first = UnsafeMutableRawPointer(base + start + rows.lowerBound)
             for index in fields.indices {
                 let column = columnStart[index]
                 let storage = batch.columns[column]
                 switch fields[index].writer {
                 case .stored(let offset, let kind):
-                    Self.write(kind, from: storage, rows: 0..<count, to: first + offset, stride: stride)
+                    Self.write(kind, from: storage, rows: rows, to: first + offset, stride: stride)
                 case .keyPath(let assign):
-                    for row in 0..<count { assign(&base[start + row], storage, row) }
+                    for row in rows { assign(&base[start + row], storage, row) }
                 case .checked(let apply):
-                    for row in 0..<count {
+                    for row in rows {
                         if let failure = apply(&base[start + row], storage, row) {
                             refused[row, default: []].append(failure.placed(under: plan.columnPath(column)))
                         }
                     }
                 case .nested(let apply):
                     let paths = plan.columnPaths[column..<column + fields[index].columns.count]
-                    for row in 0..<count {
+                    for row in rows {
                         let failures = apply(&base[start + row], batch.columns + column, row, paths)
                         if !failures.isEmpty { refused[row, default: []] += failures }
                     }
@@ -329,7 +352,7 @@ public struct Mapping<Model>: Sendable {
                 }
             }
             guard let finish else { return }
-            for row in 0..<count where refused[row] == nil {
+            for row in rows where refused[row] == nil {
                 do {
                     try finish(&base[start + row])
                 } catch {
