@@ -168,9 +168,9 @@ import Testing
         ])
     }
 
-    @Test func aRecordTakenBackTakesItsElementsBack() throws {
-        // The second record's elements are mapped before its id fails; the third's rows take their place, and
-        // must be its own.
+    @Test func theElementsOfARejectedRecordGoToNoOtherRecord() throws {
+        // The second record's elements are mapped before its id fails; the third record's array must hold only
+        // its own.
         let text = """
             {"id":1,"tags":[{"text":"a"}]}
             {"tags":[{"text":"gone"},{"text":"gone too"}],"id":"x"}

@@ -85,8 +85,8 @@ public final class ColumnarBatch {
     }
 
     /// Doubles the capacity, keeping the first `rows` rows' values and ordinals: for element batches, whose rows
-    /// are as many as the elements of their records, and which keep no record text. The batch and its `columns` pointer stay the same, so holders of either
-    /// carry on.
+    /// are as many as the elements of their records, and which keep no record text. The batch and its `columns`
+    /// pointer stay the same, so holders of either carry on.
     func grow(keeping rows: Int) {
         let newCapacity = capacity * 2
         let newBlock = Self.allocateBlock(fields: fields, capacity: newCapacity)

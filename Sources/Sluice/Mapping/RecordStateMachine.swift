@@ -90,8 +90,6 @@ struct RecordStateMachine {
     /// One machine per element column (``CompiledPlan/elementColumns``): it maps each element of that column's
     /// arrays as a record of its own, into the element batch of the batch in hand, in the record's own pass.
     private var elementMachines: [RecordStateMachine] = []
-    /// Per element machine: its rows when the record in progress began, to take the record's elements back.
-    private var elementRowsAtRecordStart: [Int] = []
     /// In an element machine: the batch its rows go into (nil in a record's machine). An element that does not
     /// map goes into that batch's rejections, not the run's: the array's row names it, and the model made from
     /// the row is refused with the failures of every other value made then.
@@ -242,7 +240,6 @@ struct RecordStateMachine {
                 plan: elementPlan, batches: BatchQueue(fields: elementPlan.fields, capacity: 1), outerLevels: 0, defersFinish: false,
                 maximumDepth: Int.max / 2, stopsAtFirstRejection: false, elementBatch: host.elementBatches[index]))
         }
-        elementRowsAtRecordStart = Array(repeating: 0, count: elementMachines.count)
     }
 
     /// Frees the machine's own tables; call once, when its engine is done.
@@ -1118,7 +1115,6 @@ struct RecordStateMachine {
         for index in elementMachines.indices where index < batch.elementBatches.count {
             elementMachines[index].bind(to: batch.elementBatches[index])
         }
-        noteElementRows()
     }
 
     /// An element machine: writes its rows into `batch` after those its records' arrays hold (none once the
@@ -1128,15 +1124,6 @@ struct RecordStateMachine {
         columns = batch.columns
         row = batch.count
         if !elementMachines.isEmpty { bindElementBatches(of: batch) }
-    }
-
-    /// The element machines' rows that committed records hold: what taking back a record goes back to, also
-    /// between records (a line rejected before it began a record takes back nothing).
-    @inline(never)
-    private mutating func noteElementRows() {
-        elementMachines.withUnsafeBufferPointer { machines in
-            for index in machines.indices { elementRowsAtRecordStart[index] = machines[index].row }
-        }
     }
 
     /// An element machine: the next value is the element at `ordinal` (0-based, nulls counted) of its array.
@@ -1159,18 +1146,13 @@ struct RecordStateMachine {
     }
 
     /// An element machine: keeps the element's row; its batch grows when full, since all of a batch's records'
-    /// elements go into it.
+    /// elements go into it. The rows of a record rejected or abandoned later are not taken back: no array's row
+    /// names them, and the batch they fill is emptied with the record's batch, which rejections fill too.
     private mutating func commitElement(into batch: ColumnarBatch, _ location: RecordLocation) {
         batch.ordinals[row] = location.ordinal
-        if !elementMachines.isEmpty { noteElementRows() }
         mappedCount += 1
         row += 1
         if row == batch.capacity { batch.grow(keeping: row) }
-    }
-
-    /// An element machine: forgets the elements mapped since its row `rows` (those of a record taken back).
-    private mutating func takeBackElements(downTo rows: Int) {
-        if rows < row { row = rows }
     }
 
     // MARK: - Records
@@ -1323,7 +1305,6 @@ struct RecordStateMachine {
         batch.ordinals[row] = location.ordinal
         batch.lines[row] = location.line
         batch.byteOffsets[row] = location.byteOffset
-        if !elementMachines.isEmpty { noteElementRows() }
         mappedCount += 1
         row += 1
         if row == batch.capacity {
@@ -1481,7 +1462,6 @@ struct RecordStateMachine {
     private mutating func takeBackValuesOfRecord() {
         guard !batchNeedsCare else { return }
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
-        for index in elementMachines.indices { elementMachines[index].takeBackElements(downTo: elementRowsAtRecordStart[index]) }
     }
 
     /// Leaves the record in progress: no container open or skipped, no record waiting, and a new serial so that no

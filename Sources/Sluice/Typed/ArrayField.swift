@@ -72,6 +72,14 @@ enum ArrayElements {
         })
     }
 
+    /// The failure of an array whose element at 1-based `ordinal` (nulls counted) did not map: the element's own
+    /// first failure (or an unnamed one), named from the array (`$[2].text`).
+    static func failure(ofElement failure: Rejection.Failure?, ordinal: Int) -> ValueFailure {
+        var failure = failure ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "an element", found: "another value")
+        failure.keyPath = "$[\(ordinal - 1)]" + failure.keyPath.dropFirst()
+        return ValueFailure(failure)
+    }
+
     /// The values in order, each kept only the first time it appears (an ordered set).
     static func firstOfEach<Value: Hashable>(_ values: [Value]) -> [Value] {
         var seen: Set<Value> = []

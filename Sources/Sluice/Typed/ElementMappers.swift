@@ -34,11 +34,11 @@ final class ElementMappers<Element>: Sendable {
             // Nulls are no elements: their rows are rejected (an object was expected) or, for a model that takes
             // any value, mapped; either way they are left out.
             var kept = first
-            var failures: [(ordinal: Int, failure: Rejection.Failure)] = []
+            var failures: [(ordinal: Int, failure: Rejection.Failure?)] = []
             for row in 0..<batch.count {
                 if let reasons = refused[row] {
                     if !Self.startsWithNull(bytes, at: batch.byteOffsets[row]) {
-                        failures.append((batch.ordinals[row], reasons.first ?? Self.unnamedFailure))
+                        failures.append((batch.ordinals[row], reasons.first))
                     }
                     continue
                 }
@@ -49,12 +49,10 @@ final class ElementMappers<Element>: Sendable {
                 }
             }
             for rejection in batch.rejections where rejection.rawText != Array("null".utf8) {
-                failures.append((rejection.location.ordinal, rejection.failures.first ?? Self.unnamedFailure))
+                failures.append((rejection.location.ordinal, rejection.failures.first))
             }
             if let earliest = failures.min(by: { $0.ordinal < $1.ordinal }) {
-                var failure = earliest.failure
-                failure.keyPath = "$[\(earliest.ordinal - 1)]" + failure.keyPath.dropFirst()
-                return .failure(ValueFailure(failure))
+                return .failure(ArrayElements.failure(ofElement: earliest.failure, ordinal: earliest.ordinal))
             }
         }
         if let error = outcome.error {
@@ -64,10 +62,6 @@ final class ElementMappers<Element>: Sendable {
             return .failure(ValueFailure(keyPath: "$", kind: .malformedJSON, expected: "an array", found: "\(error)"))
         }
         return .success(Array(elements))
-    }
-
-    private static var unnamedFailure: Rejection.Failure {
-        Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "an element", found: "another value")
     }
 
     private static func startsWithNull(_ text: [UInt8], at offset: Int) -> Bool {

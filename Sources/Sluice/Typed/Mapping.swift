@@ -304,9 +304,7 @@ public struct Mapping<Model>: Sendable {
             if first.map({ rejection.location.ordinal < $0.ordinal }) ?? true { first = (rejection.location.ordinal, rejection.failures.first) }
         }
         guard let first else { return .success(Array(models)) }
-        var failure = first.failure ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "an element", found: "another value")
-        failure.keyPath = "$[\(first.ordinal - 1)]" + failure.keyPath.dropFirst()
-        return .failure(ValueFailure(failure))
+        return .failure(ArrayElements.failure(ofElement: first.failure, ordinal: first.ordinal))
     }
 
     /// ``appendModels(from:to:)`` for `rows` of `batch`; the refused rows are keyed by their row in `batch`.
