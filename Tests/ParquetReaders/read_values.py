@@ -1,4 +1,4 @@
-"""Reads a Parquet file back through pyarrow or DuckDB and prints every value in a canonical text form that the
+"""Reads a Parquet file back through pyarrow, DuckDB or polars (three readers of their own) and prints every value in a canonical text form that the
 Swift tests compare with the values they generated: one line per row, one tab-separated token per column.
 
   null            a null value
@@ -13,7 +13,7 @@ Swift tests compare with the values they generated: one line per row, one tab-se
 With `statistics`, prints instead one line per row group and column from the footer, as pyarrow reads it:
 "<row group> <column> <null count> <min token> <max token>" (tokens as above; "-" when the footer has none).
 
-Usage: read_values.py pyarrow|duckdb|statistics FILE.parquet
+Usage: read_values.py pyarrow|duckdb|polars|statistics FILE.parquet
 """
 import struct
 import sys
@@ -43,10 +43,14 @@ def token(value, arrow_type):
 
 def integer_timestamps(array_type):
     """The type with every timestamp read as its integer count, so that nanoseconds are not rounded through Python
-    datetimes."""
+    datetimes, and with polars' view and large types as their plain ones."""
     if pa.types.is_timestamp(array_type):
         return pa.int64()
-    if pa.types.is_list(array_type):
+    if pa.types.is_string_view(array_type) or pa.types.is_large_string(array_type):
+        return pa.string()
+    if pa.types.is_binary_view(array_type) or pa.types.is_large_binary(array_type):
+        return pa.binary()
+    if pa.types.is_list(array_type) or pa.types.is_large_list(array_type) or pa.types.is_list_view(array_type):
         return pa.list_(pa.field(array_type.value_field.name, integer_timestamps(array_type.value_type), array_type.value_field.nullable))
     if isinstance(array_type, pa.ExtensionType):
         return array_type.storage_type
@@ -64,6 +68,16 @@ def normalised(table):
     return columns
 
 
+def as_declared_text(declared, actual):
+    """`actual` with binary read as text where the file declares text or JSON (also in lists)."""
+    binary = pa.types.is_binary(actual) or pa.types.is_large_binary(actual) or pa.types.is_binary_view(actual)
+    if binary and (isinstance(declared, pa.BaseExtensionType) or pa.types.is_string(declared)):
+        return pa.string()
+    if pa.types.is_list(declared) and (pa.types.is_list(actual) or pa.types.is_large_list(actual)):
+        return pa.list_(as_declared_text(declared.value_type, actual.value_type))
+    return actual
+
+
 def print_rows(table):
     columns = normalised(table)
     values = [column.to_pylist() for column, _ in columns]
@@ -76,7 +90,7 @@ def print_rows(table):
 def tagged(value, original_type):
     if pa.types.is_timestamp(original_type):
         return "null" if value is None else "t:%d" % value
-    if pa.types.is_list(original_type) and pa.types.is_timestamp(original_type.value_type):
+    if (pa.types.is_list(original_type) or pa.types.is_large_list(original_type)) and pa.types.is_timestamp(original_type.value_type):
         return "null" if value is None else "[" + ",".join("t:%d" % element for element in value) + "]"
     return token(value, integer_timestamps(original_type))
 
@@ -101,6 +115,18 @@ def main():
         # DuckDB's own Parquet reader; Arrow only carries its result out.
         relation = connection.sql("SELECT * FROM read_parquet('%s')" % path.replace("'", "''"))
         print_rows(relation.to_arrow_table())
+    elif reader == "polars":
+        import polars
+        import pyarrow.parquet as pq
+        # polars' own Rust reader; Arrow only carries its result out. polars has no JSON type and reads JSON
+        # columns as binary (docs/import.md): their tokens are text, as from the other readers.
+        table = polars.read_parquet(path).to_arrow()
+        declared = pq.read_schema(path)
+        for index, field in enumerate(table.schema):
+            target = as_declared_text(declared.field(index).type, field.type)
+            if target != field.type:
+                table = table.set_column(index, field.name, table.column(index).cast(target))
+        print_rows(table)
     elif reader == "statistics":
         import pyarrow.parquet as pq
         parquet = pq.ParquetFile(path)
@@ -123,7 +149,7 @@ def main():
                     bounds = [bound_token(statistics.min, arrow_type), bound_token(statistics.max, arrow_type)]
                 print(group, column, statistics.null_count, *bounds)
     else:
-        raise SystemExit("reader must be pyarrow, duckdb or statistics")
+        raise SystemExit("reader must be pyarrow, duckdb, polars or statistics")
 
 
 main()

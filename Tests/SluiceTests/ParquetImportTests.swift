@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `sluice import --to out.parquet` and `--to DIR/` run as processes: what the files hold (read back by pyarrow and
-/// DuckDB), part files, and that a failed or interrupted run leaves no file under a final name.
+/// `sluice import --to out.parquet` and `--to DIR/` run as processes: what the files hold (read back by pyarrow,
+/// DuckDB and polars), part files, and that a failed or interrupted run leaves no file under a final name.
 @Suite struct ParquetImportTests {
     typealias Dump = ImportCommandTests.Dump
 
@@ -20,7 +20,7 @@ import Testing
         let output = dump.path("out.parquet")
         let run = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", output, "--compression", "snappy"])
         #expect(run.status == 2, "\(run.standardError)")
-        for reader in [ParquetReadBack.Reader.pyarrow, .duckdb] {
+        for reader in [ParquetReadBack.Reader.pyarrow, .duckdb, .polars] {
             let rows = try ParquetReadBack.rows(of: output, reader: reader)
             #expect(rows.map { String($0.split(separator: "\t")[0]) } == Self.acceptedIDs(1...3000))
             // id, name, tags: the list of one tag.

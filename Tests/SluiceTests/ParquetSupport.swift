@@ -1,11 +1,11 @@
 import Foundation
 @testable import Sluice
 
-/// Reads Parquet files back through pyarrow or DuckDB (Tests/ParquetReaders/read_values.py, in the Python that
+/// Reads Parquet files back through pyarrow, DuckDB or polars (Tests/ParquetReaders/read_values.py, in the Python that
 /// `scripts/test` sets up and names in `SLUICE_TEST_PYTHON`): one line per row, one canonical token per column.
 enum ParquetReadBack {
     enum Reader: String, CaseIterable {
-        case pyarrow, duckdb
+        case pyarrow, duckdb, polars
         /// Not the rows: the footer's statistics, a line per row group and column.
         case statistics
     }
@@ -16,7 +16,7 @@ enum ParquetReadBack {
 
     static func rows(of file: String, reader: Reader) throws -> [String] {
         guard let python = ProcessInfo.processInfo.environment["SLUICE_TEST_PYTHON"] else {
-            throw Failure(description: "no Python with pyarrow and duckdb: run the tests through scripts/test (or set SLUICE_TEST_PYTHON to scripts/python-env's output)")
+            throw Failure(description: "no Python with pyarrow, duckdb and polars: run the tests through scripts/test (or set SLUICE_TEST_PYTHON to scripts/python-env's output)")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
@@ -44,11 +44,44 @@ struct ParquetCase {
         case int64, uint64, double, bool, dateEpoch, dateText, string, url, json, bytes, enumText, enumInteger
     }
 
+    /// How often an optional column's value is null (missing or `null`).
+    enum Nulls: CaseIterable {
+        /// Never: an optional column that happens to hold no null.
+        case none
+        /// One record in five.
+        case some
+        /// Every record: a column chunk of nulls only.
+        case all
+        /// Runs of ``runLength`` records null, then as many not: whole pages, and whole row groups, of nulls
+        /// before and after values in the same column chunk.
+        case runs
+
+        static let runLength = 700
+    }
+
     struct Column {
         var kind: Kind
         var isOptional: Bool
         var isList: Bool
         var field: FieldSpec
+        var nulls: Nulls
+
+        init(kind: Kind, isOptional: Bool, isList: Bool, field: FieldSpec, nulls: Nulls? = nil) {
+            self.kind = kind
+            self.isOptional = isOptional
+            self.isList = isList
+            self.field = field
+            self.nulls = nulls ?? (isOptional ? .some : .none)
+        }
+
+        func isNull(record: Int, _ random: inout Generator) -> Bool {
+            switch nulls {
+            case .none: false
+            case .some: random.next() % 5 == 0
+            case .all: true
+            case .runs: record / Nulls.runLength % 2 == 1
+            }
+        }
     }
 
     var columns: [Column]
@@ -71,7 +104,8 @@ struct ParquetCase {
         }
     }
 
-    static func column(_ kind: Kind, name: String, isOptional: Bool, isList: Bool) -> Column {
+    /// A column of `kind`; an optional one with `nulls` (by default one record in five), a required one with none.
+    static func column(_ kind: Kind, name: String, isOptional: Bool, isList: Bool, nulls: Nulls? = nil) -> Column {
         var field = FieldSpec(name: name, path: isList ? "\(name).*" : name, type: .string, isOptional: isOptional)
         switch kind {
         case .int64: field.type = .int64
@@ -93,18 +127,18 @@ struct ParquetCase {
             field.type = .enumeration
             field.enumValues = [EnumValue(json: "low", value: "-1", storedKind: .integer), EnumValue(json: "high", value: "9223372036854775807", storedKind: .integer)]
         }
-        return Column(kind: kind, isOptional: isOptional, isList: isList, field: field)
+        return Column(kind: kind, isOptional: isOptional, isList: isList, field: field, nulls: isOptional ? nulls : Nulls.none)
     }
 
     init(columns: [Column], records: Int, seed: UInt64) {
         self.columns = columns
         var random = Generator(state: seed)
-        for _ in 0..<records {
+        for record in 0..<records {
             var members: [String] = []
             var tokens: [String] = []
             for column in columns {
                 let key = "\"\(column.field.name)\":"
-                if column.isOptional && random.next() % 5 == 0 {
+                if column.isNull(record: record, &random) {
                     // Missing or null: a null either way.
                     if random.next() % 2 == 0 { members.append(key + "null") }
                     tokens.append("null")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Sluice
 
-/// Parquet files written by ``ParquetWriter``, read back by pyarrow and DuckDB and compared, value by value, with
+/// Parquet files written by ``ParquetWriter``, read back by pyarrow, DuckDB and polars and compared, value by value, with
 /// the values the records were generated from.
 @Suite struct ParquetTests {
     static let directory: URL = {
@@ -31,11 +31,16 @@ import Testing
     }
 
     static func expectReadBack(_ path: String, equals expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        for reader in [ParquetReadBack.Reader.pyarrow, .duckdb] {
+        for reader in [ParquetReadBack.Reader.pyarrow, .duckdb, .polars] {
             let rows = try ParquetReadBack.rows(of: path, reader: reader)
             #expect(rows.count == expected.count, "\(reader) read \(rows.count) rows of \(expected.count)", sourceLocation: sourceLocation)
             if let first = zip(rows, expected).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
-                Issue.record("\(reader), row \(first.offset):\n  read:     \(first.element.0)\n  expected: \(first.element.1)", sourceLocation: sourceLocation)
+                let read = first.element.0.split(separator: "\t", omittingEmptySubsequences: false)
+                let wanted = first.element.1.split(separator: "\t", omittingEmptySubsequences: false)
+                let columns = zip(read, wanted).enumerated().filter { $0.element.0 != $0.element.1 }
+                    .map { "column \($0.offset):\n    read:     \($0.element.0)\n    expected: \($0.element.1)" }
+                let differences = columns.joined(separator: "\n  ")
+                Issue.record("\(reader), row \(first.offset), \(read.count) columns of \(wanted.count):\n  \(differences)", sourceLocation: sourceLocation)
             }
         }
     }
@@ -46,6 +51,65 @@ import Testing
         [(false, false), (true, false), (false, true), (true, true)].map { isOptional, isList in
             ParquetCase.column(kind, name: "c\(index)_\(isOptional ? "opt" : "req")_\(isList ? "list" : "one")", isOptional: isOptional, isList: isList)
         }
+    }
+
+    /// Every kind, scalar and list, required and optional, at every density of nulls (a chunk of nulls only, and
+    /// runs of null pages before and after values in one chunk), empty and null lists.
+    static let everyKindAndDensity: [ParquetCase.Column] = ParquetCase.Kind.allCases.enumerated().flatMap { index, kind in
+        [false, true].flatMap { isList in
+            ParquetCase.Nulls.allCases.map { nulls in
+                ParquetCase.column(kind, name: "c\(index)_\(isList ? "list" : "one")_\(nulls)", isOptional: true, isList: isList, nulls: nulls)
+            } + [ParquetCase.column(kind, name: "c\(index)_\(isList ? "list" : "one")_required", isOptional: false, isList: isList)]
+        }
+    }
+
+    /// How a file of the sweep is laid out: pages and row groups small enough that values, runs of nulls and
+    /// lists cross them, a dictionary that overflows partway through a chunk or never does, each compression.
+    struct Layout: CustomTestStringConvertible, Sendable {
+        var pageBytes: Int
+        var rowGroupBytes: Int
+        var dictionaryBytes: Int
+        var compression: ParquetCompression
+
+        var testDescription: String { "pages \(pageBytes), row groups \(rowGroupBytes), dictionary \(dictionaryBytes), \(compression)" }
+
+        /// Every combination; `SLUICE_PARQUET_GRID=full` runs them all, the suite otherwise four that take
+        /// each setting at least once.
+        static let grid: [Layout] = [512, 64 << 10].flatMap { page in
+            [48 << 10, 8 << 20].flatMap { group in
+                [256, 1 << 20].flatMap { dictionary in
+                    [ParquetCompression.none, .snappy, .default, .zstd(level: 19)].map { Layout(pageBytes: page, rowGroupBytes: group, dictionaryBytes: dictionary, compression: $0) }
+                }
+            }
+        }
+
+        static let swept: [Layout] = ProcessInfo.processInfo.environment["SLUICE_PARQUET_GRID"] == "full" ? grid : [
+            Layout(pageBytes: 512, rowGroupBytes: 48 << 10, dictionaryBytes: 256, compression: .default),
+            Layout(pageBytes: 64 << 10, rowGroupBytes: 8 << 20, dictionaryBytes: 1 << 20, compression: .none),
+            Layout(pageBytes: 512, rowGroupBytes: 8 << 20, dictionaryBytes: 1 << 20, compression: .snappy),
+            Layout(pageBytes: 64 << 10, rowGroupBytes: 48 << 10, dictionaryBytes: 256, compression: .zstd(level: 19)),
+        ]
+    }
+
+    @Test(arguments: Layout.swept)
+    func everyKindAtEveryDensityOfNullsReadsBack(layout: Layout) throws {
+        // Three runs of nulls: values, then nulls, then values again in the same columns.
+        let testCase = ParquetCase(columns: Self.everyKindAndDensity, records: ParquetCase.Nulls.runLength * 3, seed: 41)
+        var options = ParquetOptions()
+        options.compression = layout.compression
+        options.pageBytes = layout.pageBytes
+        options.rowGroupBytes = layout.rowGroupBytes
+        options.dictionaryBytes = layout.dictionaryBytes
+        let path = try Self.write(testCase, options: options)
+        try Self.expectReadBack(path, equals: testCase.expected)
+    }
+
+    /// A list column's page also ends at 20,000 levels, whatever its size in bytes.
+    @Test func pagesEndAtTheLevelLimit() throws {
+        let columns = [ParquetCase.column(.bool, name: "flags", isOptional: true, isList: true, nulls: .runs)]
+        let testCase = ParquetCase(columns: columns, records: 12_000, seed: 5)
+        let path = try Self.write(testCase, options: ParquetOptions())
+        try Self.expectReadBack(path, equals: testCase.expected)
     }
 
     @Test(arguments: [ParquetCompression.none, .snappy, .default])

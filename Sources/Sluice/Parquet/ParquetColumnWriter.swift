@@ -243,7 +243,9 @@ struct ParquetColumnWriter {
             scratch.append(contentsOf: booleans)
             encoding = .plain
         case .byteArray:
-            if encodesWithDictionary {
+            // A page of nulls only is plain (and empty): dictionary-encoded, it would need a dictionary page that a
+            // chunk of nulls only does not have, and pyarrow and polars refuse the whole file then.
+            if encodesWithDictionary && !indices.isEmpty {
                 let bitWidth = max(1, RLEHybridEncoder.bitWidth(of: dictionary.count - 1))
                 scratch.append(UInt8(bitWidth))
                 indices.withUnsafeBufferPointer { RLEHybridEncoder.encode($0, bitWidth: bitWidth, to: &scratch) }
