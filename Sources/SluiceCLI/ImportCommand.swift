@@ -46,6 +46,10 @@ struct ImportCommand: ParsableCommand {
         "Commit a database transaction, with its checkpoint, after this many records (and at least once a second).", valueName: "records"))
     var commitEvery = 100_000
 
+    @Option(name: .customLong("lock-wait"), parsing: .unconditional, help: ArgumentHelp(
+        "PostgreSQL: wait this long for another import into the same table to end (0 to 86,400; default 30).", valueName: "seconds"))
+    var lockWait = 30
+
     @Flag(name: .customLong("stream-frames"), help: ArgumentHelp(
         "Compressed input: commit as for uncompressed input, even records whose gzip member or zstd frame has not passed its checksum yet (by default a database commits only checked frames' records and rolls back the rest when a check fails)."))
     var streamsFrames = false
@@ -79,6 +83,7 @@ struct ImportCommand: ParsableCommand {
         if let compression, ParquetCompression(parsing: compression) == nil {
             throw ValidationError("--compression takes zstd, zstd:LEVEL (1 to 22), snappy or none, not '\(compression)'.")
         }
+        try ReadingOptions.check("--lock-wait", lockWait, 0...86_400, "seconds")
         if !(1...100_000_000).contains(commitEvery) { throw ValidationError("--commit-every takes 1 to 100,000,000 records, not \(commitEvery).") }
         if !table.isEmpty && table.count != reading.mapping.count {
             throw ValidationError("Give one --table per --mapping (\(reading.mapping.count)), or none.")
@@ -131,6 +136,7 @@ struct ImportCommand: ParsableCommand {
         job.dateStorage = dates
         job.nullText = nullText
         job.recordsPerCommit = commitEvery
+        job.lockWaitSeconds = lockWait
         job.verifiesFrames = !streamsFrames
         return job
     }

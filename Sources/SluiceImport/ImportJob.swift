@@ -27,6 +27,9 @@ public struct ImportJob: Sendable {
     public var nullText = ""
     /// A transaction is committed, with its checkpoint, at least this often (in records) and once a second.
     public var recordsPerCommit = 100_000
+    /// PostgreSQL: how long an import waits for another import into the same table (or for the server to end the
+    /// transaction of one that was killed) before it fails.
+    public var lockWaitSeconds = 30
     /// Compressed input: a database commits only records whose gzip member or zstd frame has passed its checksum,
     /// and rolls back to the last commit when one fails (or the run stops) before that, so that a damaged frame
     /// leaves none of the records it seemed to hold. A frame as large as the input makes the import one

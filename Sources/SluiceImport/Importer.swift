@@ -166,7 +166,7 @@ private struct Run {
         case .sqlite(let path):
             return try SQLiteSink(path: path, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes, dateStorage: job.dateStorage)
         case .postgres(let url):
-            return try PostgresSink(url: url, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes)
+            return try PostgresSink(url: url, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes, lockWaitSeconds: job.lockWaitSeconds)
         case .csv(_, let delimiter):
             return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
                                 format: .csv(delimiter: delimiter, nullText: job.nullText), ifExists: job.ifExists)

@@ -191,4 +191,78 @@ import Testing
         #expect(try database.query("SELECT count(*), count(DISTINCT id) FROM items") == [["\(300_000 - 300_000 / 97)", "\(300_000 - 300_000 / 97)"]])
         #expect(try database.query("SELECT count(*), count(DISTINCT ordinal) FROM items_rejects") == [["\(300_000 / 97)", "\(300_000 / 97)"]])
     }
+
+    // MARK: - Commits in flight
+
+    /// Makes every commit that writes a checkpoint into `database` take two seconds, until `slow_commits` is
+    /// emptied: a deferred trigger sleeps in the COMMIT, after the client has sent it.
+    static func slowDownCommits(_ database: TestDatabase, dump: ImportCommandTests.Dump) throws {
+        // A first import creates the checkpoint table as the sink does.
+        #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--table", "warmup", "--limit", "1", "-q"]).status == 0)
+        _ = try database.query("""
+            CREATE TABLE slow_commits (slow boolean); INSERT INTO slow_commits VALUES (true);
+            CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN IF EXISTS (SELECT 1 FROM slow_commits) THEN PERFORM pg_sleep(2); END IF; RETURN NULL; END $$;
+            CREATE CONSTRAINT TRIGGER slow AFTER INSERT OR UPDATE ON _sluice_checkpoints DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION slow_commit()
+            """)
+    }
+
+    /// Waits until an import's `number`th slow commit (counted from 1) is in flight.
+    static func waitForCommit(_ number: Int, in database: TestDatabase, of process: Process) throws {
+        var seen: Set<String> = []
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            #expect(process.isRunning, "the import ended before its commit \(number)")
+            guard process.isRunning else { return }
+            let started = try database.query("""
+                SELECT xact_start::text FROM pg_stat_activity WHERE application_name LIKE 'sluice import, pid \(process.processIdentifier) %' \
+                AND query = 'COMMIT' AND wait_event = 'PgSleep'
+                """)
+            seen.formUnion(started.compactMap { $0.first ?? nil })
+            if seen.count >= number { return }
+            usleep(20_000)
+        }
+        Issue.record("commit \(number) was not seen within a minute")
+    }
+
+    /// `kill -9` while a COMMIT is in flight, then `--resume` at once: the server still commits the killed run's
+    /// transaction and its checkpoint, and the resumed run waits for that (its table lock) before it reads the
+    /// checkpoint, so no record is written twice. The kill lands in the first commit, and in a later one.
+    @Test(arguments: [1, 3])
+    func resumingRightAfterAKillDuringCommitWritesNothingTwice(killedInCommit: Int) throws {
+        let database = try TestDatabase()
+        let dump = try ImportCommandTests.Dump(count: 40_000)
+        try Self.slowDownCommits(database, dump: dump)
+        let killed = try ImportCommandTests.start(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--commit-every", "2000", "-q"])
+        try Self.waitForCommit(killedInCommit, in: database, of: killed)
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        _ = try database.query("DELETE FROM slow_commits")
+        let resumed = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--resume", "-q"])
+        #expect(resumed.status == 2, "\(resumed.standardError)")
+        #expect(try database.query("SELECT count(*), count(DISTINCT id) FROM items") == [["\(40_000 - 40_000 / 97)", "\(40_000 - 40_000 / 97)"]])
+        #expect(try database.query("SELECT count(*), count(DISTINCT ordinal) FROM items_rejects") == [["\(40_000 / 97)", "\(40_000 / 97)"]])
+    }
+
+    /// A second import into a table another import holds waits `--lock-wait` seconds, then fails naming the
+    /// process that holds it; the first goes on undisturbed.
+    @Test func aSecondImportIntoTheSameTableWaitsThenNamesTheHolder() throws {
+        let database = try TestDatabase()
+        let dump = try ImportCommandTests.Dump(count: 20_000)
+        try Self.slowDownCommits(database, dump: dump)
+        let first = try ImportCommandTests.start(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--commit-every", "5000", "-q"])
+        try Self.waitForCommit(1, in: database, of: first)
+        let started = Date()
+        let second = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--if-exists", "append", "--lock-wait", "1", "-q"])
+        #expect(Date().timeIntervalSince(started) >= 1)
+        #expect(second.status == 1, "\(second.standardError)")
+        #expect(second.standardError.contains("table items is being imported by another run (server process "), "\(second.standardError)")
+        #expect(second.standardError.contains("for sluice import, pid \(first.processIdentifier) on "), "\(second.standardError)")
+        #expect(second.standardError.contains("waited 1 s for it to end (--lock-wait)"), "\(second.standardError)")
+        _ = try database.query("DELETE FROM slow_commits")
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 2)
+        #expect(try database.query("SELECT count(*), count(DISTINCT id) FROM items") == [["\(20_000 - 20_000 / 97)", "\(20_000 - 20_000 / 97)"]])
+    }
 }

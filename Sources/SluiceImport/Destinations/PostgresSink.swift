@@ -24,7 +24,8 @@ final class PostgresSink: TableSink {
 
     static let checkpointTable = "_sluice_checkpoints"
 
-    init(url: String, tables: [TableLayout], ifExists: FileOutput.ExistingFile, resuming: Bool) throws(SluiceError) {
+    /// `lockWaitSeconds`: how long to wait for another import into one of `tables` to end (``lockTables(waiting:)``).
+    init(url: String, tables: [TableLayout], ifExists: FileOutput.ExistingFile, resuming: Bool, lockWaitSeconds: Int) throws(SluiceError) {
         destinationName = Destination.withoutPassword(url)
         self.tables = tables
         connection = PQconnectdb(url)
@@ -35,6 +36,8 @@ final class PostgresSink: TableSink {
             throw .write(destination: destinationName, message: "cannot connect: \(message)")
         }
         try execute("SET client_min_messages = warning", doing: "cannot set up the session")
+        try execute("SET application_name = \(Self.literal(ImportLock.applicationName))", doing: "cannot set up the session")
+        try lockTables(waiting: lockWaitSeconds)
         try execute("BEGIN", doing: "cannot start a transaction")
         try execute("""
             CREATE TABLE IF NOT EXISTS \(Self.checkpointTable) (input text NOT NULL, table_name text NOT NULL, size bigint, \
@@ -49,6 +52,49 @@ final class PostgresSink: TableSink {
     }
 
     deinit { if let connection { PQfinish(connection) } }
+
+    /// Takes a session-level advisory lock per table, held until the connection closes, before anything reads a
+    /// checkpoint or changes a table. A run killed while its COMMIT was in flight leaves a server process that
+    /// commits that transaction (and its checkpoint) afterwards: read earlier, the checkpoint would be the one
+    /// before, and a resumed run would write that transaction's records again. That process holds the lock until
+    /// its transaction has ended, so the resumed run waits for it; so does a second import into the same table,
+    /// for at most `seconds`, and then fails naming the process that holds it.
+    private func lockTables(waiting seconds: Int) throws(SluiceError) {
+        guard let schema = try rows("SELECT current_schema()").first?.first ?? nil else {
+            throw .write(destination: destinationName, message: "cannot lock the tables: the session has no schema (check search_path)")
+        }
+        let locks = Set(tables.map { ImportLock(schema: schema, table: $0.name) }).sorted { $0.key < $1.key }
+        // In one order, so that two imports of overlapping tables cannot each hold a lock the other waits for.
+        for lock in locks {
+            try execute("SET lock_timeout = \(max(1, seconds * 1000))", doing: "cannot set up the session")
+            let result = PQexec(connection, "SELECT pg_advisory_lock(\(ImportLock.namespace), \(lock.key))")
+            let status = PQresultStatus(result)
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = Self.trimmed(String(cString: PQresultErrorMessage(result)))
+            PQclear(result)
+            if status == PGRES_TUPLES_OK { continue }
+            // 55P03: lock_timeout passed.
+            guard state == "55P03" else {
+                throw .write(destination: destinationName, message: "cannot lock table \(lock.table): \(message)\(connectionNote)")
+            }
+            throw .write(destination: destinationName, message: "table \(lock.table) is being imported by another run (\(try holder(of: lock))); "
+                         + "waited \(seconds) s for it to end (--lock-wait)")
+        }
+        try execute("RESET lock_timeout", doing: "cannot set up the session")
+    }
+
+    /// Who holds `lock`, as the server knows it.
+    private func holder(of lock: ImportLock) throws(SluiceError) -> String {
+        let found = try rows("""
+            SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'a local socket'), to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS TZ'), a.state \
+            FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted \
+            AND l.classid = \(UInt32(bitPattern: ImportLock.namespace)) AND l.objid = \(UInt32(bitPattern: lock.key)) AND l.objsubid = 2 \
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """)
+        guard let row = found.first else { return "it has just ended: run the import again" }
+        let name = (row[1] ?? "").isEmpty ? "a client" : row[1] ?? ""
+        return "server process \(row[0] ?? "?") for \(name) from \(row[2] ?? "?"), connected since \(row[3] ?? "?"), \(row[4] ?? "?")"
+    }
 
     private static func trimmed(_ message: String) -> String {
         message.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
