@@ -69,6 +69,8 @@ private struct Run {
     /// Checkpoints of inputs already done in this run, written again with every commit.
     var finished: [Checkpoint] = []
     var committed: [String: Checkpoint] = [:]
+    /// What each table's rows mean, kept with its checkpoints.
+    let meanings: [TableMeaning]
     var recordsSinceCommit = 0
     /// The last rejection written, which a stop by the rejection limit names.
     private var lastRejectionTaken: Rejection?
@@ -88,6 +90,9 @@ private struct Run {
         schemas = job.schemas
         summary = ImportSummary(destination: job.destination.description, tables: job.tables.map { ImportSummary.TableCounts(name: $0.name) })
         committedCounts = job.tables.map { _ in (0, 0) }
+        // Only SQLite stores dates in more than one way.
+        let dateStorage: DateStorage? = if case .sqlite = job.destination { job.dateStorage } else { nil }
+        meanings = zip(job.tables, job.schemas).map { TableMeaning(layout: $0, options: $1.options, dateStorage: dateStorage) }
     }
 
     mutating func execute() {
@@ -96,7 +101,9 @@ private struct Run {
             let sink = try openSink()
             self.sink = sink
             if job.resumes {
-                for checkpoint in try sink.committedCheckpoints() { committed[checkpoint.input.path + "\u{0}" + checkpoint.table] = checkpoint }
+                let checkpoints = try sink.committedCheckpoints()
+                try checkMeanings(of: checkpoints)
+                for checkpoint in checkpoints { committed[checkpoint.input.path + "\u{0}" + checkpoint.table] = checkpoint }
             }
             for (index, input) in job.inputs.enumerated() {
                 guard try importInput(input, index: index, sink: sink) else { break }
@@ -149,6 +156,24 @@ private struct Run {
         }
     }
 
+    /// Refuses to resume into a table whose checkpoints say its rows were written through another mapping, or do
+    /// not say (an earlier version's).
+    private func checkMeanings(of checkpoints: [Checkpoint]) throws(SluiceError) {
+        for (table, layout) in job.tables.enumerated() {
+            let earlier = checkpoints.filter { $0.table == layout.name }.sorted { $0.input.path < $1.input.path }
+            if earlier.contains(where: { $0.meaning == nil }) {
+                throw .invalidOptions("the checkpoints of table \(layout.name) were written by an earlier version of Sluice, which did not record "
+                                      + "the mapping: --resume cannot tell whether the rows mean what this mapping gives; import again with --if-exists replace")
+            }
+            let meaning = meanings[table]
+            guard let other = earlier.first(where: { $0.meaning != meaning.text }), let text = other.meaning else { continue }
+            let before = TableMeaning(text: text)
+            throw .invalidOptions("table \(layout.name) was imported through another mapping (fingerprint \(before.fingerprint), this one's \(meaning.fingerprint)): "
+                                  + meaning.changes(since: before).joined(separator: "; ")
+                                  + ". Resume with the mapping it was started with, or import again with --if-exists replace")
+        }
+    }
+
     private static func message(_ error: any Error) -> String {
         if case SluiceError.invalidOptions(let text) = error { return text }
         return "\(error)"
@@ -186,7 +211,7 @@ private struct Run {
     /// Imports one input; returns whether to go on with the next.
     private mutating func importInput(_ name: String, index: Int, sink: any TableSink) throws(SluiceError) -> Bool {
         let identity = try InputIdentity.of(path: name) ?? InputIdentity(path: name, size: 0, modificationNanoseconds: 0, headHash: "")
-        checkpoints = job.tables.map { Checkpoint(input: identity, table: $0.name) }
+        checkpoints = zip(job.tables, meanings).map { Checkpoint(input: identity, table: $0.name, meaning: $1.text) }
         var skipUpTo = job.tables.map { _ in 0 }
         if job.resumes {
             var allComplete = true

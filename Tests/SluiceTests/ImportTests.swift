@@ -211,14 +211,16 @@ import Testing
         let workspace = try Workspace(records: records, mapping: "fields:\n  - {name: id, type: int64}\n")
         let database = workspace.path("resume.db")
         // An earlier run that committed up to record 20, then died.
-        let sink = try SQLiteSink(path: database, tables: [TableLayout(name: "t", fields: workspace.schema.fields)], ifExists: .fail, resuming: false, dateStorage: .text)
+        let layout = TableLayout(name: "t", fields: workspace.schema.fields)
+        let sink = try SQLiteSink(path: database, tables: [layout], ifExists: .fail, resuming: false, dateStorage: .text)
         let reader = try ColumnarReader(input: .file(workspace.input), schema: workspace.schema, options: ReaderOptions(batchCapacity: 20, rejectionPolicy: .collect))
         let batch = try #require(try reader.next())
         let firstRows = (0..<batch.count).filter { batch.location(ofRow: $0).ordinal <= 20 }
         try sink.write(batch, rows: 0..<(firstRows.last.map { $0 + 1 } ?? 0), table: 0)
         for rejection in batch.rejections where rejection.location.ordinal <= 20 { try sink.reject(rejection, source: workspace.input, table: 0) }
         let identity = try #require(try InputIdentity.of(path: workspace.input))
-        try sink.commit([Checkpoint(input: identity, table: "t", ordinal: 20, line: 20, byteOffset: 0)])
+        let meaning = TableMeaning(layout: layout, options: workspace.schema.options, dateStorage: .text)
+        try sink.commit([Checkpoint(input: identity, table: "t", ordinal: 20, line: 20, byteOffset: 0, meaning: meaning.text)])
         sink.abandon()
 
         var job = workspace.job(.sqlite(path: database))
@@ -268,7 +270,8 @@ enum SQLiteRows {
         }
         defer { sqlite3_finalize(statement) }
         var rows: [[SQLiteValue]] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
+        var status = sqlite3_step(statement)
+        while status == SQLITE_ROW {
             rows.append((0..<sqlite3_column_count(statement)).map { column in
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
@@ -283,8 +286,20 @@ enum SQLiteRows {
                 default: return .null
                 }
             })
+            status = sqlite3_step(statement)
         }
+        guard status == SQLITE_DONE else { throw QueryError(message: String(cString: sqlite3_errmsg(database))) }
         return rows
+    }
+
+    /// Runs a statement that changes the database.
+    static func execute(_ path: String, _ sql: String) throws {
+        var database: OpaquePointer?
+        defer { sqlite3_close(database) }
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
+              sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else {
+            throw QueryError(message: "\(path): " + String(cString: sqlite3_errmsg(database)))
+        }
     }
 
     struct QueryError: Error { var message: String }

@@ -192,6 +192,25 @@ import Testing
         #expect(try database.query("SELECT count(*), count(DISTINCT ordinal) FROM items_rejects") == [["\(300_000 / 97)", "\(300_000 / 97)"]])
     }
 
+    /// The checkpoint keeps what the rows mean: `--resume` through another mapping is refused, as is a checkpoint
+    /// table of an earlier version (no mapping column); `--if-exists replace` starts over.
+    @Test func resumingWithAnotherMappingIsRefused() throws {
+        let database = try TestDatabase()
+        let dump = try ImportCommandTests.Dump(count: 3000)
+        #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--limit", "1000", "-q"]).status == 2)
+        // (A column of another type is refused before, by the table's own column types.)
+        let otherKey = try TableMeaningTests.tweak(dump, as: "other-key") { $0.replacingOccurrences(of: "{name: name, type: string}", with: "{name: name, path: title, type: string}") }
+        let refused = try ImportCommandTests.run(["import", "-m", otherKey, dump.input, "--to", database.url, "--resume", "-q"])
+        #expect(refused.status == 1 && refused.standardError.contains(#""name" was string from "name" and is now string from "title""#), "\(refused.standardError)")
+        _ = try database.query("ALTER TABLE _sluice_checkpoints DROP COLUMN mapping")
+        let old = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--resume", "-q"])
+        #expect(old.status == 1 && old.standardError.contains("written by an earlier version of Sluice"), "\(old.standardError)")
+        #expect(try database.query("SELECT count(*) FROM items") == [["990"]])
+        #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--if-exists", "replace", "--limit", "500", "-q"]).status == 2)
+        #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--resume", "-q"]).status == 2)
+        #expect(try database.query("SELECT count(*), count(DISTINCT id) FROM items") == [["2970", "2970"]])
+    }
+
     // MARK: - Commits in flight
 
     /// Makes every commit that writes a checkpoint into `database` take two seconds, until `slow_commits` is

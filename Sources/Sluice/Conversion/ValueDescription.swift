@@ -51,7 +51,14 @@ enum ValueDescription {
 }
 
 /// Writing JSON text.
-enum JSONText {
+package enum JSONText {
+    /// `text` as a JSON string literal.
+    package static func stringLiteral(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        Array(text.utf8).withUnsafeBufferPointer { appendStringLiteral($0, to: &bytes) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Appends `bytes` as a JSON string literal: quotes, and escapes for `"`, `\` and control characters.
     static func appendStringLiteral(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         appendStringLiteral(bytes) { output.append($0) }

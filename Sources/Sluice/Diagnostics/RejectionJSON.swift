@@ -25,9 +25,5 @@ extension Rejection {
         }.joined(separator: ",") + "]"
     }
 
-    private static func quoted(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        Array(text.utf8).withUnsafeBufferPointer { JSONText.appendStringLiteral($0, to: &bytes) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    private static func quoted(_ text: String) -> String { JSONText.stringLiteral(text) }
 }

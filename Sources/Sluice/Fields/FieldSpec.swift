@@ -192,7 +192,7 @@ public struct FieldSpec: Sendable, Hashable {
     var takesAnyValue: Bool { type == .json || transform != nil }
 
     /// The key path to read, given the mapping's naming convention.
-    func resolvedPath(naming: NamingConvention?) -> String {
+    package func resolvedPath(naming: NamingConvention?) -> String {
         if let path { return path }
         let components = propertyPath ?? [name]
         return components.map { FieldPath.escaped(key: naming?.key(forName: $0) ?? $0) }.joined(separator: ".")

@@ -41,9 +41,14 @@ final class PostgresSink: TableSink {
         try execute("BEGIN", doing: "cannot start a transaction")
         try execute("""
             CREATE TABLE IF NOT EXISTS \(Self.checkpointTable) (input text NOT NULL, table_name text NOT NULL, size bigint, \
-            modified_ns bigint, head_hash text, ordinal bigint, line bigint, byte_offset bigint, complete boolean, \
+            modified_ns bigint, head_hash text, ordinal bigint, line bigint, byte_offset bigint, complete boolean, mapping text, \
             PRIMARY KEY (input, table_name))
             """, doing: "cannot create the checkpoint table")
+        // A checkpoint table of an earlier version has no mapping column: its checkpoints keep none (and resuming
+        // from them is refused). Looked up first, as ALTER TABLE would wait for every import's transaction.
+        if try rows("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(Self.checkpointTable)' AND column_name = 'mapping'").isEmpty {
+            try execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN IF NOT EXISTS mapping text", doing: "cannot add the mapping to the checkpoint table")
+        }
         for table in tables {
             try prepare(table, ifExists: resuming ? .append : ifExists)
         }
@@ -315,20 +320,18 @@ final class PostgresSink: TableSink {
         try mergeStagedRows()
         try writeRejections()
         for checkpoint in checkpoints {
-            let identity = checkpoint.input
             try execute("""
-                INSERT INTO \(Self.checkpointTable) VALUES (\(Self.literal(identity.path)), \(Self.literal(checkpoint.table)), \(identity.size), \
-                \(identity.modificationNanoseconds), \(Self.literal(identity.headHash)), \(checkpoint.ordinal), \(checkpoint.line), \
-                \(checkpoint.byteOffset), \(checkpoint.isComplete)) ON CONFLICT (input, table_name) DO UPDATE SET size = EXCLUDED.size, \
-                modified_ns = EXCLUDED.modified_ns, head_hash = EXCLUDED.head_hash, ordinal = EXCLUDED.ordinal, line = EXCLUDED.line, \
-                byte_offset = EXCLUDED.byte_offset, complete = EXCLUDED.complete
+                INSERT INTO \(Self.checkpointTable) (\(Checkpoint.columns)) VALUES (\(checkpoint.values(literal: Self.literal))) \
+                ON CONFLICT (input, table_name) DO UPDATE SET size = EXCLUDED.size, modified_ns = EXCLUDED.modified_ns, \
+                head_hash = EXCLUDED.head_hash, ordinal = EXCLUDED.ordinal, line = EXCLUDED.line, byte_offset = EXCLUDED.byte_offset, \
+                complete = EXCLUDED.complete, mapping = EXCLUDED.mapping
                 """, doing: "cannot write the checkpoint")
         }
         try execute("COMMIT", doing: "cannot commit")
     }
 
     func committedCheckpoints() throws(SluiceError) -> [Checkpoint] {
-        try rows("SELECT input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete::int FROM \(Self.checkpointTable)").map(Checkpoint.init(row:))
+        try rows("SELECT \(Checkpoint.columns) FROM \(Self.checkpointTable)").map(Checkpoint.init(row:))
     }
 
     func finish(_ checkpoints: [Checkpoint]) throws(SluiceError) {

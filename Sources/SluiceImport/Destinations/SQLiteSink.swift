@@ -40,9 +40,14 @@ final class SQLiteSink: TableSink {
         try begin()
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS \(Self.checkpointTable) (input TEXT NOT NULL, table_name TEXT NOT NULL, size INTEGER, \
-            modified_ns INTEGER, head_hash TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, complete INTEGER, \
+            modified_ns INTEGER, head_hash TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, complete INTEGER, mapping TEXT, \
             PRIMARY KEY (input, table_name))
             """, doing: "cannot create the checkpoint table")
+        // A checkpoint table of an earlier version has no mapping column: its checkpoints keep none (and resuming
+        // from them is refused).
+        if try connection.rows("SELECT 1 FROM pragma_table_info('\(Self.checkpointTable)') WHERE name = 'mapping'", doing: "cannot read the checkpoint table").isEmpty {
+            try connection.execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN mapping TEXT", doing: "cannot add the mapping to the checkpoint table")
+        }
         for table in tables {
             // Resuming appends after the last checkpoint; a table an interrupted run never committed is created.
             try prepare(table, ifExists: resuming ? .append : ifExists)
@@ -247,18 +252,13 @@ final class SQLiteSink: TableSink {
 
     private func writeCheckpoints(_ checkpoints: [Checkpoint]) throws(SluiceError) {
         for checkpoint in checkpoints {
-            let identity = checkpoint.input
-            try connection.execute("""
-                INSERT OR REPLACE INTO \(Self.checkpointTable) VALUES (\(SQLiteConnection.literal(identity.path)), \
-                \(SQLiteConnection.literal(checkpoint.table)), \(identity.size), \(identity.modificationNanoseconds), \
-                \(SQLiteConnection.literal(identity.headHash)), \(checkpoint.ordinal), \(checkpoint.line), \(checkpoint.byteOffset), \
-                \(checkpoint.isComplete ? 1 : 0))
-                """, doing: "cannot write the checkpoint")
+            try connection.execute("INSERT OR REPLACE INTO \(Self.checkpointTable) (\(Checkpoint.columns)) VALUES (\(checkpoint.values(literal: SQLiteConnection.literal)))",
+                                   doing: "cannot write the checkpoint")
         }
     }
 
     func committedCheckpoints() throws(SluiceError) -> [Checkpoint] {
-        try connection.rows("SELECT input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete FROM \(Self.checkpointTable)",
+        try connection.rows("SELECT \(Checkpoint.columns) FROM \(Self.checkpointTable)",
                             doing: "cannot read the checkpoints").map(Checkpoint.init(row:))
     }
 
