@@ -14,6 +14,9 @@ enum ImportRunner {
 
     /// Runs the job `makeJob` builds from the command's options; a job it cannot build is a failure with its reason.
     static func run(options: ReadingOptions, job makeJob: () throws(SluiceError) -> ImportJob) throws {
+        // A reader that closes the output pipe (`| head`) fails the write instead of killing the process, so that
+        // the run still ends with its summary: what was written, and what the closed pipe refused.
+        signal(SIGPIPE, SIG_IGN)
         let job: ImportJob
         do {
             job = try makeJob()
@@ -94,7 +97,15 @@ enum ImportRunner {
         }
         switch outcome {
         case .failed(let message): StandardError.print("sluice: error: " + message)
-        case .interrupted: StandardError.print("sluice: interrupted; what was written is committed" + (job.destination.keepsCheckpoints ? " (--resume continues)" : ", no file was left"))
+        case .interrupted:
+            let what = if job.destination.keepsCheckpoints {
+                "what was written is committed (--resume continues)"
+            } else if case .ndjson(nil) = job.destination {
+                "what was written to standard output stays there"
+            } else {
+                "no file was left (files appear only when a run ends well)"
+            }
+            StandardError.print("sluice: interrupted; " + what)
         default: break
         }
         if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }

@@ -88,8 +88,8 @@ final class ProgressReport: @unchecked Sendable {
         } else {
             text += " read"
         }
-        text += ", " + grouped(snapshot.recordsRead) + " records, " + grouped(snapshot.recordsRejected) + " rejected"
-        text += ", " + grouped(Int(snapshot.recordsMappedPerSecond)) + " rows/s, " + String(format: "%.0f", snapshot.jsonBytesPerSecond / 1e6) + " MB/s of JSON"
+        text += ", " + CountText.grouped(snapshot.recordsRead) + " records, " + CountText.grouped(snapshot.recordsRejected) + " rejected"
+        text += ", " + CountText.grouped(Int(snapshot.recordsMappedPerSecond)) + " rows/s, " + String(format: "%.0f", snapshot.jsonBytesPerSecond / 1e6) + " MB/s of JSON"
         if snapshot.isFinished {
             text += ", done in " + duration(snapshot.elapsedSeconds)
         } else if let total = snapshot.totalBytes, snapshot.bytesPerSecond > 0, total > snapshot.bytesRead {
@@ -100,16 +100,6 @@ final class ProgressReport: @unchecked Sendable {
 
     private static func gigabytes(_ bytes: Int) -> String {
         bytes >= 1_000_000_000 ? String(format: "%.2f GB", Double(bytes) / 1e9) : String(format: "%.1f MB", Double(bytes) / 1e6)
-    }
-
-    private static func grouped(_ count: Int) -> String {
-        let digits = String(count)
-        var result = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
-            result.append(digit)
-        }
-        return result
     }
 
     private static func duration(_ seconds: Double) -> String {

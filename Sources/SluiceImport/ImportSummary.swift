@@ -34,15 +34,23 @@ public struct ImportSummary: Sendable {
         }
     }
 
-    /// Counts for one table.
+    /// Counts for one table. However the run ended, `recordsRead == recordsWritten + recordsRejected +
+    /// recordsRolledBack + recordsSkipped`.
     public struct TableCounts: Sendable, Hashable {
         public var name: String
-        /// Records read for the table (written, rejected, or skipped as committed by an earlier run).
+        /// Records read for the table: written, rejected, rolled back, or skipped as committed by an earlier run.
         public var recordsRead = 0
+        /// Records whose rows stay in the destination.
         public var recordsWritten = 0
+        /// Records rejected whose rejections stay (in a database's `<table>_rejects`).
         public var recordsRejected = 0
+        /// Records written or rejected and then taken back (a rollback to the last commit, files removed), or
+        /// lost in a write that failed: not in the destination, and read again by `--resume`.
+        public var recordsRolledBack = 0
         /// Records a resumed run passed over because an earlier run committed them.
         public var recordsSkipped = 0
+        /// How many of ``recordsSkipped`` the earlier runs rejected.
+        public var recordsSkippedRejected = 0
     }
 
     /// Rejections that share a key path and kind: how many, and the first one.
@@ -73,17 +81,26 @@ public struct ImportSummary: Sendable {
     public var recordsRead: Int { tables.reduce(0) { $0 + $1.recordsRead } }
     public var recordsWritten: Int { tables.reduce(0) { $0 + $1.recordsWritten } }
     public var recordsRejected: Int { tables.reduce(0) { $0 + $1.recordsRejected } }
+    public var recordsRolledBack: Int { tables.reduce(0) { $0 + $1.recordsRolledBack } }
+    public var recordsSkipped: Int { tables.reduce(0) { $0 + $1.recordsSkipped } }
+    /// Records rejected by the earlier runs a resumed run continues.
+    public var recordsSkippedRejected: Int { tables.reduce(0) { $0 + $1.recordsSkippedRejected } }
 
-    /// One line: `sluice: 1,000 records read, 990 written to out.db (tweets), 10 rejected, 12.3 MB in 0.8 s`.
+    /// One line whose counts add up: `sluice: 1,000 records read, 980 written to out.db (tweets), 10 rejected,
+    /// 10 rolled back, 12,345 bytes in 0.80 s`; a resumed run adds what the earlier runs imported.
     public var line: String {
-        var text = "\(recordsRead) records read, \(recordsWritten) written to \(destination)"
+        let count = CountText.grouped
+        var text = "\(count(recordsRead)) records read, \(count(recordsWritten)) written to \(destination)"
         if tables.count > 1 {
-            text += " (" + tables.map { "\($0.name): \($0.recordsWritten)" }.joined(separator: ", ") + ")"
+            text += " (" + tables.map { "\($0.name): \(count($0.recordsWritten))" }.joined(separator: ", ") + ")"
         }
-        text += ", \(recordsRejected) rejected"
-        let skipped = tables.reduce(0) { $0 + $1.recordsSkipped }
-        if skipped > 0 { text += ", \(skipped) already imported" }
-        return text + ", \(bytesRead) bytes in " + String(format: "%.2f", seconds) + " s"
+        text += ", \(count(recordsRejected)) rejected"
+        if recordsRolledBack > 0 { text += ", \(count(recordsRolledBack)) rolled back" }
+        if recordsSkipped > 0 {
+            text += ", \(count(recordsSkipped)) already imported"
+            if recordsSkippedRejected > 0 { text += " (\(count(recordsSkippedRejected)) of them rejected)" }
+        }
+        return text + ", \(count(bytesRead)) bytes in " + String(format: "%.2f", seconds) + " s"
     }
 
     /// The summary as one JSON object, for orchestrators that run one import per shard.
@@ -95,9 +112,11 @@ public struct ImportSummary: Sendable {
         var text = "{\"destination\":\(quoted(destination)),\"status\":\(quoted(outcome.name)),\"exit_status\":\(outcome.exitStatus)"
         if case .failed(let message) = outcome { text += ",\"error\":\(quoted(message))" }
         text += ",\"records_read\":\(recordsRead),\"records_written\":\(recordsWritten),\"records_rejected\":\(recordsRejected)"
+        text += ",\"records_rolled_back\":\(recordsRolledBack),\"records_skipped\":\(recordsSkipped),\"records_skipped_rejected\":\(recordsSkippedRejected)"
         text += ",\"tables\":[" + tables.map { table in
             "{\"name\":\(quoted(table.name)),\"records_read\":\(table.recordsRead),\"records_written\":\(table.recordsWritten),"
-                + "\"records_rejected\":\(table.recordsRejected),\"records_skipped\":\(table.recordsSkipped)}"
+                + "\"records_rejected\":\(table.recordsRejected),\"records_rolled_back\":\(table.recordsRolledBack),"
+                + "\"records_skipped\":\(table.recordsSkipped),\"records_skipped_rejected\":\(table.recordsSkippedRejected)}"
         }.joined(separator: ",") + "]"
         text += ",\"rejections\":[" + rejectionGroups.map { group in
             "{\"path\":\(quoted(group.keyPath)),\"kind\":\(quoted(group.kind.rawValue)),\"count\":\(group.count),"

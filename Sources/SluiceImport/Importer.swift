@@ -119,7 +119,8 @@ private struct Run {
             } else {
                 try sink.finish(finished + checkpoints)
             }
-            if summary.outcome == .complete && summary.recordsRejected > 0 { summary.outcome = .someRejected }
+            // The status tells of the whole import, its earlier runs' rejections included.
+            if summary.outcome == .complete && summary.recordsRejected + summary.recordsSkippedRejected > 0 { summary.outcome = .someRejected }
         } catch {
             summary.outcome = .failed(Self.message(error))
             if let sink { abandon(sink, after: error) }
@@ -132,8 +133,20 @@ private struct Run {
         let takesBack = sink.takesBackUncommitted
         sink.abandon()
         guard takesBack else {
-            // What a stream that failed itself was last given is not known to have arrived: no claim then.
-            if case SluiceError.write? = error as? SluiceError { return }
+            // A stream keeps every batch it took whole; a batch whose write failed is lost, and counted so.
+            var lost = 0
+            for table in summary.tables.indices {
+                let counts = summary.tables[table]
+                let unwritten = counts.recordsRead - counts.recordsSkipped - counts.recordsWritten - counts.recordsRejected - counts.recordsRolledBack
+                summary.tables[table].recordsRolledBack += unwritten
+                lost += unwritten
+            }
+            if case SluiceError.write? = error as? SluiceError {
+                if lost > 0, case .failed(let message) = summary.outcome {
+                    summary.outcome = .failed(message + "; the \(lost) records of the batch it refused count as not written")
+                }
+                return
+            }
             if summary.recordsWritten > 0, case .failed(let message) = summary.outcome {
                 let unverified = holdsUnverifiedRecords ? " (the last of them from a compressed frame that had not passed its checksum)" : ""
                 summary.outcome = .failed(message + "; the \(summary.recordsWritten) records written stay in \(sink.destinationName), which cannot take them back\(unverified)")
@@ -142,17 +155,21 @@ private struct Run {
         }
         var dropped = 0
         for (table, kept) in committedCounts.enumerated() {
-            let lost = summary.tables[table].recordsWritten - kept.written + summary.tables[table].recordsRejected - kept.rejected
+            // Everything read since the last commit, a batch whose write failed included.
+            var counts = summary.tables[table]
+            let lost = counts.recordsRead - counts.recordsSkipped - kept.written - kept.rejected - counts.recordsRolledBack
             dropped += lost
-            summary.tables[table].recordsWritten = kept.written
-            summary.tables[table].recordsRejected = kept.rejected
-            summary.tables[table].recordsRead -= lost
+            counts.recordsWritten = kept.written
+            counts.recordsRejected = kept.rejected
+            counts.recordsRolledBack += lost
+            summary.tables[table] = counts
         }
         if dropped > 0, case .failed(let message) = summary.outcome {
             let what = !sink.keepsCheckpoints ? "not kept (the files were removed)"
                 : holdsUnverifiedRecords ? "rolled back to the last commit (their compressed frame had not passed its checksum)"
                 : "rolled back to the last commit"
-            summary.outcome = .failed(message + "; the \(dropped) records written or rejected since were \(what)")
+            let resume = sink.keepsCheckpoints ? " (--resume continues from there)" : ""
+            summary.outcome = .failed(message + "; the \(dropped) records written or rejected since were \(what)\(resume)")
         }
     }
 
@@ -226,6 +243,7 @@ private struct Run {
                 checkpoints[table] = previous
                 skipUpTo[table] = previous.ordinal
                 summary.tables[table].recordsSkipped += previous.ordinal
+                summary.tables[table].recordsSkippedRejected += previous.rejected
                 summary.tables[table].recordsRead += previous.ordinal
                 allComplete = allComplete && previous.isComplete
             }
@@ -352,18 +370,20 @@ private struct Run {
         var end = batch.count
         while end > first && batch.location(ofRow: end - 1).ordinal > limit { end -= 1 }
         if first < end {
+            // Read before the write, so that rows a failed write loses are counted (as rolled back).
+            summary.tables[table].recordsRead += end - first
             try sink.write(batch, rows: first..<end, table: table)
             summary.tables[table].recordsWritten += end - first
-            summary.tables[table].recordsRead += end - first
             recordsSinceCommit += end - first
             note(batch.location(ofRow: end - 1), table: table)
         }
         for rejection in batch.rejections where rejection.location.ordinal > skipUpTo && rejection.location.ordinal <= limit {
+            summary.tables[table].recordsRead += 1
             try sink.reject(rejection, source: source, table: table)
             lastRejectionTaken = rejection
             try observer.rejected(rejection, source, table)
             summary.tables[table].recordsRejected += 1
-            summary.tables[table].recordsRead += 1
+            checkpoints[table].rejected += 1
             recordsSinceCommit += 1
             group(rejection, source: source)
             if rejection.location.ordinal > checkpoints[table].ordinal { note(rejection.location, table: table) }

@@ -41,13 +41,15 @@ struct Checkpoint: Sendable, Hashable {
     var byteOffset = 0
     /// The whole input has been imported.
     var isComplete = false
+    /// How many of the records up to ``ordinal`` were rejected.
+    var rejected = 0
     /// What the table's rows mean (``TableMeaning/text``); nil in a checkpoint written before Sluice kept it.
     var meaning: String?
 }
 
 extension Checkpoint {
     /// The checkpoint table's columns, in the order of ``init(row:)`` and of ``values(literal:)``.
-    static let columns = "input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete, mapping"
+    static let columns = "input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete, mapping, rejected"
 
     /// A checkpoint from a row of a checkpoint table, each value as text, in the order of ``columns`` (complete
     /// as SQLite's 0 or 1, or PostgreSQL's f or t).
@@ -56,13 +58,13 @@ extension Checkpoint {
         self.init(
             input: InputIdentity(path: row[0] ?? "", size: number(2), modificationNanoseconds: number(3), headHash: row[4] ?? ""),
             table: row[1] ?? "", ordinal: number(5), line: number(6), byteOffset: number(7), isComplete: row[8] == "t" || number(8) != 0,
-            meaning: row.count > 9 ? row[9] : nil)
+            rejected: number(10), meaning: row[9])
     }
 
     /// The values of ``columns`` as SQL, text through `literal` (each database quotes its own way).
     func values(literal: (String) -> String) -> String {
         "\(literal(input.path)), \(literal(table)), \(input.size), \(input.modificationNanoseconds), \(literal(input.headHash)), "
-            + "\(ordinal), \(line), \(byteOffset), \(isComplete ? "TRUE" : "FALSE"), \(meaning.map(literal) ?? "NULL")"
+            + "\(ordinal), \(line), \(byteOffset), \(isComplete ? "TRUE" : "FALSE"), \(meaning.map(literal) ?? "NULL"), \(rejected)"
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 import Testing
 
 /// The `sluice` executable, run as a user runs it: standard output, standard error and exit status.
@@ -86,7 +87,7 @@ import Testing
         }
         // Not a terminal and not asked: nothing but the summary.
         let plain = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson"])
-        #expect(plain.standardError.hasPrefix("sluice: 25 records read, 25 written to <stdout>, 0 rejected, \(size) bytes in "), "\(plain.standardError)")
+        #expect(plain.standardError.hasPrefix("sluice: 25 records read, 25 written to <stdout>, 0 rejected, \(CountText.grouped(size)) bytes in "), "\(plain.standardError)")
         #expect(plain.standardError.split(separator: "\n").count == 1)
         let refused = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "--progress-every", "0", "Fixtures/examples/tweets.ndjson"])
         #expect(refused.status != 0)
@@ -274,7 +275,7 @@ import Testing
         let lines = outcome.standardOutput.split(separator: "\n")
         #expect(lines.count == 25)
         #expect(lines.first?.hasPrefix(#"{"id":505874924095815681,"id_str":"505874924095815681","created_at":"Sun Aug 31 00:29:15 +0000 2014""#) == true)
-        #expect(outcome.standardError.hasPrefix("sluice: 25 records read, 25 written to <stdout>, 0 rejected, 117911 bytes in "))
+        #expect(outcome.standardError.hasPrefix("sluice: 25 records read, 25 written to <stdout>, 0 rejected, 117,911 bytes in "))
     }
 
     @Test func reportsRejectionsAndWritesThemToAFile() throws {

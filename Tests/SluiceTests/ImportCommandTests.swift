@@ -100,7 +100,7 @@ import Testing
             let database = dump.path("limited-\(workers).db")
             let limited = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", database, "--limit", "1000", "--workers", workers, "--chunk-size", "4096"])
             #expect(limited.status == 2, "\(limited.standardError)")
-            #expect(limited.standardError.contains("1000 records read, 858 written to"), "\(limited.standardError)")
+            #expect(limited.standardError.contains("1,000 records read, 858 written to"), "\(limited.standardError)")
             #expect(try Self.table(database, "SELECT count(*), max(id) FROM items") == [[.integer(858), .integer(1000)]])
             #expect(try Self.table(database, "SELECT count(*) FROM items_rejects") == [[.integer(142)]])
             #expect(try Self.run(["import", "-m", dump.mapping, dump.input, "--to", database, "--resume", "--workers", workers]).status == 2)

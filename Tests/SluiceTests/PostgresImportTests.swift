@@ -175,7 +175,8 @@ import Testing
         let dump = try ImportCommandTests.Dump(count: 300_000)
         let process = Process()
         process.executableURL = CommandLineTests.executable
-        process.arguments = ["import", "-m", dump.mapping, dump.input, "--to", database.url, "--commit-every", "5000", "-q"]
+        let summary = dump.path("lost.json")
+        process.arguments = ["import", "-m", dump.mapping, dump.input, "--to", database.url, "--commit-every", "5000", "-q", "--summary-json", summary]
         let error = Pipe()
         process.standardError = error
         process.standardOutput = FileHandle.nullDevice
@@ -186,6 +187,11 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 1, "\(message)")
         #expect(message.contains("sluice: error: \(database.url): write error: "), "\(message)")
+        #expect(message.contains("rolled back to the last commit (--resume continues from there)") && !message.contains("\t"), "\(message)")
+        // The summary adds up, and says what the database kept.
+        let counts = try AccountingTests.counts(summary)
+        #expect(counts.read == counts.written + counts.rejected + counts.rolledBack, "\(counts)")
+        #expect(try database.query("SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM items_rejects)") == [["\(counts.written)", "\(counts.rejected)"]], "\(counts)")
         let resumed = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database.url, "--resume", "-q"])
         #expect(resumed.status == 2, "\(resumed.standardError)")
         #expect(try database.query("SELECT count(*), count(DISTINCT id) FROM items") == [["\(300_000 - 300_000 / 97)", "\(300_000 - 300_000 / 97)"]])

@@ -167,16 +167,16 @@ def settings(arguments, plan_path, out):
 def add_up(summaries, plan, seconds):
     """The shards' summaries as one: counts added, each rejection kind's first case the earliest in the file."""
     total = {"shards": len(summaries), "records_in_split": plan["records"], "records_read": 0,
-             "records_written": 0, "records_rejected": 0, "bytes_read": 0, "seconds": round(seconds, 3),
+             "records_written": 0, "records_rejected": 0, "records_rolled_back": 0, "bytes_read": 0, "seconds": round(seconds, 3),
              "shard_seconds": 0.0, "peak_memory_bytes": 0, "tables": {}, "rejections": {}}
     for summary in summaries:
-        for key in ("records_read", "records_written", "records_rejected", "bytes_read"):
+        for key in ("records_read", "records_written", "records_rejected", "records_rolled_back", "bytes_read"):
             total[key] += summary[key]
         total["shard_seconds"] += summary["seconds"]
         total["peak_memory_bytes"] = max(total["peak_memory_bytes"], summary["peak_memory_bytes"])
         for table in summary["tables"]:
-            counts = total["tables"].setdefault(table["name"], {"records_read": 0, "records_written": 0,
-                                                                 "records_rejected": 0, "records_skipped": 0})
+            counts = total["tables"].setdefault(table["name"], {"records_read": 0, "records_written": 0, "records_rejected": 0,
+                                                                 "records_rolled_back": 0, "records_skipped": 0})
             for key in counts:
                 counts[key] += table[key]
         for rejection in summary["rejections"]:

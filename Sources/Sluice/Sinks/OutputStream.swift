@@ -235,7 +235,9 @@ public final class FileOutput {
             let count = systemWrite(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .write(destination: name, message: "\(String(cString: strerror(errno))) (after \(written) bytes)")
+                // EPIPE where SIGPIPE is ignored (the command line does, to count and report what a closed pipe lost).
+                let reason = errno == EPIPE ? "its reader closed it" : String(cString: strerror(errno))
+                throw .write(destination: name, message: "\(reason) (after \(written) bytes)")
             }
             offset += count
             written += count

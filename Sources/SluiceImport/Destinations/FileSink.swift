@@ -50,6 +50,9 @@ final class FileSink: TableSink {
         } else {
             try csvWriters[table].write(batch, rows: rows)
         }
+        // A stream cannot take back what it was given: each batch is handed over whole before its records count
+        // as written, so that a write the stream refuses (a closed pipe) loses only that batch, and says so.
+        if !outputs[table].canBeDiscarded { try outputs[table].flush() }
     }
 
     func reject(_ rejection: Rejection, source: String, table: Int) throws(SluiceError) {}

@@ -41,13 +41,14 @@ final class PostgresSink: TableSink {
         try execute("BEGIN", doing: "cannot start a transaction")
         try execute("""
             CREATE TABLE IF NOT EXISTS \(Self.checkpointTable) (input text NOT NULL, table_name text NOT NULL, size bigint, \
-            modified_ns bigint, head_hash text, ordinal bigint, line bigint, byte_offset bigint, complete boolean, mapping text, \
+            modified_ns bigint, head_hash text, ordinal bigint, line bigint, byte_offset bigint, complete boolean, mapping text, rejected bigint, \
             PRIMARY KEY (input, table_name))
             """, doing: "cannot create the checkpoint table")
-        // A checkpoint table of an earlier version has no mapping column: its checkpoints keep none (and resuming
-        // from them is refused). Looked up first, as ALTER TABLE would wait for every import's transaction.
-        if try rows("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(Self.checkpointTable)' AND column_name = 'mapping'").isEmpty {
-            try execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN IF NOT EXISTS mapping text", doing: "cannot add the mapping to the checkpoint table")
+        // A checkpoint table of an earlier version lacks the later columns: its checkpoints keep no mapping (and
+        // resuming from them is refused). Looked up first, as ALTER TABLE would wait for every import's transaction.
+        let present = try rows("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(Self.checkpointTable)'")
+        for (column, type) in [("mapping", "text"), ("rejected", "bigint")] where !present.contains([column]) {
+            try execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN IF NOT EXISTS \(column) \(type)", doing: "cannot add \(column) to the checkpoint table")
         }
         for table in tables {
             try prepare(table, ifExists: resuming ? .append : ifExists)
@@ -101,8 +102,9 @@ final class PostgresSink: TableSink {
         return "server process \(row[0] ?? "?") for \(name) from \(row[2] ?? "?"), connected since \(row[3] ?? "?"), \(row[4] ?? "?")"
     }
 
+    /// libpq's message on one line: its line breaks and tabs (it indents its continuation lines) as single spaces.
     private static func trimmed(_ message: String) -> String {
-        message.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
+        message.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
     }
 
     private func prepare(_ table: TableLayout, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
@@ -324,7 +326,7 @@ final class PostgresSink: TableSink {
                 INSERT INTO \(Self.checkpointTable) (\(Checkpoint.columns)) VALUES (\(checkpoint.values(literal: Self.literal))) \
                 ON CONFLICT (input, table_name) DO UPDATE SET size = EXCLUDED.size, modified_ns = EXCLUDED.modified_ns, \
                 head_hash = EXCLUDED.head_hash, ordinal = EXCLUDED.ordinal, line = EXCLUDED.line, byte_offset = EXCLUDED.byte_offset, \
-                complete = EXCLUDED.complete, mapping = EXCLUDED.mapping
+                complete = EXCLUDED.complete, mapping = EXCLUDED.mapping, rejected = EXCLUDED.rejected
                 """, doing: "cannot write the checkpoint")
         }
         try execute("COMMIT", doing: "cannot commit")
@@ -375,7 +377,7 @@ final class PostgresSink: TableSink {
     }
 
     private func failure(_ what: String) -> SluiceError {
-        .write(destination: destinationName, message: "\(what): " + Self.trimmed(String(cString: PQerrorMessage(connection))))
+        .write(destination: destinationName, message: "\(what): " + Self.trimmed(String(cString: PQerrorMessage(connection))) + connectionNote)
     }
 
     static func quoted(_ name: String) -> String {

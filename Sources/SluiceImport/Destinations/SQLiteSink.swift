@@ -40,13 +40,14 @@ final class SQLiteSink: TableSink {
         try begin()
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS \(Self.checkpointTable) (input TEXT NOT NULL, table_name TEXT NOT NULL, size INTEGER, \
-            modified_ns INTEGER, head_hash TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, complete INTEGER, mapping TEXT, \
+            modified_ns INTEGER, head_hash TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, complete INTEGER, mapping TEXT, rejected INTEGER, \
             PRIMARY KEY (input, table_name))
             """, doing: "cannot create the checkpoint table")
-        // A checkpoint table of an earlier version has no mapping column: its checkpoints keep none (and resuming
-        // from them is refused).
-        if try connection.rows("SELECT 1 FROM pragma_table_info('\(Self.checkpointTable)') WHERE name = 'mapping'", doing: "cannot read the checkpoint table").isEmpty {
-            try connection.execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN mapping TEXT", doing: "cannot add the mapping to the checkpoint table")
+        // A checkpoint table of an earlier version lacks the later columns: its checkpoints keep no mapping (and
+        // resuming from them is refused).
+        let present = try connection.rows("SELECT name FROM pragma_table_info('\(Self.checkpointTable)')", doing: "cannot read the checkpoint table")
+        for (column, type) in [("mapping", "TEXT"), ("rejected", "INTEGER")] where !present.contains([column]) {
+            try connection.execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN \(column) \(type)", doing: "cannot add \(column) to the checkpoint table")
         }
         for table in tables {
             // Resuming appends after the last checkpoint; a table an interrupted run never committed is created.
