@@ -47,7 +47,7 @@ struct ImportCommand: ParsableCommand {
     var commitEvery = 100_000
 
     @Option(name: .customLong("lock-wait"), parsing: .unconditional, help: ArgumentHelp(
-        "PostgreSQL: wait this long for another import into the same table to end (0 to 86,400; default 30).", valueName: "seconds"))
+        "PostgreSQL: wait this long for another import into the same table to end (0 to 86,400, 0 for not at all; default 30).", valueName: "seconds"))
     var lockWait = 30
 
     @Flag(name: .customLong("stream-frames"), help: ArgumentHelp(
@@ -129,7 +129,9 @@ struct ImportCommand: ParsableCommand {
         job.readerOptions = try reading.readerOptions(schemas: schemas)
         job.ifExists = ifExists
         // Checkpoints name a file, not a shard of it: one shard's finished checkpoint would pass over the next.
-        if resume && reading.shard != nil { throw .invalidOptions("--resume continues whole files; rerun a failed shard into a fresh part instead") }
+        if resume && (reading.shard != nil || reading.byteRange != nil) {
+            throw .invalidOptions("--resume continues whole files; rerun a failed shard or byte range into a fresh part instead")
+        }
         job.resumes = resume
         job.rejectLimit = reading.maxRejects.flatMap(RejectLimit.init(parsing:))
         job.recordLimit = reading.limit

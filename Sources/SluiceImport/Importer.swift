@@ -109,8 +109,8 @@ private struct Run {
                 guard try importInput(input, index: index, sink: sink) else { break }
             }
             if summary.outcome == .complete, let limit = job.rejectLimit,
-               limit.isExceeded(rejected: summary.recordsRejected, read: summary.recordsRead, isFinal: true) {
-                throw SluiceError.invalidOptions("\(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)")
+               limit.isExceeded(rejected: summary.recordsRejected + summary.recordsSkippedRejected, read: summary.recordsRead, isFinal: true) {
+                throw SluiceError.invalidOptions("\(summary.recordsRejected + summary.recordsSkippedRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)")
             }
             if summary.outcome == .interrupted && (!sink.keepsCheckpoints || holdsUnverifiedRecords) {
                 // A file cut short must not look complete: it is dropped. Records from a frame not yet checked
@@ -143,7 +143,7 @@ private struct Run {
             }
             if case SluiceError.write? = error as? SluiceError {
                 if lost > 0, case .failed(let message) = summary.outcome {
-                    summary.outcome = .failed(message + "; the \(lost) records of the batch it refused count as not written")
+                    summary.outcome = .failed(message + "; up to \(lost) records of the batch it refused may not have arrived, and count as not written")
                 }
                 return
             }
@@ -290,7 +290,7 @@ private struct Run {
             if let limit = job.rejectLimit, passed != nil {
                 reader.cancel()
                 let last = lastRejectionTaken.map { "; the last: \($0)" } ?? ""
-                throw .invalidOptions("stopped: \(summary.recordsRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)\(last)")
+                throw .invalidOptions("stopped: \(summary.recordsRejected + summary.recordsSkippedRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)\(last)")
             }
             if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
                 limitReached.insert(table)
@@ -344,7 +344,8 @@ private struct Run {
     private func rejectLimitPassed(_ limit: RejectLimit, in batch: ColumnarBatch, skipUpTo: Int) -> Int? {
         let recordLimit = job.recordLimit ?? .max
         let rejections = batch.rejections
-        var rejected = summary.recordsRejected
+        // Read counts what earlier runs of a resumed import committed, and so does rejected.
+        var rejected = summary.recordsRejected + summary.recordsSkippedRejected
         var read = summary.recordsRead
         var row = 0
         var next = 0
@@ -423,6 +424,7 @@ private struct Run {
         recordsSinceCommit = 0
         lastCommit = now
         committedCounts = summary.tables.map { ($0.recordsWritten, $0.recordsRejected) }
+        try sink.beginTransaction()
     }
 }
 

@@ -18,6 +18,11 @@ struct TableMeaning: Sendable, Hashable {
         if let records = options.recordsPath { table += "; records at \(Self.quoted(records))" }
         if options.skippedRecords > 0 { table += "; skipping \(options.skippedRecords) records" }
         if options.columnsFromHeader { table += "; columns from a header row" }
+        // Strict mode decides which records are rejected, as validators do.
+        if options.unmappedKeys == .reject {
+            table += "; unmapped keys rejected"
+            if !options.ignoredPaths.isEmpty { table += " but " + options.ignoredPaths.map(Self.quoted).joined(separator: " ") }
+        }
         if let dateStorage, layout.fields.contains(where: { $0.type == .date && !$0.isList }) { table += "; dates stored as \(dateStorage.rawValue)" }
         lines = [table] + layout.fields.map { Self.column($0, options: options) }
     }

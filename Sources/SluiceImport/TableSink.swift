@@ -14,7 +14,11 @@ protocol TableSink: AnyObject {
     /// Records a rejected record of table `table` read from `source` (database sinks keep them in a table).
     func reject(_ rejection: Rejection, source: String, table: Int) throws(SluiceError)
     /// Makes everything written so far durable, with `checkpoints` (database sinks; files commit at the end).
+    /// ``beginTransaction()`` follows before anything more is written.
     func commit(_ checkpoints: [Checkpoint]) throws(SluiceError)
+    /// Opens the transaction the next rows go into; apart from ``commit(_:)``, so that a failure to open it is not
+    /// taken for a failed commit.
+    func beginTransaction() throws(SluiceError)
     /// The checkpoints an earlier run committed.
     func committedCheckpoints() throws(SluiceError) -> [Checkpoint]
     /// Ends a run that completed (or stopped cleanly): the last commit, files renamed into place.
@@ -28,6 +32,7 @@ protocol TableSink: AnyObject {
 
 extension TableSink {
     var takesBackUncommitted: Bool { true }
+    func beginTransaction() throws(SluiceError) {}
 }
 
 /// How far an import of one input into one table has got: the input's identity, and the last record whose row

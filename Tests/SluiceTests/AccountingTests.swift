@@ -72,17 +72,19 @@ import Testing
     /// holds as already imported.
     @Test(arguments: [SIGINT, SIGTERM, SIGKILL])
     func aSignal(_ signal: Int32) throws {
-        let dump = try Dump(count: 200_000)
+        let dump = try Dump(count: 400_000)
         let database = dump.path("out.db")
         let summary = dump.path("signalled.json")
-        let process = try ImportCommandTests.start(["import", "-m", dump.mapping, dump.input, "--to", database, "--commit-every", "1000", "--batch-size", "256",
-                                                    "--summary-json", summary])
+        // Small commits and batches on one worker, so that the run is still going when the signal comes.
+        let process = try ImportCommandTests.start(["import", "-m", dump.mapping, dump.input, "--to", database, "--commit-every", "1000", "--batch-size", "64",
+                                                    "--workers", "1", "--summary-json", summary])
         // Signalled once the first commit is in.
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline && process.isRunning
             && (try? ImportCommandTests.table(database, "SELECT count(*) FROM _sluice_checkpoints WHERE ordinal > 0")) != [[.integer(1)]] {
             usleep(5000)
         }
+        #expect(process.isRunning, "the import ended before the signal")
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         if signal == SIGKILL {
@@ -92,7 +94,7 @@ import Testing
             try Self.expectAddsUp(try Self.counts(summary), database: database)
         }
         let resumed = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", database, "--resume", "-q"], in: dump)
-        #expect(resumed.status == 2 && resumed.counts.read == 200_000 && resumed.counts.skipped > 0, "\(resumed.counts)")
+        #expect(resumed.status == 2 && resumed.counts.read == 400_000 && resumed.counts.skipped > 0, "\(resumed.counts)")
         try Self.expectAddsUp(resumed.counts, database: database)
     }
 
@@ -134,19 +136,30 @@ import Testing
         try Self.expectAddsUp(damaged.counts, database: database)
     }
 
-    /// Standard output closed by its reader: what the pipe took is written, the batch it refused is counted as
-    /// rolled back.
+    /// Standard output closed by its reader: the run ends with status 1 and its summary; what it counts as
+    /// written reached the pipe, and the batch the pipe refused is counted as rolled back.
     @Test func aClosedPipe() throws {
         let dump = try Dump(count: 200_000)
         let summary = dump.path("pipe.json")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "\"$0\" \"$@\" | head -c 1000000 > /dev/null", CommandLineTests.executable.path,
-                             "import", "-m", dump.mapping, dump.input, "--to", "-", "-q", "--summary-json", summary]
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        // The reader takes 1,000,000 bytes and closes the pipe; wc counts the whole lines it got; the shell exits
+        // with sluice's status.
+        process.arguments = ["-c", "\"$0\" \"$@\" | head -c 1000000 | wc -l; exit ${PIPESTATUS[0]}", CommandLineTests.executable.path,
+                             "import", "-m", dump.mapping, dump.input, "--to", "-", "--summary-json", summary]
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
         try process.run()
+        let lines = Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(message)")
+        #expect(message.contains("sluice: error: <stdout>: write error: its reader closed it"), "\(message)")
         let counts = try Self.counts(summary)
-        #expect(counts.read < 200_000 && counts.written > 0, "\(counts)")
+        #expect(counts.read < 200_000 && counts.written > 0 && counts.rolledBack > 0, "\(counts)")
+        #expect(lines >= counts.written, "\(lines) lines received, \(counts)")
         try Self.expectAddsUp(counts)
     }
 }

@@ -52,6 +52,8 @@ import Testing
             (base + "  - {name: extra, type: string}\n", #""extra" is new"#),
             (base.replacingOccurrences(of: "  - {name: at, type: date}\n", with: ""), #""at" is gone"#),
             ("records: items\n" + base, #"records at "items""#),
+            ("unmapped: reject\n" + base, "unmapped keys rejected"),
+            ("unmapped: reject\nignore: [meta]\n" + base, #"unmapped keys rejected but "meta""#),
         ]
         for (yaml, named) in variants {
             let after = try Self.meaning(yaml)
@@ -95,6 +97,9 @@ import Testing
             #expect(resumed.standardError.contains("Resume with the mapping it was started with, or import again with --if-exists replace"), "\(resumed.standardError)")
             #expect(try ImportCommandTests.table(database, "SELECT count(*) FROM items") == [[.integer(990)]])
         }
+        // Ordinals within a byte range are not the file's: a range is not resumed.
+        let ranged = try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database, "--resume", "--byte-range", "0:4096"])
+        #expect(ranged.status == 1 && ranged.standardError.contains("--resume continues whole files"), "\(ranged.standardError)")
         #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", database, "--resume", "--table", "items"]).status == 2)
         #expect(try ImportCommandTests.table(database, "SELECT count(*), count(DISTINCT id) FROM items") == [[.integer(2970), .integer(2970)]])
     }

@@ -92,7 +92,8 @@ final class PostgresSink: TableSink {
     /// Who holds `lock`, as the server knows it.
     private func holder(of lock: ImportLock) throws(SluiceError) -> String {
         let found = try rows("""
-            SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'a local socket'), to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS TZ'), a.state \
+            SELECT a.pid, a.application_name, CASE WHEN a.client_port = -1 THEN 'a local socket' ELSE coalesce(host(a.client_addr), '?') END, \
+            coalesce(to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS TZ'), '?'), coalesce(a.state, 'state not shown to this role') \
             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted \
             AND l.classid = \(UInt32(bitPattern: ImportLock.namespace)) AND l.objid = \(UInt32(bitPattern: lock.key)) AND l.objsubid = 2 \
             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -313,6 +314,9 @@ final class PostgresSink: TableSink {
 
     func commit(_ checkpoints: [Checkpoint]) throws(SluiceError) {
         try settle(checkpoints)
+    }
+
+    func beginTransaction() throws(SluiceError) {
         try execute("BEGIN", doing: "cannot start a transaction")
     }
 

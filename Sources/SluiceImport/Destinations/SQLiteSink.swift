@@ -55,6 +55,7 @@ final class SQLiteSink: TableSink {
         }
         // The tables exist from here on, even if the run is stopped before its first rows are committed.
         try commit([])
+        try begin()
     }
 
     private func prepare(_ table: TableLayout, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
@@ -248,8 +249,9 @@ final class SQLiteSink: TableSink {
         try writeCheckpoints(checkpoints)
         try connection.execute("COMMIT", doing: "cannot commit")
         inTransaction = false
-        try begin()
     }
+
+    func beginTransaction() throws(SluiceError) { try begin() }
 
     private func writeCheckpoints(_ checkpoints: [Checkpoint]) throws(SluiceError) {
         for checkpoint in checkpoints {
