@@ -51,6 +51,9 @@ public struct ImportSummary: Sendable {
         public var recordsSkipped = 0
         /// How many of ``recordsSkipped`` the earlier runs rejected.
         public var recordsSkippedRejected = 0
+
+        /// Records read that none of the other counts holds yet: those in a write that failed.
+        var recordsUnaccounted: Int { recordsRead - recordsWritten - recordsRejected - recordsRolledBack - recordsSkipped }
     }
 
     /// Rejections that share a key path and kind: how many, and the first one.
@@ -85,6 +88,9 @@ public struct ImportSummary: Sendable {
     public var recordsSkipped: Int { tables.reduce(0) { $0 + $1.recordsSkipped } }
     /// Records rejected by the earlier runs a resumed run continues.
     public var recordsSkippedRejected: Int { tables.reduce(0) { $0 + $1.recordsSkippedRejected } }
+    /// The import's rejections: this run's and those of the earlier runs it continues, which its status and the
+    /// rejection limit take into account.
+    public var recordsRejectedInAllRuns: Int { recordsRejected + recordsSkippedRejected }
 
     /// One line whose counts add up: `sluice: 1,000 records read, 980 written to out.db (tweets), 10 rejected,
     /// 10 rolled back, 12,345 bytes in 0.80 s`; a resumed run adds what the earlier runs imported.

@@ -109,8 +109,8 @@ private struct Run {
                 guard try importInput(input, index: index, sink: sink) else { break }
             }
             if summary.outcome == .complete, let limit = job.rejectLimit,
-               limit.isExceeded(rejected: summary.recordsRejected + summary.recordsSkippedRejected, read: summary.recordsRead, isFinal: true) {
-                throw SluiceError.invalidOptions("\(summary.recordsRejected + summary.recordsSkippedRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)")
+               limit.isExceeded(rejected: summary.recordsRejectedInAllRuns, read: summary.recordsRead, isFinal: true) {
+                throw SluiceError.invalidOptions("\(summary.recordsRejectedInAllRuns) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)")
             }
             if summary.outcome == .interrupted && (!sink.keepsCheckpoints || holdsUnverifiedRecords) {
                 // A file cut short must not look complete: it is dropped. Records from a frame not yet checked
@@ -120,7 +120,7 @@ private struct Run {
                 try sink.finish(finished + checkpoints)
             }
             // The status tells of the whole import, its earlier runs' rejections included.
-            if summary.outcome == .complete && summary.recordsRejected + summary.recordsSkippedRejected > 0 { summary.outcome = .someRejected }
+            if summary.outcome == .complete && summary.recordsRejectedInAllRuns > 0 { summary.outcome = .someRejected }
         } catch {
             summary.outcome = .failed(Self.message(error))
             if let sink { abandon(sink, after: error) }
@@ -136,10 +136,8 @@ private struct Run {
             // A stream keeps every batch it took whole; a batch whose write failed is lost, and counted so.
             var lost = 0
             for table in summary.tables.indices {
-                let counts = summary.tables[table]
-                let unwritten = counts.recordsRead - counts.recordsSkipped - counts.recordsWritten - counts.recordsRejected - counts.recordsRolledBack
-                summary.tables[table].recordsRolledBack += unwritten
-                lost += unwritten
+                lost += summary.tables[table].recordsUnaccounted
+                summary.tables[table].recordsRolledBack += summary.tables[table].recordsUnaccounted
             }
             if case SluiceError.write? = error as? SluiceError {
                 if lost > 0, case .failed(let message) = summary.outcome {
@@ -157,11 +155,10 @@ private struct Run {
         for (table, kept) in committedCounts.enumerated() {
             // Everything read since the last commit, a batch whose write failed included.
             var counts = summary.tables[table]
-            let lost = counts.recordsRead - counts.recordsSkipped - kept.written - kept.rejected - counts.recordsRolledBack
-            dropped += lost
             counts.recordsWritten = kept.written
             counts.recordsRejected = kept.rejected
-            counts.recordsRolledBack += lost
+            dropped += counts.recordsUnaccounted
+            counts.recordsRolledBack += counts.recordsUnaccounted
             summary.tables[table] = counts
         }
         if dropped > 0, case .failed(let message) = summary.outcome {
@@ -290,7 +287,7 @@ private struct Run {
             if let limit = job.rejectLimit, passed != nil {
                 reader.cancel()
                 let last = lastRejectionTaken.map { "; the last: \($0)" } ?? ""
-                throw .invalidOptions("stopped: \(summary.recordsRejected + summary.recordsSkippedRejected) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)\(last)")
+                throw .invalidOptions("stopped: \(summary.recordsRejectedInAllRuns) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)\(last)")
             }
             if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
                 limitReached.insert(table)
@@ -345,7 +342,7 @@ private struct Run {
         let recordLimit = job.recordLimit ?? .max
         let rejections = batch.rejections
         // Read counts what earlier runs of a resumed import committed, and so does rejected.
-        var rejected = summary.recordsRejected + summary.recordsSkippedRejected
+        var rejected = summary.recordsRejectedInAllRuns
         var read = summary.recordsRead
         var row = 0
         var next = 0

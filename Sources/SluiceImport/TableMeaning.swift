@@ -35,15 +35,7 @@ struct TableMeaning: Sendable, Hashable {
     var text: String { lines.joined(separator: "\n") }
 
     /// A short stable digest of ``text`` (64-bit FNV-1a, hex), for messages and for a glance at two checkpoints.
-    var fingerprint: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    var fingerprint: String { FNV1a.hex64(text.utf8) }
 
     /// What differs from `earlier`, for people: the table's settings, then each column added, removed or changed.
     func changes(since earlier: TableMeaning) -> [String] {

@@ -55,6 +55,9 @@ struct Checkpoint: Sendable, Hashable {
 extension Checkpoint {
     /// The checkpoint table's columns, in the order of ``init(row:)`` and of ``values(literal:)``.
     static let columns = "input, table_name, size, modified_ns, head_hash, ordinal, line, byte_offset, complete, mapping, rejected"
+    /// The columns checkpoint tables of earlier versions lack, with types both SQLite and PostgreSQL take: added
+    /// on first use, they stay null in older checkpoints (whose resume is then refused for want of a mapping).
+    static let laterColumns = [("mapping", "text"), ("rejected", "bigint")]
 
     /// A checkpoint from a row of a checkpoint table, each value as text, in the order of ``columns`` (complete
     /// as SQLite's 0 or 1, or PostgreSQL's f or t).
@@ -103,18 +106,7 @@ struct InputIdentity: Sendable, Hashable {
             filled += count
         }
         return InputIdentity(path: path, size: Int(status.st_size), modificationNanoseconds: modified,
-                             headHash: Self.fnv1a(head[..<filled]))
-    }
-
-    /// 64-bit FNV-1a: enough to notice a file rewritten in place with the same size and time.
-    private static func fnv1a(_ bytes: ArraySlice<UInt8>) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+                             headHash: FNV1a.hex64(head[..<filled]))
     }
 }
 

@@ -16,12 +16,7 @@ struct ImportLock: Hashable {
 
     init(schema: String, table: String) {
         self.table = table
-        var hash: UInt32 = 0x811C_9DC5
-        for byte in (schema + "." + table).utf8 {
-            hash ^= UInt32(byte)
-            hash &*= 0x0100_0193
-        }
-        key = Int32(bitPattern: hash)
+        key = Int32(bitPattern: FNV1a.hash32((schema + "." + table).utf8))
     }
 
     /// How the session names itself to the server (`application_name`, at most 63 bytes), so that the message of

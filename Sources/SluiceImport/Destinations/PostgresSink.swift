@@ -44,10 +44,9 @@ final class PostgresSink: TableSink {
             modified_ns bigint, head_hash text, ordinal bigint, line bigint, byte_offset bigint, complete boolean, mapping text, rejected bigint, \
             PRIMARY KEY (input, table_name))
             """, doing: "cannot create the checkpoint table")
-        // A checkpoint table of an earlier version lacks the later columns: its checkpoints keep no mapping (and
-        // resuming from them is refused). Looked up first, as ALTER TABLE would wait for every import's transaction.
+        // Looked up first, as ALTER TABLE would wait for every import's transaction.
         let present = try rows("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(Self.checkpointTable)'")
-        for (column, type) in [("mapping", "text"), ("rejected", "bigint")] where !present.contains([column]) {
+        for (column, type) in Checkpoint.laterColumns where !present.contains([column]) {
             try execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN IF NOT EXISTS \(column) \(type)", doing: "cannot add \(column) to the checkpoint table")
         }
         for table in tables {

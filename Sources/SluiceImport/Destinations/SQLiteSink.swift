@@ -43,10 +43,8 @@ final class SQLiteSink: TableSink {
             modified_ns INTEGER, head_hash TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, complete INTEGER, mapping TEXT, rejected INTEGER, \
             PRIMARY KEY (input, table_name))
             """, doing: "cannot create the checkpoint table")
-        // A checkpoint table of an earlier version lacks the later columns: its checkpoints keep no mapping (and
-        // resuming from them is refused).
         let present = try connection.rows("SELECT name FROM pragma_table_info('\(Self.checkpointTable)')", doing: "cannot read the checkpoint table")
-        for (column, type) in [("mapping", "TEXT"), ("rejected", "INTEGER")] where !present.contains([column]) {
+        for (column, type) in Checkpoint.laterColumns where !present.contains([column]) {
             try connection.execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN \(column) \(type)", doing: "cannot add \(column) to the checkpoint table")
         }
         for table in tables {
