@@ -27,7 +27,7 @@ enum ImportRunner {
         let importer = Importer(job)
         let rejectOutput: FileOutput?
         do {
-            rejectOutput = try options.rejects.map { path throws(SluiceError) in try FileOutput(path: path, ifExists: .replace) }
+            rejectOutput = try options.rejects.map { path throws(SluiceError) in try OutputFiles.replacing(path) }
         } catch {
             StandardError.print("sluice: error: \(error)")
             throw ExitCode.failure
@@ -43,6 +43,7 @@ enum ImportRunner {
             report.watch(monitor, label: "[\(index + 1)/\(count)] \(name == "-" ? "<stdin>" : name) → \(job.destination)")
         }
         observer.inputFinished = { report.finishInput() }
+        observer.removedPartial = { partial in report.print(OutputFiles.notice(partial)) }
         observer.rejected = { (rejection, source, _) throws(SluiceError) in
             if !options.quiet {
                 if shown < rejectionLinesShown {
@@ -87,7 +88,7 @@ enum ImportRunner {
             var final = summary
             final.outcome = outcome
             do {
-                let output = try FileOutput(path: path, ifExists: .replace)
+                let output = try OutputFiles.replacing(path)
                 try output.write(final.jsonText)
                 try output.commit()
             } catch {

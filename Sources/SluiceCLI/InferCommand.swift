@@ -41,7 +41,7 @@ struct InferCommand: ParsableCommand {
             return
         }
         // Written whole or not at all, replacing a file of that name, as `sluice map -o` does.
-        let file = try FileOutput(path: output, ifExists: .replace)
+        let file = try OutputFiles.replacing(output)
         try file.write(inferred.mappingText)
         try file.commit()
     }

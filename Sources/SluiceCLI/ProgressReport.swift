@@ -82,9 +82,9 @@ final class ProgressReport: @unchecked Sendable {
     /// Sizes and the time left are in the input's bytes as stored (compressed, for a compressed input); the rate is
     /// of the JSON itself, so that a compressed input's pace compares with a plain one's.
     static func describe(_ snapshot: ProgressMonitor.Snapshot, label: String) -> String {
-        var text = label + ": " + gigabytes(snapshot.bytesRead)
+        var text = label + ": " + CountText.bytes(snapshot.bytesRead)
         if let total = snapshot.totalBytes, let fraction = snapshot.fractionDone {
-            text += " of " + gigabytes(total) + " (" + String(format: "%.1f", fraction * 100) + " %)"
+            text += " of " + CountText.bytes(total) + " (" + String(format: "%.1f", fraction * 100) + " %)"
         } else {
             text += " read"
         }
@@ -96,10 +96,6 @@ final class ProgressReport: @unchecked Sendable {
             text += ", " + duration(Double(total - snapshot.bytesRead) / snapshot.bytesPerSecond) + " left"
         }
         return text
-    }
-
-    private static func gigabytes(_ bytes: Int) -> String {
-        bytes >= 1_000_000_000 ? String(format: "%.2f GB", Double(bytes) / 1e9) : String(format: "%.1f MB", Double(bytes) / 1e6)
     }
 
     private static func duration(_ seconds: Double) -> String {

@@ -86,7 +86,7 @@ struct SplitCommand: ParsableCommand {
                 scanned = false
             } else {
                 cuts = try ShardPlan.indexing(.file(input), shape: inputFormat, recordsPath: recordsAt, maximumWindow: maximumWindow << 20)
-                let file = try FileOutput(path: index, ifExists: .replace)
+                let file = try OutputFiles.replacing(index)
                 try file.write(cuts.jsonText)
                 try file.commit()
             }
@@ -96,7 +96,7 @@ struct SplitCommand: ParsableCommand {
         }
         let elapsed = started.duration(to: .now)
         if let output {
-            let file = try FileOutput(path: output, ifExists: .replace)
+            let file = try OutputFiles.replacing(output)
             try file.write(plan.jsonText)
             try file.commit()
         } else {

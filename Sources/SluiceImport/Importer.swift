@@ -23,6 +23,8 @@ public final class Importer: Sendable {
         public var inputFinished: () -> Void = {}
         /// A record was rejected (for a table whose index is given).
         public var rejected: (Rejection, _ source: String, _ table: Int) throws(SluiceError) -> Void = { _, _, _ in }
+        /// Opening the destination removed a partial file a killed run left.
+        public var removedPartial: (AbandonedPartial) -> Void = { _ in }
 
         public init() {}
     }
@@ -100,6 +102,7 @@ private struct Run {
             schemas = try schemas.map { schema throws(SluiceError) in try schema.restricted(to: job.destination) }
             let sink = try openSink()
             self.sink = sink
+            for partial in sink.removedPartials { observer.removedPartial(partial) }
             if job.resumes {
                 let checkpoints = try sink.committedCheckpoints()
                 try checkMeanings(of: checkpoints)

@@ -28,10 +28,13 @@ protocol TableSink: AnyObject {
     /// Whether ``abandon()`` takes back what was written since the last commit. A stream (standard output, a pipe,
     /// a device) keeps what it was given.
     var takesBackUncommitted: Bool { get }
+    /// The partial files of killed runs that opening the destination's files removed.
+    var removedPartials: [AbandonedPartial] { get }
 }
 
 extension TableSink {
     var takesBackUncommitted: Bool { true }
+    var removedPartials: [AbandonedPartial] { [] }
     func beginTransaction() throws(SluiceError) {}
 }
 

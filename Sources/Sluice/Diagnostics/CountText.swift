@@ -1,3 +1,5 @@
+import Foundation
+
 /// Counts as people read them, in one style wherever Sluice prints one: digits in groups of three, `10,136`.
 public enum CountText {
     public static func grouped(_ count: Int) -> String {
@@ -8,5 +10,10 @@ public enum CountText {
             result.append(digit)
         }
         return result
+    }
+
+    /// A size in bytes, in megabytes or, from a billion, gigabytes: `217.4 MB`.
+    public static func bytes(_ count: Int) -> String {
+        count >= 1_000_000_000 ? String(format: "%.2f GB", Double(count) / 1e9) : String(format: "%.1f MB", Double(count) / 1e6)
     }
 }

@@ -31,6 +31,11 @@ public final class FileOutput {
     /// For a file appended to: its length before this run.
     private let appendedFrom: Int?
     private var isSettled = false
+    /// The directory whose partial-file lock this file holds until it is renamed into place or removed.
+    private var lockedDirectory: String?
+
+    /// The partial files of killed runs that opening this file removed from its directory.
+    public private(set) var removedPartials: [AbandonedPartial] = []
 
     /// Whether the file held bytes before this run (a file appended to), so a header is not written again.
     public var hadContent: Bool { (appendedFrom ?? 0) > 0 }
@@ -70,7 +75,9 @@ public final class FileOutput {
         name = path
         ownsDescriptor = true
         flushThreshold = 1 << 20
-        if exists && (status.st_mode & S_IFMT) != S_IFREG {
+        let isStream = exists && (status.st_mode & S_IFMT) != S_IFREG
+        if !isStream { removedPartials = PartialFiles.removeAbandoned(in: Self.directory(of: path)) }
+        if isStream {
             // A device or a pipe (/dev/null, a FIFO) is written as it is: it cannot be replaced by a rename.
             let descriptor = open(path, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw .write(destination: path, message: "cannot open: " + String(cString: strerror(errno))) }
@@ -86,11 +93,16 @@ public final class FileOutput {
             appendedFrom = Int(status.st_size)
         } else {
             let directory = Self.directory(of: path)
-            let temporary = directory + "." + path.dropFirst(directory.count) + ".sluice-\(getpid())-partial"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw .write(destination: path, message: "cannot create: " + String(cString: strerror(errno))) }
+            let temporary = try PartialFiles.acquire(for: path, directory: directory)
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                let reason = String(cString: strerror(errno))
+                PartialFiles.release(directory: directory)
+                throw .write(destination: path, message: "cannot create: " + reason)
+            }
             self.descriptor = descriptor
             temporaryPath = temporary
+            lockedDirectory = directory
             appendedFrom = nil
         }
         buffer.reserveCapacity(flushThreshold + 4096)
@@ -126,6 +138,7 @@ public final class FileOutput {
             try? flush()
         }
         if ownsDescriptor && descriptor >= 0 { close(descriptor) }
+        releaseLock()
     }
 
     /// Writes out what is buffered, makes it durable and, for a file written under a temporary name, gives it
@@ -161,13 +174,19 @@ public final class FileOutput {
             throw .write(destination: name, message: "cannot rename the finished file into place: " + String(cString: strerror(errno)))
         }
         isSettled = true
+        releaseLock()
+    }
+
+    private func releaseLock() {
+        guard let lockedDirectory else { return }
+        self.lockedDirectory = nil
+        PartialFiles.release(directory: lockedDirectory)
     }
 
     /// Whether ``discard()`` leaves no trace: false for a stream (standard output, a device, a pipe).
     public var canBeDiscarded: Bool { temporaryPath != nil || appendedFrom != nil }
 
-    /// Leaves no trace of this run: the temporary file is removed, a file appended to is cut back. Safe to call
-    /// from a signal's handling path: it only unlinks or truncates.
+    /// Leaves no trace of this run: the temporary file is removed, a file appended to is cut back.
     public func discard() {
         guard temporaryPath != nil || appendedFrom != nil else {
             // A stream (standard output, a device) cannot take back what it was given: what is buffered follows.
@@ -179,6 +198,7 @@ public final class FileOutput {
         buffer.removeAll()
         if let temporaryPath { unlink(temporaryPath) }
         if let appendedFrom { _ = ftruncate(descriptor, off_t(appendedFrom)) }
+        releaseLock()
     }
 
     /// Appends bytes, writing the buffer out when it is full; a block as large as the buffer is written from

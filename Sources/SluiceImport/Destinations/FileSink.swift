@@ -55,6 +55,8 @@ final class FileSink: TableSink {
         if !outputs[table].canBeDiscarded { try outputs[table].flush() }
     }
 
+    var removedPartials: [AbandonedPartial] { outputs.flatMap(\.removedPartials) }
+
     func reject(_ rejection: Rejection, source: String, table: Int) throws(SluiceError) {}
 
     func commit(_ checkpoints: [Checkpoint]) throws(SluiceError) {}

@@ -28,6 +28,7 @@ final class ParquetSink: TableSink {
     private var partCounts: [Int]
     /// Files that are complete, waiting to be renamed into place at the end.
     private var finishedOutputs: [FileOutput] = []
+    private(set) var removedPartials: [AbandonedPartial] = []
 
     init(destination: Destination, tables: [TableLayout], options: ParquetOptions, limits: FileLimits, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
         guard ifExists != .append else {
@@ -113,6 +114,7 @@ final class ParquetSink: TableSink {
             throw error
         }
         partCounts[table] += 1
+        removedPartials += output.removedPartials
         writers[table] = (writer, output)
         return (writer, output)
     }
