@@ -88,6 +88,22 @@ struct ImportCommand: ParsableCommand {
         if !table.isEmpty && table.count != reading.mapping.count {
             throw ValidationError("Give one --table per --mapping (\(reading.mapping.count)), or none.")
         }
+        // What --to names, and the options that apply only to some destinations, are usage: refused before any
+        // file is read.
+        let destination: Destination
+        do {
+            destination = try Destination(parsing: self.destination)
+        } catch {
+            guard case .invalidOptions(let message) = error else { throw error }
+            throw ValidationError(message)
+        }
+        switch destination {
+        case .parquet, .parquetDirectory: break
+        default:
+            if maxFileRows != nil || maxFileBytes != nil || compression != nil || rowGroupSize != nil || timestampUnit != nil {
+                throw ValidationError("--compression, --row-group-size, --timestamp-unit, --max-file-rows and --max-file-bytes apply to Parquet destinations (out.parquet or DIR/), not \(destination).")
+            }
+        }
     }
 
     func run() throws {
@@ -121,10 +137,7 @@ struct ImportCommand: ParsableCommand {
             if let timestampUnit { job.parquet.timestampUnit = timestampUnit }
             job.maxFileRows = maxFileRows
             job.maxFileBytes = maxFileBytes.map { $0 << 20 }
-        default:
-            if maxFileRows != nil || maxFileBytes != nil || compression != nil || rowGroupSize != nil || timestampUnit != nil {
-                throw .invalidOptions("--compression, --row-group-size, --timestamp-unit, --max-file-rows and --max-file-bytes apply to Parquet destinations (out.parquet or DIR/), not \(destination)")
-            }
+        default: break
         }
         job.readerOptions = try reading.readerOptions(schemas: schemas)
         job.ifExists = ifExists

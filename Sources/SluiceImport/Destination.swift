@@ -46,7 +46,7 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
         } else if text.hasSuffix("/") {
             self = .parquetDirectory(text)
         } else {
-            throw .invalidOptions("--to \(text): cannot tell what to write from the name; end it in .sqlite or .db, .csv, .tsv, .ndjson, .jsonl or .parquet, end a directory for Parquet files in /, or write sqlite:PATH, a postgresql:// URL, or - for NDJSON on standard output")
+            throw .invalidOptions("--to \(text): cannot tell what to write from the name. Sluice writes SQLite (FILE.sqlite, .sqlite3, .db, or sqlite:PATH), PostgreSQL (a postgresql:// URL), CSV (FILE.csv), TSV (FILE.tsv), NDJSON (FILE.ndjson or .jsonl, or - for standard output) and Parquet (FILE.parquet, or DIR/ for a directory of files).")
         }
     }
 

@@ -113,7 +113,7 @@ private struct Run {
             }
             if summary.outcome == .complete, let limit = job.rejectLimit,
                limit.isExceeded(rejected: summary.recordsRejectedInAllRuns, read: summary.recordsRead, isFinal: true) {
-                throw SluiceError.invalidOptions("\(summary.recordsRejectedInAllRuns) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)")
+                throw SluiceError.invalidOptions("\(CountText.grouped(summary.recordsRejectedInAllRuns)) of \(CountText.grouped(summary.recordsRead)) records rejected, more than --max-rejects \(limit)")
             }
             if summary.outcome == .interrupted && (!sink.keepsCheckpoints || holdsUnverifiedRecords) {
                 // A file cut short must not look complete: it is dropped. Records from a frame not yet checked
@@ -144,13 +144,13 @@ private struct Run {
             }
             if case SluiceError.write? = error as? SluiceError {
                 if lost > 0, case .failed(let message) = summary.outcome {
-                    summary.outcome = .failed(message + "; up to \(lost) records of the batch it refused may not have arrived, and count as not written")
+                    summary.outcome = .failed(message + "; up to \(CountText.grouped(lost)) records of the batch it refused may not have arrived, and count as not written")
                 }
                 return
             }
             if summary.recordsWritten > 0, case .failed(let message) = summary.outcome {
                 let unverified = holdsUnverifiedRecords ? " (the last of them from a compressed frame that had not passed its checksum)" : ""
-                summary.outcome = .failed(message + "; the \(summary.recordsWritten) records written stay in \(sink.destinationName), which cannot take them back\(unverified)")
+                summary.outcome = .failed(message + "; the \(CountText.grouped(summary.recordsWritten)) records written stay in \(sink.destinationName), which cannot take them back\(unverified)")
             }
             return
         }
@@ -169,7 +169,7 @@ private struct Run {
                 : holdsUnverifiedRecords ? "rolled back to the last commit (their compressed frame had not passed its checksum)"
                 : "rolled back to the last commit"
             let resume = sink.keepsCheckpoints ? " (--resume continues from there)" : ""
-            summary.outcome = .failed(message + "; the \(dropped) records written or rejected since were \(what)\(resume)")
+            summary.outcome = .failed(message + "; the \(CountText.grouped(dropped)) records written or rejected since were \(what)\(resume)")
         }
     }
 
@@ -290,7 +290,7 @@ private struct Run {
             if let limit = job.rejectLimit, passed != nil {
                 reader.cancel()
                 let last = lastRejectionTaken.map { "; the last: \($0)" } ?? ""
-                throw .invalidOptions("stopped: \(summary.recordsRejectedInAllRuns) of \(summary.recordsRead) records rejected, more than --max-rejects \(limit)\(last)")
+                throw .invalidOptions("stopped: \(CountText.grouped(summary.recordsRejectedInAllRuns)) of \(CountText.grouped(summary.recordsRead)) records rejected, more than --max-rejects \(limit)\(last)")
             }
             if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
                 limitReached.insert(table)

@@ -202,7 +202,7 @@ import Testing
             job.readerOptions.batchCapacity = batchCapacity
             let outcome = Importer(job).run().outcome
             guard case .failed(let message) = outcome else { Issue.record("\(batchCapacity): \(outcome)"); continue }
-            #expect(message.hasPrefix("stopped: 150 of 1000 records rejected, more than --max-rejects 10.0%; the last: record 150 (line 150, "), "\(message)")
+            #expect(message.hasPrefix("stopped: 150 of 1,000 records rejected, more than --max-rejects 10.0%; the last: record 150 (line 150, "), "\(message)")
         }
     }
 

@@ -105,7 +105,7 @@ import Testing
             ("a.parquet", ["--compression", "lz4"], 64, "--compression takes zstd, zstd:LEVEL (1 to 22), snappy or none, not 'lz4'."),
             ("a.parquet", ["--row-group-size", "0"], 64, "--row-group-size takes 1 to 4096 MiB, not 0."),
             ("a.parquet", ["--max-file-rows", "5"], 1, "--max-file-rows and --max-file-bytes split a table into parts: write to a directory (--to DIR/)"),
-            ("a.csv", ["--compression", "snappy"], 1, "apply to Parquet destinations"),
+            ("a.csv", ["--compression", "snappy"], 64, "apply to Parquet destinations"),
             ("a.parquet", ["--if-exists", "append"], 1, "--if-exists append cannot add to a Parquet file"),
         ]
         for testCase in cases {

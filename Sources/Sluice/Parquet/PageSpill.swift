@@ -20,22 +20,25 @@ final class PageSpill {
 
     private let descriptor: Int32
     private let directory: String
+    /// The file the pages are for, which errors name: a full disk stops that file.
+    private let outputName: String
     private var end = 0
     private var copyBuffer: UnsafeMutableRawBufferPointer
 
     private static let copyBufferBytes = 1 << 20
 
-    /// An empty spill in `directory` ("" for the working directory).
-    init(directory: String) throws(SluiceError) {
+    /// An empty spill in `directory` ("" for the working directory) for the pages of `outputName`.
+    init(directory: String, for outputName: String) throws(SluiceError) {
         let prefix = directory.isEmpty || directory.hasSuffix("/") ? directory : directory + "/"
         var template = Array((prefix + ".sluice-parquet-pages-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { name in name.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else {
-            throw .write(destination: prefix.isEmpty ? "." : prefix, message: "cannot create a file for pages in progress: " + String(cString: strerror(errno)))
+            throw .write(destination: outputName, message: "cannot create a file for its pages in progress in \(prefix.isEmpty ? "." : prefix): " + String(cString: strerror(errno)))
         }
         template.withUnsafeBufferPointer { name in _ = name.baseAddress.map { unlink($0) } }
         self.descriptor = descriptor
         self.directory = prefix.isEmpty ? "." : prefix
+        self.outputName = outputName
         copyBuffer = .allocate(byteCount: Self.copyBufferBytes, alignment: 16)
     }
 
@@ -80,6 +83,6 @@ final class PageSpill {
     }
 
     private func failure(_ what: String) -> SluiceError {
-        .write(destination: directory, message: what + ": " + String(cString: strerror(errno)))
+        .write(destination: outputName, message: "\(what) (in an unnamed file in \(directory)): " + String(cString: strerror(errno)))
     }
 }

@@ -59,7 +59,7 @@ public final class ParquetWriter {
         self.options = options
         let compressor = PageCompressor(options.compression)
         self.compressor = compressor
-        let spill = try PageSpill(directory: output.directory ?? FileManager.default.temporaryDirectory.path)
+        let spill = try PageSpill(directory: output.directory ?? FileManager.default.temporaryDirectory.path, for: output.name)
         self.spill = spill
         columns = fields.map {
             ParquetColumnWriter(layout: ParquetColumnLayout(field: $0, timestampUnit: options.timestampUnit), options: options,

@@ -22,7 +22,8 @@ public final class FileOutput {
 
     private var descriptor: Int32
     private let ownsDescriptor: Bool
-    private let name: String
+    /// The path it was opened with, or `<stdout>`: what errors name.
+    let name: String
     private var buffer: [UInt8] = []
     private let flushThreshold: Int
     private var written = 0

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CSQLite
 import Sluice
 
@@ -15,9 +20,17 @@ final class SQLiteConnection {
         self.handle = handle
         guard status == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "status \(status)"
+            let cause = handle.map { Self.cause(ofSystemError: sqlite3_system_errno($0), path: path) } ?? nil
             sqlite3_close(handle)
             self.handle = nil
-            throw .write(destination: path, message: "cannot open the database: \(message)")
+            throw .write(destination: path, message: "cannot open the database: " + (cause.map { "\($0) (\(message))" } ?? message))
+        }
+        // SQLite opens a file it may not write read-only, without a word; the first write would fail less clearly.
+        if sqlite3_db_readonly(handle, "main") == 1 {
+            sqlite3_close(handle)
+            self.handle = nil
+            let cause = access(path, W_OK) != 0 ? "permission denied: this user cannot write \(path)" : Self.cause(ofSystemError: EACCES, path: path) ?? "it is read-only"
+            throw .write(destination: path, message: "cannot open the database for writing: \(cause)")
         }
         // Another writer holding the database makes us wait this long before "database is locked".
         sqlite3_busy_timeout(handle, 5000)
@@ -31,13 +44,7 @@ final class SQLiteConnection {
     }
 
     func execute(_ sql: String, doing what: String) throws(SluiceError) {
-        var message: UnsafeMutablePointer<CChar>?
-        let status = sqlite3_exec(handle, sql, nil, nil, &message)
-        guard status == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
-            sqlite3_free(message)
-            throw .write(destination: path, message: "\(what): \(text)")
-        }
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error(what) }
     }
 
     func prepare(_ sql: String, doing what: String) throws(SluiceError) -> Statement {
@@ -50,7 +57,46 @@ final class SQLiteConnection {
 
     /// The connection's last error, as a write error.
     func error(_ what: String) -> SluiceError {
-        .write(destination: path, message: "\(what): " + String(cString: sqlite3_errmsg(handle)))
+        let message = String(cString: sqlite3_errmsg(handle))
+        let primary = sqlite3_errcode(handle) & 0xff
+        // A journal or WAL file that cannot be made beside an existing database fails the first write, not the open.
+        if primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR,
+           let cause = Self.cause(ofSystemError: primary == SQLITE_READONLY ? EACCES : sqlite3_system_errno(handle), path: path) {
+            return .write(destination: path, message: "\(what): \(cause) (\(message))")
+        }
+        return .write(destination: path, message: "\(what): " + message)
+    }
+
+    /// Why the system refused a file of the database, which SQLite's own message does not say: it is "unable to
+    /// open database file" for a missing directory and for one that cannot be written alike.
+    private static func cause(ofSystemError code: Int32, path: String) -> String? {
+        let directory = path.lastIndex(of: "/").map { path[...$0].count == 1 ? "/" : String(path[..<$0]) } ?? "."
+        var code = code
+        if code == ENOENT {
+            var status = stat()
+            guard stat(directory, &status) == 0 else { return "the directory \(directory) does not exist" }
+            // SQLite retries a file it could not create read-only, and reports that try's "no such file": creating
+            // it again tells why the first try failed.
+            let probe = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if probe >= 0 {
+                closeDescriptor(probe)
+                unlink(path)
+            } else {
+                code = errno
+            }
+        }
+        switch code {
+        case 0: return nil
+        case EACCES, EPERM:
+            return access(directory, W_OK) != 0
+                ? "permission denied: this user cannot create files in \(directory)"
+                : "permission denied: this user cannot write \(path) or the files beside it"
+        case EROFS: return "\(directory) is on a read-only file system"
+        case ENOTDIR: return "a part of the path is not a directory"
+        case EISDIR: return "\(path) is a directory"
+        case ENOSPC: return "no space left on the device of \(directory)"
+        default: return String(cString: strerror(code))
+        }
     }
 
     /// The rows of a query whose columns are read as text (NULL as nil): for the small lookups an import makes.
@@ -84,4 +130,9 @@ final class SQLiteConnection {
     static func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
+}
+
+/// `close(2)`, which inside the connection's methods its own `close()` hides.
+private func closeDescriptor(_ descriptor: Int32) {
+    close(descriptor)
 }
