@@ -147,4 +147,22 @@ import Testing
         #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "naming: camel\nfields: [{name: a, type: int64}]") }
         #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "unmapped: maybe\nfields: [{name: a, type: int64}]") }
     }
+
+    /// A naming separator of '.' would read `createdTimeAt` from the one key "created.time.at", silently, where the
+    /// user most likely meant nested keys: a mapping problem, in a file and in Swift alike.
+    @Test func aNamingSeparatorOfADotIsAMappingProblem() throws {
+        let text = "naming: {convention: snake_case, separator: \".\"}\nfields: [{name: createdTimeAt, type: string}]"
+        #expect { try MappingSchema(mappingText: text) } throws: { error in
+            guard case SluiceError.invalidMapping(let problems) = error else { return false }
+            return problems.contains { $0.message.hasPrefix("naming separator '.': '.' separates the keys of a key path") }
+        }
+        #expect(throws: SluiceError.self) {
+            try MappingSchema(fields: [FieldSpec(name: "createdTimeAt", type: .string)], options: MappingOptions(naming: .snakeCase(separator: "_.")))
+        }
+        // The nested keys are read with a path, and a key holding dots with escaped dots.
+        let schema = try MappingSchema(mappingText: "fields:\n  - {name: nested, path: created.time.at, type: string}\n  - {name: dotted, path: 'created\\.time\\.at', type: string}\n")
+        let reader = try ColumnarReader(input: .bytes(Array(#"{"created.time.at":"dotted","created":{"time":{"at":"nested"}}}"#.utf8)), schema: schema)
+        let batch = try #require(try reader.next())
+        #expect(batch.column(0).string(0) == "nested" && batch.column(1).string(0) == "dotted")
+    }
 }

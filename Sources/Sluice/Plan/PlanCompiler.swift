@@ -114,6 +114,11 @@ enum PlanCompiler {
             }
         }
 
+        if case .snakeCase(let separator)? = options.naming, separator.contains(".") {
+            // The name would become one key holding dots, never the nested keys the user most likely meant.
+            problems.append(MappingProblem(setting: "naming", message: "naming separator '\(separator)': '.' separates the keys of a key path, so a field named createdTimeAt would read the one key 'created.time.at'; give nested keys a path (path: created.time.at), and write a key that holds dots as created\\.time\\.at"))
+        }
+
         if options.skippedRecords < 0 {
             problems.append(MappingProblem(setting: "skip", message: "skipped records: \(options.skippedRecords) is negative"))
         }
