@@ -1,5 +1,6 @@
 import ArgumentParser
 import Sluice
+import SluiceTerminal
 
 /// `sluice infer`: a starter mapping file from a sample of an input.
 struct InferCommand: ParsableCommand {
@@ -9,9 +10,10 @@ struct InferCommand: ParsableCommand {
         discussion: """
             Reads the first records of INPUT (10,000 by default) and prints a mapping file that sluice import and \
             sluice map accept as it is: one field per key path, typed by the values seen (integers, doubles, \
-            Booleans, dates in ISO 8601, RFC 2822, Twitter's format or epoch numbers, URLs, base64, small sets of \
-            text as enums, arrays of scalars as lists, anything else as json), optional where a value was null or \
-            missing. Check it before relying on it: a sample shows only what it holds.
+            Booleans, dates in ISO 8601, RFC 2822, Twitter's format or epoch numbers, URLs, base64, arrays of \
+            scalars as lists, small sets of text as enums with --enums, anything else as json), optional where a \
+            value was null or missing. Check it before relying on it: a sample shows only what it holds. A \
+            document that wraps its records gets a hint naming the arrays --records-at could read.
             """
     )
 
@@ -27,6 +29,9 @@ struct InferCommand: ParsableCommand {
     @Option(name: [.customLong("input-format"), .customLong("format")], help: ArgumentHelp("ndjson, array, concatenated, document or automatic.", valueName: "shape"))
     var inputFormat: InputShape = .automatic
 
+    @Flag(name: .customLong("enums"), help: "Make a small set of text values seen often an enum (a string otherwise: the next file may hold a value the sample did not).")
+    var infersEnums = false
+
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the mapping file to FILE instead of standard output.", valueName: "file"))
     var output: String?
 
@@ -35,7 +40,13 @@ struct InferCommand: ParsableCommand {
     }
 
     func run() throws {
-        let inferred = try InferredMapping(input: input == "-" ? .standardInput : .file(input), sampleSize: sampleSize, recordsPath: recordsAt, shape: inputFormat)
+        let inferred = try InferredMapping(input: input == "-" ? .standardInput : .file(input), sampleSize: sampleSize, recordsPath: recordsAt, shape: inputFormat,
+                                           infersEnums: infersEnums)
+        if let widest = inferred.recordArrays.first {
+            let others = inferred.recordArrays.dropFirst().prefix(2).map { "\($0.path) (\(CountText.grouped($0.objects)))" }
+            StandardError.print("sluice: the input looks like a document wrapping its records: \(widest.path) holds \(CountText.grouped(widest.objects)) objects"
+                + (others.isEmpty ? "" : ", and so do \(others.joined(separator: ", "))") + "; to map those, run again with --records-at \(widest.path)")
+        }
         guard let output else {
             print(inferred.mappingText, terminator: "")
             return

@@ -411,5 +411,27 @@ import Testing
         let mapped = try run(["map", "-m", mapping.path, "Fixtures/realdata/twitter.json", "-q", "-o", "/dev/null"])
         #expect(mapped.status == 0)
         #expect(try run(["infer", "Fixtures/realdata/twitter.json", "--sample", "0"]).status == 64)
+        // Without --records-at, the wrapper is one record: the hint names its array of records.
+        let wrapped = try run(["infer", "Fixtures/realdata/twitter.json"])
+        #expect(wrapped.status == 0)
+        #expect(wrapped.standardError.contains("the input looks like a document wrapping its records: statuses holds 100 objects"), "\(wrapped.standardError)")
+        #expect(wrapped.standardError.hasSuffix("; to map those, run again with --records-at statuses\n"), "\(wrapped.standardError)")
+    }
+
+    /// A misspelt name in a mapping file gets the nearest known one.
+    @Test func checkSuggestsTheNameAMisspellingMeant() throws {
+        let mapping = scratchPath("misspelt.yaml")
+        defer { try? FileManager.default.removeItem(at: mapping) }
+        try "fields:\n  - {name: d, type: date, formats: [twiter]}\n  - {name: e, type: strng, optinal: true}\n".write(to: mapping, atomically: false, encoding: .utf8)
+        let checked = try run(["check", "-m", mapping.path, "Fixtures/examples/tweets.ndjson"])
+        let report = checked.standardOutput
+        #expect(checked.status == 1, "\(checked.standardError)")
+        #expect(report.contains("field 'd': unknown date format 'twiter'; did you mean 'twitter'?"), "\(report)")
+        #expect(report.contains("unknown type 'strng' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum); did you mean 'string'?"), "\(report)")
+        #expect(report.contains("unknown key 'optinal'") && report.contains("did you mean 'optional'?"), "\(report)")
+        // A pattern is not taken for a name.
+        #expect(Spelling.nearest(to: "yyyy", among: DateFormat.names) == nil)
+        #expect(Spelling.nearest(to: "isoo8601", among: DateFormat.names) == "iso8601")
+        #expect(Spelling.nearest(to: "rfc2282", among: DateFormat.names) == "rfc2822")
     }
 }

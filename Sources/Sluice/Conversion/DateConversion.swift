@@ -35,6 +35,9 @@ public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
     /// What a date field reads when it names no formats: epoch numbers, then ISO 8601 text.
     public static let defaults: [DateFormat] = [.epoch, .iso8601]
 
+    /// The names a mapping file gives formats, besides patterns.
+    public static let names = ["epoch", "iso8601", "rfc2822", "twitter"]
+
     /// The format a mapping file names: `epoch`, `iso8601`, `rfc2822`, `twitter`, or else a pattern.
     public init(name: String) {
         switch name {
@@ -249,6 +252,10 @@ enum DatePatternToken: Sendable, Equatable {
             case (UInt8(ascii: "Z"), 1...3): token = .offsetCompact
             case (UInt8(ascii: "X"), 3): token = .offsetISO
             default:
+                // A pattern of letters alone near a format's name is most likely that name misspelt.
+                if pattern.unicodeScalars.allSatisfy(\.properties.isAlphabetic), let name = Spelling.nearest(to: pattern, among: DateFormat.names) {
+                    throw DatePatternError(message: "unknown date format '\(pattern)'; did you mean '\(name)'? (named formats: \(DateFormat.names.joined(separator: ", ")); or a pattern such as yyyy-MM-dd)")
+                }
                 throw DatePatternError(message: "date pattern '\(pattern)' uses '\(letters)', which Sluice does not read (supported: \(supported))")
             }
             tokens.append(token)

@@ -8,6 +8,18 @@ public struct InferredMapping: Sendable {
     public let recordsSampled: Int
     /// The mapping file, YAML, which `MappingSchema(mappingText:)` accepts as it is.
     public let mappingText: String
+    /// Arrays of objects that look like the records of a wrapper document read as a record of its own (a few
+    /// records, each holding many objects), most objects first; empty when a records path was given.
+    public let recordArrays: [RecordArray]
+
+    /// An array of objects inside the records, which `--records-at` (``MappingOptions/recordsPath``) could read as the
+    /// records instead.
+    public struct RecordArray: Sendable, Equatable {
+        /// Its key path, as `--records-at` takes it.
+        public let path: String
+        /// The objects the sample's records held there.
+        public let objects: Int
+    }
 
     /// Reads up to `sampleSize` records of `input` and infers a mapping of them.
     /// - Parameters:
@@ -15,10 +27,13 @@ public struct InferredMapping: Sendable {
     ///   - sampleSize: The most records to read (the first ones).
     ///   - recordsPath: Where the records are inside a wrapper document, if they are.
     ///   - shape: The input's shape, detected by default.
+    ///   - infersEnums: Whether a small set of text values seen often becomes an enum; a string by default, since
+    ///     the next file may hold a value the sample did not, which an enum rejects.
     /// - Throws: ``SluiceError`` when the input cannot be read.
-    public init(input: Input, sampleSize: Int = 10_000, recordsPath: String? = nil, shape: InputShape = .automatic) throws(SluiceError) {
+    public init(input: Input, sampleSize: Int = 10_000, recordsPath: String? = nil, shape: InputShape = .automatic,
+                infersEnums: Bool = false) throws(SluiceError) {
         guard sampleSize > 0 else { throw .invalidOptions("the sample needs at least one record") }
-        var sampler = Sampler()
+        var sampler = Sampler(infersEnums: infersEnums)
         // With a records path, the records may be the members of an object: their keys are sampled too.
         let keyField = recordsPath == nil ? [] : [FieldSpec(name: "key", path: "$key", type: .string, isOptional: true)]
         let schema = try MappingSchema(fields: [FieldSpec(name: "record", path: "$", type: .json, isOptional: true)] + keyField,
@@ -45,12 +60,14 @@ public struct InferredMapping: Sendable {
         case .standardInput: "<stdin>"
         case .bytes(_, let name): name
         }
-        mappingText = sampler.mappingText(recordsPath: recordsPath, source: source)
+        recordArrays = recordsPath == nil ? sampler.recordArrays() : []
+        mappingText = sampler.mappingText(recordsPath: recordsPath, source: source, recordArrays: recordArrays)
     }
 }
 
 /// The statistics of a sample, by key path, in the order the paths were first seen.
 private struct Sampler {
+    let infersEnums: Bool
     var records = 0
     var unreadable = 0
     var statistics: [String: ValueStatistics] = [:]
@@ -113,6 +130,16 @@ private struct Sampler {
         }
     }
 
+    /// Arrays of objects that hold many objects in each of a few records: a wrapper document's records, most likely.
+    func recordArrays() -> [InferredMapping.RecordArray] {
+        guard records > 0 && records <= 10 else { return [] }
+        return order.compactMap { path -> InferredMapping.RecordArray? in
+            guard path.hasSuffix(".*"), let elements = statistics[path], elements.objects >= max(10, 2 * records) else { return nil }
+            let array = String(path.dropLast(2))
+            return array == Self.root || array.contains(".*") ? nil : InferredMapping.RecordArray(path: array, objects: elements.objects)
+        }.sorted { $0.objects > $1.objects }
+    }
+
     static func child(of path: String, key: String) -> String {
         let segment = FieldPath.escaped(key: key)
         return path == root ? segment : path + "." + segment
@@ -120,10 +147,13 @@ private struct Sampler {
 
     // MARK: Writing the mapping
 
-    func mappingText(recordsPath: String?, source: String) -> String {
+    func mappingText(recordsPath: String?, source: String, recordArrays: [InferredMapping.RecordArray]) -> String {
         let read = records + unreadable
         var lines = ["# Inferred by sluice infer from the first \(read) record\(read == 1 ? "" : "s") of \(source)."]
         lines.append("# Check the types, names and optional flags before relying on them.")
+        for array in recordArrays.prefix(3) {
+            lines.append("# The records may be the \(array.objects) objects at \(array.path): infer them with --records-at \(array.path).")
+        }
         if unreadable > 0 { lines.append("# \(unreadable) record\(unreadable == 1 ? " was" : "s were") not well-formed JSON and left out.") }
         if let recordsPath { lines.append("records: \(YAMLText.scalar(recordsPath))") }
         if headerNames != nil { lines.append("header: true") }
@@ -179,17 +209,14 @@ private struct Sampler {
 
     private func fieldLine(path: String, names: inout Set<String>) -> String {
         let stats = statistics[path] ?? ValueStatistics()
-        // No array lies between a field and its record, so a path holds at most one value per record: a field is
-        // required when every sampled record had a value there (a null or missing parent counts as none).
-        let isOptional = stats.values < records
-        var decision = TypeDecision(stats, key: lastKey(of: path))
+        var decision = TypeDecision(stats, key: lastKey(of: path), infersEnums: infersEnums)
         var fieldPath = path
         if keptWhole(path) {
             decision = TypeDecision(type: "json", note: "kept whole: \((childKeys[path]?.count ?? 0) > Self.keysOfAMap ? "more than \(Self.keysOfAMap) distinct keys (a map of ids?)" : "objects and other values")")
         } else if stats.arrays > 0 && stats.arrays == stats.values {
             // Arrays of scalars of one kind are lists; anything else stays whole.
             let elements = statistics[path + ".*"] ?? ValueStatistics()
-            let element = TypeDecision(elements, key: lastKey(of: path))
+            let element = TypeDecision(elements, key: lastKey(of: path), infersEnums: infersEnums)
             if elements.values > 0 && elements.objects == 0 && elements.arrays == 0 && element.type != "json" {
                 decision = element
                 fieldPath = path + ".*"
@@ -197,6 +224,10 @@ private struct Sampler {
                 decision = TypeDecision(type: "json", note: elements.values == 0 ? "only empty arrays seen" : elements.objects > 0 ? "arrays of objects" : "arrays of mixed values")
             }
         }
+        // No array lies between a field and its record, so a path holds at most one value per record: a field is
+        // required when every sampled record had a value there (a null or missing parent counts as none) that it
+        // does not read as null.
+        let isOptional = stats.values < records || decision.readsSomeAsNull
         let name = Self.columnName(for: path, taken: &names)
         var parts = ["name: \(YAMLText.scalar(name))"]
         if fieldPath != name { parts.append("path: \(YAMLText.scalar(fieldPath == Self.root ? "$" : fieldPath))") }
@@ -234,6 +265,8 @@ struct TypeDecision {
     var type: String
     var options: [String] = []
     var note: String?
+    /// Some values the sample showed are read as null (`nulls: [false]`): the field must be optional.
+    var readsSomeAsNull = false
 
     init(type: String, options: [String] = [], note: String? = nil) {
         self.type = type
@@ -241,8 +274,9 @@ struct TypeDecision {
         self.note = note
     }
 
-    /// The narrowest type that reads every value the sample showed.
-    init(_ stats: ValueStatistics, key: String) {
+    /// The narrowest type that reads every value the sample showed; a small set of text values is an enum only
+    /// when `infersEnums`.
+    init(_ stats: ValueStatistics, key: String, infersEnums: Bool) {
         let values = stats.values
         let numbers = stats.integers + stats.unsignedIntegers + stats.wideIntegers + stats.fractions
         if values == 0 {
@@ -254,11 +288,14 @@ struct TypeDecision {
             // Reddit's `edited`: false, or when.
             self.init(type: "date", options: ["formats: [epoch]"] + (unit == .seconds ? [] : ["unit: \(unit.rawValue)"]) + ["nulls: [false]"],
                       note: "false or epoch \(unit.rawValue)")
+            readsSomeAsNull = true
         } else if numbers == values {
             if stats.fractions > 0 {
                 self.init(type: "double")
             } else if stats.wideIntegers > 0 {
                 self.init(type: "string", note: "integers beyond 64 bits, kept exactly as text")
+            } else if stats.unsignedIntegers > 0 && stats.smallestInteger < 0 {
+                self.init(type: "string", note: "integers beyond int64 and below zero, which no integer type holds both of, kept exactly as text")
             } else if stats.unsignedIntegers > 0 {
                 self.init(type: "uint64")
             } else if let unit = Self.epochUnit(key: key, smallest: Double(stats.smallestInteger), largest: Double(stats.largestInteger)) {
@@ -280,9 +317,14 @@ struct TypeDecision {
             } else if stats.numberStrings == values {
                 self.init(type: "string", note: "numbers as text (double reads them too)")
             } else if (2...8).contains(stats.distinctStrings.count), values >= 100, stats.distinctStrings.count * 20 <= values, stats.longestString <= 64 {
-                // Only a large sample with few values each seen often says the set is closed.
+                // Only a large sample with few values each seen often says the set is closed, and even then the next
+                // file may hold another value, which an enum rejects: enums only when asked.
                 let domain = stats.distinctStrings.sorted().map(YAMLText.scalar)
-                self.init(type: "enum", options: ["values: [\(domain.joined(separator: ", "))]"], note: "\(domain.count) values in \(values) records")
+                if infersEnums {
+                    self.init(type: "enum", options: ["values: [\(domain.joined(separator: ", "))]"], note: "\(domain.count) values in \(values) records")
+                } else {
+                    self.init(type: "string", note: "\(domain.count) values in \(values) records (an enum with --enums)")
+                }
             } else {
                 self.init(type: "string")
             }

@@ -63,20 +63,28 @@ struct ValueStatistics {
         }
         switch exact {
         case .value(let negative, let magnitude)? where isIntegerLiteral:
-            if !negative && magnitude > UInt64(Int64.max) {
-                unsignedIntegers += 1
-            } else {
+            if Self.int64(negative: negative, magnitude) != nil {
                 integers += 1
                 noteInteger(negative: negative, magnitude)
+            } else if !negative {
+                unsignedIntegers += 1
+            } else {
+                wideIntegers += 1
             }
         case .outOfRange? where isIntegerLiteral: wideIntegers += 1
         default: fractions += 1
         }
     }
 
+    /// The integer as an Int64, when one holds it.
+    private static func int64(negative: Bool, _ magnitude: UInt64) -> Int64? {
+        if negative && magnitude == Int64.min.magnitude { return .min }
+        guard magnitude <= UInt64(Int64.max) else { return nil }
+        return negative ? -Int64(magnitude) : Int64(magnitude)
+    }
+
     private mutating func noteInteger(negative: Bool, _ magnitude: UInt64) {
-        guard magnitude <= UInt64(Int64.max) else { return }
-        let value = negative ? -Int64(magnitude) : Int64(magnitude)
+        guard let value = Self.int64(negative: negative, magnitude) else { return }
         smallestInteger = min(smallestInteger, value)
         largestInteger = max(largestInteger, value)
     }
@@ -89,7 +97,7 @@ struct ValueStatistics {
             longestString = max(longestString, bytes.count)
             if NumberConversion.isIntegerText(base, bytes.count) {
                 integerStrings += 1
-                if case .value(let negative, let magnitude) = NumberConversion.exactInteger(base, bytes.count), magnitude <= UInt64(Int64.max) {
+                if case .value(let negative, let magnitude) = NumberConversion.exactInteger(base, bytes.count), Self.int64(negative: negative, magnitude) != nil {
                     noteInteger(negative: negative, magnitude)
                 } else {
                     wideIntegerStrings += 1

@@ -73,7 +73,7 @@ enum MappingFile {
         for (key, value) in top {
             let name = key.string ?? ""
             if !topLevelKeys.contains(name) {
-                problem("unknown top-level key '\(key.string ?? "?")' (known: \(topLevelKeys.sorted().joined(separator: ", ")))", at: key)
+                problem("unknown top-level key '\(key.string ?? "?")' (known: \(topLevelKeys.sorted().joined(separator: ", ")))" + Spelling.suggestion(for: key.string ?? "", among: topLevelKeys.sorted()), at: key)
             }
             parsed.settingLocations[MappingProblem.Setting(key: name)] = at(value)
             for (index, entry) in (value.sequence ?? []).enumerated() {
@@ -153,7 +153,7 @@ enum MappingFile {
         var entryProblems: [(node: YAMLNode?, message: String)] = []
         func note(_ node: YAMLNode?, _ messages: [String]) { entryProblems += messages.map { (node, $0) } }
         for (key, _) in mapping where !fieldKeys.contains(key.string ?? "") {
-            note(key, ["unknown key '\(key.string ?? "?")' (known: \(fieldKeys.sorted().joined(separator: ", ")))"])
+            note(key, ["unknown key '\(key.string ?? "?")' (known: \(fieldKeys.sorted().joined(separator: ", ")))" + Spelling.suggestion(for: key.string ?? "", among: fieldKeys.sorted())])
         }
         if name == nil { note(nil, ["'name' is missing"]) }
         // A list of paths is the path and its fallbacks, in order: the first that holds a value wins.
@@ -171,7 +171,7 @@ enum MappingFile {
         if let typeText = mapping["type"]?.scalar?.string {
             type = FieldType(rawValue: typeText)
             if type == nil {
-                note(mapping["type"], ["unknown type '\(typeText)' (known: \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))"])
+                note(mapping["type"], ["unknown type '\(typeText)' (known: \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))" + Spelling.suggestion(for: typeText, among: FieldType.allCases.map(\.rawValue))])
             }
         } else {
             note(mapping["type"], ["'type' is missing"])
@@ -312,7 +312,7 @@ enum MappingFile {
                     }
                 }
             default:
-                problems.append("unknown validator '\(key)' (known: \(validatorKeys.joined(separator: ", ")))")
+                problems.append("unknown validator '\(key)' (known: \(validatorKeys.joined(separator: ", ")))" + Spelling.suggestion(for: key, among: validatorKeys))
             }
         }
         return result
@@ -357,7 +357,7 @@ enum MappingFile {
                 case "emptyAsNull": result.append(.emptyAsNull)
                 case "number": result.append(.number(NumberText()))
                 case "stripPrefix", "stripSuffix", "capture", "split": problems.append("cleanup '\(name)' takes an argument: {\(name): …}")
-                default: problems.append("unknown cleanup '\(name)' (known: \(cleanupNames.joined(separator: ", ")))")
+                default: problems.append("unknown cleanup '\(name)' (known: \(cleanupNames.joined(separator: ", ")))" + Spelling.suggestion(for: name, among: cleanupNames))
                 }
                 continue
             }
@@ -379,7 +379,7 @@ enum MappingFile {
             case "trim", "lowercase", "uppercase", "emptyAsNull":
                 problems.append("cleanup '\(name)' takes no argument")
             default:
-                problems.append("unknown cleanup '\(name)' (known: \(cleanupNames.joined(separator: ", ")))")
+                problems.append("unknown cleanup '\(name)' (known: \(cleanupNames.joined(separator: ", ")))" + Spelling.suggestion(for: name, among: cleanupNames))
             }
         }
         return result
