@@ -110,9 +110,16 @@ let package = Package(
             dependencies: ["Sluice", "SluiceFixtures", "SluiceBench", "CZstd"],
             path: "Benchmarks/PipelineScaling"
         ),
+        // Random records for the sinks, shared by the tests and the fuzz harness; not a product.
+        .target(
+            name: "SluiceSinkCases",
+            dependencies: ["Sluice", "SluiceImport"],
+            path: "Tests/SinkCases",
+            exclude: ["check_sinks.py"]
+        ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "CStructuralScan", "CZlib", "CZstd", "CSQLite", "CPostgres"]
+            dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "SluiceSinkCases", "CStructuralScan", "CZlib", "CZstd", "CSQLite", "CPostgres"]
         ),
     ],
     cxxLanguageStandard: .cxx17
@@ -132,7 +139,7 @@ if Context.environment["SLUICE_MICRO_BENCHMARKS"] == "1" {
 if Context.environment["SLUICE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
         name: "SluiceFuzz",
-        dependencies: ["Sluice"],
+        dependencies: ["SluiceSinkCases"],
         path: "Tests/Fuzz",
         swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])],
         linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]

@@ -152,4 +152,5 @@ def main():
         raise SystemExit("reader must be pyarrow, duckdb, polars or statistics")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+import Foundation
+import SluiceSinkCases
+import Testing
+
+/// Random records of every type written to SQLite, CSV or TSV and Parquet through the importer, then read back by
+/// readers Sluice does not control (Python's sqlite3 and csv modules, pyarrow, DuckDB) and compared value by value
+/// with what Sluice's reader mapped. The `sinks` fuzz target (scripts/fuzz) runs the same cases from the fuzzer's
+/// bytes; these are seeded, so that a failure here can be run again.
+@Suite struct SinkReadBackTests {
+    static func check(_ directory: String) throws -> (status: Int32, output: String) {
+        let python = try #require(ProcessInfo.processInfo.environment["SLUICE_TEST_PYTHON"], "run the tests through scripts/test (it sets SLUICE_TEST_PYTHON)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [repositoryRoot.appendingPathComponent("Tests/SinkCases/check_sinks.py").path, directory]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Every type, as a column and as a list, optional or not, then random cases.
+    static func caseBytes() -> [[UInt8]] {
+        var cases: [[UInt8]] = []
+        for kind in UInt8(0)..<10 {
+            // Settings, layout, three columns of the kind (required; optional; optional list), then 200 records.
+            cases.append([UInt8(kind &* 37), kind &* 11, 2, kind, kind | 0x40, kind | 0xC0, 200, 1] + (0..<600).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(kind)) })
+        }
+        var random = SplitMix(seed: 41)
+        for _ in 0..<20 { cases.append((0..<(64 + random.below(600))).map { _ in UInt8(truncatingIfNeeded: random.next()) }) }
+        return cases
+    }
+
+    @Test func everyValueReadsBackThroughFourReaders() throws {
+        let directory = scratchPath("sink-cases").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (index, bytes) in Self.caseBytes().enumerated() {
+            try SinkCaseRun.write(bytes, into: directory + "/case-\(index)")
+        }
+        let checked = try Self.check(directory)
+        #expect(checked.status == 0, "\(checked.output)")
+        #expect(checked.output.hasSuffix("read back through sqlite3, csv, pyarrow and DuckDB: 0 failures\n"), "\(checked.output)")
+    }
+
+    /// The checker finds a value that is not what was mapped, in any of the files.
+    @Test func theCheckerFindsAChangedValue() throws {
+        let directory = scratchPath("sink-tampered").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // One text column whose values are all ",,,": one of them changed in the CSV.
+        try SinkCaseRun.write([0, 0, 0, 5, 20, 1] + Array(repeating: 3, count: 200), into: directory)
+        var csv = try String(contentsOfFile: directory + "/out.csv", encoding: .utf8)
+        let value = try #require(csv.range(of: "\",,,\""))
+        csv.replaceSubrange(value, with: "\",x,\"")
+        try csv.write(toFile: directory + "/out.csv", atomically: false, encoding: .utf8)
+        let checked = try Self.check(directory)
+        #expect(checked.status == 1)
+        #expect(checked.output.contains(" csv: row "), "\(checked.output)")
+    }
+}
