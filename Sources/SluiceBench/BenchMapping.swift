@@ -81,9 +81,10 @@ public struct Checksum: Sendable, Hashable {
         self.records = records
     }
 
-    /// Records of a mapping this checksum knows nothing about (your own): counted, not summed.
-    public mutating func countOnly(_ records: Int) {
-        self.records += records
+    /// One record of your own mapping, by ``MappedFields/recordSum(_:row:)``.
+    public mutating func add(recordSum: Int64) {
+        value = value &+ recordSum
+        records += 1
     }
 
     public mutating func add(

@@ -14,6 +14,8 @@ public struct BenchInput: Sendable {
     public var schema: MappingSchema?
     /// How the report names the input's shape: the layout generated, or the shape your own input was read as.
     public var shapeName: String
+    /// Records of your own input that its mapping rejects: the other readers would read them their own way.
+    public var recordsRejected = 0
 
     public init(path: String, layout: FixtureFile.Layout, compression: FixtureFile.Compression, bytes: Int, schema: MappingSchema? = nil, shapeName: String? = nil) {
         self.path = path

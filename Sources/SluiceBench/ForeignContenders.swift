@@ -1,27 +1,28 @@
 import Foundation
 import SluiceFixtures
 
-/// msgspec and DuckDB, run as Python subprocesses when `python3` can import them (`pip install msgspec duckdb`).
+/// msgspec and DuckDB, run as Python subprocesses when the Python given (`python3` by default) can import them
+/// (`pip install msgspec duckdb`).
 /// Each script times itself (after its imports) and prints its checksum, CPU seconds and peak memory as JSON.
 public enum ForeignContenders {
     /// The ones installed here that read `layout`, for `threads` (DuckDB gets the same number of threads as
     /// Sluice's widest run), and a note for each one left out and why. The msgspec script decodes a line at a
     /// time, so it reads NDJSON only.
-    public static func available(threads: Int, layout: FixtureFile.Layout) -> (contenders: [Contender], notRun: [String]) {
+    public static func available(threads: Int, layout: FixtureFile.Layout, python: String = "python3") -> (contenders: [Contender], notRun: [String]) {
         var found: [Contender] = []
         var notRun: [String] = []
         if layout != .ndjson {
             notRun.append("msgspec: its script reads NDJSON a line at a time")
-        } else if !canImport("msgspec") {
+        } else if !canImport("msgspec", python: python) {
             notRun.append("msgspec: python3 cannot import it (pip install msgspec)")
         } else {
             found.append(Contender(name: "msgspec (Python), typed structs", key: "msgspec", family: .foreign, threads: 1) { input in
-                try runScript(msgspecScript, arguments: [input.path])
+                try runScript(msgspecScript, arguments: [input.path], python: python)
             })
         }
-        if canImport("duckdb") {
+        if canImport("duckdb", python: python) {
             found.append(Contender(name: "DuckDB read_json, \(threads) thread\(threads == 1 ? "" : "s")", key: "duckdb-\(threads)", family: .foreign, threads: threads) { input in
-                try runScript(duckdbScript, arguments: [input.path, String(threads), input.layout == .array ? "array" : "newline_delimited"])
+                try runScript(duckdbScript, arguments: [input.path, String(threads), input.layout == .array ? "array" : "newline_delimited"], python: python)
             })
         } else {
             notRun.append("DuckDB: python3 cannot import it (pip install duckdb)")
@@ -29,15 +30,15 @@ public enum ForeignContenders {
         return (found, notRun)
     }
 
-    static func canImport(_ module: String) -> Bool {
-        (try? run(["python3", "-c", "import \(module)"]).status) == 0
+    static func canImport(_ module: String, python: String) -> Bool {
+        (try? run([python, "-c", "import \(module)"]).status) == 0
     }
 
-    static func runScript(_ script: String, arguments: [String]) throws -> RunOutcome {
+    static func runScript(_ script: String, arguments: [String], python: String) throws -> RunOutcome {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bench-\(UUID().uuidString).py")
         try script.write(to: url, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
-        let result = try run(["python3", url.path] + arguments)
+        let result = try run([python, url.path] + arguments)
         guard result.status == 0, let data = result.output.data(using: .utf8),
               let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let records = report["records"] as? Int, let checksum = report["checksum"] as? NSNumber,

@@ -12,10 +12,13 @@ struct BenchCommand: ParsableCommand {
         commandName: "sluice-bench",
         abstract: "Measure Sluice against the alternatives on the same records, in one interleaved run.",
         discussion: """
-            Generates tweet-like records (or reads --input with --mapping), then runs every contender on them, \
-            repetition after repetition, and checks that all of them produced the same records (a checksum) before \
-            any time counts. Prints MB/s, records/s, CPU seconds, peak memory (each contender measured alone in a \
-            child process) and ratios. msgspec and DuckDB run when python3 can import them (pip install msgspec duckdb).
+            Generates tweet-like records (or reads your --input, with its --mapping or one inferred from its first \
+            records), then runs every contender on them, repetition after repetition, and checks that all of them \
+            produced the same records (a checksum) before any time counts. On your input, JSONDecoder, msgspec and \
+            DuckDB read the mapped fields as their users would (a Decodable model, typed structs, read_json with the \
+            columns' types); one that reads the records differently from Sluice is named and left out. Prints MB/s, \
+            records/s, CPU seconds, peak memory (each contender measured alone in a child process) and ratios. \
+            msgspec and DuckDB run when python3 (or --python) can import them (pip install msgspec duckdb).
             """,
         version: Release.version
     )
@@ -35,14 +38,17 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Repetitions of each contender.")
     var repetitions = 5
 
-    @Option(help: "Your own input file instead of the generated one (needs --mapping).")
+    @Option(help: "Your own input file instead of the generated one.")
     var input: String?
 
-    @Option(name: [.short, .long], help: "The mapping file for --input.")
+    @Option(name: [.short, .long], help: "The mapping file for --input (inferred from its first 10,000 records when not given).")
     var mapping: String?
 
     @Option(help: "Only the contenders whose key starts with one of these, comma-separated (e.g. sluice,jsondecoder).")
     var only: String?
+
+    @Option(help: "The Python that runs msgspec and DuckDB (a virtual environment's, for one).")
+    var python = "python3"
 
     @Flag(name: .customLong("no-foreign"), help: "Do not run msgspec and DuckDB even when installed.")
     var noForeign = false
@@ -67,7 +73,6 @@ struct BenchCommand: ParsableCommand {
         guard (1...1000).contains(repetitions) else { throw ValidationError("--repetitions must be between 1 and 1000, not \(repetitions)") }
         _ = try workerCounts()
         if let input {
-            guard mapping != nil else { throw ValidationError("--input needs --mapping (the mapping every contender applies)") }
             guard FileManager.default.isReadableFile(atPath: input) else { throw ValidationError("--input: cannot read \(input)") }
         } else if mapping != nil {
             throw ValidationError("--mapping goes with --input (the generated records have their own mapping)")
@@ -89,7 +94,10 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         let threads = try workerCounts()
         // Every option is checked, and the contenders chosen, before any input is generated.
-        var planned = try plannedInput()
+        // Your input without a mapping gets one inferred, kept in a file for the children that measure memory.
+        let mappingPath = try input.map { try mapping ?? inferredMapping(of: $0) }
+        defer { if mapping == nil, let mappingPath { try? FileManager.default.removeItem(atPath: mappingPath) } }
+        var planned = try plannedInput(mapping: mappingPath)
         var (contenders, notRun) = makeContenders(for: planned, threads: threads)
         if let measureMemory {
             // A child of a bench run: one contender, once, then its peak memory.
@@ -116,7 +124,7 @@ struct BenchCommand: ParsableCommand {
         let status = StatusLine()
         runner.onProgress = { status.show($0) }
         let measured = planned
-        if !noMemory { runner.measurePeakMemory = { childPeakMemory(of: $0, input: measured) } }
+        if !noMemory { runner.measurePeakMemory = { childPeakMemory(of: $0, input: measured, mapping: mappingPath) } }
         var result: BenchResult
         do {
             result = try runner.run()
@@ -125,7 +133,7 @@ struct BenchCommand: ParsableCommand {
             throw error
         }
         status.clear()
-        result.notRun = notRun
+        result.notRun = notRun + result.notRun
         print(result.table())
         if let json {
             let text = try result.json() + "\n"
@@ -136,7 +144,7 @@ struct BenchCommand: ParsableCommand {
 
     /// The input as the options describe it, before it exists: your own file (its shape and compression found by
     /// reading it), or where the generated one goes.
-    private func plannedInput() throws -> BenchInput {
+    private func plannedInput(mapping: String?) throws -> BenchInput {
         if let input, let mapping {
             let schema = try MappingSchema(contentsOfFile: mapping)
             // A child measuring one contender's memory does not read the input first: its peak would count.
@@ -145,9 +153,15 @@ struct BenchCommand: ParsableCommand {
             // One reading learns what the report says: the shape the records are read as, and the bytes of JSON
             // (after decompression), which MB/s counts.
             let reader = try ColumnarReader(input: .file(input), schema: schema, options: ReaderOptions(rejectionPolicy: .collect))
-            while try reader.next() != nil {}
-            return BenchInput(path: input, layout: reader.shape == .array ? .array : .ndjson, compression: FixtureFile.Compression(firstBytes: firstBytes),
-                              bytes: reader.statistics.bytesRead, schema: schema, shapeName: reader.shape.rawValue)
+            var rejected = 0
+            while let batch = try reader.next() { rejected += batch.rejections.count }
+            if rejected > 0 && measureMemory == nil {
+                StandardError.print("sluice-bench: the mapping rejects \(CountText.grouped(rejected)) records of \(input); the other readers would read them their own way, so only Sluice runs")
+            }
+            var planned = BenchInput(path: input, layout: reader.shape == .array ? .array : .ndjson, compression: FixtureFile.Compression(firstBytes: firstBytes),
+                                     bytes: reader.statistics.bytesRead, schema: schema, shapeName: reader.shape.rawValue)
+            planned.recordsRejected = rejected
+            return planned
         }
         let name = "sluice-bench-\(megabytes)MiB-\(layout.rawValue).\(layout == .ndjson ? "ndjson" : "json")\(compression.fileExtension)"
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
@@ -184,8 +198,9 @@ struct BenchCommand: ParsableCommand {
             contenders.append(SwiftContenders.columnar(workers: count))
             contenders.append(SwiftContenders.columnar(workers: count, tokenizer: .yajl))
         }
-        guard input.schema == nil else {
-            notRun.append("the typed API, JSONDecoder, JSONSerialization, msgspec and DuckDB: they read the generated records' fixed model, not your mapping")
+        if let schema = input.schema {
+            // Your own input: the others read the mapped fields as their users would, when they can.
+            notRun += mappedContenders(schema, input: input, threads: threads, into: &contenders)
             return (contenders, notRun)
         }
         for count in threads { contenders.append(SwiftContenders.typed(workers: count)) }
@@ -203,15 +218,53 @@ struct BenchCommand: ParsableCommand {
         } else if input.compression != .none || input.layout == .wrapped {
             notRun.append("msgspec and DuckDB: they are run on plain NDJSON and arrays")
         } else {
-            let foreign = ForeignContenders.available(threads: threads.max() ?? 1, layout: input.layout)
+            let foreign = ForeignContenders.available(threads: threads.max() ?? 1, layout: input.layout, python: python)
             contenders += foreign.contenders
             notRun += foreign.notRun
         }
         return (contenders, notRun)
     }
 
+    /// JSONDecoder, msgspec and DuckDB reading your mapping's fields, added to `contenders`; a note for each left out.
+    private func mappedContenders(_ schema: MappingSchema, input: BenchInput, threads: [Int], into contenders: inout [Contender]) -> [String] {
+        let fields: MappedFields
+        switch MappedFields.of(schema) {
+        case .failure(let reason): return ["JSONDecoder, msgspec and DuckDB: \(reason), which only Sluice reads"]
+        case .success(let read): fields = read
+        }
+        guard input.recordsRejected == 0 else { return ["JSONDecoder, msgspec and DuckDB: the mapping rejects records of this input"] }
+        var notRun: [String] = []
+        if input.layout == .ndjson && input.compression == .none {
+            if let decoder = SwiftContenders.decoder(fields: fields) { contenders.append(decoder) } else { notRun.append("JSONDecoder: two fields read one value in different ways") }
+        } else {
+            notRun.append("JSONDecoder: it reads plain NDJSON a line at a time")
+        }
+        if measureMemory != nil { return notRun }
+        if noForeign {
+            notRun.append("msgspec and DuckDB: --no-foreign")
+        } else if input.compression != .none {
+            notRun.append("msgspec and DuckDB: they are run on plain NDJSON and arrays")
+        } else {
+            let foreign = ForeignContenders.available(fields: fields, threads: threads.max() ?? 1, layout: input.layout, python: python)
+            contenders += foreign.contenders
+            notRun += foreign.notRun
+        }
+        return notRun
+    }
+
     /// Runs one contender alone in a child process and reads its peak memory.
-    private func childPeakMemory(of contender: Contender, input: BenchInput) -> Int? {
+    /// A mapping of `input` inferred from its first records, written to a temporary file.
+    private func inferredMapping(of input: String) throws -> String {
+        let inferred = try InferredMapping(input: .file(input))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-bench-inferred-\(UUID().uuidString).mapping.yaml").path
+        try inferred.mappingText.write(toFile: path, atomically: false, encoding: .utf8)
+        if measureMemory == nil {
+            StandardError.print("sluice-bench: no --mapping: every contender reads the mapping inferred from the first \(CountText.grouped(inferred.recordsSampled)) records (sluice infer \(input) shows it)")
+        }
+        return path
+    }
+
+    private func childPeakMemory(of contender: Contender, input: BenchInput, mapping: String?) -> Int? {
         guard contender.family != .foreign else { return nil }  // the scripts report their own
         let process = Process()
         // This very program, wherever it was found (run by name, argument 0 holds no path).

@@ -213,6 +213,21 @@ import Testing
         }
     }
 
+    /// Your own file without a mapping: every contender reads the mapping inferred from it, and the other readers run.
+    @Test func benchOnYourInputInfersItsMapping() throws {
+        let python = try #require(ProcessInfo.processInfo.environment["SLUICE_TEST_PYTHON"], "run the tests through scripts/test (it sets SLUICE_TEST_PYTHON)")
+        let outcome = try run(["bench", "--input", "Fixtures/examples/tweets.ndjson", "--repetitions", "1", "--workers", "1", "--no-memory", "--python", python])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("no --mapping: every contender reads the mapping inferred from the first"), "\(outcome.standardError)")
+        for row in ["| Sluice columnar, 1 worker | ", "| JSONDecoder, Decodable of the mapped fields | ", "| msgspec (Python), typed structs | ", "| DuckDB read_json, 1 thread | "] {
+            #expect(outcome.standardOutput.contains(row), "\(row): \(outcome.standardOutput)")
+        }
+        #expect(!outcome.standardOutput.contains("read the records differently") && !outcome.standardOutput.contains("could not read"), "\(outcome.standardOutput)")
+        // Header rows are Sluice's alone: the others are not run, and the report says why.
+        let rows = try run(["bench", "--input", "Fixtures/realdata/amazon_cellphones.ndjson", "--repetitions", "1", "--workers", "1", "--no-memory", "--python", python])
+        #expect(rows.status == 0 && rows.standardOutput.contains("not run: JSONDecoder, msgspec and DuckDB: the mapping reads records inside a wrapper, under a header"), "\(rows.standardOutput)")
+    }
+
     @Test func benchRunsAndWritesItsReports() throws {
         let html = scratchPath("bench.html")
         let outcome = try run(["bench", "--megabytes", "1", "--repetitions", "1", "--workers", "1,2", "--no-foreign",
