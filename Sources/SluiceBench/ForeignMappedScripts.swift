@@ -239,7 +239,7 @@ extension ForeignContenders {
                 value = "floor(%s)" % expression
             else:
                 per_second = 1000000000 // dates["epoch"]
-                value = "(%s - ((%s %% %d) + %d) %% %d) // %d" % (expression, expression, per_second, per_second, per_second, per_second)
+                value = "(%s::HUGEINT - ((%s %% %d) + %d) %% %d) // %d" % (expression, expression, per_second, per_second, per_second, per_second)
             terms.append("coalesce((%s)::HUGEINT, 0) * %d" % (value, 2 * number + 1))
         con = duckdb.connect()
         con.execute(f"SET threads = {int(sys.argv[3])}")

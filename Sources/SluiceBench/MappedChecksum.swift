@@ -12,6 +12,7 @@ import Sluice
 ///
 /// Sums wrap at 64 bits, the same in every language.
 extension MappedFields {
+    /// The checksum's number for the record in `row` of `batch`, mapped by these fields.
     public func recordSum(_ batch: ColumnarBatch, row: Int) -> Int64 {
         var sum: Int64 = 0
         for (index, field) in fields.enumerated() {

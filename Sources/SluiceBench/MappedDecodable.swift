@@ -208,6 +208,10 @@ struct MappedRecord: Decodable {
         }
     }
 
+    private static let isoStyles: [Date.ISO8601FormatStyle] = [
+        .iso8601, Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle().year().month().day(),
+    ]
+
     /// Whole seconds since 1970 (floored) of a date value, read as the field's format says.
     private static func seconds(_ dates: MappedFields.Field.Dates?, plan: Plan, number: () throws -> Double, integer: () -> Int64?, text: () -> String?) throws -> Int64 {
         func epoch(_ unit: Int64) throws -> Int64 {
@@ -218,7 +222,11 @@ struct MappedRecord: Decodable {
             return Int64((try number() * Double(unit) / 1e9).rounded(.down))
         }
         func iso(_ text: String) throws -> Int64 {
-            Int64(try Date(text, strategy: .iso8601).timeIntervalSince1970.rounded(.down))
+            // The ISO 8601 forms a careful user tries in turn: with seconds, with their fraction, a date alone.
+            for style in isoStyles {
+                if let date = try? Date(text, strategy: style) { return Int64(date.timeIntervalSince1970.rounded(.down)) }
+            }
+            throw BenchError("not an ISO 8601 date: \(text)")
         }
         switch dates {
         case .epoch(let unit)?: return try epoch(unit)

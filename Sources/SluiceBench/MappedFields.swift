@@ -8,7 +8,9 @@ import Sluice
 /// defaults, null spellings, enums that store other values, fallback paths, a records path, header rows or a record's
 /// member key runs Sluice alone, and the report says why.
 public struct MappedFields: Sendable {
+    /// One field: where its value lies, and how it is read.
     public struct Field: Sendable {
+        /// One step of the key path.
         public enum Step: Sendable, Equatable {
             case key(String)
             case index(Int)
@@ -16,6 +18,7 @@ public struct MappedFields: Sendable {
             case every
         }
 
+        /// The type the value is read as (text for strings, URLs and enums).
         public enum Kind: String, Sendable {
             case integer, unsigned, double, bool, text, json, bytes, date
         }
@@ -32,11 +35,14 @@ public struct MappedFields: Sendable {
             case pattern(unicode: String, strptime: String)
         }
 
+        /// From the record's root to the value.
         public var steps: [Step]
         public var kind: Kind
+        /// For a date field, its format.
         public var dates: Dates?
     }
 
+    /// The mapping's fields, in its order (the order of the checksum's multipliers).
     public var fields: [Field]
 
     /// The fields of `schema`, or why the foreign contenders cannot read them as Sluice does.
@@ -62,6 +68,7 @@ public struct MappedFields: Sendable {
                 return .key(String(decoding: segment.key, as: UTF8.self))
             }
             if steps.dropLast().contains(.every) { return .failure(BenchError("field '\(spec.name)' maps into the elements of a list")) }
+            guard case .key = steps[0] else { return .failure(BenchError("field '\(spec.name)' reads records that are arrays")) }
             let kind: Field.Kind = switch spec.type {
             case .int64: .integer
             case .uint64: .unsigned
@@ -122,10 +129,17 @@ public struct MappedFields: Sendable {
             if first == "'" {
                 // A quoted literal; '' is a quote.
                 characters = characters.dropFirst()
-                guard let end = characters.firstIndex(of: "'") else { return nil }
-                let literal = String(characters[..<end])
+                // Up to the closing quote; '' inside is a quote.
+                var literal = ""
+                while true {
+                    guard let end = characters.firstIndex(of: "'") else { return nil }
+                    literal += String(characters[..<end])
+                    characters = characters[(end + 1)...]
+                    guard characters.first == "'" else { break }
+                    literal += "'"
+                    characters = characters.dropFirst()
+                }
                 result += literal.isEmpty ? "'" : literal.replacingOccurrences(of: "%", with: "%%")
-                characters = characters[(end + 1)...]
             } else if first.isLetter {
                 let run = characters.prefix { $0 == first }
                 guard let directive = directives[String(run)] else { return nil }

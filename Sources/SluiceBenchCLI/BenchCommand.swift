@@ -252,7 +252,6 @@ struct BenchCommand: ParsableCommand {
         return notRun
     }
 
-    /// Runs one contender alone in a child process and reads its peak memory.
     /// A mapping of `input` inferred from its first records, written to a temporary file.
     private func inferredMapping(of input: String) throws -> String {
         let inferred = try InferredMapping(input: .file(input))
@@ -264,6 +263,7 @@ struct BenchCommand: ParsableCommand {
         return path
     }
 
+    /// Runs one contender alone in a child process and reads its peak memory.
     private func childPeakMemory(of contender: Contender, input: BenchInput, mapping: String?) -> Int? {
         guard contender.family != .foreign else { return nil }  // the scripts report their own
         let process = Process()

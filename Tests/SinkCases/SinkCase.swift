@@ -33,6 +33,7 @@ public struct SinkCase: CustomStringConvertible {
     var rowGroupBytes = 128 << 20
     var compression = ParquetCompression.default
 
+    /// The case `source` describes, however few bytes it holds.
     public init(_ source: inout ChoiceBytes) {
         let settings = source.next()
         batchCapacity = [1, 2, 7, 64, 1000][Int(settings) % 5]
@@ -182,6 +183,7 @@ public struct ChoiceBytes {
     private let bytes: [UInt8]
     private var position = 0
 
+    /// Choices read from `bytes`, in order.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     mutating func next() -> UInt8 {

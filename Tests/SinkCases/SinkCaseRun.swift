@@ -11,6 +11,7 @@ import SluiceImport
 /// mapped it), which `Tests/SinkCases/check_sinks.py` reads back through sqlite3, Python's csv module, pyarrow and
 /// DuckDB.
 public enum SinkCaseRun {
+    /// A run that did not end well, or lost count of its records.
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }

@@ -183,6 +183,9 @@ def compare(case, reader, rows, failures, expected=None):
         failures.append("%s %s: %d rows, expected %d" % (case.directory, reader, len(rows), len(expected)))
         return
     for number, (row, wanted) in enumerate(zip(rows, expected)):
+        if len(row) != len(wanted) or len(row) != len(case.columns):
+            failures.append("%s %s: row %d has %d columns, expected %d" % (case.directory, reader, number, len(row), len(case.columns)))
+            return
         for column, (value, want) in enumerate(zip(row, wanted)):
             if value != want:
                 failures.append("%s %s: row %d column %d: %r, expected %r" % (case.directory, reader, number, column, value, want))
@@ -217,6 +220,10 @@ def check_csv(case, failures):
     with open(case.path("out.csv"), newline="", encoding="utf-8") as file:
         table = list(csv.reader(file, delimiter=delimiter))
     header, body = table[0], table[1:]
+    widths = {len(row) for row in body}
+    if widths - {len(case.columns)}:
+        failures.append("%s csv: rows of %s columns, expected %d" % (case.directory, sorted(widths), len(case.columns)))
+        return
     names = ["rid"] + ["c%d" % index for index in range(len(case.columns) - 1)]
     if header != names:
         failures.append("%s csv: header %r" % (case.directory, header))

@@ -96,7 +96,7 @@ import Testing
             "{name: created_at, type: date, formats: [epoch]}   # epoch seconds as numbers and text",
             "{name: ms_time, type: date, formats: [epoch], unit: milliseconds}   # epoch milliseconds, by its name and size",
             "{name: count, type: int64}",
-            "{name: edited, type: date, formats: [epoch], nulls: [false]}   # false or epoch seconds",
+            "{name: edited, type: date, formats: [epoch], nulls: [false], optional: true}   # false or epoch seconds",
         ])
     }
 

@@ -226,7 +226,8 @@ import Testing
         while let batch = try reader.next() {
             try writer.write(batch)
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            #expect(names.count == 1 && names.allSatisfy { $0.hasSuffix("-partial") }, "\(names)")
+            // The file in progress, under its temporary name, and the lock that says a run is writing it.
+            #expect(names.count == 2 && names.filter { $0.hasSuffix("-partial") }.count == 1 && names.filter { $0.hasSuffix(".lock") }.count == 1, "\(names)")
         }
         try writer.finish()
         try output.commit()

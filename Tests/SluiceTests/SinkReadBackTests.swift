@@ -44,18 +44,28 @@ import Testing
         #expect(checked.output.hasSuffix("read back through sqlite3, csv, pyarrow and DuckDB: 0 failures\n"), "\(checked.output)")
     }
 
-    /// The checker finds a value that is not what was mapped, in any of the files.
+    /// The checker finds a value that is not what was mapped, in each of the files.
     @Test func theCheckerFindsAChangedValue() throws {
         let directory = scratchPath("sink-tampered").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        // One text column whose values are all ",,,": one of them changed in the CSV.
-        try SinkCaseRun.write([0, 0, 0, 5, 20, 1] + Array(repeating: 3, count: 200), into: directory)
-        var csv = try String(contentsOfFile: directory + "/out.csv", encoding: .utf8)
+        // One text column whose values are all ",,,", 20 records.
+        let bytes: [UInt8] = [0, 0, 0, 5, 20, 1] + Array(repeating: 3, count: 200)
+        for name in ["csv", "sqlite", "parquet"] { try SinkCaseRun.write(bytes, into: directory + "/" + name) }
+        var csv = try String(contentsOfFile: directory + "/csv/out.csv", encoding: .utf8)
         let value = try #require(csv.range(of: "\",,,\""))
         csv.replaceSubrange(value, with: "\",x,\"")
-        try csv.write(toFile: directory + "/out.csv", atomically: false, encoding: .utf8)
+        try csv.write(toFile: directory + "/csv/out.csv", atomically: false, encoding: .utf8)
+        try SQLiteRows.execute(directory + "/sqlite/out.db", "UPDATE t SET c0 = ',x,' WHERE rid = 7")
+        // Another case's Parquet file: the same column, other values.
+        try FileManager.default.removeItem(atPath: directory + "/parquet/out.parquet")
+        try SinkCaseRun.write([0, 0, 0, 5, 20, 1] + Array(repeating: 4, count: 200), into: directory + "/other")
+        try FileManager.default.copyItem(atPath: directory + "/other/out.parquet", toPath: directory + "/parquet/out.parquet")
+        try FileManager.default.removeItem(atPath: directory + "/other")
         let checked = try Self.check(directory)
         #expect(checked.status == 1)
-        #expect(checked.output.contains(" csv: row "), "\(checked.output)")
+        #expect(checked.output.contains("/csv csv: row "), "\(checked.output)")
+        #expect(checked.output.contains("/sqlite sqlite3: row 7 column 1"), "\(checked.output)")
+        #expect(checked.output.contains("/parquet pyarrow: row ") && checked.output.contains("/parquet duckdb: row "), "\(checked.output)")
+        #expect(checked.output.hasSuffix("3 cases, 60 records, read back through sqlite3, csv, pyarrow and DuckDB: 4 failures\n"), "\(checked.output)")
     }
 }

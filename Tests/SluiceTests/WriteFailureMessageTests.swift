@@ -28,7 +28,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
         let existing = locked + "/existing.db"
         #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", existing, "-q"]).status == 0)
-        // The whole tree must be readable by the user the import runs as.
+        // The whole tree must be readable by the user the import runs as (scripts/test's temporary directory is
+        // its own user's alone: it is opened for passing through).
+        var status = stat()
+        if stat(FileManager.default.temporaryDirectory.path, &status) == 0 { chmod(FileManager.default.temporaryDirectory.path, status.st_mode & 0o7777 | 0o011) }
         for path in [scratchDirectory.path, dump.directory.path] { chmod(path, 0o755) }
         chmod(dump.input, 0o644)
         chmod(dump.mapping, 0o644)

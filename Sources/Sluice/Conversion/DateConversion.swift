@@ -252,10 +252,6 @@ enum DatePatternToken: Sendable, Equatable {
             case (UInt8(ascii: "Z"), 1...3): token = .offsetCompact
             case (UInt8(ascii: "X"), 3): token = .offsetISO
             default:
-                // A pattern of letters alone near a format's name is most likely that name misspelt.
-                if pattern.unicodeScalars.allSatisfy(\.properties.isAlphabetic), let name = Spelling.nearest(to: pattern, among: DateFormat.names) {
-                    throw DatePatternError(message: "unknown date format '\(pattern)'; did you mean '\(name)'? (named formats: \(DateFormat.names.joined(separator: ", ")); or a pattern such as yyyy-MM-dd)")
-                }
                 throw DatePatternError(message: "date pattern '\(pattern)' uses '\(letters)', which Sluice does not read (supported: \(supported))")
             }
             tokens.append(token)

@@ -1,15 +1,18 @@
 /// The known word a misspelt one most likely meant, for messages that refuse an unknown name: `twiter` → `twitter`.
 public enum Spelling {
     /// The word of `known` nearest to `word` by edits (insert, delete, replace, swap two neighbours), ignoring case,
-    /// when it is near enough to be a slip: at most one edit in words of up to four letters, two in longer ones.
+    /// when it is near enough to be a slip: at most one edit in words of up to four letters, two in longer ones; a
+    /// word that is one of `known` has none.
     public static func nearest(to word: String, among known: [String]) -> String? {
         let typed = Array(word.lowercased().unicodeScalars)
-        guard !typed.isEmpty else { return nil }
+        guard !typed.isEmpty, !known.contains(word) else { return nil }
         let allowed = typed.count <= 4 ? 1 : 2
         var best: (word: String, distance: Int)?
         for candidate in known {
             let distance = edits(typed, Array(candidate.lowercased().unicodeScalars))
-            if distance > 0, distance <= allowed, distance < best?.distance ?? .max { best = (candidate, distance) }
+            // Names are case-sensitive: one that differs only in case is the nearest of all.
+            guard candidate != word, distance <= allowed, distance < best?.distance ?? .max else { continue }
+            best = (candidate, distance)
         }
         return best?.word
     }

@@ -186,7 +186,17 @@ enum PlanCompiler {
             do {
                 conversion.dateParser = try DateParser(unit: field.epochUnit, formats: field.dateFormats)
             } catch {
-                problem(error.message)
+                // A pattern of letters alone near a format's name is most likely that name misspelt.
+                let misspelt = field.dateFormats.lazy.compactMap { format -> (String, String)? in
+                    guard case .pattern(let text) = format, text.unicodeScalars.allSatisfy(\.properties.isAlphabetic),
+                          let name = Spelling.nearest(to: text, among: DateFormat.names) else { return nil }
+                    return (text, name)
+                }.first
+                if let (text, name) = misspelt {
+                    problem("unknown date format '\(text)'; did you mean '\(name)'? (named formats: \(DateFormat.names.joined(separator: ", ")); or a pattern such as yyyy-MM-dd)")
+                } else {
+                    problem(error.message)
+                }
             }
             if field.epochUnit != .seconds && !field.dateFormats.isEmpty && !field.dateFormats.contains(.epoch) {
                 problem("the unit \(field.epochUnit.rawValue) is for epoch numbers, which the formats leave out (add epoch)")

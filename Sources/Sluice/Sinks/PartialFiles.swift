@@ -32,15 +32,25 @@ enum PartialFiles {
         var files: Int
     }
 
-    private static let leases = Mutex<[String: Lease]>([:])
+    private struct State {
+        var leases: [String: Lease] = [:]
+        /// Directories cleared already: once per process is enough, where a run writing thousands of parts would
+        /// otherwise read its directory again for each.
+        var cleared: Set<String> = []
+    }
+
+    /// Everything here happens under this lock, clearing included: on a shared file system a process may take its
+    /// own `flock` again (NFS carries it as a POSIX lock), so the files it holds are told apart by their tokens,
+    /// which must not change while a directory is cleared.
+    private static let state = Mutex(State())
 
     /// The temporary name for `path`, whose directory is `directory` ("" or ending in "/"), holding that directory's
     /// lock until ``release(directory:)`` is called once for each call of this.
     static func acquire(for path: String, directory: String) throws(SluiceError) -> String {
-        let token = try leases.withLock { leases throws(SluiceError) -> String in
-            if var lease = leases[directory] {
+        let token = try state.withLock { state throws(SluiceError) -> String in
+            if var lease = state.leases[directory] {
                 lease.files += 1
-                leases[directory] = lease
+                state.leases[directory] = lease
                 return lease.token
             }
             for _ in 0..<8 {
@@ -50,22 +60,23 @@ enum PartialFiles {
                 guard descriptor >= 0 else {
                     throw .write(destination: path, message: "cannot create the lock beside it (\(lockPath)): " + String(cString: strerror(errno)))
                 }
+                // Another run clearing the directory may hold the new, still unlocked file for a moment, or have
+                // taken it for abandoned and removed it: a lock on a file no longer under its name guards nothing.
                 guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                    let reason = String(cString: strerror(errno))
+                    let reason = errno
                     close(descriptor)
+                    if reason == EWOULDBLOCK { continue }
                     unlink(lockPath)
-                    throw .write(destination: path, message: "cannot lock \(lockPath): \(reason)")
+                    throw .write(destination: path, message: "cannot lock \(lockPath): " + String(cString: strerror(reason)))
                 }
-                // Another run clearing the directory may have taken the new, still unlocked file for abandoned and
-                // removed it: a lock on a file no longer under its name guards nothing.
                 var held = stat(), named = stat()
                 if fstat(descriptor, &held) == 0, stat(lockPath, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
-                    leases[directory] = Lease(token: token, descriptor: descriptor, files: 1)
+                    state.leases[directory] = Lease(token: token, descriptor: descriptor, files: 1)
                     return token
                 }
                 close(descriptor)
             }
-            throw .write(destination: path, message: "cannot keep a lock beside it: its directory's locks keep being removed")
+            throw .write(destination: path, message: "cannot keep a lock beside it: its directory's locks keep being taken or removed")
         }
         return directory + "." + path.dropFirst(directory.count) + ".sluice-" + token + "-partial"
     }
@@ -73,23 +84,32 @@ enum PartialFiles {
     /// Gives back one file's hold on the directory's lock: the file has been renamed into place or removed. The
     /// lock file goes with the last.
     static func release(directory: String) {
-        leases.withLock { leases in
-            guard var lease = leases[directory] else { return }
+        state.withLock { state in
+            guard var lease = state.leases[directory] else { return }
             lease.files -= 1
             guard lease.files == 0 else {
-                leases[directory] = lease
+                state.leases[directory] = lease
                 return
             }
-            leases[directory] = nil
+            state.leases[directory] = nil
             // Unlinked before it is unlocked: a run that takes the lock meanwhile finds none of these files left.
             unlink(directory + ".sluice-" + lease.token + ".lock")
             close(lease.descriptor)
         }
     }
 
-    /// Removes the partial files in `directory` ("" or ending in "/") that no running import holds, with their locks.
-    /// Files this process is writing are never touched: it holds their locks.
+    /// Removes the partial files in `directory` ("" or ending in "/") that no running import holds, with their locks,
+    /// the first time this process writes there. Files this process is writing are never touched.
     static func removeAbandoned(in directory: String) -> [AbandonedPartial] {
+        state.withLock { state in
+            guard state.cleared.insert(directory).inserted else { return [] }
+            let own = Set(state.leases.values.map(\.token))
+            return removeAbandoned(in: directory, sparing: own)
+        }
+    }
+
+    /// The same, every time it is called, sparing the files of the tokens `own`.
+    static func removeAbandoned(in directory: String, sparing own: Set<String>) -> [AbandonedPartial] {
         guard let stream = opendir(directory.isEmpty ? "." : directory) else { return [] }
         var partials: [String: [String]] = [:]
         var locks: Set<String> = []
@@ -105,13 +125,14 @@ enum PartialFiles {
         }
         closedir(stream)
         var removed: [AbandonedPartial] = []
-        for token in Set(partials.keys).union(locks).sorted() {
+        for token in Set(partials.keys).union(locks).subtracting(own).sorted() {
             let lockPath = directory + ".sluice-" + token + ".lock"
             let descriptor = open(lockPath, O_RDWR | O_CLOEXEC)
-            if descriptor >= 0 {
-                defer { close(descriptor) }
-                guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
-            } else if errno != ENOENT {
+            guard descriptor >= 0 || errno == ENOENT else { continue }
+            // The lock is held until its files and then its own file are gone, so that no run finds the lock
+            // free while files it guarded remain.
+            if descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                close(descriptor)
                 continue
             }
             for name in (partials[token] ?? []).sorted() {
@@ -120,7 +141,10 @@ enum PartialFiles {
                 let bytes = stat(path, &status) == 0 ? Int(status.st_size) : 0
                 if unlink(path) == 0 { removed.append(AbandonedPartial(path: path, bytes: bytes)) }
             }
-            if descriptor >= 0 { unlink(lockPath) }
+            if descriptor >= 0 {
+                unlink(lockPath)
+                close(descriptor)
+            }
         }
         return removed
     }

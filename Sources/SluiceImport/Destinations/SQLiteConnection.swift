@@ -29,7 +29,9 @@ final class SQLiteConnection {
         if sqlite3_db_readonly(handle, "main") == 1 {
             sqlite3_close(handle)
             self.handle = nil
-            let cause = access(path, W_OK) != 0 ? "permission denied: this user cannot write \(path)" : Self.cause(ofSystemError: EACCES, path: path) ?? "it is read-only"
+            let writable = access(path, W_OK) == 0
+            let cause = writable ? Self.cause(ofSystemError: EACCES, path: path) ?? "it is read-only"
+                : errno == EROFS ? "\(path) is on a read-only file system" : "permission denied: this user cannot write \(path)"
             throw .write(destination: path, message: "cannot open the database for writing: \(cause)")
         }
         // Another writer holding the database makes us wait this long before "database is locked".
@@ -76,17 +78,19 @@ final class SQLiteConnection {
             var status = stat()
             guard stat(directory, &status) == 0 else { return "the directory \(directory) does not exist" }
             // SQLite retries a file it could not create read-only, and reports that try's "no such file": creating
-            // it again tells why the first try failed.
-            let probe = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            // a file of another name beside it tells why the first try failed, without touching the database's name
+            // (which another process may be creating meanwhile).
+            let probePath = directory + "/.sluice-probe-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            let probe = open(probePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if probe >= 0 {
                 closeDescriptor(probe)
-                unlink(path)
+                unlink(probePath)
             } else {
                 code = errno
             }
         }
         switch code {
-        case 0: return nil
+        case 0, EEXIST: return nil
         case EACCES, EPERM:
             return access(directory, W_OK) != 0
                 ? "permission denied: this user cannot create files in \(directory)"
