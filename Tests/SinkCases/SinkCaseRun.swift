@@ -86,7 +86,8 @@ public enum SinkCaseRun {
         }
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    /// The bytes as lower-case hexadecimal: the form of text and bytes in read_values.py's tokens.
+    public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)

@@ -104,17 +104,10 @@ import Testing
         let dump = try Dump(count: 100_000)
         let database = dump.path("out.db")
         let summary = dump.path("full.json")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // SIGXFSZ ignored (and so across exec): a write past the limit fails with EFBIG instead of killing.
-        process.arguments = ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"", CommandLineTests.executable.path,
-                             "import", "-m", dump.mapping, dump.input, "--to", database, "--commit-every", "5000", "--summary-json", summary]
-        let error = Pipe()
-        process.standardError = error
-        try process.run()
-        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(message)")
+        let (status, message) = try ImportCommandTests.runOnAFullDisk(blocks: 1024, [
+            "import", "-m", dump.mapping, dump.input, "--to", database, "--commit-every", "5000", "--summary-json", summary,
+        ])
+        #expect(status == 1, "\(message)")
         let counts = try Self.counts(summary)
         #expect(counts.rolledBack > 0 && counts.read < 100_000, "\(counts)")
         #expect(message.contains("rolled back to the last commit"), "\(message)")

@@ -41,10 +41,17 @@ import Testing
         return process
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, standardError: String) {
+    /// Runs sluice with `arguments`; with a `launcher` (a program and its arguments), through it, sluice's path
+    /// following the launcher's arguments.
+    static func run(_ arguments: [String], launchedBy launcher: [String] = []) throws -> (status: Int32, standardError: String) {
         let process = Process()
-        process.executableURL = CommandLineTests.executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [CommandLineTests.executable.path] + arguments
+        } else {
+            process.executableURL = CommandLineTests.executable
+            process.arguments = arguments
+        }
         let error = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = error
@@ -53,6 +60,12 @@ import Testing
         let data = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Runs sluice under a file size limit of `blocks` 512-byte blocks, which fails writes past it as a full disk
+    /// does: SIGXFSZ is ignored (and so across exec), so a write past the limit fails with EFBIG instead of killing.
+    static func runOnAFullDisk(blocks: Int, _ arguments: [String]) throws -> (status: Int32, standardError: String) {
+        try run(arguments, launchedBy: ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" \"$@\""])
     }
 
     static func table(_ database: String, _ sql: String) throws -> [[SQLiteValue]] {

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceSinkCases
 import Testing
 
 /// `sluice import --to out.parquet` and `--to DIR/` run as processes: what the files hold (read back by pyarrow,
@@ -24,7 +25,7 @@ import Testing
             let rows = try ParquetReadBack.rows(of: output, reader: reader)
             #expect(rows.map { String($0.split(separator: "\t")[0]) } == Self.acceptedIDs(1...3000))
             // id, name, tags: the list of one tag.
-            #expect(rows.first == "i:1\ts:\(ParquetCase.hex(Array("name 1".utf8)))\t[s:\(ParquetCase.hex(Array("t1".utf8)))]")
+            #expect(rows.first == "i:1\ts:\(SinkCaseRun.hex(Array("name 1".utf8)))\t[s:\(SinkCaseRun.hex(Array("t1".utf8)))]")
         }
     }
 
@@ -37,7 +38,7 @@ import Testing
         let run = try ImportCommandTests.run(["import", "-m", dump.path("items.mapping.yaml"), "-m", dump.path("names.mapping.yaml"), document, "--to", dump.path("out.parquet")])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(try Self.ids(dump.path("out.items.parquet"), reader: .pyarrow) == ["i:1", "i:2"])
-        #expect(try ParquetReadBack.rows(of: dump.path("out.names.parquet"), reader: .duckdb) == ["a", "b", "c"].map { "s:" + ParquetCase.hex(Array($0.utf8)) })
+        #expect(try ParquetReadBack.rows(of: dump.path("out.names.parquet"), reader: .duckdb) == ["a", "b", "c"].map { "s:" + SinkCaseRun.hex(Array($0.utf8)) })
     }
 
     @Test func partsEndAfterTheRowLimit() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceSinkCases
 @testable import Sluice
 
 /// Reads Parquet files back through pyarrow, DuckDB or polars (Tests/ParquetReaders/read_values.py, in the Python that
@@ -196,16 +197,16 @@ struct ParquetCase {
         case .string, .url:
             let text: String = kind == .url ? pick(["https://example.com/a?b=c#d", "relative/path", "mailto:x@example.org", "https://bücher.example/ü"])
                 : pick(["", "plain", "\"quoted\" \\ / \u{8}\u{c}\n\r\t", "nul\u{0}inside", "😀𝄞 four bytes", "é", "ünïcødé ✓", String(repeating: "long ", count: 80), "\u{1F}\u{7F}"])
-            return (jsonString(text, surrogates: random.next() % 2 == 0), "s:" + hex(Array(text.utf8)))
+            return (jsonString(text, surrogates: random.next() % 2 == 0), "s:" + SinkCaseRun.hex(Array(text.utf8)))
         case .json:
             let text = pick(["{\"a\":[1,2,{\"b\":null}]}", "[]", "{}", "[\"x\",-0.5,true]", "{\"k\":\"\\u00e9\\n\"}"])
-            return (text, "s:" + hex(Array(text.utf8)))
+            return (text, "s:" + SinkCaseRun.hex(Array(text.utf8)))
         case .bytes:
             var bytes = (0..<Int(random.next() % 12)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             if random.next() % 2 == 0 { bytes += [0, 0, 255, 0] }
-            return ("\"" + Data(bytes).base64EncodedString() + "\"", "x:" + hex(bytes))
+            return ("\"" + Data(bytes).base64EncodedString() + "\"", "x:" + SinkCaseRun.hex(bytes))
         case .enumText:
-            return pick([("\"a\"", "s:" + hex(Array("alpha".utf8))), ("\"b\"", "s:" + hex(Array("béta ✓".utf8)))])
+            return pick([("\"a\"", "s:" + SinkCaseRun.hex(Array("alpha".utf8))), ("\"b\"", "s:" + SinkCaseRun.hex(Array("béta ✓".utf8)))])
         case .enumInteger:
             return pick([("\"low\"", "i:-1"), ("\"high\"", "i:9223372036854775807")])
         }
@@ -237,9 +238,5 @@ struct ParquetCase {
             }
         }
         return output + "\""
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

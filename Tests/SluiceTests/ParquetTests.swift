@@ -1,4 +1,5 @@
 import Foundation
+import SluiceSinkCases
 import Testing
 @testable import Sluice
 
@@ -175,7 +176,7 @@ import Testing
             "0 0 1 i:-5 i:7",
             "0 1 0 i:1 i:18446744073709551615",
             "0 2 0 d:\(negativeZeroBits) d:\(zeroBits)",
-            "0 3 0 s:6162 s:\(ParquetCase.hex(Array("é".utf8)))",
+            "0 3 0 s:6162 s:\(SinkCaseRun.hex(Array("é".utf8)))",
             "0 4 0 b:true b:true",
             "0 5 0 t:-9223372036854775807 t:9223372036854775807",
             // A null list and an empty one count as nulls of the element column.
@@ -196,7 +197,7 @@ import Testing
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let length = bytes[bytes.count - 8..<bytes.count - 4].reversed().reduce(0) { $0 << 8 | Int($1) }
         let footer = Array(bytes[bytes.count - 8 - length..<bytes.count])
-        let lines = stride(from: 0, to: footer.count, by: 32).map { ParquetCase.hex(Array(footer[$0..<min($0 + 32, footer.count)])) }
+        let lines = stride(from: 0, to: footer.count, by: 32).map { SinkCaseRun.hex(Array(footer[$0..<min($0 + 32, footer.count)])) }
         try assertGolden(lines.joined(separator: "\n") + "\n", file: "golden/parquet-footer.hex")
         try Self.expectReadBack(path, equals: testCase.expected)
     }

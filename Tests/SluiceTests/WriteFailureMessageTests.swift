@@ -8,16 +8,7 @@ import Testing
     static func runWithoutRights(_ arguments: [String]) throws -> (status: Int32, standardError: String)? {
         guard getuid() == 0 else { return try ImportCommandTests.run(arguments) }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", CommandLineTests.executable.path] + arguments
-        let error = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = error
-        try process.run()
-        let data = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try ImportCommandTests.run(arguments, launchedBy: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
     }
 
     /// A SQLite database in a directory the user cannot write, or a database file it cannot write: SQLite says
@@ -54,17 +45,8 @@ import Testing
     @Test func aFullDiskUnderParquetNamesTheFile() throws {
         let dump = try ImportCommandTests.Dump(count: 100_000)
         let output = dump.path("out.parquet")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // SIGXFSZ ignored (and so across exec): a write past the limit fails with EFBIG instead of killing.
-        process.arguments = ["-c", "trap '' XFSZ; ulimit -f 256; exec \"$0\" \"$@\"", CommandLineTests.executable.path,
-                             "import", "-m", dump.mapping, dump.input, "--to", output, "--compression", "none", "-q"]
-        let error = Pipe()
-        process.standardError = error
-        try process.run()
-        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(message)")
+        let (status, message) = try ImportCommandTests.runOnAFullDisk(blocks: 256, ["import", "-m", dump.mapping, dump.input, "--to", output, "--compression", "none", "-q"])
+        #expect(status == 1, "\(message)")
         #expect(message.contains("sluice: error: \(output): write error: "), "\(message)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dump.directory.path).sorted() == ["dump.ndjson", "items.mapping.yaml"])
     }
