@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceWriters", targets: ["SluiceWriters"]),
         .library(name: "SluiceImport", targets: ["SluiceImport"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
         // The benchmark harness, built apart so that the `sluice` people install does not carry it.
@@ -55,18 +56,24 @@ let package = Package(
         // column writes call each other per value, and whole-module optimisation inlines across them.
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CSnappy", "CPCRE2", "CStructuralScan",
+            dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CPCRE2", "CStructuralScan",
                            .target(name: "CLibYAML", condition: .when(traits: ["MappingFiles"]))]
         ),
         .target(
             name: "SluiceFixtures",
             dependencies: ["Sluice", "CZlib", "CZstd"]
         ),
+        // Files written from batches: Parquet, CSV/TSV and NDJSON, each written whole or not at all. Apart from the
+        // engine, so that reading JSON into batches links no snappy and no file format.
+        .target(
+            name: "SluiceWriters",
+            dependencies: ["Sluice", "CZstd", "CSnappy"]
+        ),
         // `sluice import`: destinations (SQLite, PostgreSQL, CSV/TSV, NDJSON), exactly-once loading, checkpoints and
         // the run's accounting. Its own module, so that embedding the engine does not link a database.
         .target(
             name: "SluiceImport",
-            dependencies: ["Sluice", "CSQLite", "CPostgres"]
+            dependencies: ["Sluice", "SluiceWriters", "CSQLite", "CPostgres"]
         ),
         // `sluice bench`: the contenders, the runner and the reports (a library, so that tests can run it small).
         .target(
@@ -87,7 +94,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", "SluiceImport", "SluiceTerminal", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sluice", "SluiceWriters", "SluiceImport", "SluiceTerminal", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "SluiceBenchCLI",
@@ -113,13 +120,13 @@ let package = Package(
         // Random records for the sinks, shared by the tests and the fuzz harness; not a product.
         .target(
             name: "SluiceSinkCases",
-            dependencies: ["Sluice", "SluiceImport"],
+            dependencies: ["Sluice", "SluiceWriters", "SluiceImport"],
             path: "Tests/SinkCases",
             exclude: ["check_sinks.py"]
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceImport", "SluiceFixtures", "SluiceBench", "SluiceSinkCases", "CStructuralScan", "CZlib", "CZstd", "CSQLite", "CPostgres"]
+            dependencies: ["Sluice", "SluiceWriters", "SluiceImport", "SluiceFixtures", "SluiceBench", "SluiceSinkCases", "CStructuralScan", "CZlib", "CZstd", "CSQLite", "CPostgres"]
         ),
     ],
     cxxLanguageStandard: .cxx17

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Sluice
+import SluiceWriters
 import SluiceImport
 
 /// `sluice import`: read inputs through mapping files into a database or files, exactly once.

@@ -3,6 +3,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Sluice
+import SluiceWriters
 import SluiceImport
 import Synchronization
 

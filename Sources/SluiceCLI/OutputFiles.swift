@@ -1,4 +1,5 @@
 import Sluice
+import SluiceWriters
 import SluiceTerminal
 
 /// The command line's own output files (a mapping, a plan, rejections, a summary), written whole or not at all and

@@ -2,6 +2,7 @@ import ArgumentParser
 import CMalloc
 import Foundation
 import Sluice
+import SluiceWriters
 import SluiceImport
 
 /// The options `sluice map` and `sluice import` share: how inputs are read, what rejections do, what is reported.

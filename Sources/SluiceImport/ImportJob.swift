@@ -1,4 +1,5 @@
 import Sluice
+import SluiceWriters
 
 /// Everything an import needs: inputs, mappings and their tables, the destination and how to read and write.
 public struct ImportJob: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceWriters
 import Synchronization
 
 /// Runs an ``ImportJob``: reads each input through its mappings and writes every record read either into its

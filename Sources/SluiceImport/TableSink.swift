@@ -1,4 +1,5 @@
 import Sluice
+import SluiceWriters
 
 /// Where an import writes its tables: a database or files, one table per mapping.
 ///

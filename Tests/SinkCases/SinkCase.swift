@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceWriters
 import SluiceImport
 
 /// The records and settings a run of bytes describes (a fuzz input, or seeded random bytes in the tests): up to

@@ -45,4 +45,20 @@ import Testing
         let cycle = remaining.mapValues { $0.filter { remaining[$0] != nil }.sorted() }.sorted { $0.key < $1.key }
         #expect(remaining.isEmpty, "folders in a cycle, with what each needs among them: \(cycle)")
     }
+
+    /// The README's layout lists the library's folders lowest layer first: each once, none needing one listed after it.
+    @Test func theReadmeListsTheFoldersLowestLayerFirst() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("| `Sources/Sluice/` folders") })
+        let rows = lines[(start + 1)...].prefix { $0.hasPrefix("| `") && !$0.hasPrefix("| `Sources/") }
+        let listed = rows.compactMap { $0.split(separator: "`").dropFirst().first.map(String.init) }
+        let dependencies = try Self.dependencies()
+        #expect(listed.sorted() == dependencies.keys.sorted(), "the README lists \(listed), the library has \(dependencies.keys.sorted())")
+        for (index, folder) in listed.enumerated() {
+            let later = Set(listed[(index + 1)...])
+            let needed = dependencies[folder, default: []].intersection(later).sorted()
+            #expect(needed.isEmpty, "\(folder) is listed before \(needed), which it needs")
+        }
+    }
 }

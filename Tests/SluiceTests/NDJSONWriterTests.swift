@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Sluice
+@testable import SluiceWriters
 
 /// The NDJSON sink: what `sluice map` writes, value by value.
 @Suite struct NDJSONWriterTests {

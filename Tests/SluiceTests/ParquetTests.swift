@@ -2,6 +2,7 @@ import Foundation
 import SluiceSinkCases
 import Testing
 @testable import Sluice
+@testable import SluiceWriters
 
 /// Parquet files written by ``ParquetWriter``, read back by pyarrow, DuckDB and polars and compared, value by value, with
 /// the values the records were generated from.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Sluice
+@testable import SluiceWriters
 import Testing
 
 /// Files written under a temporary name: a run killed with SIGKILL leaves its partial file, and a later run to the

@@ -9,17 +9,17 @@ import Darwin
 ///
 /// A plain struct of pointers so that the state machine writes through it without reference counting or
 /// exclusivity checks; the owning ``ColumnarBatch`` allocates and frees the memory.
-struct ColumnStorage {
-    let type: FieldType
+package struct ColumnStorage {
+    package let type: FieldType
     /// Whether the validity and value buffers are allocations of their own, or lie in a batch's block (which the
     /// batch frees); and the same for the text buffer, which leaves the block when it first grows.
     private let ownsBuffers: Bool
     private var ownsBytes: Bool
     let capacity: Int
-    let validity: UnsafeMutablePointer<UInt64>
+    @usableFromInline let validity: UnsafeMutablePointer<UInt64>
     /// Word layout: 8 bytes a row. Byte layout: 1 byte a row. Text layout: `capacity + 1` Int offsets.
-    let values: UnsafeMutableRawPointer
-    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    package let values: UnsafeMutableRawPointer
+    @usableFromInline private(set) var bytes: UnsafeMutablePointer<UInt8>
     private(set) var byteCount = 0
     private(set) var byteCapacity: Int
 
@@ -107,15 +107,16 @@ struct ColumnStorage {
         if hasBytes { offsets[0] = 0 }
     }
 
-    var offsets: UnsafeMutablePointer<Int> { values.assumingMemoryBound(to: Int.self) }
+    @usableFromInline var offsets: UnsafeMutablePointer<Int> { values.assumingMemoryBound(to: Int.self) }
 
     /// The bytes of a text-layout row (valid or not).
-    @inline(__always) func textBytes(_ row: Int) -> UnsafeBufferPointer<UInt8> {
+    // Inlinable: the writers, in another module, read every value through these two.
+    @inlinable @inline(__always) package func textBytes(_ row: Int) -> UnsafeBufferPointer<UInt8> {
         let start = offsets[row]
         return UnsafeBufferPointer(start: bytes + start, count: offsets[row + 1] - start)
     }
 
-    @inline(__always) func isValid(_ row: Int) -> Bool {
+    @inlinable @inline(__always) package func isValid(_ row: Int) -> Bool {
         validity[row >> 6] & (1 << UInt64(row & 63)) != 0
     }
 

@@ -13,7 +13,7 @@ public final class ColumnarBatch {
     /// Records rejected while this batch was being filled, in input order (with ``RejectionPolicy/collect``).
     public internal(set) var rejections: [Rejection] = []
 
-    let columns: UnsafeMutablePointer<ColumnStorage>
+    package let columns: UnsafeMutablePointer<ColumnStorage>
     /// Each record's own text, kept only when something may still reject a committed record (typed finishing
     /// hooks and transforms), so that such a rejection carries the raw text like any other.
     let recordText: UnsafeMutablePointer<ColumnStorage>?
@@ -157,7 +157,7 @@ public final class ColumnarBatch {
     /// A read-only view of one column of a batch. Each accessor returns `nil` for a null row and traps for a
     /// row outside the batch or a type the column does not hold (programming errors, not input errors).
     public struct Column {
-        let batch: ColumnarBatch
+        package let batch: ColumnarBatch
         /// The column's position in the batch's fields.
         public let index: Int
 

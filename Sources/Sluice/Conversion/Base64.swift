@@ -1,5 +1,5 @@
 /// Decodes base64 text, standard (`+/`) or URL-safe (`-_`) alphabet, with or without `=` padding.
-enum Base64 {
+package enum Base64 {
     /// The 6-bit value of each byte, 0xFF for bytes outside both alphabets.
     private static let values: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -29,7 +29,7 @@ enum Base64 {
     }
 
     /// Decodes valid text (check with ``isValid(_:_:)`` first), handing each byte to `append`.
-    static func decode(_ text: UnsafePointer<UInt8>, _ length: Int, _ append: (UInt8) -> Void) {
+    package static func decode(_ text: UnsafePointer<UInt8>, _ length: Int, _ append: (UInt8) -> Void) {
         var end = length
         while end > 0 && text[end - 1] == UInt8(ascii: "=") { end -= 1 }
         var accumulator: UInt32 = 0
@@ -47,7 +47,7 @@ enum Base64 {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Standard base64 with padding, for writing bytes back out.
-    static func encode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    package static func encode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         var output: [UInt8] = []
         output.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0

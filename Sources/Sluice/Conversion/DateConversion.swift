@@ -60,7 +60,7 @@ public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A date field's compiled way of reading values: its epoch unit and its formats, tried in order.
-final class DateParser: Sendable {
+package final class DateParser: Sendable {
     let unit: EpochUnit
     /// The text formats, in order, with `nil` where epoch numbers come among them.
     let formats: [CompiledDateFormat?]
@@ -86,7 +86,7 @@ final class DateParser: Sendable {
         expectation = "date (" + names[0] + (rest.isEmpty ? "" : (formats[0] == .epoch ? ", or " : " or ") + rest) + ")"
     }
 
-    enum Outcome {
+    package enum Outcome {
         case instant(Int64)
         /// An epoch number with digits below a nanosecond.
         case tooPrecise
@@ -136,7 +136,7 @@ struct DatePatternError: Error, Sendable {
 }
 
 /// One date format, ready to parse without Foundation.
-enum CompiledDateFormat: Sendable {
+package enum CompiledDateFormat: Sendable {
     case iso8601
     case rfc2822
     /// Twitter's `EEE MMM dd HH:mm:ss Z yyyy`, common enough for a reader of its own: fixed positions, no tokens.
@@ -154,7 +154,7 @@ enum CompiledDateFormat: Sendable {
         }
     }
 
-    func parse(_ text: UnsafePointer<UInt8>, _ length: Int) -> DateParser.Outcome {
+    package func parse(_ text: UnsafePointer<UInt8>, _ length: Int) -> DateParser.Outcome {
         var reader = DateTextReader(text: text, length: length)
         let parts: DateParts?
         switch self {
@@ -188,7 +188,7 @@ struct DateParts {
 }
 
 /// The pieces of a compiled date pattern.
-enum DatePatternToken: Sendable, Equatable {
+package enum DatePatternToken: Sendable, Equatable {
     case year, month, monthOneOrTwo, monthAbbreviation, monthName, day, dayOneOrTwo, hour, hourOneOrTwo
     case hour12, hour12OneOrTwo, amPm, minute, second, fraction(digits: Int), weekdayAbbreviation, weekdayName
     /// `Z`: `+0000`, `-0530` (also `+05:30`).
@@ -523,8 +523,8 @@ struct DateTextReader {
 }
 
 /// Writes instants as RFC 3339 text in UTC, with as many fraction digits as needed (none, 3, 6 or 9).
-enum DateText {
-    static func rfc3339(_ nanoseconds: Int64) -> String {
+package enum DateText {
+    package static func rfc3339(_ nanoseconds: Int64) -> String {
         let fields = CivilTime.fields(ofInstant: nanoseconds)
         func padded(_ value: Int64, _ width: Int) -> String {
             let text = String(value)

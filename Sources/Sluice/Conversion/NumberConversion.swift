@@ -5,8 +5,8 @@ import Darwin
 #endif
 
 /// Converts JSON number literals (as raw text: yajl has checked the grammar) into exact values.
-enum NumberConversion {
-    enum IntegerResult: Equatable {
+package enum NumberConversion {
+    package enum IntegerResult: Equatable {
         case value(Int64)
         /// The literal has a non-zero fractional part (`3.5`, `1e-1`).
         case fractional
@@ -16,12 +16,12 @@ enum NumberConversion {
 
     /// The literal as an Int64, exactly: `3.0` and `1e3` are integers, `3.5` is not, nothing wraps.
     @inline(__always)
-    static func int64(_ text: UnsafePointer<UInt8>, _ length: Int) -> IntegerResult {
+    package static func int64(_ text: UnsafePointer<UInt8>, _ length: Int) -> IntegerResult {
         signed(exactInteger(text, length))
     }
 
     /// An integer literal's sign and magnitude, or why it is not one.
-    enum ExactInteger: Equatable {
+    package enum ExactInteger: Equatable {
         case value(negative: Bool, magnitude: UInt64)
         case fractional
         case outOfRange
@@ -30,7 +30,7 @@ enum NumberConversion {
     /// The value of a number literal (JSON grammar, or `[+-]digits`) times `10^scale`, exactly, as a sign and a
     /// 64-bit magnitude. With `truncates`, a fractional part is dropped (toward zero) instead of reported.
     @inline(__always)
-    static func exactInteger(_ text: UnsafePointer<UInt8>, _ length: Int, scale extraScale: Int = 0, truncates: Bool = false) -> ExactInteger {
+    package static func exactInteger(_ text: UnsafePointer<UInt8>, _ length: Int, scale extraScale: Int = 0, truncates: Bool = false) -> ExactInteger {
         var position = 0
         var negative = false
         if position < length && (text[position] == UInt8(ascii: "-") || text[position] == UInt8(ascii: "+")) {
@@ -222,7 +222,7 @@ enum NumberConversion {
 
     /// The literal as the nearest Double, or `nil` when it is beyond Double's finite range.
     @inline(__always)
-    static func double(_ text: UnsafePointer<UInt8>, _ length: Int) -> Double? {
+    package static func double(_ text: UnsafePointer<UInt8>, _ length: Int) -> Double? {
         // Clinger's fast path: up to 15 significant digits and a power of ten up to 22 are both exact in a Double,
         // so one multiplication or division rounds correctly.
         var position = 0

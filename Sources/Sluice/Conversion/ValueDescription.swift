@@ -60,7 +60,7 @@ package enum JSONText {
     }
 
     /// Appends `bytes` as a JSON string literal: quotes, and escapes for `"`, `\` and control characters.
-    static func appendStringLiteral(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    package static func appendStringLiteral(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         appendStringLiteral(bytes) { output.append($0) }
     }
 
@@ -94,14 +94,14 @@ package enum JSONText {
     }
 
     /// Appends the decimal digits of `value`, most significant first, without building a string.
-    @inline(__always)
-    static func appendInteger(_ value: Int64, _ append: (UInt8) -> Void) {
+    @inlinable @inline(__always)
+    package static func appendInteger(_ value: Int64, _ append: (UInt8) -> Void) {
         if value < 0 { append(UInt8(ascii: "-")) }
         appendInteger(value.magnitude, append)
     }
 
-    @inline(__always)
-    static func appendInteger(_ value: UInt64, _ append: (UInt8) -> Void) {
+    @inlinable @inline(__always)
+    package static func appendInteger(_ value: UInt64, _ append: (UInt8) -> Void) {
         var divisor: UInt64 = 1
         while value / divisor >= 10 { divisor *= 10 }
         var rest = value
@@ -122,7 +122,7 @@ package enum JSONText {
     }
 
     /// Calls `body` with the text of each element of a JSON array's text, in place (see ``arrayElements(_:)``).
-    static func forEachArrayElement<Failure: Error>(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
+    package static func forEachArrayElement<Failure: Error>(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
         var depth = 0
         var inString = false
         var escaped = false
@@ -167,7 +167,7 @@ package enum JSONText {
 
     /// Appends the content of a JSON string literal (quotes included in `literal`), escapes decoded, as UTF-8.
     /// Returns `false` for a malformed escape; a lone surrogate is left out.
-    static func appendUnescaped(_ literal: UnsafeBufferPointer<UInt8>, _ append: (UInt8) -> Void) -> Bool {
+    package static func appendUnescaped(_ literal: UnsafeBufferPointer<UInt8>, _ append: (UInt8) -> Void) -> Bool {
         guard literal.count >= 2 else { return false }
         var index = 1
         let end = literal.count - 1
@@ -211,7 +211,7 @@ package enum JSONText {
 
     /// Appends JSON text without the whitespace between its tokens (strings kept as they are), so that a
     /// pretty-printed object captured by a json field stays on one NDJSON line.
-    static func appendCompact(_ bytes: UnsafeBufferPointer<UInt8>, _ append: (UInt8) -> Void) {
+    package static func appendCompact(_ bytes: UnsafeBufferPointer<UInt8>, _ append: (UInt8) -> Void) {
         var inString = false
         var escaped = false
         for byte in bytes {

@@ -1,4 +1,5 @@
 import Sluice
+import SluiceWriters
 
 /// Writes each table to a file of its own, CSV, TSV or NDJSON, or NDJSON to standard output. Files are written
 /// under temporary names and renamed into place when the run finishes; a run that fails or is interrupted

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Sluice
+import SluiceWriters
 
 /// Writes each table to Parquet: one file per table, or, with a file size or row limit, a directory of parts per
 /// table (`DIR/<table>/part-00000.parquet` onward). Every file is written under a temporary name and renamed into

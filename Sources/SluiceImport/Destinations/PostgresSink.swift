@@ -1,5 +1,6 @@
 import CPostgres
 import Sluice
+import SluiceWriters
 
 /// Writes tables into PostgreSQL through libpq with `COPY … FROM STDIN` in binary format, in transactions that
 /// also write the import's checkpoints (`_sluice_checkpoints`) and the rejected records (`<table>_rejects`).

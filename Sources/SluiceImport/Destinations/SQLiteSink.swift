@@ -1,5 +1,6 @@
 import CSQLite
 import Sluice
+import SluiceWriters
 
 /// Writes tables into a SQLite database through prepared statements in large transactions (WAL journal,
 /// `synchronous=NORMAL` while loading). Each commit also writes the import's checkpoints, in the same

@@ -1,3 +1,5 @@
+import Sluice
+
 /// How a ``ParquetWriter`` lays out its file.
 public struct ParquetOptions: Sendable, Hashable {
     /// The unit dates are stored in, as `TIMESTAMP(isAdjustedToUTC=true, unit)`.

@@ -1,3 +1,5 @@
+import Sluice
+
 /// How one field is stored in a Parquet file: its leaf column's physical type and annotations, and for a list,
 /// the standard three-level `LIST` around it.
 ///

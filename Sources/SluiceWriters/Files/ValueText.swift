@@ -1,3 +1,5 @@
+import Sluice
+
 /// Values as plain text: the one rendering every text destination shares (CSV and TSV fields, SQLite's date
 /// and JSON columns). Integers exactly, doubles in their shortest round-trip form (`-0.0` keeps its sign),
 /// Booleans as `true`/`false`, dates as RFC 3339 in UTC, bytes as standard base64, JSON compacted, lists as

@@ -1,3 +1,5 @@
+import Sluice
+
 /// Writes mapped records as NDJSON: one object per record, fields in schema order, null for null values.
 public struct NDJSONWriter {
     private let output: FileOutput

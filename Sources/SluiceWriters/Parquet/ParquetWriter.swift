@@ -1,3 +1,4 @@
+import Sluice
 import Foundation
 
 /// Writes mapped records to a Parquet file: one column per field, in row groups of about

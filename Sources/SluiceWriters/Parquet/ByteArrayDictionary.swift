@@ -82,6 +82,7 @@ struct ByteArrayDictionary {
     }
 }
 
+import Sluice
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

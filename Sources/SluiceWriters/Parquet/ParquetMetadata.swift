@@ -1,3 +1,5 @@
+import Sluice
+
 /// The parts of Parquet's metadata a writer fills in, by their numbers and field ids in the format's Thrift
 /// definition (`parquet.thrift`), and their encoding in Thrift's compact protocol.
 enum ParquetMetadata {

@@ -1,3 +1,5 @@
+import Sluice
+
 /// Parquet's RLE / bit-packing hybrid, the encoding of definition and repetition levels and of dictionary indices:
 /// a run of eight or more equal values is one run-length header and the value; anything else is bit-packed in
 /// groups of eight, least significant bit first.

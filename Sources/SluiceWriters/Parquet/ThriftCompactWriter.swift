@@ -1,3 +1,5 @@
+import Sluice
+
 /// Writes Thrift's compact protocol, the encoding of Parquet's page headers and footer: field headers that carry
 /// the id as a delta from the previous field's, zigzag varints, length-prefixed binaries and lists.
 struct ThriftCompactWriter {

@@ -1,3 +1,5 @@
+import Sluice
+
 /// Writes mapped records as CSV (RFC 4180) or TSV: a header row of the field names, then one row per record.
 ///
 /// Values are written by ``ColumnarBatch/Column/appendText(_:to:)``. A field is quoted when it holds the delimiter,

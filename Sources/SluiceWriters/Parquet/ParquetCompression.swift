@@ -1,3 +1,4 @@
+import Sluice
 import CSnappy
 import CZstd
 

@@ -1,3 +1,5 @@
+import Sluice
+
 /// Unsigned LEB128, the variable-length integers of Thrift's compact protocol and of the RLE / bit-packing hybrid's
 /// run headers: seven bits a byte, least significant first, the high bit set on every byte but the last.
 enum Varint {

@@ -1,3 +1,5 @@
+import Sluice
+
 /// Encodes one field's column for the row group being built: data pages of levels and values, compressed as each
 /// fills and set aside in the spill until the row group is written out, the chunk's dictionary (text while it stays
 /// small), and its statistics.
