@@ -94,13 +94,23 @@ package enum JSONText {
     }
 
     /// Appends the decimal digits of `value`, most significant first, without building a string.
-    @inlinable @inline(__always)
+    /// Appends the decimal digits of `value` to `output`: one call a value for the writers in another module,
+    /// where a closure would be called once a digit.
+    package static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
+        appendInteger(value) { output.append($0) }
+    }
+
+    package static func appendInteger(_ value: UInt64, to output: inout [UInt8]) {
+        appendInteger(value) { output.append($0) }
+    }
+
+    @inline(__always)
     package static func appendInteger(_ value: Int64, _ append: (UInt8) -> Void) {
         if value < 0 { append(UInt8(ascii: "-")) }
         appendInteger(value.magnitude, append)
     }
 
-    @inlinable @inline(__always)
+    @inline(__always)
     package static func appendInteger(_ value: UInt64, _ append: (UInt8) -> Void) {
         var divisor: UInt64 = 1
         while value / divisor >= 10 { divisor *= 10 }
@@ -207,6 +217,11 @@ package enum JSONText {
             }
         }
         return true
+    }
+
+    /// ``appendCompact(_:_:)`` into `output`: one call a value for the writers in another module.
+    package static func appendCompact(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        appendCompact(bytes) { output.append($0) }
     }
 
     /// Appends JSON text without the whitespace between its tokens (strings kept as they are), so that a

@@ -51,13 +51,13 @@ public struct NDJSONWriter {
         }
         switch column.type {
         case .int64:
-            JSONText.appendInteger(column.values.assumingMemoryBound(to: Int64.self)[row]) { buffer.append($0) }
+            JSONText.appendInteger(column.values.assumingMemoryBound(to: Int64.self)[row], to: &buffer)
         case .double:
             buffer.append(contentsOf: String(column.values.assumingMemoryBound(to: Double.self)[row]).utf8)
         case .bool:
             buffer.append(contentsOf: (column.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false").utf8)
         case .uint64:
-            JSONText.appendInteger(column.values.assumingMemoryBound(to: UInt64.self)[row]) { buffer.append($0) }
+            JSONText.appendInteger(column.values.assumingMemoryBound(to: UInt64.self)[row], to: &buffer)
         case .date:
             buffer.append(contentsOf: ("\"" + DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row]) + "\"").utf8)
         case .string, .url, .enumeration:
@@ -66,7 +66,7 @@ public struct NDJSONWriter {
             buffer.append(contentsOf: ("\"" + Base64.encode(column.textBytes(row)) + "\"").utf8)
         case .json:
             // Input text may be pretty-printed; a line feed inside would split the NDJSON record.
-            JSONText.appendCompact(column.textBytes(row)) { buffer.append($0) }
+            JSONText.appendCompact(column.textBytes(row), to: &buffer)
         }
     }
 }

@@ -6,16 +6,16 @@ import Sluice
 /// their JSON array text, and text as it is.
 extension ColumnarBatch.Column {
     /// Appends the text of the value in `row` to `buffer`; returns `false`, appending nothing, for a null.
-    @discardableResult
+    @discardableResult @inline(__always)
     public func appendText(_ row: Int, to buffer: inout [UInt8]) -> Bool {
         precondition(row >= 0 && row < batch.count, "row \(row) is outside the batch's \(batch.count) records")
         let column = batch.columns[index]
         guard column.isValid(row) else { return false }
         switch column.type {
         case .int64:
-            JSONText.appendInteger(column.values.assumingMemoryBound(to: Int64.self)[row]) { buffer.append($0) }
+            JSONText.appendInteger(column.values.assumingMemoryBound(to: Int64.self)[row], to: &buffer)
         case .uint64:
-            JSONText.appendInteger(column.values.assumingMemoryBound(to: UInt64.self)[row]) { buffer.append($0) }
+            JSONText.appendInteger(column.values.assumingMemoryBound(to: UInt64.self)[row], to: &buffer)
         case .double:
             buffer.append(contentsOf: String(column.values.assumingMemoryBound(to: Double.self)[row]).utf8)
         case .bool:
@@ -27,7 +27,7 @@ extension ColumnarBatch.Column {
         case .bytes:
             buffer.append(contentsOf: Base64.encode(column.textBytes(row)).utf8)
         case .json:
-            JSONText.appendCompact(column.textBytes(row)) { buffer.append($0) }
+            JSONText.appendCompact(column.textBytes(row), to: &buffer)
         }
         return true
     }
