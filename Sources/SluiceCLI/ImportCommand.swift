@@ -98,12 +98,8 @@ struct ImportCommand: ParsableCommand {
             guard case .invalidOptions(let message) = error else { throw error }
             throw ValidationError(message)
         }
-        switch destination {
-        case .parquet, .parquetDirectory: break
-        default:
-            if maxFileRows != nil || maxFileBytes != nil || compression != nil || rowGroupSize != nil || timestampUnit != nil {
-                throw ValidationError("--compression, --row-group-size, --timestamp-unit, --max-file-rows and --max-file-bytes apply to Parquet destinations (out.parquet or DIR/), not \(destination).")
-            }
+        if !destination.takesParquetOptions && (maxFileRows != nil || maxFileBytes != nil || compression != nil || rowGroupSize != nil || timestampUnit != nil) {
+            throw ValidationError("--compression, --row-group-size, --timestamp-unit, --max-file-rows and --max-file-bytes apply to Parquet destinations (out.parquet or DIR/), not \(destination).")
         }
     }
 
@@ -131,14 +127,12 @@ struct ImportCommand: ParsableCommand {
             tables.append(layout)
         }
         var job = ImportJob(inputs: reading.inputNames, schemas: schemas, tables: tables, destination: destination)
-        switch destination {
-        case .parquet, .parquetDirectory:
+        if destination.takesParquetOptions {
             if let codec = compression.flatMap(ParquetCompression.init(parsing:)) { job.parquet.compression = codec }
             if let rowGroupSize { job.parquet.rowGroupBytes = rowGroupSize << 20 }
             if let timestampUnit { job.parquet.timestampUnit = timestampUnit }
             job.maxFileRows = maxFileRows
             job.maxFileBytes = maxFileBytes.map { $0 << 20 }
-        default: break
         }
         job.readerOptions = try reading.readerOptions(schemas: schemas)
         job.ifExists = ifExists

@@ -100,14 +100,7 @@ enum ImportRunner {
         switch outcome {
         case .failed(let message): StandardError.print("sluice: error: " + message)
         case .interrupted:
-            let what = if job.destination.keepsCheckpoints {
-                "what was written is committed (--resume continues)"
-            } else if case .ndjson(nil) = job.destination {
-                "what was written to standard output stays there"
-            } else {
-                "no file was left (files appear only when a run ends well)"
-            }
-            StandardError.print("sluice: interrupted; " + what)
+            StandardError.print("sluice: interrupted; " + job.destination.leftAfterInterrupt)
         default: break
         }
         if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }

@@ -25,38 +25,23 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``SluiceError/invalidOptions(_:)`` naming the kinds understood.
     public init(parsing text: String) throws(SluiceError) {
         let lowered = text.lowercased()
-        if text == "-" {
-            self = .ndjson(path: nil)
-        } else if lowered.hasPrefix("sqlite:") {
-            let path = String(text.dropFirst("sqlite:".count))
-            guard !path.isEmpty else { throw .invalidOptions("--to sqlite: needs a path (sqlite:out.db)") }
-            self = .sqlite(path: path)
-        } else if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
-            self = .postgres(url: text)
-        } else if [".sqlite", ".sqlite3", ".db"].contains(where: lowered.hasSuffix) {
-            self = .sqlite(path: text)
-        } else if lowered.hasSuffix(".csv") {
-            self = .csv(path: text, delimiter: UInt8(ascii: ","))
-        } else if lowered.hasSuffix(".tsv") {
-            self = .csv(path: text, delimiter: 0x09)
-        } else if lowered.hasSuffix(".ndjson") || lowered.hasSuffix(".jsonl") {
-            self = .ndjson(path: text)
-        } else if lowered.hasSuffix(".parquet") {
-            self = .parquet(path: text)
-        } else if text.hasSuffix("/") {
-            self = .parquetDirectory(text)
-        } else {
-            throw .invalidOptions("--to \(text): cannot tell what to write from the name. Sluice writes SQLite (FILE.sqlite, .sqlite3, .db, or sqlite:PATH), PostgreSQL (a postgresql:// URL), CSV (FILE.csv), TSV (FILE.tsv), NDJSON (FILE.ndjson or .jsonl, or - for standard output) and Parquet (FILE.parquet, or DIR/ for a directory of files).")
+        for kind in DestinationKind.all {
+            if let destination = try kind.parse(text, lowered) {
+                self = destination
+                return
+            }
         }
+        throw DestinationKind.unknown(text)
     }
 
     /// Whether the destination keeps checkpoints, so that an interrupted import can be resumed.
-    public var keepsCheckpoints: Bool {
-        switch self {
-        case .sqlite, .postgres: true
-        default: false
-        }
-    }
+    public var keepsCheckpoints: Bool { kind.keepsCheckpoints }
+
+    /// Whether the Parquet options (compression, row groups, file limits) apply to the destination.
+    public var takesParquetOptions: Bool { kind.takesParquetOptions }
+
+    /// What an interrupted import leaves in the destination, in words for a message.
+    public var leftAfterInterrupt: String { kind.leftAfterInterrupt }
 
     public var description: String {
         switch self {

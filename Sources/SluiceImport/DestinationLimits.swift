@@ -7,25 +7,7 @@ extension MappingSchema {
     /// the character U+0000.
     func restricted(to destination: Destination) throws(SluiceError) -> MappingSchema {
         var fields = self.fields
-        switch destination {
-        case .sqlite:
-            for index in fields.indices where fields[index].type == .uint64 && !fields[index].isList {
-                fields[index].validators.append(.maximum(.uint64(UInt64(Int64.max))))
-            }
-        case .postgres:
-            for index in fields.indices {
-                let field = fields[index]
-                // Lists take no validators: an element holding U+0000 fails the COPY, and the run, with a write error.
-                if field.isList { continue }
-                if field.type == .json {
-                    fields[index].validators.append(.customBytes(name: "no \\u0000 (PostgreSQL jsonb cannot hold it)") { !Self.escapesNUL($0) })
-                } else if [.string, .url, .enumeration].contains(field.type) {
-                    fields[index].validators.append(.customBytes(name: "no U+0000 (PostgreSQL text cannot hold it)") { !$0.contains(0) })
-                }
-            }
-        default:
-            return self
-        }
+        destination.kind.restrict(&fields)
         return try MappingSchema(fields: fields, options: options)
     }
 

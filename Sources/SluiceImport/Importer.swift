@@ -93,8 +93,7 @@ private struct Run {
         schemas = job.schemas
         summary = ImportSummary(destination: job.destination.description, tables: job.tables.map { ImportSummary.TableCounts(name: $0.name) })
         committedCounts = job.tables.map { _ in (0, 0) }
-        // Only SQLite stores dates in more than one way.
-        let dateStorage: DateStorage? = if case .sqlite = job.destination { job.dateStorage } else { nil }
+        let dateStorage = job.destination.kind.choosesDateStorage ? job.dateStorage : nil
         meanings = zip(job.tables, job.schemas).map { TableMeaning(layout: $0, options: $1.options, dateStorage: dateStorage) }
     }
 
@@ -114,7 +113,7 @@ private struct Run {
             }
             if summary.outcome == .complete, let limit = job.rejectLimit,
                limit.isExceeded(rejected: summary.recordsRejectedInAllRuns, read: summary.recordsRead, isFinal: true) {
-                throw SluiceError.invalidOptions("\(CountText.grouped(summary.recordsRejectedInAllRuns)) of \(CountText.grouped(summary.recordsRead)) records rejected, more than --max-rejects \(limit)")
+                throw SluiceError.tooManyRejections("\(CountText.grouped(summary.recordsRejectedInAllRuns)) of \(CountText.grouped(summary.recordsRead)) records rejected, more than --max-rejects \(limit)")
             }
             if summary.outcome == .interrupted && (!sink.keepsCheckpoints || holdsUnverifiedRecords) {
                 // A file cut short must not look complete: it is dropped. Records from a frame not yet checked
@@ -193,7 +192,10 @@ private struct Run {
     }
 
     private static func message(_ error: any Error) -> String {
-        if case SluiceError.invalidOptions(let text) = error { return text }
+        switch error as? SluiceError {
+        case .invalidOptions(let text), .tooManyRejections(let text): return text
+        default: break
+        }
         return "\(error)"
     }
 
@@ -204,26 +206,7 @@ private struct Run {
         if job.resumes && !job.destination.keepsCheckpoints {
             throw .invalidOptions("--resume needs a database destination; files are written whole or not at all")
         }
-        let names = job.tables.map(\.name)
-        switch job.destination {
-        case .sqlite(let path):
-            return try SQLiteSink(path: path, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes, dateStorage: job.dateStorage)
-        case .postgres(let url):
-            return try PostgresSink(url: url, tables: job.tables, ifExists: job.ifExists, resuming: job.resumes, lockWaitSeconds: job.lockWaitSeconds)
-        case .csv(_, let delimiter):
-            return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
-                                format: .csv(delimiter: delimiter, nullText: job.nullText), ifExists: job.ifExists)
-        case .ndjsonDirectory:
-            return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
-                                format: .ndjson, ifExists: job.ifExists)
-        case .parquet, .parquetDirectory:
-            return try ParquetSink(destination: job.destination, tables: job.tables, options: job.parquet,
-                                   limits: ParquetSink.FileLimits(rows: job.maxFileRows, bytes: job.maxFileBytes), ifExists: job.ifExists)
-        case .ndjson(let path):
-            if path == nil && job.tables.count > 1 { throw .invalidOptions("several tables cannot all go to standard output: name a file") }
-            return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: names),
-                                format: .ndjson, ifExists: job.ifExists)
-        }
+        return try job.destination.kind.open(job)
     }
 
     /// Imports one input; returns whether to go on with the next.
@@ -291,7 +274,7 @@ private struct Run {
             if let limit = job.rejectLimit, passed != nil {
                 reader.cancel()
                 let last = lastRejectionTaken.map { "; the last: \($0)" } ?? ""
-                throw .invalidOptions("stopped: \(CountText.grouped(summary.recordsRejectedInAllRuns)) of \(CountText.grouped(summary.recordsRead)) records rejected, more than --max-rejects \(limit)\(last)")
+                throw .tooManyRejections("stopped: \(CountText.grouped(summary.recordsRejectedInAllRuns)) of \(CountText.grouped(summary.recordsRead)) records rejected, more than --max-rejects \(limit)\(last)")
             }
             if let limit = job.recordLimit, Self.lastOrdinal(of: batch) >= limit {
                 limitReached.insert(table)

@@ -97,7 +97,7 @@ import Testing
         #expect(usage.standardError.contains("--workers takes 1 to 1024 threads, not 0."))
         let unknown = try Self.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("out.xlsx")])
         #expect(unknown.status == 64, "a destination Sluice does not write is a usage error")
-        #expect(unknown.standardError.contains("cannot tell what to write from the name. Sluice writes SQLite (FILE.sqlite"), "\(unknown.standardError)")
+        #expect(unknown.standardError.contains("cannot tell what to write from the name. Sluice writes PostgreSQL (a postgresql:// URL), SQLite (FILE.sqlite"), "\(unknown.standardError)")
         #expect(unknown.standardError.contains("Parquet (FILE.parquet, or DIR/ for a directory of files)"), "\(unknown.standardError)")
         let summary = dump.path("summary.json")
         #expect(try Self.run(["import", "-m", rejecting.mapping, rejecting.input, "--to", dump.path("e.ndjson"), "--summary-json", summary]).status == 2)

@@ -22,6 +22,47 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible, LocalizedErro
     /// The records path leads nowhere in this input, or to a value that holds no records; records delivered
     /// before it was noticed stand.
     case recordsPath(source: String, message: String)
+    /// The input is JSON, but not what the call needs: a header line that names no columns, a value that holds no
+    /// record, a Foundation value that is not JSON, more rejected records than the run allows.
+    case invalidInput(source: String, message: String)
+    /// More records were rejected than the run allows (`--max-rejects`); the message counts them and names the last.
+    case tooManyRejections(String)
+
+    /// What kind of failure an error is, so that a job can tell its own mistakes from its input's and from the
+    /// machine's: fix the options, set the input aside, or try again.
+    public enum Category: String, Sendable, Hashable, CaseIterable {
+        /// The input is not well-formed JSON (or not UTF-8, or holds a second value where one was expected).
+        case syntax
+        /// The input ends inside a record.
+        case truncated
+        /// The input is JSON, but its values or its layout do not fit the mapping or the limits.
+        case data
+        /// The mapping or the options cannot work, whatever the input holds.
+        case options
+        /// Reading the input failed.
+        case io
+        /// Writing a destination (a file, standard output, a database) failed.
+        case sink
+    }
+
+    /// The error's kind (see ``Category``); for a rejected record, the kind of its first failure.
+    public var category: Category {
+        switch self {
+        case .invalidMapping, .invalidOptions: .options
+        case .rejected(let rejection), .streamEnded(_, let rejection): Self.category(of: rejection.failures.first?.kind)
+        case .io: .io
+        case .write: .sink
+        case .recordsPath, .invalidInput, .tooManyRejections: .data
+        }
+    }
+
+    private static func category(of kind: Rejection.Kind?) -> Category {
+        switch kind {
+        case .malformedJSON, .extraValue, .invalidUTF8: .syntax
+        case .truncated: .truncated
+        case .typeMismatch, .outOfRange, .missing, .null, .nestingTooDeep, .recordTooLarge, .validation, .unmappedKey, .custom, nil: .data
+        }
+    }
 
     /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
@@ -41,8 +82,10 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible, LocalizedErro
             return "\(destination): write error: \(message)"
         case .invalidOptions(let message):
             return "invalid options: \(message)"
-        case .recordsPath(let source, let message):
+        case .recordsPath(let source, let message), .invalidInput(let source, let message):
             return "\(source): \(message)"
+        case .tooManyRejections(let message):
+            return message
         }
     }
 }

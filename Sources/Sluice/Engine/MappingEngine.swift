@@ -169,7 +169,7 @@ final class MappingEngine: BatchSource {
         if plan.columnsFromHeader && !leadingRecords.readsHeader && !machine.pointee.knowsHeader {
             guard let names = machine.pointee.columnHeader?.waitForNames() else {
                 // The chunk holding the header ends the run with why; this one is never delivered.
-                return ChunkOutcome(batches: [], statistics: ReadStatistics(), lineFeeds: 0, error: .invalidOptions("no column header"))
+                return ChunkOutcome(batches: [], statistics: ReadStatistics(), lineFeeds: 0, error: .invalidInput(source: source.name, message: "no column header"))
             }
             machine.pointee.useHeader(names)
         }

@@ -29,7 +29,7 @@ struct Preamble {
         }
         guard header else { return }
         guard linesLeft <= 1, let names = line.withUnsafeBufferPointer({ ColumnHeader.names(inRecordText: $0) }) else {
-            throw .invalidOptions("\(source.name): the header line (after \(skipping) skipped) is not an array of column names")
+            throw .invalidInput(source: source.name, message: "the header line (after \(skipping) skipped) is not an array of column names")
         }
         columnNames = names
     }

@@ -11,7 +11,7 @@ enum FoundationTree {
         do {
             return Array(try JSONSerialization.data(withJSONObject: normalized, options: [.fragmentsAllowed]))
         } catch {
-            throw .invalidOptions("the value cannot be written as JSON: \(error.localizedDescription)")
+            throw .invalidInput(source: "the value", message: "cannot be written as JSON: \(error.localizedDescription)")
         }
     }
 
@@ -32,7 +32,7 @@ enum FoundationTree {
         case is String, is NSNull, is Bool, is Int, is Int64, is UInt64, is Double, is NSNumber, is Decimal:
             return value
         default:
-            throw .invalidOptions("\(path): a \(type(of: value)) is not a JSON value")
+            throw .invalidInput(source: path, message: "a \(type(of: value)) is not a JSON value")
         }
     }
 }

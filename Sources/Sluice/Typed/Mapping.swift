@@ -180,7 +180,7 @@ public struct Mapping<Model>: Sendable {
     /// - Throws: ``SluiceError/rejected(_:)`` when the record does not map.
     public func model(from tree: Any) throws(SluiceError) -> Model {
         let reader = try TypedReader(input: .foundation(tree), mapping: self, options: ReaderOptions(shape: .document))
-        guard let model = try reader.nextModel() else { throw .invalidOptions("the value holds no record") }
+        guard let model = try reader.nextModel() else { throw .invalidInput(source: "the value", message: "it holds no record") }
         return model
     }
 
@@ -205,10 +205,11 @@ public struct Mapping<Model>: Sendable {
     ///   `null` for a required property without a default), or the hook's error.
     @discardableResult
     public func update(_ model: inout Model, from input: Input) throws(SluiceError) -> [PartialKeyPath<Model> & Sendable] {
-        let engine = try MappingEngine(plan: updatePlan, source: try input.open(), options: ReaderOptions(shape: .document, rejectionPolicy: .collect))
-        guard let batch = try engine.nextBatch() else { throw .invalidOptions("the input holds no record") }
+        let source = try input.open()
+        let engine = try MappingEngine(plan: updatePlan, source: source, options: ReaderOptions(shape: .document, rejectionPolicy: .collect))
+        guard let batch = try engine.nextBatch() else { throw .invalidInput(source: source.name, message: "it holds no record") }
         if let rejection = batch.rejections.first { throw .rejected(rejection) }
-        guard batch.count == 1 else { throw .invalidOptions("the input holds no record") }
+        guard batch.count == 1 else { throw .invalidInput(source: source.name, message: "it holds no record") }
         var raw: [UInt8] = []
         if case .bytes(let bytes, _) = input { raw = bytes }
         let present = fields.indices.filter { index in
