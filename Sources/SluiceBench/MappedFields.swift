@@ -80,7 +80,7 @@ public struct MappedFields: Sendable {
             case .date: .date
             }
             var dates: Field.Dates?
-            if spec.type == .date {
+            if spec.type.holdsPointsInTime {
                 guard let read = Self.dates(spec) else {
                     return .failure(BenchError("field '\(spec.name)' reads dates in formats \(spec.dateFormats.map(\.description).joined(separator: ", ")), which the foreign contenders are not given"))
                 }

@@ -74,7 +74,7 @@ extension DestinationKind {
         leftAfterInterrupt: "what was written is committed (--resume continues)",
         restrict: { fields in
             // SQLite's integers are signed.
-            for index in fields.indices where fields[index].type == .uint64 && !fields[index].isList {
+            for index in fields.indices where fields[index].type.reachesPastSignedRange && !fields[index].isList {
                 fields[index].validators.append(.maximum(.uint64(UInt64(Int64.max))))
             }
         },

@@ -23,7 +23,7 @@ struct TableMeaning: Sendable, Hashable {
             table += "; unmapped keys rejected"
             if !options.ignoredPaths.isEmpty { table += " but " + options.ignoredPaths.map(Self.quoted).joined(separator: " ") }
         }
-        if let dateStorage, layout.fields.contains(where: { $0.type == .date && !$0.isList }) { table += "; dates stored as \(dateStorage.rawValue)" }
+        if let dateStorage, layout.fields.contains(where: { $0.type.holdsPointsInTime && !$0.isList }) { table += "; dates stored as \(dateStorage.rawValue)" }
         lines = [table] + layout.fields.map { Self.column($0, options: options) }
     }
 

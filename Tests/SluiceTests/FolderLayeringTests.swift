@@ -14,7 +14,7 @@ import Testing
         }
         var code: [String: [String]] = [:]
         var owner: [String: String] = [:]
-        let declaration = try Regex(#"(?m)^(?:public |internal |private |fileprivate |final |indirect )*(?:struct|class|enum|protocol|actor|typealias)\s+([A-Z]\w*)"#)
+        let declaration = try Regex(#"(?m)^(?:public |package |internal |private |fileprivate |final |indirect )*(?:struct|class|enum|protocol|actor|typealias)\s+([A-Z]\w*)"#)
         let commentsAndStrings = try Regex(#"//[^\n]*|"(?:[^"\\\n]|\\.)*""#)
         for folder in folders {
             let files = FileManager.default.enumerator(at: library.appendingPathComponent(folder), includingPropertiesForKeys: nil)?

@@ -49,6 +49,21 @@ import Testing
         #expect(found.isEmpty, "\(found)")
     }
 
+    /// A rule about column types asks a question `FieldType` answers in an exhaustive switch (`keepsJSONText`,
+    /// `isOrdered`, …) or switches over the type itself: a comparison such as `type == .date` would let a new type
+    /// slip past it unnoticed.
+    @Test func columnTypesAreNotComparedCaseByCase() throws {
+        let cases = "int64|uint64|double|bool|string|date|url|bytes|json|enumeration"
+        let comparison = try Regex("(?:\\.type|\\btype|[tT]ypes\\[[^\\]]*\\])\\s*[!=]=\\s*\\.(?:\(cases))\\b|\\[\\.(?:\(cases))\\b[^\\]]*\\]\\.contains\\(")
+        let found = try Self.lines(under: Self.sources).filter { line in
+            let code = line.text.components(separatedBy: "//").first ?? ""
+            return !line.text.contains("lint:") && code.contains(comparison)
+        }.map { "\($0.file):\($0.number): \($0.text.trimmingCharacters(in: .whitespaces))" }
+        #expect(found.isEmpty, "\(found)")
+        // The rule sees such a comparison.
+        #expect("if field.type == .date {".contains(comparison) && "[.int64, .uint64].contains(field.type)".contains(comparison))
+    }
+
     @Test func theLintSeesTheSources() throws {
         #expect(try Self.lines(under: Self.sources).count > 3000)
     }

@@ -93,17 +93,18 @@ package enum JSONText {
         append(UInt8(ascii: "\""))
     }
 
-    /// Appends the decimal digits of `value`, most significant first, without building a string.
     /// Appends the decimal digits of `value` to `output`: one call a value for the writers in another module,
     /// where a closure would be called once a digit.
     package static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
         appendInteger(value) { output.append($0) }
     }
 
+    /// ``appendInteger(_:to:)`` for an unsigned value.
     package static func appendInteger(_ value: UInt64, to output: inout [UInt8]) {
         appendInteger(value) { output.append($0) }
     }
 
+    /// Appends the decimal digits of `value`, most significant first, without building a string.
     @inline(__always)
     package static func appendInteger(_ value: Int64, _ append: (UInt8) -> Void) {
         if value < 0 { append(UInt8(ascii: "-")) }

@@ -22,8 +22,8 @@ public enum SluiceError: Error, Sendable, CustomStringConvertible, LocalizedErro
     /// The records path leads nowhere in this input, or to a value that holds no records; records delivered
     /// before it was noticed stand.
     case recordsPath(source: String, message: String)
-    /// The input is JSON, but not what the call needs: a header line that names no columns, a value that holds no
-    /// record, a Foundation value that is not JSON, more rejected records than the run allows.
+    /// The input is not what the call needs: a header line that names no columns, a value that holds no record, a
+    /// Foundation value that is not JSON, a file with no array of records to split.
     case invalidInput(source: String, message: String)
     /// More records were rejected than the run allows (`--max-rejects`); the message counts them and names the last.
     case tooManyRejections(String)

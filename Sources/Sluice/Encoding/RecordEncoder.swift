@@ -62,7 +62,7 @@ struct RecordEncoder: Sendable {
         case epoch(EpochUnit)
 
         init?(_ field: FieldSpec) {
-            guard field.type == .date else { return nil }
+            guard field.type.holdsPointsInTime else { return nil }
             switch field.dateFormats.first {
             case .epoch?: self = .epoch(field.epochUnit)
             case .pattern(let pattern)?: self = (try? DatePatternToken.compile(pattern)).map(DateForm.pattern) ?? .rfc3339

@@ -189,7 +189,7 @@ public struct FieldSpec: Sendable, Hashable {
     }
 
     /// Whether the field reads any JSON value, objects and arrays included: json fields and transformed ones.
-    var takesAnyValue: Bool { type == .json || transform != nil }
+    var takesAnyValue: Bool { type.keepsJSONText || transform != nil }
 
     /// The key path to read, given the mapping's naming convention.
     package func resolvedPath(naming: NamingConvention?) -> String {

@@ -40,7 +40,7 @@ enum FoundationTree {
 extension Input {
     /// Foundation values (a `[String: Any]` record, or an array of them) as input: read as a document when the
     /// value is one record, as a top-level array otherwise.
-    /// - Throws: ``SluiceError/invalidOptions(_:)`` when the value holds something that is not JSON.
+    /// - Throws: ``SluiceError/invalidInput(source:message:)`` when the value holds something that is not JSON.
     public static func foundation(_ tree: Any) throws(SluiceError) -> Input {
         .bytes(try FoundationTree.jsonBytes(tree), name: "<foundation value>")
     }

@@ -744,7 +744,7 @@ struct RecordStateMachine {
         guard kind != .null, let listScratch, let ordinal = listOrdinals?[column] else { return }
         if kind == .string, let bytes, !isWellFormed(node: nodeID, bytes, length) { return }
         startList(column: column)
-        if columnTypes[column] == .string, kind == .string || kind == .number, let bytes {
+        if columnTypes[column].keepsScalarText, kind == .string || kind == .number, let bytes {
             // Text that a string list takes as it is (the string conversion's own rule) needs no scratch.
             let mark = beginListElement(column: column)
             columns[column].appendJSONString(UnsafeBufferPointer(start: bytes, count: length))
@@ -821,7 +821,7 @@ struct RecordStateMachine {
             }
             text.withUTF8 { convert(column: column, node: nodeID, .number, $0.baseAddress ?? emptyBytes, $0.count, false) }
         case .object(json: var text), .array(json: var text):
-            guard columnTypes[column] == .json else {
+            guard columnTypes[column].keepsJSONText else {
                 let found = text.hasPrefix("[") ? ValueDescription.array : ValueDescription.object
                 failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: columnTypes[column].description, found: found))
                 return
@@ -890,7 +890,7 @@ struct RecordStateMachine {
     private mutating func writeNull(column: Int, node nodeID: Int32) {
         let storage = columns + column
         let isOptional = columnIsOptional[column]
-        if columnHasDefault[column] && (!isOptional || columnTypes[column] == .enumeration),
+        if columnHasDefault[column] && (!isOptional || columnTypes[column].holdsListedValues),
            let defaultValue = plan.conversion(column).pointee.defaultValue {
             storage.pointee.write(defaultValue, row: row)
             return
@@ -939,7 +939,7 @@ struct RecordStateMachine {
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
             stamps[Int(column)] = serial
-            if columnTypes[column] != .json && !columnIsTransformed[column] {
+            if !columnTypes[column].keepsJSONText && !columnIsTransformed[column] {
                 failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: plan.fields[column].shownTypeName, found: found))
             }
         }
@@ -1010,7 +1010,7 @@ struct RecordStateMachine {
         for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
             let column = Int(targets[target])
             if columnIsList[column] {
-                if columnTypes[column] == .json { appendListText(column: column, UnsafeBufferPointer(start: buffer + (start - bufferOffset), count: end - start)) }
+                if columnTypes[column].keepsJSONText { appendListText(column: column, UnsafeBufferPointer(start: buffer + (start - bufferOffset), count: end - start)) }
                 continue
             }
             if columnIsTransformed[column] {
@@ -1019,7 +1019,7 @@ struct RecordStateMachine {
                 }
                 continue
             }
-            guard columnTypes[column] == .json else { continue }
+            guard columnTypes[column].keepsJSONText else { continue }
             stamps[column] = serial
             columns[column].writeText(buffer + (start - bufferOffset), count: end - start, row: row)
         }

@@ -138,7 +138,7 @@ enum PlanCompiler {
         if field.defaultValue != nil { problem("a list takes no default") }
         if field.transform != nil { problem("a list takes no transform") }
         if field.validators.contains(where: { $0 != .required }) { problem("a list takes no validators but required") }
-        if field.type == .json, field.cleanups.contains(where: \.isSplit) {
+        if field.type.keepsJSONText, field.cleanups.contains(where: \.isSplit) {
             problem("split gives pieces of text: a json field cannot take them")
         }
     }
@@ -179,10 +179,10 @@ enum PlanCompiler {
             conversion.cleaning = CompiledCleanups(nullSpellings: spellings.isEmpty ? nil : spellings, cleanups: field.cleanups, problems: &messages)
             messages.forEach(problem)
         }
-        if field.truncatesFractions && field.type != .int64 && field.type != .uint64 {
+        if field.truncatesFractions && !field.type.holdsWholeNumbers {
             problem("truncation applies to int64 and uint64 fields, not \(field.type)")
         }
-        if field.type == .date {
+        if field.type.holdsPointsInTime {
             do {
                 conversion.dateParser = try DateParser(unit: field.epochUnit, formats: field.dateFormats)
             } catch {
@@ -204,7 +204,7 @@ enum PlanCompiler {
         } else if field.epochUnit != .seconds || field.dateFormats != DateFormat.defaults {
             problem("a unit and date formats apply to date fields, not \(field.type)")
         }
-        if field.type == .enumeration {
+        if field.type.holdsListedValues {
             if field.enumValues.isEmpty { problem("an enum field needs values") }
             var seen: Set<String> = []
             for entry in field.enumValues where !seen.insert(entry.json).inserted {
@@ -219,7 +219,7 @@ enum PlanCompiler {
             conversion.defaultValue = defaultValue
             if !defaultValue.fitsTypes.contains(field.type) {
                 problem("the default \(defaultValue) is not a value of type \(field.type)")
-            } else if field.type == .url, case .string(let text) = defaultValue, (try? FieldValue.parse(text, for: field)) == nil {
+            } else if field.type.holdsURLReferences, case .string(let text) = defaultValue, (try? FieldValue.parse(text, for: field)) == nil {
                 problem("the default \(defaultValue) is not a URL reference")
             }
         }

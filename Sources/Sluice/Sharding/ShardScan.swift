@@ -241,7 +241,7 @@ struct ShardScan {
         if let problem = end.problem { throw structureError(problem) }
         if let failure = filter?.finish() { throw RecordsPathFilter.error(failure, source: source.name) }
         guard sawArrayStart, let arrayEnd = framer.lastArrayEnd else {
-            throw .invalidInput(source: source.name, message: "it holds no array of records\(recordsPath.map { " at \($0)" } ?? "")")
+            throw .invalidInput(source: source.name, message: "no array of records\(recordsPath.map { " at \($0)" } ?? "")")
         }
         finishShard(end: arrayEnd)
     }

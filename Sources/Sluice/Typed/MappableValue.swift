@@ -103,7 +103,7 @@ extension ValueReading {
             type: type, isOptional: true, kind: kind?.optional, mayRefuse: mayRefuse, configure: configure,
             read: { storage, row in
                 // A json column may hold `null` as text where the type's own reading refuses it.
-                if type == .json, storage.isValid(row), storage.textBytes(row).elementsEqual("null".utf8) { return .success(.some(nil)) }
+                if type.keepsJSONText, storage.isValid(row), storage.textBytes(row).elementsEqual("null".utf8) { return .success(.some(nil)) }
                 return read(storage, row).map { value -> Value?? in .some(value) }
             },
             encode: { $0.flatMap(encode) }
@@ -276,13 +276,13 @@ extension StoredValueKind {
 extension ColumnStorage {
     /// A committed value for a rejection's message: `number 3000000000`, `string "abc"`.
     func describedValue(_ row: Int) -> String {
-        switch type.layout {
-        case .word where type == .double: "number \(double(row).map { "\($0)" } ?? "")"
-        case .word where type == .uint64: "number \(uint64(row).map { "\($0)" } ?? "")"
-        case .word: "number \(int64(row).map { "\($0)" } ?? "")"
-        case .byte: bool(row).map(ValueDescription.bool) ?? ValueDescription.null
-        case .text where type == .json: ValueDescription.jsonText(textBytes(row))
-        case .text: ValueDescription.string(textBytes(row))
+        switch type {
+        case .double: "number \(double(row).map { "\($0)" } ?? "")"
+        case .uint64: "number \(uint64(row).map { "\($0)" } ?? "")"
+        case .int64, .date: "number \(int64(row).map { "\($0)" } ?? "")"
+        case .bool: bool(row).map(ValueDescription.bool) ?? ValueDescription.null
+        case .json: ValueDescription.jsonText(textBytes(row))
+        case .string, .url, .bytes, .enumeration: ValueDescription.string(textBytes(row))
         }
     }
 }

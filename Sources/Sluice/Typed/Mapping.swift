@@ -147,7 +147,7 @@ public struct Mapping<Model>: Sendable {
                 problems.append(MappingProblem(field: column.name, message: "'*' reads a list column; declare an array property with an array field instead"))
                 return column
             }
-            guard column.type == .json else {
+            guard column.type.keepsJSONText else {
                 problems.append(MappingProblem(field: column.name, message: "split makes a list: map it to an array property"))
                 return column
             }
@@ -180,7 +180,7 @@ public struct Mapping<Model>: Sendable {
     /// - Throws: ``SluiceError/rejected(_:)`` when the record does not map.
     public func model(from tree: Any) throws(SluiceError) -> Model {
         let reader = try TypedReader(input: .foundation(tree), mapping: self, options: ReaderOptions(shape: .document))
-        guard let model = try reader.nextModel() else { throw .invalidInput(source: "the value", message: "it holds no record") }
+        guard let model = try reader.nextModel() else { throw .invalidInput(source: "the value", message: "no record in it") }
         return model
     }
 
@@ -207,9 +207,9 @@ public struct Mapping<Model>: Sendable {
     public func update(_ model: inout Model, from input: Input) throws(SluiceError) -> [PartialKeyPath<Model> & Sendable] {
         let source = try input.open()
         let engine = try MappingEngine(plan: updatePlan, source: source, options: ReaderOptions(shape: .document, rejectionPolicy: .collect))
-        guard let batch = try engine.nextBatch() else { throw .invalidInput(source: source.name, message: "it holds no record") }
+        guard let batch = try engine.nextBatch() else { throw .invalidInput(source: source.name, message: "no record in it") }
         if let rejection = batch.rejections.first { throw .rejected(rejection) }
-        guard batch.count == 1 else { throw .invalidInput(source: source.name, message: "it holds no record") }
+        guard batch.count == 1 else { throw .invalidInput(source: source.name, message: "no record in it") }
         var raw: [UInt8] = []
         if case .bytes(let bytes, _) = input { raw = bytes }
         let present = fields.indices.filter { index in

@@ -28,7 +28,7 @@ struct CompiledValidator: Sendable {
             return coerced.fitsTypes.contains(field.type) ? coerced : nil
         }
         let isText = field.type.layout == .text
-        let isOrdered = [.int64, .uint64, .double, .date].contains(field.type)
+        let isOrdered = field.type.isOrdered
         var rule: Rule
         // Labels show values as the field reads them (`equalTo(200)`, not the file's text `"200"`).
         var label = validator.description
@@ -61,7 +61,7 @@ struct CompiledValidator: Sendable {
             guard range.lowerBound >= 0 else { return problem("a length cannot be negative") }
             rule = .length(range)
         case .pattern(let pattern):
-            guard isText && field.type != .bytes else { return problem("applies to text, not \(field.type)") }
+            guard isText && !field.type.holdsRawBytes else { return problem("applies to text, not \(field.type)") }
             do {
                 rule = .pattern(try PatternMatcher(pattern))
             } catch {
@@ -144,7 +144,7 @@ struct CompiledValidator: Sendable {
             return values.contains(value)
         case .length(let range):
             let bytes = storage.textBytes(row)
-            let count = storage.type == .bytes ? bytes.count : bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+            let count = storage.type.holdsRawBytes ? bytes.count : bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
             return range.contains(count)
         case .pattern:
             return true  // searched by verdict(_:row:)

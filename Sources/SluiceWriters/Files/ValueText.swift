@@ -6,7 +6,7 @@ import Sluice
 /// their JSON array text, and text as it is.
 extension ColumnarBatch.Column {
     /// Appends the text of the value in `row` to `buffer`; returns `false`, appending nothing, for a null.
-    @discardableResult @inline(__always)
+    @discardableResult
     public func appendText(_ row: Int, to buffer: inout [UInt8]) -> Bool {
         precondition(row >= 0 && row < batch.count, "row \(row) is outside the batch's \(batch.count) records")
         let column = batch.columns[index]

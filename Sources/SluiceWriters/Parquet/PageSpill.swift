@@ -10,8 +10,9 @@ import Darwin
 ///
 /// A column chunk's pages must lie together in the Parquet file, but the columns fill their pages side by side;
 /// each page therefore goes to the spill as it is compressed, and the chunks are copied out in column order when
-/// the row group ends. The file is unlinked as soon as it is made, so no run, however it ends, leaves it behind;
-/// it sits beside the output, on the disk chosen for the output (a temporary directory may be memory).
+/// the row group ends. The file is unlinked as soon as it is made, and made under a partial file's name held by the
+/// run's lock, so that a run killed in between leaves a file the next run removes; it sits beside the output, on the
+/// disk chosen for the output (a temporary directory may be memory).
 final class PageSpill {
     /// Where one page lies in the spill.
     struct Span {
@@ -31,12 +32,15 @@ final class PageSpill {
     /// An empty spill in `directory` ("" for the working directory) for the pages of `outputName`.
     init(directory: String, for outputName: String) throws(SluiceError) {
         let prefix = directory.isEmpty || directory.hasSuffix("/") ? directory : directory + "/"
-        var template = Array((prefix + ".sluice-parquet-pages-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { name in name.baseAddress.map { mkstemp($0) } ?? -1 }
+        let name = prefix + "parquet-pages-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let temporary = try PartialFiles.acquire(for: name, directory: prefix)
+        let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let reason = errno
+        if descriptor >= 0 { unlink(temporary) }
+        PartialFiles.release(directory: prefix)
         guard descriptor >= 0 else {
-            throw .write(destination: outputName, message: "cannot create a file for its pages in progress in \(prefix.isEmpty ? "." : prefix): " + String(cString: strerror(errno)))
+            throw .write(destination: outputName, message: "cannot create a file for its pages in progress in \(prefix.isEmpty ? "." : prefix): " + String(cString: strerror(reason)))
         }
-        template.withUnsafeBufferPointer { name in _ = name.baseAddress.map { unlink($0) } }
         self.descriptor = descriptor
         self.directory = prefix.isEmpty ? "." : prefix
         self.outputName = outputName
