@@ -2,6 +2,8 @@
 // skipped by simdjson itself; numbers are reported as their raw text so that every exact conversion rule applies.
 
 #include "sluice_simdjson.h"
+#include "parser_state.h"
+#include "token_checks.h"
 
 #include <simdjson.h>
 
@@ -13,57 +15,9 @@
 #endif
 
 using namespace simdjson;
-
-struct sluice_simdjson_parser {
-    ondemand::parser parser;
-    size_t maximum_depth;
-};
+using namespace sluice_tokens;
 
 namespace {
-
-bool is_whitespace(uint8_t byte) { return byte == ' ' || byte == '\n' || byte == '\r' || byte == '\t'; }
-
-/// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-bool is_number(const uint8_t *text, size_t length) {
-    size_t i = 0;
-    auto digits = [&]() {
-        size_t start = i;
-        while (i < length && text[i] >= '0' && text[i] <= '9') i++;
-        return i > start;
-    };
-    if (i < length && text[i] == '-') i++;
-    if (i < length && text[i] == '0') {
-        i++;
-    } else if (!digits()) {
-        return false;
-    }
-    if (i < length && text[i] == '.') {
-        i++;
-        if (!digits()) return false;
-    }
-    if (i < length && (text[i] == 'e' || text[i] == 'E')) {
-        i++;
-        if (i < length && (text[i] == '+' || text[i] == '-')) i++;
-        if (!digits()) return false;
-    }
-    return i == length;
-}
-
-/// The end of a token's text, without the whitespace simdjson's raw token carries.
-size_t trimmed_length(std::string_view token) {
-    size_t length = token.size();
-    while (length > 0 && is_whitespace(uint8_t(token[length - 1]))) length--;
-    return length;
-}
-
-bool starts_value(uint8_t byte) {
-    switch (byte) {
-    case '{': case '[': case '"': case '-': case 't': case 'f': case 'n':
-        return true;
-    default:
-        return byte >= '0' && byte <= '9';
-    }
-}
 
 struct walker {
     const uint8_t *base;
@@ -263,7 +217,7 @@ size_t sluice_simdjson_padding(void) { return SIMDJSON_PADDING; }
 const char *sluice_simdjson_kernel(void) { return get_active_implementation()->name().c_str(); }
 
 sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth) {
-    return new (std::nothrow) sluice_simdjson_parser{ondemand::parser(), maximum_depth};
+    return new (std::nothrow) sluice_simdjson_parser{ondemand::parser(), maximum_depth, {}};
 }
 
 void sluice_simdjson_parser_free(sluice_simdjson_parser *parser) { delete parser; }

@@ -4,7 +4,8 @@ import Sluice
 /// tokenizer must give the same records, rejections, error and counts, and `read == mapped + rejected`.
 ///
 /// The first byte picks the variant: the mapping (dates, enums, lists, nested paths and json; skipped records and
-/// a header; a records path; or 2,000 fields, which the small memory budget must hold), the shape, the tokenizer,
+/// a header; a records path; 2,000 fields, which the small memory budget must hold; or one the matched walk reads,
+/// whose run with the event walk alone must agree), the shape, the tokenizer,
 /// and whether a long run of whitespace goes into the input (the second byte says where, how long and of which
 /// characters). The rest is the input, which may also be gzip or zstd (the seeds hold both), damaged or not.
 enum FuzzRecords {
@@ -23,15 +24,27 @@ enum FuzzRecords {
     static let wideMapping = "fields:\n  - {name: id, type: int64, optional: true}\n"
         + (0..<2000).map { "  - {name: f\($0), path: \($0 % 2 == 0 ? "f\($0)" : "user.f\($0)"), type: string, optional: true}\n" }.joined()
 
-    static let schemas: [MappingSchema] = [fieldMapping, headerMapping, wrapperMapping, wideMapping].compactMap { try? MappingSchema(mappingText: $0) }
+    /// A mapping the matched walk reads (nested keys, a named element, an ignored key, no lists or json).
+    static let matchedMapping = """
+        ignore: [extra]
+        fields:
+          - {name: id, type: int64}
+          - {name: name, path: user.name, type: string, optional: true}
+          - {name: first, path: user.tags.0, type: string, optional: true}
+          - {name: when, path: created_at, type: date, optional: true}
+          - {name: lang, type: enum, values: {en: 1, fr: 2}, default: 0}
+          - {name: score, type: double, optional: true, validate: {range: [0, 100]}}
+        """
+
+    static let schemas: [MappingSchema] = [fieldMapping, headerMapping, wrapperMapping, wideMapping, matchedMapping].compactMap { try? MappingSchema(mappingText: $0) }
     static let shapes: [InputShape] = [.automatic, .ndjson, .array, .concatenated, .document]
     static let whitespace: [[UInt8]] = [[0x20], [0x20, 0x09], [0x0A], [0x20, 0x0D, 0x0A, 0x09]]
 
     static func run(_ bytes: [UInt8]) {
-        guard let selector = bytes.first, schemas.count == 4 else { return }
+        guard let selector = bytes.first, schemas.count == 5 else { return }
         var input = Array(bytes.dropFirst())
-        let schema = schemas[Int(selector % 4)]
-        let shape = shapes[Int(selector / 4 % 5)]
+        let schema = schemas[Int(selector % 5)]
+        let shape = shapes[Int(selector / 5 % 5)]
         let tokenizer: TokenizerChoice = selector & 0x80 == 0 ? .simdjson : .yajl
         if selector & 0x40 != 0, let layout = input.first {
             // Up to 64 KiB of whitespace, at a position the layout byte names (enough to show a scan that is not
@@ -44,13 +57,15 @@ enum FuzzRecords {
             input.insert(contentsOf: (0..<length).map { characters[$0 % characters.count] }, at: position)
         }
         var reference: Transcript?
-        for (workers, chunk) in [(1, 1 << 20), (2, 1), (3, 7), (2, 64)] {
+        // The last run reads with the event walk alone, which the matched walk must agree with.
+        for (workers, chunk, matchesKeys) in [(1, 1 << 20, true), (2, 1, true), (3, 7, true), (2, 64, true), (1, 1 << 20, false)] {
             var options = ReaderOptions(shape: shape, readBufferSize: 4096, batchCapacity: 3, rejectionPolicy: .collect,
                                         workers: workers, chunkSize: chunk, memoryBudget: 1 << 20)
             options.tokenizer = tokenizer
+            options.matchesKeysInWalk = matchesKeys
             let transcript = Transcript(input, schema: schema, options: options)
             if let reference {
-                precondition(transcript == reference, "\(workers) workers, chunks of \(chunk): \(transcript) against \(reference)")
+                precondition(transcript == reference, "\(workers) workers, chunks of \(chunk), keys matched in the walk \(matchesKeys): \(transcript) against \(reference)")
             } else {
                 reference = transcript
             }

@@ -139,7 +139,8 @@ final class MappingEngine: BatchSource {
         machine.pointee.boundary = start
         tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated)
         // NDJSON lines, and the elements of an array that the pipeline's chunks name one by one.
-        simdjson = (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson ? SimdjsonTokenizer(machine: machine) : nil
+        simdjson = (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson
+            ? SimdjsonTokenizer(machine: machine, matchesKeys: options.matchesKeysInWalk) : nil
     }
 
     /// What mapping one chunk gave: its batches (to be recycled through ``recycle(_:)``), its counts, the line

@@ -53,9 +53,9 @@ struct RecordStateMachine {
 
     // MARK: Position in the input
     private let frames: UnsafeMutablePointer<Frame>
-    private var frameCount = 0
+    private(set) var frameCount = 0
     /// Open containers being skipped; 0 when not skipping.
-    private var skipDepth = 0
+    private(set) var skipDepth = 0
     /// While skipping a subtree that a json field captures: its node and first byte.
     private var skipCaptureNode: Int32 = -1
     /// Open containers that a json field captures: everything inside them is read, to be checked.
@@ -65,7 +65,7 @@ struct RecordStateMachine {
     private var skipCaptureStart = 0
     /// Containers around the records: 0 when top-level values are records, 1 when elements of a top-level array are.
     let outerLevels: Int
-    private var outerOpen = false
+    private(set) var outerOpen = false
     private(set) var outerClosed = false
     let maximumDepth: Int
     /// Levels around each record that the input no longer shows (an array's, in a chunk of its elements): the
@@ -286,14 +286,21 @@ struct RecordStateMachine {
         let node = frame.pointee.node
         let position = frame.pointee.keyCount
         frame.pointee.keyCount = position + 1
+        frame.pointee.pendingChild = match(key, length, at: node, position: position)
+        return true
+    }
+
+    /// The child of `node` that key number `position` of its object leads to, or ``unmapped`` or ``ignored``; a
+    /// key no field reads is counted (and, in strict mode, fails the record).
+    @inline(__always)
+    mutating func match(_ key: UnsafePointer<UInt8>, _ length: Int, at node: Int32, position: Int) -> Int32 {
         let slot = keyOrder.slot(node: node, position: position)
         if slot >= 0, let child = keyOrder.cachedResult(slot: slot, key: key, length) {
-            frame.pointee.pendingChild = child
             if child == Self.unmapped {
                 keyOrder.countUnmapped(slot: slot)
                 if rejectsUnmappedKeys { rejectUnmappedKey(node: node, key, length) }
             }
-            return true
+            return child
         }
         let entry = plan.lookupFull(node: nodes[Int(node)], key: key, length)
         let child = entry >= 0 ? keyEntries[Int(entry)].node : plan.ignoresUnreadKeys[Int(node)] ? Self.ignored : Self.unmapped
@@ -310,8 +317,7 @@ struct RecordStateMachine {
             }
             if rejectsUnmappedKeys { rejectUnmappedKey(node: node, key, length) }
         }
-        frame.pointee.pendingChild = child
-        return true
+        return child
     }
 
     /// Strict mode: a key no field reads rejects its record.
@@ -398,7 +404,7 @@ struct RecordStateMachine {
 
     /// Outside a record: either open the top-level array, or start a record at the plan's root.
     @inline(never)
-    private mutating func beginRecordOrOuter(isArrayStart: Bool) -> Int32 {
+    mutating func beginRecordOrOuter(isArrayStart: Bool) -> Int32 {
         if outerLevels > 0 && !outerOpen {
             if isArrayStart && !outerClosed {
                 outerOpen = true
@@ -465,7 +471,7 @@ struct RecordStateMachine {
     }
 
     @inline(__always)
-    private mutating func writeScalar(node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+    mutating func writeScalar(node nodeID: Int32, _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
         let node = nodes[Int(nodeID)]
         if node.scalarNeedsCare {
             // A null inside the record stands for everything beneath it being missing; a null record is not one.
@@ -1157,7 +1163,7 @@ struct RecordStateMachine {
 
     // MARK: - Records
 
-    private mutating func endRecord(end: Int) -> Bool {
+    mutating func endRecord(end: Int) -> Bool {
         inRecord = false
         if defersFinish {
             hasDeferredRecord = true

@@ -47,13 +47,20 @@ final class SimdjsonTokenizer {
     private var scratch: UnsafeMutablePointer<UInt8>?
     private var scratchCapacity = 0
 
-    /// - Parameter machine: The state machine that receives the events; it must outlive the tokenizer.
-    init(machine: UnsafeMutablePointer<RecordStateMachine>) {
+    /// The plan's trie for the matched walk, when the plan's records can be read by it.
+    private let matchTables: MatchTables?
+
+    /// - Parameters:
+    ///   - machine: The state machine that receives the events; it must outlive the tokenizer.
+    ///   - matchesKeys: Whether records the matched walk can read go to it (keys matched in C++, one tape a record)
+    ///     rather than to the event walk.
+    init(machine: UnsafeMutablePointer<RecordStateMachine>, matchesKeys: Bool = true) {
         self.machine = machine
         events = .allocate(capacity: 1)
         events.initialize(to: Self.makeEvents())
         openingLimit = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
         parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
+        matchTables = matchesKeys ? MatchTables(plan: machine.pointee.plan) : nil
     }
 
     deinit {
@@ -83,6 +90,19 @@ final class SimdjsonTokenizer {
         defer {
             machine.pointee.handle = yajlHandle
             machine.pointee.recordIsKnownUTF8 = false
+        }
+        if let matchTables, machine.pointee.takesMatchedRecords {
+            var tape: UnsafePointer<sluice_tape_entry>?
+            var entries = 0
+            var end = 0
+            switch sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, &tape, &entries, &end) {
+            case SLUICE_MATCH_OK:
+                return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), start: 0, end: end) ? .ok : .cancelled
+            case SLUICE_MATCH_INVALID_UTF8:
+                return .invalidUTF8
+            default:
+                break  // unusual for the matched walk: the event walk reads it, from the start
+            }
         }
         switch sluice_simdjson_walk(parser, start, count, capacity, events, UnsafeMutableRawPointer(machine)) {
         case SLUICE_WALK_OK: return .ok

@@ -1,0 +1,84 @@
+#ifndef SLUICE_MATCH_H
+#define SLUICE_MATCH_H
+
+#include "sluice_simdjson.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A compiled plan's key-path trie as flat tables, for matching keys inside the walk. Node 0 is the record.
+typedef struct {
+    /// The number of nodes.
+    int32_t node_count;
+    /// Per node: its first entry in the key tables and how many key children it has.
+    const int32_t *first_key;
+    const int32_t *key_count;
+    /// Per node: SLUICE_NODE_* flags.
+    const uint8_t *flags;
+    /// Per key entry: where its bytes start in `key_bytes`, their length, and the child node it leads to.
+    const int32_t *key_start;
+    const int32_t *key_length;
+    const int32_t *key_child;
+    const uint8_t *key_bytes;
+    /// Per node: its first entry in the index tables and how many array elements it names.
+    const int32_t *first_index;
+    const int32_t *index_count;
+    /// Per index entry: the element's index and the child node it leads to.
+    const int64_t *index_value;
+    const int32_t *index_child;
+} sluice_plan_tables;
+
+enum {
+    /// Some field reads a scalar here.
+    SLUICE_NODE_SCALAR = 1,
+    /// A key no field reads is not counted here (an ignored path covers it).
+    SLUICE_NODE_IGNORES_UNREAD_KEYS = 2,
+    /// Only an ignored path ends here: the value, whatever its shape, is passed over unread and uncounted.
+    SLUICE_NODE_PASSED_OVER = 4,
+};
+
+/// One value or key of a record, in document order, as the matched walk hands it over.
+typedef enum {
+    SLUICE_TAPE_NULL = 0,
+    SLUICE_TAPE_FALSE = 1,
+    SLUICE_TAPE_TRUE = 2,
+    /// The number's text as it stands in the input.
+    SLUICE_TAPE_NUMBER = 3,
+    /// The string's bytes, escapes resolved (in the parser's buffer until the next walk when it had escapes).
+    SLUICE_TAPE_STRING = 4,
+    /// A key no field reads: `node` is the object's node, `end` the key's position among the object's keys.
+    SLUICE_TAPE_UNMAPPED_KEY = 5,
+} sluice_tape_kind;
+
+typedef struct {
+    const uint8_t *bytes;
+    size_t length;
+    /// The offset just past the value, from the first byte walked (for a key: its position).
+    size_t end;
+    int32_t node;
+    int32_t kind;
+} sluice_tape_entry;
+
+typedef enum {
+    /// The record was walked whole; the tape holds its mapped values and unmapped keys, and `end` is just past it.
+    SLUICE_MATCH_OK = 0,
+    /// The record holds something the matched walk leaves to the event walk (an escaped key, a container where a
+    /// field reads a scalar, an array on a key path): nothing was handed over; walk it with events.
+    SLUICE_MATCH_UNUSUAL = 1,
+    /// The bytes are not UTF-8.
+    SLUICE_MATCH_INVALID_UTF8 = 3,
+} sluice_match_status;
+
+/// Walks the one JSON object in `bytes[0..<length]` (`capacity` readable, at least `length` plus the padding),
+/// matching its keys against `tables` as it goes. On SLUICE_MATCH_OK, `*tape` and `*count` give the entries (owned
+/// by the parser, valid until its next walk) and `*end` the offset just past the record.
+sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const uint8_t *bytes, size_t length, size_t capacity,
+                                          const sluice_plan_tables *tables, const sluice_tape_entry **tape, size_t *count,
+                                          size_t *end);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

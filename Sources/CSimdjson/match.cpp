@@ -1,0 +1,261 @@
+// Walks one record with simdjson On-Demand and matches its keys against the plan's trie as it goes, so that keys and
+// values no field reads never leave C++: what crosses is one tape of the values fields read (and the keys no field
+// reads, which are counted). Whatever is unusual for this simple walk is handed back untouched, for the event walk.
+
+#include "parser_state.h"
+#include "token_checks.h"
+
+#include <cstring>
+
+using namespace simdjson;
+using namespace sluice_tokens;
+
+namespace {
+
+enum class step { ok, unusual };
+
+/// Records of one dump repeat their key order: the key at a node's position is guessed to be the one there last time.
+constexpr size_t guessed_positions = 64;
+constexpr size_t guessed_key_bytes = 32;
+
+/// The key's first 32 bytes as four words, zero past its end. The walk's input is padded, so reading past a key is safe.
+inline void load_words(const uint8_t *key, size_t length, uint64_t words[4]) {
+    for (size_t i = 0; i < 4; i++) {
+        uint64_t word = 0;
+        if (i * 8 < length) {
+            std::memcpy(&word, key + i * 8, 8);
+            size_t left = length - i * 8;
+            if (left < 8) word &= (uint64_t(1) << (left * 8)) - 1;
+        }
+        words[i] = word;
+    }
+}
+
+struct matcher {
+    const uint8_t *base;
+    size_t length;
+    const sluice_plan_tables *tables;
+    std::vector<sluice_tape_entry> &tape;
+    sluice_key_guess *guesses;
+    ondemand::document *document;
+    size_t maximum_depth;
+
+    size_t offset(const char *at) const { return size_t(reinterpret_cast<const uint8_t *>(at) - base); }
+
+    /// Whether a separator follows the value that ends at `end`: a `,` or a closing bracket, past whitespace.
+    bool followed_by_separator(size_t end) const {
+        while (end < length && is_whitespace(base[end])) end++;
+        return end < length && (base[end] == ',' || base[end] == ']' || base[end] == '}');
+    }
+
+    /// The child of `node` whose key is `key`, or -1: the guess for its position when it holds the same key, else a
+    /// scan, whose result becomes the guess.
+    int32_t child(int32_t node, size_t position, const uint8_t *key, size_t key_length) {
+        if (position >= guessed_positions || key_length > guessed_key_bytes) return scan(node, key, key_length);
+        sluice_key_guess &guess = guesses[size_t(node) * guessed_positions + position];
+        uint64_t words[4];
+        load_words(key, key_length, words);
+        if (guess.length == int32_t(key_length) && guess.words[0] == words[0] && guess.words[1] == words[1] &&
+            guess.words[2] == words[2] && guess.words[3] == words[3]) {
+            return guess.child;
+        }
+        int32_t found = scan(node, key, key_length);
+        std::memcpy(guess.words, words, sizeof(words));
+        guess.length = int32_t(key_length);
+        guess.child = found;
+        return found;
+    }
+
+    int32_t scan(int32_t node, const uint8_t *key, size_t key_length) const {
+        int32_t entry = tables->first_key[node];
+        const int32_t last = entry + tables->key_count[node];
+        for (; entry < last; entry++) {
+            if (size_t(tables->key_length[entry]) == key_length &&
+                std::memcmp(tables->key_bytes + tables->key_start[entry], key, key_length) == 0) {
+                return tables->key_child[entry];
+            }
+        }
+        return -1;
+    }
+
+    /// The child of `node` for element `index` of an array, or -1.
+    int32_t element_child(int32_t node, int64_t index) const {
+        int32_t entry = tables->first_index[node];
+        const int32_t last = entry + tables->index_count[node];
+        for (; entry < last; entry++) {
+            if (tables->index_value[entry] == index) return tables->index_child[entry];
+        }
+        return -1;
+    }
+
+    inline void push(const uint8_t *bytes, size_t size, size_t end, int32_t node, sluice_tape_kind kind) {
+        tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
+    }
+
+    /// Whether the key's bytes hold a backslash: keys are short, a loop beats a call.
+    static bool has_escape(const uint8_t *key, size_t key_length) {
+        for (size_t i = 0; i < key_length; i++) {
+            if (key[i] == '\\') return true;
+        }
+        return false;
+    }
+
+    /// Hands over the scalar in `value` for `node`, checked as the event walk checks it.
+    step scalar(ondemand::value &value, ondemand::json_type type, std::string_view token, int32_t node) {
+        const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
+        size_t size = trimmed_length(token);
+        size_t end = offset(token.data()) + size;
+        if (!followed_by_separator(end)) return step::unusual;
+        switch (type) {
+        case ondemand::json_type::number:
+            if (!is_number(start, size)) return step::unusual;
+            push(start, size, end, node, SLUICE_TAPE_NUMBER);
+            return step::ok;
+        case ondemand::json_type::string: {
+            if (size < 2 || start[size - 1] != '"') return step::unusual;
+            if (std::memchr(start + 1, '\\', size - 2) == nullptr) {
+                push(start + 1, size - 2, end, node, SLUICE_TAPE_STRING);
+                return step::ok;
+            }
+            std::string_view text;
+            if (value.get_string().get(text)) return step::unusual;
+            push(reinterpret_cast<const uint8_t *>(text.data()), text.size(), end, node, SLUICE_TAPE_STRING);
+            return step::ok;
+        }
+        case ondemand::json_type::boolean: {
+            bool flag = false;
+            if (value.get_bool().get(flag)) return step::unusual;
+            push(nullptr, 0, end, node, flag ? SLUICE_TAPE_TRUE : SLUICE_TAPE_FALSE);
+            return step::ok;
+        }
+        case ondemand::json_type::null: {
+            bool is_null = false;
+            if (value.is_null().get(is_null) || !is_null) return step::unusual;
+            push(nullptr, 0, end, node, SLUICE_TAPE_NULL);
+            return step::ok;
+        }
+        default:
+            return step::unusual;
+        }
+    }
+
+    /// Whether a value no field reads may be passed over: simdjson skips it by counting brackets from its first
+    /// token, and a scalar must end where its token does, as one that is read must.
+    bool passable(std::string_view token) const {
+        return token[0] == '{' || token[0] == '[' || followed_by_separator(offset(token.data()) + trimmed_length(token));
+    }
+
+    step members(ondemand::object &object, int32_t node, size_t depth) {
+        size_t position = 0;
+        for (auto result : object) {
+            ondemand::field field;
+            if (std::move(result).get(field)) return step::unusual;
+            ondemand::value value = field.value();
+            std::string_view token = value.raw_json_token();
+            if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
+            // The key ends at the last quote before the colon before its value: found backwards, not by scanning
+            // the key for its closing quote; a key with an escape is left to the event walk.
+            const uint8_t *key = reinterpret_cast<const uint8_t *>(field.key().raw());
+            const uint8_t *quote = reinterpret_cast<const uint8_t *>(token.data()) - 1;
+            size_t colons = 0;
+            while (quote > key && *quote != '"') {
+                if (*quote == ':') {
+                    colons++;
+                } else if (!is_whitespace(*quote)) {
+                    return step::unusual;
+                }
+                quote--;
+            }
+            if (colons != 1) return step::unusual;
+            size_t key_length = size_t(quote - key);
+            if (has_escape(key, key_length)) return step::unusual;
+            int32_t matched = child(node, position, key, key_length);
+            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
+                if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS)) push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
+                position++;
+                if (!passable(token)) return step::unusual;
+                continue;  // the iterator skips the unread value
+            }
+            position++;
+            if (read(value, token, matched, depth) != step::ok) return step::unusual;
+        }
+        return step::ok;
+    }
+
+    /// Reads the value at `node`: into an object or array the plan looks into, or a scalar a field reads.
+    step read(ondemand::value &value, std::string_view token, int32_t node, size_t depth) {
+        ondemand::json_type type;
+        if (value.type().get(type)) return step::unusual;
+        if (type == ondemand::json_type::object) {
+            // Only a container the plan looks into, and that no field reads as a scalar, is walked here.
+            if (tables->key_count[node] == 0 || (tables->flags[node] & SLUICE_NODE_SCALAR) || depth >= maximum_depth) return step::unusual;
+            ondemand::object inner;
+            if (value.get_object().get(inner)) return step::unusual;
+            return members(inner, node, depth + 1);
+        }
+        if (type == ondemand::json_type::array) {
+            if (tables->index_count[node] == 0 || (tables->flags[node] & SLUICE_NODE_SCALAR) || depth >= maximum_depth) return step::unusual;
+            ondemand::array inner;
+            if (value.get_array().get(inner)) return step::unusual;
+            return elements(inner, node, depth + 1);
+        }
+        return scalar(value, type, token, node);
+    }
+
+    step elements(ondemand::array &array, int32_t node, size_t depth) {
+        int64_t index = 0;
+        for (auto result : array) {
+            ondemand::value element;
+            if (std::move(result).get(element)) return step::unusual;
+            std::string_view token = element.raw_json_token();
+            if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
+            int32_t matched = element_child(node, index++);
+            if (matched < 0) {
+                if (!passable(token)) return step::unusual;
+                continue;  // the iterator skips the unread element
+            }
+            if (read(element, token, matched, depth) != step::ok) return step::unusual;
+        }
+        return step::ok;
+    }
+
+    /// Just past the record's closing brace: the last byte before the next token (or the end) that is not whitespace.
+    size_t after_closing() {
+        const char *next = nullptr;
+        size_t at = document->current_location().get(next) == SUCCESS ? offset(next) : length;
+        while (at > 0 && is_whitespace(base[at - 1])) at--;
+        return at;
+    }
+};
+
+}  // namespace
+
+extern "C" {
+
+sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const uint8_t *bytes, size_t length, size_t capacity,
+                                          const sluice_plan_tables *tables, const sluice_tape_entry **tape, size_t *count,
+                                          size_t *end) {
+    if (capacity < length + SIMDJSON_PADDING || parser->maximum_depth == 0) return SLUICE_MATCH_UNUSUAL;
+    ondemand::document document;
+    error_code error = parser->parser.iterate(padded_string_view(bytes, length, capacity)).get(document);
+    if (error == UTF8_ERROR) return SLUICE_MATCH_INVALID_UTF8;
+    if (error) return SLUICE_MATCH_UNUSUAL;
+    ondemand::json_type type;
+    if (document.type().get(type) || type != ondemand::json_type::object) return SLUICE_MATCH_UNUSUAL;
+    ondemand::object object;
+    if (document.get_object().get(object)) return SLUICE_MATCH_UNUSUAL;
+    parser->tape.clear();
+    size_t slots = size_t(tables->node_count) * guessed_positions;
+    if (parser->guesses.size() != slots) parser->guesses.assign(slots, sluice_key_guess{{0, 0, 0, 0}, -1, -1});
+    matcher walk{bytes, length, tables, parser->tape, parser->guesses.data(), &document, parser->maximum_depth};
+    if (walk.members(object, 0, 1) != step::ok) return SLUICE_MATCH_UNUSUAL;
+    // A second value after the record: the event walk says what it is.
+    const char *next = nullptr;
+    if (document.current_location().get(next) == SUCCESS) return SLUICE_MATCH_UNUSUAL;
+    *end = walk.after_closing();
+    *tape = parser->tape.data();
+    *count = parser->tape.size();
+    return SLUICE_MATCH_OK;
+}
+
+}

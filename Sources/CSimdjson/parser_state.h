@@ -1,0 +1,28 @@
+// The parser behind the C interface's opaque handle, shared by the event walk and the matched walk.
+
+#ifndef SLUICE_PARSER_STATE_H
+#define SLUICE_PARSER_STATE_H
+
+#include "sluice_match.h"
+
+#include <simdjson.h>
+
+#include <vector>
+
+/// A key of at most 32 bytes, as four words with the bytes past its end zeroed, and the child it leads to (-1: none).
+struct sluice_key_guess {
+    uint64_t words[4];
+    int32_t length;
+    int32_t child;
+};
+
+struct sluice_simdjson_parser {
+    simdjson::ondemand::parser parser;
+    size_t maximum_depth;
+    /// The matched walk's entries, kept from record to record so that a record costs no allocation.
+    std::vector<sluice_tape_entry> tape;
+    /// The matched walk's guesses: per node and key position, the key seen there last and what it matched.
+    std::vector<sluice_key_guess> guesses;
+};
+
+#endif

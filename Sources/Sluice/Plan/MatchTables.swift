@@ -1,0 +1,94 @@
+import CSimdjson
+
+/// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
+/// records that walk can read alone: key paths through objects and named array elements, every field read as a
+/// scalar from one path.
+///
+/// Everything else (lists, json capture and transforms, typed arrays of models, fallback paths,
+/// `$key`, header rows, ignored paths below read keys) keeps the event walk; a plan that has any of it gets no tables.
+final class MatchTables: @unchecked Sendable {
+    /// Nodes with more key children than this are matched by hash, which the event walk does.
+    static let maximumKeyChildren = 32
+
+    private let firstKey: UnsafeMutablePointer<Int32>
+    private let keyCount: UnsafeMutablePointer<Int32>
+    private let flags: UnsafeMutablePointer<UInt8>
+    private let keyStart: UnsafeMutablePointer<Int32>
+    private let keyLength: UnsafeMutablePointer<Int32>
+    private let keyChild: UnsafeMutablePointer<Int32>
+    private let firstIndex: UnsafeMutablePointer<Int32>
+    private let indexCount: UnsafeMutablePointer<Int32>
+    private let indexValue: UnsafeMutablePointer<Int64>
+    private let indexChild: UnsafeMutablePointer<Int32>
+    /// The tables as C reads them; they point into the plan's key bytes, which outlive these tables.
+    let tables: UnsafeMutablePointer<sluice_plan_tables>
+
+    init?(plan: CompiledPlan) {
+        let nodes = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount)
+        let fields = plan.fields
+        guard plan.listColumns.isEmpty, plan.elementColumns.isEmpty, !plan.columnHasFallbacks.contains(true),
+              plan.keyNode < 0, !plan.columnsFromHeader, plan.skippedRecords == 0,
+              let root = nodes.first, root.keyEntryCount > 0, root.targetCount == 0,
+              !fields.contains(where: { $0.transform != nil })
+        else { return nil }
+        for (index, node) in nodes.enumerated() {
+            // A node only an ignored path leads to is passed over when nothing lies beneath it.
+            guard !node.capturesJSON, node.elementMachine < 0, !plan.feedsNoField[index] || !node.hasChildren, !plan.startsLists[index],
+                  node.keyEntryCount <= Self.maximumKeyChildren, node.indexEntryCount <= Self.maximumKeyChildren,
+                  node.keyEntryCount > 0 || node.indexEntryCount > 0 || node.targetCount > 0 || plan.feedsNoField[index]
+            else { return nil }
+        }
+        // Explicit indexes only: `*` starts a list, which keeps the event walk.
+        var indexEntries: [IndexEntry] = []
+        firstIndex = .allocate(capacity: nodes.count)
+        indexCount = .allocate(capacity: nodes.count)
+        for (index, node) in nodes.enumerated() {
+            firstIndex[index] = Int32(indexEntries.count)
+            indexCount[index] = node.indexEntryCount
+            indexEntries += UnsafeBufferPointer(start: plan.indexEntries + Int(node.indexEntryStart), count: Int(node.indexEntryCount))
+        }
+        guard !indexEntries.contains(where: { $0.index < 0 }) else {
+            firstIndex.deallocate()
+            indexCount.deallocate()
+            return nil
+        }
+        indexValue = .allocateCopy(of: indexEntries.map { Int64($0.index) })
+        indexChild = .allocateCopy(of: indexEntries.map(\.node))
+        firstKey = .allocate(capacity: nodes.count)
+        keyCount = .allocate(capacity: nodes.count)
+        flags = .allocate(capacity: nodes.count)
+        for (index, node) in nodes.enumerated() {
+            firstKey[index] = node.keyEntryStart
+            keyCount[index] = node.keyEntryCount
+            flags[index] = (node.targetCount > 0 ? UInt8(SLUICE_NODE_SCALAR) : 0) | (plan.ignoresUnreadKeys[index] ? UInt8(SLUICE_NODE_IGNORES_UNREAD_KEYS) : 0)
+                | (plan.feedsNoField[index] ? UInt8(SLUICE_NODE_PASSED_OVER) : 0)
+        }
+        let entries = UnsafeBufferPointer(start: plan.keyEntries, count: max(plan.keyEntryCount, 1))
+        keyStart = .allocate(capacity: entries.count)
+        keyLength = .allocate(capacity: entries.count)
+        keyChild = .allocate(capacity: entries.count)
+        for (index, entry) in entries.enumerated().prefix(plan.keyEntryCount) {
+            keyStart[index] = entry.keyStart
+            keyLength[index] = entry.keyLength
+            keyChild[index] = entry.node
+        }
+        tables = .allocate(capacity: 1)
+        tables.initialize(to: sluice_plan_tables(node_count: Int32(nodes.count), first_key: firstKey, key_count: keyCount, flags: flags, key_start: keyStart,
+                                                 key_length: keyLength, key_child: keyChild, key_bytes: plan.keyBytes,
+                                                 first_index: firstIndex, index_count: indexCount, index_value: indexValue, index_child: indexChild))
+    }
+
+    deinit {
+        firstKey.deallocate()
+        keyCount.deallocate()
+        flags.deallocate()
+        keyStart.deallocate()
+        keyLength.deallocate()
+        keyChild.deallocate()
+        firstIndex.deallocate()
+        indexCount.deallocate()
+        indexValue.deallocate()
+        indexChild.deallocate()
+        tables.deallocate()
+    }
+}
