@@ -51,8 +51,9 @@ struct matcher {
     /// The child of `node` whose key is `key`, or -1: the guess for its position when it holds the same key, else a
     /// scan, whose result becomes the guess.
     int32_t child(int32_t node, size_t position, const uint8_t *key, size_t key_length) {
-        if (position >= guessed_positions || key_length > guessed_key_bytes) return scan(node, key, key_length);
-        sluice_key_guess &guess = guesses[size_t(node) * guessed_positions + position];
+        int32_t first = tables->first_guess[node];
+        if (first < 0 || position >= guessed_positions || key_length > guessed_key_bytes) return scan(node, key, key_length);
+        sluice_key_guess &guess = guesses[size_t(first) + position];
         uint64_t words[4];
         load_words(key, key_length, words);
         if (guess.length == int32_t(key_length) && guess.words[0] == words[0] && guess.words[1] == words[1] &&
@@ -210,7 +211,7 @@ struct matcher {
             std::string_view token = element.raw_json_token();
             if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
             int32_t matched = element_child(node, index++);
-            if (matched < 0) {
+            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
                 if (!passable(token)) return step::unusual;
                 continue;  // the iterator skips the unread element
             }
@@ -245,8 +246,11 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     ondemand::object object;
     if (document.get_object().get(object)) return SLUICE_MATCH_UNUSUAL;
     parser->tape.clear();
-    size_t slots = size_t(tables->node_count) * guessed_positions;
-    if (parser->guesses.size() != slots) parser->guesses.assign(slots, sluice_key_guess{{0, 0, 0, 0}, -1, -1});
+    // Guesses belong to one plan's tables; a parser walks for one plan, but they are made again should that change.
+    if (parser->guessed_for != tables) {
+        parser->guesses.assign(size_t(tables->guessed_nodes) * guessed_positions, sluice_key_guess{{0, 0, 0, 0}, -1, -1});
+        parser->guessed_for = tables;
+    }
     matcher walk{bytes, length, tables, parser->tape, parser->guesses.data(), &document, parser->maximum_depth};
     if (walk.members(object, 0, 1) != step::ok) return SLUICE_MATCH_UNUSUAL;
     // A second value after the record: the event walk says what it is.

@@ -23,6 +23,7 @@ struct sluice_simdjson_parser {
     std::vector<sluice_tape_entry> tape;
     /// The matched walk's guesses: per node and key position, the key seen there last and what it matched.
     std::vector<sluice_key_guess> guesses;
+    const sluice_plan_tables *guessed_for = nullptr;
 };
 
 #endif

@@ -160,6 +160,15 @@ struct walker {
         for (auto result : array) {
             ondemand::value element;
             if (std::move(result).get(element)) return SLUICE_WALK_UNREADABLE;
+            if (events->array_element(context) == 2) {
+                // Passed over as a key's value is: it must start like a value, and a scalar end where its token does.
+                std::string_view token = element.raw_json_token();
+                if (token.empty() || !starts_value(uint8_t(token[0]))) return SLUICE_WALK_UNREADABLE;
+                if (token[0] != '{' && token[0] != '[' && !followed_by_separator(offset(token.data()) + trimmed_length(token))) {
+                    return SLUICE_WALK_UNREADABLE;
+                }
+                continue;  // the iterator skips the unread element
+            }
             sluice_walk_status status = value(element, depth);
             if (status != SLUICE_WALK_OK) return status;
         }

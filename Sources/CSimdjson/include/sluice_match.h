@@ -9,8 +9,10 @@ extern "C" {
 
 /// A compiled plan's key-path trie as flat tables, for matching keys inside the walk. Node 0 is the record.
 typedef struct {
-    /// The number of nodes.
-    int32_t node_count;
+    /// The number of nodes with key children, and per node its first slot among their key guesses (64 a node, one
+    /// per key position) or -1 for a node without key children.
+    int32_t guessed_nodes;
+    const int32_t *first_guess;
     /// Per node: its first entry in the key tables and how many key children it has.
     const int32_t *first_key;
     const int32_t *key_count;

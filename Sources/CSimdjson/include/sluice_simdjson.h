@@ -23,6 +23,9 @@ typedef struct {
     int (*end_map)(void *context, size_t end);
     int (*start_array)(void *context, size_t end);
     int (*end_array)(void *context, size_t end);
+    /// Before each element of an array: returns 2 to have it passed over unread (the consumer counts it as
+    /// seen), 1 to have it reported.
+    int (*array_element)(void *context);
 } sluice_json_events;
 
 typedef enum {

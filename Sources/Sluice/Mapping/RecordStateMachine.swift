@@ -1518,7 +1518,28 @@ struct RecordStateMachine {
         if feedsElements { return openCaptures == 0 && elementSkipsPendingValue() }
         guard skipDepth == 0 && openCaptures == 0 && frameCount > 0 else { return false }
         let child = frames[frameCount - 1].pendingChild
-        return child == Self.unmapped || child == Self.ignored
+        return child == Self.unmapped || child == Self.ignored || passesOver(child)
+    }
+
+    /// Before an array's element: whether no field reads it, so that a tokenizer able to pass over values unread
+    /// may do so; the element then counts as seen. Elements mapped element by element, or read by a header's names,
+    /// are always read.
+    @inline(__always)
+    mutating func skipsNextElement() -> Bool {
+        guard !feedsElements && skipDepth == 0 && openCaptures == 0 && frameCount > 0 else { return false }
+        let frame = frames + (frameCount - 1)
+        guard frame.pointee.isArray && !frame.pointee.readsByHeader else { return false }
+        let child = plan.lookupIndex(node: nodes[Int(frame.pointee.node)], index: frame.pointee.nextIndex)
+        guard child < 0 || passesOver(child) else { return false }
+        frame.pointee.nextIndex += 1
+        return true
+    }
+
+    /// Whether only an ignored path leads to `node`, with nothing beneath it: its value, whatever its shape, is of
+    /// no use, like a key no field reads.
+    @inline(__always)
+    private func passesOver(_ node: Int32) -> Bool {
+        node >= 0 && plan.feedsNoField[Int(node)] && !nodes[Int(node)].hasChildren
     }
 
     /// Out of line: the machines' calls into their element machines must not make the record's events recursive,

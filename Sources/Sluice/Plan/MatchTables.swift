@@ -16,6 +16,7 @@ final class MatchTables: @unchecked Sendable {
     private let keyStart: UnsafeMutablePointer<Int32>
     private let keyLength: UnsafeMutablePointer<Int32>
     private let keyChild: UnsafeMutablePointer<Int32>
+    private let firstGuess: UnsafeMutablePointer<Int32>
     private let firstIndex: UnsafeMutablePointer<Int32>
     private let indexCount: UnsafeMutablePointer<Int32>
     private let indexValue: UnsafeMutablePointer<Int64>
@@ -54,6 +55,13 @@ final class MatchTables: @unchecked Sendable {
         }
         indexValue = .allocateCopy(of: indexEntries.map { Int64($0.index) })
         indexChild = .allocateCopy(of: indexEntries.map(\.node))
+        // Key guesses only where keys are matched: 64 positions a node with key children.
+        var guessedNodes: Int32 = 0
+        firstGuess = .allocateCopy(of: nodes.map { node in
+            guard node.keyEntryCount > 0 else { return -1 }
+            defer { guessedNodes += 1 }
+            return guessedNodes * 64
+        })
         firstKey = .allocate(capacity: nodes.count)
         keyCount = .allocate(capacity: nodes.count)
         flags = .allocate(capacity: nodes.count)
@@ -73,12 +81,13 @@ final class MatchTables: @unchecked Sendable {
             keyChild[index] = entry.node
         }
         tables = .allocate(capacity: 1)
-        tables.initialize(to: sluice_plan_tables(node_count: Int32(nodes.count), first_key: firstKey, key_count: keyCount, flags: flags, key_start: keyStart,
+        tables.initialize(to: sluice_plan_tables(guessed_nodes: guessedNodes, first_guess: firstGuess, first_key: firstKey, key_count: keyCount, flags: flags, key_start: keyStart,
                                                  key_length: keyLength, key_child: keyChild, key_bytes: plan.keyBytes,
                                                  first_index: firstIndex, index_count: indexCount, index_value: indexValue, index_child: indexChild))
     }
 
     deinit {
+        firstGuess.deallocate()
         firstKey.deallocate()
         keyCount.deallocate()
         flags.deallocate()

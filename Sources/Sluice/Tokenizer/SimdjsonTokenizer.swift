@@ -49,6 +49,8 @@ final class SimdjsonTokenizer {
 
     /// The plan's trie for the matched walk, when the plan's records can be read by it.
     private let matchTables: MatchTables?
+    /// Records the matched walk read whole (the rest went to the event walk).
+    private(set) var matchedRecords = 0
 
     /// - Parameters:
     ///   - machine: The state machine that receives the events; it must outlive the tokenizer.
@@ -97,6 +99,7 @@ final class SimdjsonTokenizer {
             var end = 0
             switch sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, &tape, &entries, &end) {
             case SLUICE_MATCH_OK:
+                matchedRecords += 1
                 return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), start: 0, end: end) ? .ok : .cancelled
             case SLUICE_MATCH_INVALID_UTF8:
                 return .invalidUTF8
@@ -162,6 +165,10 @@ final class SimdjsonTokenizer {
         events.end_array = { context, end in
             guard let machine = machineAt(context, end) else { return 0 }
             return machine.pointee.endArray() ? 1 : 0
+        }
+        events.array_element = { context in
+            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 1 }
+            return machine.pointee.skipsNextElement() ? 2 : 1
         }
         return events
     }
