@@ -48,22 +48,33 @@ struct matcher {
         return end < length && (base[end] == ',' || base[end] == ']' || base[end] == '}');
     }
 
-    /// The child of `node` whose key is `key`, or -1: the guess for its position when it holds the same key, else a
-    /// scan, whose result becomes the guess.
+    /// The child of `node` whose key is `key`, -1 for none, or `escaped` for a key with a backslash (left to the
+    /// event walk): the guess for its position when it holds the same bytes (a guess never holds an escaped key),
+    /// else a scan, whose result becomes the guess.
+    static constexpr int32_t escaped = -2;
+
     int32_t child(int32_t node, size_t position, const uint8_t *key, size_t key_length) {
-        int32_t first = tables->first_guess[node];
-        if (first < 0 || position >= guessed_positions || key_length > guessed_key_bytes) return scan(node, key, key_length);
-        sluice_key_guess &guess = guesses[size_t(first) + position];
+        if (key_length > guessed_key_bytes) return has_escape(key, key_length) ? escaped : scan(node, key, key_length);
         uint64_t words[4];
         load_words(key, key_length, words);
-        if (guess.length == int32_t(key_length) && guess.words[0] == words[0] && guess.words[1] == words[1] &&
-            guess.words[2] == words[2] && guess.words[3] == words[3]) {
-            return guess.child;
+        int32_t first = tables->first_guess[node];
+        sluice_key_guess *guess = first >= 0 && position < guessed_positions ? &guesses[size_t(first) + position] : nullptr;
+        if (guess && guess->length == int32_t(key_length) && guess->words[0] == words[0] && guess->words[1] == words[1] &&
+            guess->words[2] == words[2] && guess->words[3] == words[3]) {
+            return guess->child;
+        }
+        // A backslash in any of the words: bytes past the key are zero, never one.
+        constexpr uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080, backslashes = 0x5C5C5C5C5C5C5C5C;
+        for (uint64_t word : words) {
+            uint64_t folded = word ^ backslashes;
+            if ((folded - ones) & ~folded & highs) return escaped;
         }
         int32_t found = scan(node, key, key_length);
-        std::memcpy(guess.words, words, sizeof(words));
-        guess.length = int32_t(key_length);
-        guess.child = found;
+        if (guess) {
+            std::memcpy(guess->words, words, sizeof(words));
+            guess->length = int32_t(key_length);
+            guess->child = found;
+        }
         return found;
     }
 
@@ -93,7 +104,7 @@ struct matcher {
         tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
     }
 
-    /// Whether the key's bytes hold a backslash: keys are short, a loop beats a call.
+    /// Whether a long key's bytes hold a backslash: keys are short, a loop beats a call.
     static bool has_escape(const uint8_t *key, size_t key_length) {
         for (size_t i = 0; i < key_length; i++) {
             if (key[i] == '\\') return true;
@@ -169,8 +180,8 @@ struct matcher {
             }
             if (colons != 1) return step::unusual;
             size_t key_length = size_t(quote - key);
-            if (has_escape(key, key_length)) return step::unusual;
             int32_t matched = child(node, position, key, key_length);
+            if (matched == escaped) return step::unusual;
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
                 if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS)) push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
                 position++;
