@@ -101,7 +101,7 @@ struct matcher {
     }
 
     inline void push(const uint8_t *bytes, size_t size, size_t end, int32_t node, sluice_tape_kind kind) {
-        tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
+        if (node >= 0) tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
     }
 
     /// Whether a long key's bytes hold a backslash: keys are short, a loop beats a call.
@@ -112,7 +112,8 @@ struct matcher {
         return false;
     }
 
-    /// Hands over the scalar in `value` for `node`, checked as the event walk checks it.
+    /// Hands over the scalar in `value` for `node`, checked as the event walk checks it; with no node (-1), only
+    /// checks it.
     step scalar(ondemand::value &value, ondemand::json_type type, std::string_view token, int32_t node) {
         const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
         size_t size = trimmed_length(token);
@@ -198,6 +199,13 @@ struct matcher {
     step read(ondemand::value &value, std::string_view token, int32_t node, size_t depth) {
         ondemand::json_type type;
         if (value.type().get(type)) return step::unusual;
+        if ((type == ondemand::json_type::object || type == ondemand::json_type::array) && (tables->flags[node] & SLUICE_NODE_CAPTURES)) {
+            const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
+            if (check(value, type, depth) != step::ok) return step::unusual;
+            size_t end = after_closing();
+            push(start, size_t(base + end - start), end, node, SLUICE_TAPE_CAPTURE);
+            return step::ok;
+        }
         if (type == ondemand::json_type::object) {
             // Only a container the plan looks into, and that no field reads as a scalar, is walked here.
             if (tables->key_count[node] == 0 || (tables->flags[node] & SLUICE_NODE_SCALAR) || depth >= maximum_depth) return step::unusual;
@@ -212,6 +220,39 @@ struct matcher {
             return elements(inner, node, depth + 1);
         }
         return scalar(value, type, token, node);
+    }
+
+    /// Checks a value a json field captures, everything in it, as the event walk does: keys' escapes, scalars'
+    /// grammar and ends, nesting.
+    step check(ondemand::value &value, ondemand::json_type type, size_t depth) {
+        if (depth >= maximum_depth) return step::unusual;
+        if (type == ondemand::json_type::object) {
+            ondemand::object object;
+            if (value.get_object().get(object)) return step::unusual;
+            for (auto result : object) {
+                ondemand::field field;
+                if (std::move(result).get(field)) return step::unusual;
+                std::string_view key;
+                if (field.unescaped_key().get(key)) return step::unusual;
+                if (checked(field.value(), depth + 1) != step::ok) return step::unusual;
+            }
+            return step::ok;
+        }
+        ondemand::array array;
+        if (value.get_array().get(array)) return step::unusual;
+        for (auto result : array) {
+            ondemand::value element;
+            if (std::move(result).get(element)) return step::unusual;
+            if (checked(element, depth + 1) != step::ok) return step::unusual;
+        }
+        return step::ok;
+    }
+
+    step checked(ondemand::value value, size_t depth) {
+        ondemand::json_type type;
+        if (value.type().get(type)) return step::unusual;
+        if (type == ondemand::json_type::object || type == ondemand::json_type::array) return check(value, type, depth);
+        return scalar(value, type, value.raw_json_token(), -1);
     }
 
     step elements(ondemand::array &array, int32_t node, size_t depth) {

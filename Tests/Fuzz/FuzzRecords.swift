@@ -24,7 +24,8 @@ enum FuzzRecords {
     static let wideMapping = "fields:\n  - {name: id, type: int64, optional: true}\n"
         + (0..<2000).map { "  - {name: f\($0), path: \($0 % 2 == 0 ? "f\($0)" : "user.f\($0)"), type: string, optional: true}\n" }.joined()
 
-    /// A mapping the matched walk reads (nested keys, a named element, an ignored key, no lists or json).
+    /// A mapping the matched walk reads (nested keys, a named element, an ignored key, a json field alone at its
+    /// node; no lists).
     static let matchedMapping = """
         ignore: [extra]
         fields:
@@ -34,6 +35,7 @@ enum FuzzRecords {
           - {name: when, path: created_at, type: date, optional: true}
           - {name: lang, type: enum, values: {en: 1, fr: 2}, default: 0}
           - {name: score, type: double, optional: true, validate: {range: [0, 100]}}
+          - {name: meta, type: json, optional: true}
         """
 
     static let schemas: [MappingSchema] = [fieldMapping, headerMapping, wrapperMapping, wideMapping, matchedMapping].compactMap { try? MappingSchema(mappingText: $0) }

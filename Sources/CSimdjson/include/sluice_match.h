@@ -38,6 +38,8 @@ enum {
     SLUICE_NODE_IGNORES_UNREAD_KEYS = 2,
     /// Only an ignored path ends here: the value, whatever its shape, is passed over unread and uncounted.
     SLUICE_NODE_PASSED_OVER = 4,
+    /// Only json fields read here, and nothing beneath: a container here is checked whole and handed over as its text.
+    SLUICE_NODE_CAPTURES = 8,
 };
 
 /// One value or key of a record, in document order, as the matched walk hands it over.
@@ -51,6 +53,8 @@ typedef enum {
     SLUICE_TAPE_STRING = 4,
     /// A key no field reads: `node` is the object's node, `end` the key's position among the object's keys.
     SLUICE_TAPE_UNMAPPED_KEY = 5,
+    /// An object or array a json field captures: `bytes` and `length` are its text, `end` the offset just past it.
+    SLUICE_TAPE_CAPTURE = 6,
 } sluice_tape_kind;
 
 typedef struct {

@@ -21,6 +21,10 @@ extension RecordStateMachine {
             case SLUICE_TAPE_UNMAPPED_KEY:
                 _ = match(entry.bytes ?? emptyBytes, entry.length, at: entry.node, position: entry.end)
                 continue
+            case SLUICE_TAPE_CAPTURE:
+                scriptedOffset = sliceOffset + entry.end
+                captureMatched(node: entry.node, from: sliceOffset + entry.end - entry.length, to: sliceOffset + entry.end,
+                               isArray: entry.bytes?.pointee == UInt8(ascii: "["))
             case SLUICE_TAPE_STRING:
                 scriptedOffset = sliceOffset + entry.end
                 writeScalar(node: entry.node, .string, entry.bytes ?? emptyBytes, entry.length, false)

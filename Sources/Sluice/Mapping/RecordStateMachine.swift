@@ -1000,6 +1000,13 @@ struct RecordStateMachine {
         return true
     }
 
+    /// A container the matched walk checked whole at a node only json fields read: as the event walk's container
+    /// there, passed over and captured.
+    mutating func captureMatched(node nodeID: Int32, from start: Int, to end: Int, isArray: Bool) {
+        reportContainerMismatches(node: nodeID, isArray: isArray, fitsShape: false)
+        capture(node: nodeID, from: start, to: end)
+    }
+
     /// Writes the input text of `[start, end)` into the node's json columns.
     private mutating func capture(node nodeID: Int32, from start: Int, to end: Int) {
         let node = nodes[Int(nodeID)]

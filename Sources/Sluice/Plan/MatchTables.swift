@@ -2,9 +2,9 @@ import CSimdjson
 
 /// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
 /// records that walk can read alone: key paths through objects and named array elements, every field read as a
-/// scalar from one path.
+/// scalar from one path, or as json text from a node nothing else reads.
 ///
-/// Everything else (lists, json capture and transforms, typed arrays of models, fallback paths,
+/// Everything else (lists, json fields that share their node, transforms, typed arrays of models, fallback paths,
 /// `$key`, header rows, ignored paths below read keys) keeps the event walk; a plan that has any of it gets no tables.
 final class MatchTables: @unchecked Sendable {
     /// Nodes with more key children than this are matched by hash, which the event walk does.
@@ -34,7 +34,9 @@ final class MatchTables: @unchecked Sendable {
         else { return nil }
         for (index, node) in nodes.enumerated() {
             // A node only an ignored path leads to is passed over when nothing lies beneath it.
-            guard !node.capturesJSON, node.elementMachine < 0, !plan.feedsNoField[index] || !node.hasChildren, !plan.startsLists[index],
+            // A json field's node is read here when it is a leaf only json fields read: its containers are captured.
+            let capturesAlone = !node.hasChildren && !node.hasScalarTargets && !node.hasSpecialTargets
+            guard !node.capturesJSON || capturesAlone, node.elementMachine < 0, !plan.feedsNoField[index] || !node.hasChildren, !plan.startsLists[index],
                   node.keyEntryCount <= Self.maximumKeyChildren, node.indexEntryCount <= Self.maximumKeyChildren,
                   node.keyEntryCount > 0 || node.indexEntryCount > 0 || node.targetCount > 0 || plan.feedsNoField[index]
             else { return nil }
@@ -69,7 +71,7 @@ final class MatchTables: @unchecked Sendable {
             firstKey[index] = node.keyEntryStart
             keyCount[index] = node.keyEntryCount
             flags[index] = (node.targetCount > 0 ? UInt8(SLUICE_NODE_SCALAR) : 0) | (plan.ignoresUnreadKeys[index] ? UInt8(SLUICE_NODE_IGNORES_UNREAD_KEYS) : 0)
-                | (plan.feedsNoField[index] ? UInt8(SLUICE_NODE_PASSED_OVER) : 0)
+                | (plan.feedsNoField[index] ? UInt8(SLUICE_NODE_PASSED_OVER) : 0) | (node.capturesJSON ? UInt8(SLUICE_NODE_CAPTURES) : 0)
         }
         let entries = UnsafeBufferPointer(start: plan.keyEntries, count: max(plan.keyEntryCount, 1))
         keyStart = .allocate(capacity: entries.count)
