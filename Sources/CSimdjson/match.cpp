@@ -3,7 +3,7 @@
 // reads, which are counted). Whatever is unusual for this simple walk is handed back untouched, for the event walk.
 
 #include "parser_state.h"
-#include "token_checks.h"
+#include "record_view.h"
 
 #include <cstring>
 
@@ -31,22 +31,11 @@ inline void load_words(const uint8_t *key, size_t length, uint64_t words[4]) {
     }
 }
 
-struct matcher {
-    const uint8_t *base;
-    size_t length;
+struct matcher : record_view {
     const sluice_plan_tables *tables;
     std::vector<sluice_tape_entry> &tape;
     sluice_key_guess *guesses;
-    ondemand::document *document;
     size_t maximum_depth;
-
-    size_t offset(const char *at) const { return size_t(reinterpret_cast<const uint8_t *>(at) - base); }
-
-    /// Whether a separator follows the value that ends at `end`: a `,` or a closing bracket, past whitespace.
-    bool followed_by_separator(size_t end) const {
-        while (end < length && is_whitespace(base[end])) end++;
-        return end < length && (base[end] == ',' || base[end] == ']' || base[end] == '}');
-    }
 
     /// The child of `node` whose key is `key`, -1 for none, or `escaped` for a key with a backslash (left to the
     /// event walk): the guess for its position when it holds the same bytes (a guess never holds an escaped key),
@@ -150,12 +139,6 @@ struct matcher {
         default:
             return step::unusual;
         }
-    }
-
-    /// Whether a value no field reads may be passed over: simdjson skips it by counting brackets from its first
-    /// token, and a scalar must end where its token does, as one that is read must.
-    bool passable(std::string_view token) const {
-        return token[0] == '{' || token[0] == '[' || followed_by_separator(offset(token.data()) + trimmed_length(token));
     }
 
     step members(ondemand::object &object, int32_t node, size_t depth) {
@@ -271,14 +254,6 @@ struct matcher {
         }
         return step::ok;
     }
-
-    /// Just past the record's closing brace: the last byte before the next token (or the end) that is not whitespace.
-    size_t after_closing() {
-        const char *next = nullptr;
-        size_t at = document->current_location().get(next) == SUCCESS ? offset(next) : length;
-        while (at > 0 && is_whitespace(base[at - 1])) at--;
-        return at;
-    }
 };
 
 }  // namespace
@@ -303,7 +278,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
         parser->guesses.assign(size_t(tables->guessed_nodes) * guessed_positions, sluice_key_guess{{0, 0, 0, 0}, -1, -1});
         parser->guessed_for = tables;
     }
-    matcher walk{bytes, length, tables, parser->tape, parser->guesses.data(), &document, parser->maximum_depth};
+    matcher walk{{bytes, length, &document}, tables, parser->tape, parser->guesses.data(), parser->maximum_depth};
     if (walk.members(object, 0, 1) != step::ok) return SLUICE_MATCH_UNUSUAL;
     // A second value after the record: the event walk says what it is.
     const char *next = nullptr;

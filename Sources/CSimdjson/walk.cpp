@@ -3,7 +3,7 @@
 
 #include "sluice_simdjson.h"
 #include "parser_state.h"
-#include "token_checks.h"
+#include "record_view.h"
 
 #include <simdjson.h>
 
@@ -19,32 +19,10 @@ using namespace sluice_tokens;
 
 namespace {
 
-struct walker {
-    const uint8_t *base;
-    size_t length;
+struct walker : record_view {
     const sluice_json_events *events;
     void *context;
-    ondemand::document *document;
     size_t maximum_depth;
-
-    size_t offset(const char *at) const { return size_t(reinterpret_cast<const uint8_t *>(at) - base); }
-
-    /// Just past the bracket that closed the container the walk has left: the last byte before the next token
-    /// (or the input's end) that is not whitespace.
-    size_t after_closing() {
-        const char *next = nullptr;
-        size_t at = document->current_location().get(next) == SUCCESS ? offset(next) : length;
-        while (at > 0 && is_whitespace(base[at - 1])) at--;
-        return at;
-    }
-
-    /// Whether a separator follows the value that ends at `end`: a `,` or a closing bracket, past whitespace. The
-    /// iterator does not consume a scalar that is only looked at; it skips it by counting brackets when it moves
-    /// on, which would swallow `"a":{…}` after an array's string element instead of calling it malformed.
-    bool followed_by_separator(size_t end) const {
-        while (end < length && is_whitespace(base[end])) end++;
-        return end < length && (base[end] == ',' || base[end] == ']' || base[end] == '}');
-    }
 
     /// Reports the scalar whose raw token is `token`, read from `source` (a value, or the document itself when the
     /// record is a bare scalar); `end` is set to the offset just past it.
@@ -142,12 +120,7 @@ struct walker {
             if (verdict == 2) {
                 // simdjson skips a value by counting brackets from whatever token comes first: it must at least
                 // start like a value (`{"a":,"b":1}` would swallow the rest of the object).
-                std::string_view token = field.value().raw_json_token();
-                if (token.empty() || !starts_value(uint8_t(token[0]))) return SLUICE_WALK_UNREADABLE;
-                // A scalar passed over must end where its token does, as one that is read must.
-                if (token[0] != '{' && token[0] != '[' && !followed_by_separator(offset(token.data()) + trimmed_length(token))) {
-                    return SLUICE_WALK_UNREADABLE;
-                }
+                if (!passable(field.value().raw_json_token())) return SLUICE_WALK_UNREADABLE;
                 continue;  // the iterator skips the unread value
             }
             sluice_walk_status status = value(field.value(), depth);
@@ -161,12 +134,7 @@ struct walker {
             ondemand::value element;
             if (std::move(result).get(element)) return SLUICE_WALK_UNREADABLE;
             if (events->array_element(context) == 2) {
-                // Passed over as a key's value is: it must start like a value, and a scalar end where its token does.
-                std::string_view token = element.raw_json_token();
-                if (token.empty() || !starts_value(uint8_t(token[0]))) return SLUICE_WALK_UNREADABLE;
-                if (token[0] != '{' && token[0] != '[' && !followed_by_separator(offset(token.data()) + trimmed_length(token))) {
-                    return SLUICE_WALK_UNREADABLE;
-                }
+                if (!passable(element.raw_json_token())) return SLUICE_WALK_UNREADABLE;
                 continue;  // the iterator skips the unread element
             }
             sluice_walk_status status = value(element, depth);
@@ -238,7 +206,7 @@ sluice_walk_status sluice_simdjson_walk(sluice_simdjson_parser *parser, const ui
     error_code error = parser->parser.iterate(padded_string_view(bytes, length, capacity)).get(document);
     if (error == UTF8_ERROR) return SLUICE_WALK_INVALID_UTF8;
     if (error) return SLUICE_WALK_UNREADABLE;
-    walker walk{bytes, length, events, context, &document, parser->maximum_depth};
+    walker walk{{bytes, length, &document}, events, context, parser->maximum_depth};
     return walk.root();
 }
 

@@ -56,7 +56,7 @@ extension DestinationKind {
         restrict: { _ in },
         open: { job throws(SluiceError) in
             if job.tables.count > 1 { throw .invalidOptions("several tables cannot all go to standard output: name a file") }
-            return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: [], format: .ndjson, ifExists: job.ifExists)
+            return try files(of: job, format: .ndjson)
         }
     )
 
@@ -120,8 +120,7 @@ extension DestinationKind {
         restrict: { _ in },
         open: { job throws(SluiceError) in
             guard case .csv(_, let delimiter) = job.destination else { throw mismatched(job) }
-            return try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: job.tables.map(\.name)),
-                                format: .csv(delimiter: delimiter, nullText: job.nullText), ifExists: job.ifExists)
+            return try files(of: job, format: .csv(delimiter: delimiter, nullText: job.nullText))
         }
     )
 
@@ -132,8 +131,7 @@ extension DestinationKind {
         leftAfterInterrupt: "no file was left (files appear only when a run ends well)",
         restrict: { _ in },
         open: { job throws(SluiceError) in
-            try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: job.tables.map(\.name)),
-                         format: .ndjson, ifExists: job.ifExists)
+            try files(of: job, format: .ndjson)
         }
     )
 
@@ -151,6 +149,12 @@ extension DestinationKind {
                             limits: ParquetSink.FileLimits(rows: job.maxFileRows, bytes: job.maxFileBytes), ifExists: job.ifExists)
         }
     )
+
+    /// The text files of the job's tables (none for standard output).
+    private static func files(of job: ImportJob, format: FileSink.Format) throws(SluiceError) -> any TableSink {
+        try FileSink(destinationName: job.destination.description, tables: job.tables, paths: job.destination.filePaths(tables: job.tables.map(\.name)),
+                     format: format, ifExists: job.ifExists)
+    }
 
     /// A job whose destination is not of the kind asked to open it: a mistake in this file, reported, not trapped.
     private static func mismatched(_ job: ImportJob) -> SluiceError {

@@ -13,29 +13,26 @@ extension RecordStateMachine {
 
     /// Writes the record the tape describes and ends it at `end` (relative to ``sliceOffset``, as the tape's
     /// offsets are); returns `false` where the event walk's end of record would have asked the tokenizer to stop.
-    mutating func takeMatchedRecord(_ tape: UnsafeBufferPointer<sluice_tape_entry>, start: Int, end: Int) -> Bool {
-        scriptedOffset = sliceOffset + start + 1
+    mutating func takeMatchedRecord(_ tape: UnsafeBufferPointer<sluice_tape_entry>, end: Int) -> Bool {
         guard beginRecordOrOuter(isArrayStart: false) == 0 else { return false }
         for entry in tape {
-            switch sluice_tape_kind(UInt32(bitPattern: entry.kind)) {
-            case SLUICE_TAPE_UNMAPPED_KEY:
+            let kind = sluice_tape_kind(UInt32(bitPattern: entry.kind))
+            if kind == SLUICE_TAPE_UNMAPPED_KEY {
+                // `end` is the key's position among its object's keys, not an offset.
                 _ = match(entry.bytes ?? emptyBytes, entry.length, at: entry.node, position: entry.end)
                 continue
+            }
+            scriptedOffset = sliceOffset + entry.end
+            switch kind {
             case SLUICE_TAPE_CAPTURE:
-                scriptedOffset = sliceOffset + entry.end
-                captureMatched(node: entry.node, from: sliceOffset + entry.end - entry.length, to: sliceOffset + entry.end,
-                               isArray: entry.bytes?.pointee == UInt8(ascii: "["))
+                captureMatched(node: entry.node, from: scriptedOffset - entry.length, to: scriptedOffset, isArray: entry.bytes?.pointee == UInt8(ascii: "["))
             case SLUICE_TAPE_STRING:
-                scriptedOffset = sliceOffset + entry.end
                 writeScalar(node: entry.node, .string, entry.bytes ?? emptyBytes, entry.length, false)
             case SLUICE_TAPE_NUMBER:
-                scriptedOffset = sliceOffset + entry.end
                 writeScalar(node: entry.node, .number, entry.bytes ?? emptyBytes, entry.length, false)
             case SLUICE_TAPE_TRUE, SLUICE_TAPE_FALSE:
-                scriptedOffset = sliceOffset + entry.end
-                writeScalar(node: entry.node, .bool, nil, 0, sluice_tape_kind(UInt32(bitPattern: entry.kind)) == SLUICE_TAPE_TRUE)
+                writeScalar(node: entry.node, .bool, nil, 0, kind == SLUICE_TAPE_TRUE)
             default:
-                scriptedOffset = sliceOffset + entry.end
                 writeScalar(node: entry.node, .null, nil, 0, false)
             }
         }

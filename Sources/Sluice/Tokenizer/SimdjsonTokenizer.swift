@@ -100,7 +100,7 @@ final class SimdjsonTokenizer {
             switch sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, &tape, &entries, &end) {
             case SLUICE_MATCH_OK:
                 matchedRecords += 1
-                return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), start: 0, end: end) ? .ok : .cancelled
+                return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), end: end) ? .ok : .cancelled
             case SLUICE_MATCH_INVALID_UTF8:
                 return .invalidUTF8
             default:
