@@ -57,6 +57,7 @@ public struct MappedFields: Sendable {
                 (spec.defaultValue != nil, "a default"), (!spec.cleanups.isEmpty, "cleanups"), (spec.transform != nil, "a transform"),
                 (!spec.validators.isEmpty, "validators"), (spec.nullSpellings != nil, "null spellings"), (!spec.fallbackPaths.isEmpty, "fallback paths"),
                 (spec.truncatesFractions, "truncate"), (spec.enumValues.contains { $0.json != $0.value }, "enum values stored as others"),
+                (spec.type.holdsExactDecimals, "a decimal type (no foreign contender rounds to a scale as it does)"),
             ].filter(\.0).map(\.1)
             if let first = unsupported.first { return .failure(BenchError("field '\(spec.name)' has \(first)")) }
             guard let text = spec.path, !text.hasPrefix("$key"), let path = try? FieldPath(parsing: text), !path.segments.isEmpty else {
@@ -74,7 +75,7 @@ public struct MappedFields: Sendable {
             case .uint64: .unsigned
             case .double: .double
             case .bool: .bool
-            case .string, .url, .enumeration: .text
+            case .string, .url, .enumeration, .decimal: .text
             case .json: .json
             case .bytes: .bytes
             case .date: .date

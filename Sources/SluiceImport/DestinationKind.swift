@@ -98,7 +98,7 @@ extension DestinationKind {
                     fields[index].validators.append(.customBytes(name: "no \\u0000 (PostgreSQL jsonb cannot hold it)") { !MappingSchema.escapesNUL($0) })
                 case .string, .url, .enumeration:
                     fields[index].validators.append(.customBytes(name: "no U+0000 (PostgreSQL text cannot hold it)") { !$0.contains(0) })
-                case .int64, .uint64, .double, .bool, .date, .bytes:
+                case .int64, .uint64, .double, .bool, .date, .bytes, .decimal:
                     break
                 }
             }

@@ -72,6 +72,10 @@ struct TableMeaning: Sendable, Hashable {
             if field.truncatesFractions { line += ", fractions truncated" }
         case .date:
             line += ", epoch in \(field.epochUnit.rawValue), formats " + field.dateFormats.map { quoted($0.description) }.joined(separator: " ")
+        case .decimal:
+            if let format = field.decimalFormat {
+                line += ", precision \(format.precision), scale \(format.scale)" + (format.rounding.map { ", rounding \($0.rawValue)" } ?? "")
+            }
         case .enumeration:
             line += ", values " + field.enumValues.map { "\(quoted($0.json)) as \(stored($0))" }.joined(separator: " ")
         default:

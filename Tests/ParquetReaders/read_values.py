@@ -8,6 +8,7 @@ Swift tests compare with the values they generated: one line per row, one tab-se
   t:<int64>       a timestamp, in the file's unit since 1970-01-01T00:00:00Z
   s:<hex>         text (also JSON), as the hex of its UTF-8
   x:<hex>         bytes
+  n:<text>        a decimal, in plain notation with its scale's digits after the point (Sluice's canonical text)
   [a,b,...]       a list of the above
 
 With `statistics`, prints instead one line per row group and column from the footer, as pyarrow reads it:
@@ -36,6 +37,8 @@ def token(value, arrow_type):
         return "t:%d" % value
     if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
         return "x:" + value.hex()
+    if pa.types.is_decimal(arrow_type):
+        return "n:" + format(value, "f")
     if isinstance(value, str):
         return "s:" + value.encode("utf-8").hex()
     raise SystemExit("unexpected value %r of type %s" % (value, arrow_type))

@@ -9,7 +9,16 @@ import SluiceImport
 public struct SinkCase: CustomStringConvertible {
     enum Kind: String, CaseIterable {
         case int64, uint64, double, bool, date, string, url, json, bytes, enumeration = "enum"
+        /// Decimals of the three Parquet layouts: 4 bytes, 8 bytes, 16 fixed-length bytes.
+        case decimal9 = "decimal(9,2)", decimal18 = "decimal(18,6)", decimal38 = "decimal(38,10)"
+
+        var decimalFormat: DecimalFormat? {
+            [.decimal9: SinkCase.decimalShapes[0], .decimal18: SinkCase.decimalShapes[1], .decimal38: SinkCase.decimalShapes[2]][self]
+        }
     }
+
+    /// The decimal shapes generated cases use, one for each Parquet layout: 4 bytes, 8 bytes, 16 fixed-length bytes.
+    public static let decimalShapes = [DecimalFormat(precision: 9, scale: 2), DecimalFormat(precision: 18, scale: 6), DecimalFormat(precision: 38, scale: 10)]
 
     struct Column {
         var kind: Kind
@@ -85,11 +94,16 @@ public struct SinkCase: CustomStringConvertible {
             case .json: .json
             case .bytes: .bytes
             case .enumeration: .enumeration
+            case .decimal9, .decimal18, .decimal38: .decimal
             }
             let path = "c\(index)" + (column.isList ? ".*" : "")
             switch column.kind {
             case .date: return FieldSpec(name: "c\(index)", path: path, type: type, isOptional: column.isOptional, epochUnit: .nanoseconds, dateFormats: [.epoch])
             case .enumeration: return FieldSpec(name: "c\(index)", path: path, type: type, isOptional: column.isOptional, enumValues: Self.enumValues.map { EnumValue($0) })
+            case .decimal9, .decimal18, .decimal38:
+                var field = FieldSpec(name: "c\(index)", path: path, type: type, isOptional: column.isOptional)
+                field.decimalFormat = column.kind.decimalFormat
+                return field
             default: return FieldSpec(name: "c\(index)", path: path, type: type, isOptional: column.isOptional)
             }
         }
@@ -131,6 +145,19 @@ public struct SinkCase: CustomStringConvertible {
             return jsonString(Data(bytes).base64EncodedString())
         case .enumeration:
             return jsonString(enumValues[Int(choice) % enumValues.count])
+        case .decimal9, .decimal18, .decimal38:
+            let format = kind.decimalFormat ?? DecimalFormat(precision: 1)
+            let integerRoom = format.precision - format.scale
+            func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(source.below(10))) }) }
+            let sign = source.next() & 1 == 0 ? "-" : ""
+            switch choice % 4 {
+            case 0: return sign + String(repeating: "9", count: integerRoom) + "." + String(repeating: "9", count: format.scale)
+            case 1: return ["0", "-0", "0e5", "\"0.000\""][source.below(4)]
+            // Fewer places than the scale, as a number or a numeric string, sometimes with an exponent.
+            case 2: return "\"" + sign + "1" + digits(source.below(integerRoom)) + "." + digits(1 + source.below(format.scale)) + "\""
+            // An exponent of -1 moves a digit past the point: one place fewer written.
+            default: return sign + "1" + digits(source.below(integerRoom)) + "." + digits(1 + source.below(format.scale - 1)) + "e-" + String(source.below(2))
+            }
         }
     }
 

@@ -82,6 +82,7 @@ public enum SinkCaseRun {
         case .date: return "t:\(column.dateNanoseconds(row) ?? 0)"
         case .string, .url, .enumeration: return "s:" + hex(text())
         case .json: return "j:" + hex(text())
+        case .decimal: return "n:" + String(decoding: text(), as: UTF8.self)
         case .bytes: return "x:" + hex(column.bytes(row) ?? [])
         }
     }

@@ -6,6 +6,7 @@ does not control, and compares every value with the one Sluice's reader mapped (
   out.parquet   pyarrow, and DuckDB's own Parquet reader
 
 Values are compared by meaning: integers and instants exactly, doubles by their bits, text and bytes byte for byte,
+decimals by their plain text with the scale's digits (exactly, as SQLite's and CSV's text hold them),
 JSON by its parsed value, lists element by element. SQLite cannot keep the sign of -0.0 (it stores a REAL without a
 fraction as an integer): there -0.0 and 0.0 are one value.
 
@@ -54,6 +55,17 @@ def canonical_json(text):
     return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
 
 
+def is_decimal(kind):
+    return kind.startswith("decimal")
+
+
+def json_elements(kind, text):
+    """A list's elements from its JSON array text; a decimal's as its literal text, exact."""
+    if is_decimal(kind):
+        return json.loads(text, parse_float=str, parse_int=str)
+    return json.loads(text)
+
+
 def element_from_json(kind, value):
     """A list element as the JSON array text holds it (lists are JSON text in SQLite and CSV, and in expected.tsv)."""
     if value is None:
@@ -72,6 +84,8 @@ def element_from_json(kind, value):
         return ("j", json.dumps(value, separators=(",", ":"), ensure_ascii=False))
     if kind == "bytes":
         return ("x", base64.b64decode(value, validate=True))
+    if is_decimal(kind):
+        return ("n", value)
     raise ValueError(kind)
 
 
@@ -84,7 +98,7 @@ def from_token(kind, token):
         return tuple(from_token(kind, element) for element in (inner.split(",") if inner else []))
     tag, _, body = token.partition(":")
     if tag == "L":
-        return tuple(element_from_json(kind, element) for element in json.loads(bytes.fromhex(body).decode("utf-8")))
+        return tuple(element_from_json(kind, element) for element in json_elements(kind, bytes.fromhex(body).decode("utf-8")))
     if tag == "i":
         return ("i", int(body))
     if tag == "d":
@@ -98,13 +112,17 @@ def from_token(kind, token):
         return ("j", canonical_json(text.decode("utf-8"))) if kind == "json" else ("s", text)
     if tag == "x":
         return ("x", bytes.fromhex(body))
+    if tag == "n":
+        return ("n", body)
     raise ValueError("unknown token %r" % token)
 
 
 def from_text(kind, is_list, text):
     """A value as CSV or SQLite's text holds it."""
     if is_list:
-        return tuple(element_from_json(kind, element) for element in json.loads(text))
+        return tuple(element_from_json(kind, element) for element in json_elements(kind, text))
+    if is_decimal(kind):
+        return ("n", text)
     if kind in ("int64", "uint64"):
         return ("i", int(text))
     if kind == "double":
@@ -127,7 +145,7 @@ def from_text(kind, is_list, text):
 def from_sqlite(kind, is_list, value, storage):
     if value is None:
         return None
-    if is_list or kind in ("string", "url", "enum", "json") or (kind == "date" and storage == "text"):
+    if is_list or kind in ("string", "url", "enum", "json") or is_decimal(kind) or (kind == "date" and storage == "text"):
         if not isinstance(value, str):
             raise ValueError("expected TEXT, found %r" % (value,))
         return from_text(kind, is_list, value)

@@ -377,7 +377,7 @@ import Testing
         #expect(outcome.status == 1)
         #expect(outcome.standardOutput == """
             \(mapping.path):2:37: field 'a': the default "x" is not an integer
-            \(mapping.path):3:21: field 'a': unknown type 'number' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum)
+            \(mapping.path):3:21: field 'a': unknown type 'number' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum, decimal)
             \(mapping.path):4:5: field 'c': truncation applies to int64 and uint64 fields, not string
             \(mapping.path): 3 problems
 
@@ -442,7 +442,7 @@ import Testing
         let report = checked.standardOutput
         #expect(checked.status == 1, "\(checked.standardError)")
         #expect(report.contains("field 'd': unknown date format 'twiter'; did you mean 'twitter'?"), "\(report)")
-        #expect(report.contains("unknown type 'strng' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum); did you mean 'string'?"), "\(report)")
+        #expect(report.contains("unknown type 'strng' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum, decimal); did you mean 'string'?"), "\(report)")
         #expect(report.contains("unknown key 'optinal'") && report.contains("did you mean 'optional'?"), "\(report)")
         // A pattern is not taken for a name.
         #expect(Spelling.nearest(to: "yyyy", among: DateFormat.names) == nil)

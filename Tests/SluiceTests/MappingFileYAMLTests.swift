@@ -80,7 +80,7 @@ import Testing
         // An alias stands for the list anchored before: its entries are read (and their problems placed) there.
         #expect(problems("x: &fs [{name: a, type: integer}]\nfields: *fs\n") == [
             "m.yaml:1:1: unknown top-level key 'x' (known: fields, header, ignore, naming, nulls, records, skip, unmapped)",
-            "m.yaml:1:25: field 'a': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum)",
+            "m.yaml:1:25: field 'a': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum, decimal)",
         ])
     }
 
@@ -115,7 +115,7 @@ import Testing
     @Test func aLongFieldListIsReadWholeWithEveryProblemInPlace() throws {
         var text = "fields:\n"
         for index in 0..<5_000 { text += "  - {name: f\(index), path: k\(index), type: \(index == 4_321 ? "integer" : "string"), optional: true}\n" }
-        #expect(problems(text) == ["m.yaml:4323:38: field 'f4321': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum)"])
+        #expect(problems(text) == ["m.yaml:4323:38: field 'f4321': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum, decimal)"])
         let schema = try MappingSchema(mappingText: text.replacingOccurrences(of: "integer", with: "int64"))
         #expect(schema.fields.count == 5_000)
         #expect(schema.fields[4_321] == FieldSpec(name: "f4321", path: "k4321", type: .int64, isOptional: true))

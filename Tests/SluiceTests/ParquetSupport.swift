@@ -43,6 +43,13 @@ enum ParquetReadBack {
 struct ParquetCase {
     enum Kind: CaseIterable {
         case int64, uint64, double, bool, dateEpoch, dateText, string, url, json, bytes, enumText, enumInteger
+        /// Decimals stored in 4 bytes, in 8, and in 16 fixed-length bytes.
+        case decimal9, decimal18, decimal38
+
+        /// A decimal kind's precision and scale.
+        var decimalFormat: DecimalFormat? {
+            [.decimal9: SinkCase.decimalShapes[0], .decimal18: SinkCase.decimalShapes[1], .decimal38: SinkCase.decimalShapes[2]][self]
+        }
     }
 
     /// How often an optional column's value is null (missing or `null`).
@@ -127,6 +134,9 @@ struct ParquetCase {
         case .enumInteger:
             field.type = .enumeration
             field.enumValues = [EnumValue(json: "low", value: "-1", storedKind: .integer), EnumValue(json: "high", value: "9223372036854775807", storedKind: .integer)]
+        case .decimal9, .decimal18, .decimal38:
+            field.type = .decimal
+            field.decimalFormat = kind.decimalFormat
         }
         return Column(kind: kind, isOptional: isOptional, isList: isList, field: field, nulls: isOptional ? nulls : Nulls.none)
     }
@@ -209,7 +219,48 @@ struct ParquetCase {
             return pick([("\"a\"", "s:" + SinkCaseRun.hex(Array("alpha".utf8))), ("\"b\"", "s:" + SinkCaseRun.hex(Array("béta ✓".utf8)))])
         case .enumInteger:
             return pick([("\"low\"", "i:-1"), ("\"high\"", "i:9223372036854775807")])
+        case .decimal9, .decimal18, .decimal38:
+            return decimal(kind.decimalFormat ?? DecimalFormat(precision: 1), &random)
         }
+    }
+
+    /// A decimal of the shape (the extremes, zero, or random digits) written in one of the ways JSON can spell it,
+    /// and its canonical text.
+    static func decimal(_ format: DecimalFormat, _ random: inout Generator) -> (String, String) {
+        let integerRoom = format.precision - format.scale
+        var integer: String
+        var fraction: String
+        switch random.next() % 6 {
+        case 0:
+            integer = String(repeating: "9", count: integerRoom)
+            fraction = String(repeating: "9", count: format.scale)
+        case 1:
+            integer = ""
+            fraction = String(repeating: "0", count: format.scale)
+        default:
+            integer = String((0..<Int(random.next() % UInt64(integerRoom + 1))).map { _ in Character(String(random.next() % 10)) })
+            fraction = String((0..<format.scale).map { _ in Character(String(random.next() % 10)) })
+        }
+        while integer.hasPrefix("0") { integer.removeFirst() }
+        let isZero = (integer + fraction).allSatisfy { $0 == "0" }
+        let sign = !isZero && random.next() % 2 == 0 ? "-" : ""
+        let canonical = sign + (integer.isEmpty ? "0" : integer) + (format.scale > 0 ? "." + fraction : "")
+        let digits = integer + fraction
+        let trimmed = digits.drop { $0 == "0" }
+        // Trailing zeros of the fraction left out: `12.5` for 12.50.
+        var short = canonical
+        if format.scale > 0 {
+            while short.hasSuffix("0") { short.removeLast() }
+            if short.hasSuffix(".") { short.removeLast() }
+        }
+        let text: String = switch random.next() % 4 {
+        case 0: canonical
+        case 1: "\"" + canonical + "\""
+        // The unscaled digits with an exponent: `12345e-2`.
+        case 2: sign + (trimmed.isEmpty ? "0" : String(trimmed)) + "e-\(format.scale)"
+        default: short
+        }
+        return (text, "n:" + canonical)
     }
 
     /// JSON string text: control characters, quotes and backslashes escaped; characters beyond the Basic

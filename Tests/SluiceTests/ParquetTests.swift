@@ -185,6 +185,44 @@ import Testing
         ])
     }
 
+    /// Decimals' bounds in each physical layout: signed 4- and 8-byte integers, and big-endian two's complement
+    /// bytes, where a negative value's first byte is greater unsigned than a positive one's.
+    @Test func decimalStatisticsAreExact() throws {
+        let fields = [ParquetCase.Kind.decimal9, .decimal18, .decimal38].map { kind in
+            ParquetCase.column(kind, name: "\(kind)", isOptional: true, isList: false).field
+        }
+        var testCase = ParquetCase(columns: fields.map { ParquetCase.Column(kind: .string, isOptional: true, isList: false, field: $0) }, records: 0, seed: 1)
+        testCase.ndjson = """
+            {"decimal9":3.1,"decimal18":-0.000001,"decimal38":"-99999999999999999999999999999999999999e-10"}
+            {"decimal9":-5.25,"decimal18":999999999999.999999,"decimal38":1e-10}
+            {"decimal9":null,"decimal18":0,"decimal38":-1}
+            {"decimal9":-0.01,"decimal18":null,"decimal38":255}
+
+            """
+        let path = try Self.write(testCase, options: ParquetOptions())
+        #expect(try ParquetReadBack.rows(of: path, reader: .statistics) == [
+            "0 0 1 n:-5.25 n:3.10",
+            "0 1 1 n:-0.000001 n:999999999999.999999",
+            "0 2 0 n:-9999999999999999999999999999.9999999999 n:255.0000000000",
+        ])
+    }
+
+    /// A decimal of only places, at the widest precision: every value below 1 in magnitude, zero included, and
+    /// a list of them, read back exactly by the three readers.
+    @Test func decimalsOfOnlyPlacesReadBack() throws {
+        var field = FieldSpec(name: "p", type: .decimal, isOptional: true)
+        field.decimalFormat = DecimalFormat(precision: 38, scale: 38)
+        var list = FieldSpec(name: "l", path: "l.*", type: .decimal, isOptional: true)
+        list.decimalFormat = field.decimalFormat
+        var testCase = ParquetCase(columns: [field, list].map { ParquetCase.Column(kind: .string, isOptional: true, isList: false, field: $0) }, records: 0, seed: 1)
+        let nines = "0." + String(repeating: "9", count: 38)
+        testCase.ndjson = "{\"p\":0,\"l\":[0.5,-\(nines)]}\n{\"p\":-\(nines)}\n{\"p\":1e-38,\"l\":[]}\n"
+        let path = try Self.write(testCase, options: ParquetOptions())
+        let zero = "n:0." + String(repeating: "0", count: 38), half = "n:0.5" + String(repeating: "0", count: 37)
+        let tiny = "n:0." + String(repeating: "0", count: 37) + "1"
+        try Self.expectReadBack(path, equals: ["\(zero)\t[\(half),n:-\(nines)]", "n:-\(nines)\tnull", "\(tiny)\t[]"])
+    }
+
     /// The footer of a small fixed file, byte for byte: schema, logical types, offsets, statistics, encodings.
     @Test func footerOfASmallFileIsStable() throws {
         let columns = [ParquetCase.Kind.int64, .uint64, .double, .bool, .dateEpoch, .string, .json, .bytes, .enumInteger].enumerated().map { index, kind in

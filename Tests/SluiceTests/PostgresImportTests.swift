@@ -120,6 +120,54 @@ import Testing
                                        "1969-12-31 23:59:59.999999+00", "2000-01-01 00:00:00+00", "1677-09-22 00:00:00+00", nil, nil, nil])
     }
 
+    /// Decimals travel as numeric's base-10,000 digits aligned on the point (groups before and after it, leading
+    /// and trailing zero groups, every scale), into numeric(p,s) columns, and read back as the canonical text.
+    @Test func decimalsReadBackExactlyAsNumeric() throws {
+        let database = try TestDatabase()
+        let shapes = [(38, 10), (10, 2), (5, 5), (20, 0), (9, 4)]
+        var random = ParquetCase.Generator(state: 38)
+        // Written by hand for each shape, then read back as numeric(p,s) prints them (`printed`).
+        let fixed = [["-0.00001", "0.01", "0.00001", "9999", "0.0001"], ["9999.9999", "9999.99", "0.9999", "10000", "9999.9999"],
+                     ["-10000.0001", "-10000.01", "-0.0001", "-100000000", "-10000.0001"], ["1e-10", "1e-2", "1e-5", "1e4", "1e-4"],
+                     ["99999999999999999999999999999999999999e-10", "99999999.99", "0.99999", "99999999999999999999", "99999.9999"]]
+        let printed = [["0", "-0.0000100000", "0.01", "0.00001", "9999", "0.0001"], ["1", "9999.9999000000", "9999.99", "0.99990", "10000", "9999.9999"],
+                       ["2", "-10000.0001000000", "-10000.01", "-0.00010", "-100000000", "-10000.0001"], ["3", "0.0000000001", "0.01", "0.00001", "10000", "0.0001"],
+                       ["4", "9999999999999999999999999999.9999999999", "99999999.99", "0.99999", "99999999999999999999", "99999.9999"]]
+        var records: [String] = []
+        for index in 0..<300 {
+            var members = ["\"n\": \(index)"]
+            for (column, (precision, scale)) in shapes.enumerated() {
+                var text = index < fixed.count ? fixed[index][column] : ""
+                if text.isEmpty {
+                    let integer = String((0..<Int(random.next() % UInt64(precision - scale + 1))).map { _ in Character(String(random.next() % 10)) })
+                    let fraction = String((0..<Int(random.next() % UInt64(scale + 1))).map { _ in Character(String(random.next() % 10)) })
+                    text = (random.next() % 2 == 0 ? "-" : "") + (integer.isEmpty ? "0" : integer) + (fraction.isEmpty ? "" : "." + fraction)
+                }
+                members.append("\"d\(column)\": \(text)")
+            }
+            records.append("{" + members.joined(separator: ", ") + "}")
+        }
+        let mapping = "fields:\n  - {name: n, type: int64}\n" + shapes.enumerated().map { column, shape in
+            "  - {name: d\(column), type: decimal, precision: \(shape.0), scale: \(shape.1), optional: true}\n"
+        }.joined()
+        let workspace = try ImportTests.Workspace(records: records, mapping: mapping)
+        let summary = Importer(workspace.job(.postgres(url: database.url))).run()
+        #expect(summary.recordsWritten + summary.recordsRejected == 300 && summary.recordsWritten > 0, "\(summary.line)")
+        let types = try database.query("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 't'::regclass AND attnum > 1 ORDER BY attnum")
+        #expect(types.map { $0[0] ?? "" } == shapes.map { "numeric(\($0.0),\($0.1))" })
+        // What Sluice's own reader mapped, in the canonical text that PostgreSQL prints numeric(p,s) in.
+        let schema = try MappingSchema(mappingText: mapping)
+        var expected: [[String?]] = []
+        let reader = try ColumnarReader(input: .bytes(Array(records.map { $0 + "\n" }.joined().utf8)), schema: schema, options: ReaderOptions(rejectionPolicy: .collect))
+        while let batch = try reader.next() {
+            for row in 0..<batch.count { expected.append([String(batch.column(0).int64(row) ?? -1)] + (1..<schema.fields.count).map { batch.column($0).string(row) }) }
+        }
+        #expect(expected.count == summary.recordsWritten)
+        let rows = try database.query("SELECT n::text, d0::text, d1::text, d2::text, d3::text, d4::text FROM t ORDER BY t.n")
+        #expect(rows == expected)
+        #expect(Array(rows.prefix(5)) == printed.map { $0.map(Optional.some) })
+    }
+
     /// COPY's binary rows carry each type's own form: appending to a table whose column has another type is refused
     /// before anything is written, with the column named.
     @Test func appendingToAColumnOfAnotherTypeIsRefused() throws {

@@ -24,8 +24,9 @@ import Testing
     /// Every type, as a column and as a list, optional or not, then random cases.
     static func caseBytes() -> [[UInt8]] {
         var cases: [[UInt8]] = []
-        for kind in UInt8(0)..<10 {
-            // Settings, layout, three columns of the kind (required; optional; optional list), then 200 records.
+        for kind in UInt8(0)..<13 {
+            // Every kind of SinkCase (the ten types and three decimal shapes): settings, layout, three columns of
+            // the kind (required; optional; optional list), then 200 records.
             cases.append([UInt8(kind &* 37), kind &* 11, 2, kind, kind | 0x40, kind | 0xC0, 200, 1] + (0..<600).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(kind)) })
         }
         var random = SplitMix(seed: 41)

@@ -85,7 +85,7 @@ func render(_ batch: ColumnarBatch, row: Int) -> String {
             case .double: value = String(column.double(row) ?? 0)
             case .bool: value = String(column.bool(row) ?? false)
             case .string, .url, .enumeration: value = "\"" + (column.string(row) ?? "") + "\""
-            case .json: value = column.string(row) ?? ""
+            case .json, .decimal: value = column.string(row) ?? ""
             case .uint64: value = String(column.uint64(row) ?? 0)
             case .date: value = DateText.rfc3339(column.dateNanoseconds(row) ?? 0)
             case .bytes: value = "base64:" + ((column.bytes(row) ?? []).withUnsafeBufferPointer { Base64.encode($0) })

@@ -61,6 +61,12 @@ import Testing
             let changes = after.changes(since: before).joined(separator: "; ")
             #expect(changes.contains(named), "\(changes)")
         }
+        // A decimal's scale and rounding change its values.
+        let price = base + "  - {name: price, type: decimal, precision: 10, scale: 2}\n"
+        for (changed, named) in [("scale: 3", "scale 3"), ("scale: 2, rounding: half-up", "rounding half-up")] {
+            let changes = try Self.meaning(price.replacingOccurrences(of: "scale: 2", with: changed)).changes(since: try Self.meaning(price)).joined(separator: "; ")
+            #expect(changes.contains(named), "\(changes)")
+        }
         #expect(try Self.meaning(base, key: [0]).changes(since: before) == [#"the table was table "t"; dates stored as text and is now table "t"; key "id"; dates stored as text"#])
         #expect(try Self.meaning(base, dateStorage: .epochMilliseconds).fingerprint != before.fingerprint)
         // The same mapping written otherwise means the same.

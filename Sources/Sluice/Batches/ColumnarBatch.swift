@@ -1,3 +1,5 @@
+import Foundation
+
 /// A fixed-capacity batch of mapped records, stored by column.
 ///
 /// Readers reuse batches: the one a reader returns stays valid until the reader is asked for the next one, and is
@@ -213,7 +215,13 @@ public final class ColumnarBatch {
             return storage.isValid(row) ? storage.values.assumingMemoryBound(to: UInt8.self)[row] != 0 : nil
         }
 
-        /// The value of a `string`, `json`, `url` or `enum` column, or a list's JSON array text.
+        /// The value of a `decimal` column, exactly (its canonical text is also what ``string(_:)`` returns).
+        public func decimal(_ row: Int) -> Decimal? {
+            let storage = storage(row, .decimal)
+            return storage.isValid(row) ? DecimalText.decimal(storage.textBytes(row)) : nil
+        }
+
+        /// The value of a `string`, `json`, `url`, `enum` or `decimal` column, or a list's JSON array text.
         public func string(_ row: Int) -> String? {
             withUTF8(row) { $0.map { String(decoding: $0, as: UTF8.self) } }
         }
@@ -224,7 +232,7 @@ public final class ColumnarBatch {
             return storage.isValid(row) ? Array(storage.textBytes(row)) : nil
         }
 
-        /// Calls `body` with the bytes of a `string`, `json`, `url`, `enum` (UTF-8) or `bytes` value (`nil` for
+        /// Calls `body` with the bytes of a `string`, `json`, `url`, `enum`, `decimal` (UTF-8) or `bytes` value (`nil` for
         /// null), without copying. The buffer is valid only inside `body`.
         public func withUTF8<Result>(_ row: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result) rethrows -> Result {
             let storage = storage(row)

@@ -6,7 +6,8 @@ enum ListElementText {
         switch type {
         case .string, .url, .enumeration:
             list.pointee.appendJSONString(scratch.textBytes(0))
-        case .json:
+        case .json, .decimal:
+            // A decimal's canonical text is a JSON number as it stands.
             let text = scratch.textBytes(0)
             if let base = text.baseAddress { list.pointee.appendText(base, count: text.count) }
         case .int64:

@@ -255,7 +255,7 @@ struct RecordEncoder: Sendable {
             (dateForms[column] ?? .rfc3339).write(nanoseconds, to: &output)
         case .string, .url:
             JSONText.appendStringLiteral(storage.textBytes(row), to: &output)
-        case .json:
+        case .json, .decimal:
             output.append(contentsOf: storage.textBytes(row))
         case .bytes:
             quoted(Base64.encode(storage.textBytes(row)))

@@ -46,6 +46,11 @@ public struct FieldSpec: Sendable, Hashable {
         get { settings.dateFormats }
         set { updateSettings { $0.dateFormats = newValue } }
     }
+    /// For decimals: the precision, scale and rounding of values; a decimal field needs one.
+    public var decimalFormat: DecimalFormat? {
+        get { settings.decimalFormat }
+        set { updateSettings { $0.decimalFormat = newValue } }
+    }
     /// For enums: the value map, JSON value to stored value.
     public var enumValues: [EnumValue] {
         get { settings.enumValues }
@@ -119,6 +124,7 @@ public struct FieldSpec: Sendable, Hashable {
         var truncatesFractions = false
         var epochUnit = EpochUnit.seconds
         var dateFormats = DateFormat.defaults
+        var decimalFormat: DecimalFormat?
         var enumValues: [EnumValue] = []
         var validators: [Validator] = []
         var transform: ValueTransform?
@@ -235,7 +241,7 @@ extension FieldSpec: CustomReflectable {
     public var customMirror: Mirror {
         Mirror(self, children: [
             "name": name, "path": path as Any, "type": type, "isOptional": isOptional, "defaultValue": defaultValue as Any,
-            "truncatesFractions": truncatesFractions, "epochUnit": epochUnit, "dateFormats": dateFormats, "enumValues": enumValues,
+            "truncatesFractions": truncatesFractions, "epochUnit": epochUnit, "dateFormats": dateFormats, "decimalFormat": decimalFormat as Any, "enumValues": enumValues,
             "validators": validators, "transform": transform as Any, "isUnique": isUnique, "nullSpellings": nullSpellings as Any,
             "cleanups": cleanups, "fallbackPaths": fallbackPaths, "isList": isList,
         ], displayStyle: .struct)
@@ -256,7 +262,7 @@ public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
     /// The field types a value of this kind can be the default of.
     var fitsTypes: Set<FieldType> {
         switch self {
-        case .string: [.string, .url, .enumeration]
+        case .string: [.string, .url, .enumeration, .decimal]
         case .int64: [.int64]
         case .uint64: [.uint64]
         case .double: [.double]
@@ -285,6 +291,11 @@ public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
         switch (self, field.type) {
         case (.int64(let value), .double): return .double(Double(value))
         case (.int64(let value), .uint64) where value >= 0: return .uint64(UInt64(value))
+        case (.int64(let value), .decimal): return (try? FieldValue.parse(String(value), for: field)) ?? self
+        case (.uint64(let value), .decimal): return (try? FieldValue.parse(String(value), for: field)) ?? self
+        // A double's shortest text is the number its literal was written as (`0.1`, not its binary expansion).
+        case (.double(let value), .decimal) where value.isFinite: return (try? FieldValue.parse(String(value), for: field)) ?? self
+        case (.string(let text), .decimal): return (try? FieldValue.parse(text, for: field)) ?? self
         case (.string(let text), .date), (.string(let text), .bytes), (.string(let text), .int64), (.string(let text), .uint64),
              (.string(let text), .double), (.string(let text), .bool):
             return (try? FieldValue.parse(text, for: field)) ?? self
@@ -337,6 +348,14 @@ public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
                 var decoded: [UInt8] = []
                 Base64.decode(base, count) { decoded.append($0) }
                 return .bytes(decoded)
+            case .decimal:
+                guard let format = field.decimalFormat, format.problem == nil else { throw DefaultValueError(message: "a decimal field needs a precision before its default") }
+                guard let literal = DecimalLiteral(base, count) else { throw DefaultValueError(message: "the default \"\(text)\" is not a number") }
+                var canonical = ""
+                if let failure = format.withText(of: literal, { canonical = String(decoding: $0, as: UTF8.self) }) {
+                    throw DefaultValueError(message: "the default \(text) is not a \(format.expectation(failure))")
+                }
+                return .string(canonical)
             case .json:
                 throw DefaultValueError(message: "json fields take no default")
             }

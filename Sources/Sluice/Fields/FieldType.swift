@@ -24,6 +24,9 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable, CustomStringCon
     case bytes
     /// One of a fixed set of values, through the field's value map. Accepts strings and numbers.
     case enumeration = "enum"
+    /// An exact decimal number of the field's precision and scale (``DecimalFormat``), stored as its canonical
+    /// text. Accepts numbers and numeric strings, read from their text, never through a `Double`.
+    case decimal
 
     public var description: String { rawValue }
 
@@ -32,7 +35,7 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable, CustomStringCon
         switch self {
         case .int64, .uint64, .double, .date: .word
         case .bool: .byte
-        case .string, .json, .url, .bytes, .enumeration: .text
+        case .string, .json, .url, .bytes, .enumeration, .decimal: .text
         }
     }
 }
@@ -45,7 +48,7 @@ extension FieldType {
     package var keepsJSONText: Bool {
         switch self {
         case .json: true
-        case .string, .int64, .double, .bool, .uint64, .date, .url, .bytes, .enumeration: false
+        case .string, .int64, .double, .bool, .uint64, .date, .url, .bytes, .enumeration, .decimal: false
         }
     }
 
@@ -53,7 +56,7 @@ extension FieldType {
     package var keepsScalarText: Bool {
         switch self {
         case .string: true
-        case .int64, .double, .bool, .json, .uint64, .date, .url, .bytes, .enumeration: false
+        case .int64, .double, .bool, .json, .uint64, .date, .url, .bytes, .enumeration, .decimal: false
         }
     }
 
@@ -61,14 +64,14 @@ extension FieldType {
     package var holdsWholeNumbers: Bool {
         switch self {
         case .int64, .uint64: true
-        case .string, .double, .bool, .json, .date, .url, .bytes, .enumeration: false
+        case .string, .double, .bool, .json, .date, .url, .bytes, .enumeration, .decimal: false
         }
     }
 
     /// Whether values have an order that the minimum, maximum and range validators compare by.
     package var isOrdered: Bool {
         switch self {
-        case .int64, .uint64, .double, .date: true
+        case .int64, .uint64, .double, .date, .decimal: true
         case .string, .bool, .json, .url, .bytes, .enumeration: false
         }
     }
@@ -77,7 +80,7 @@ extension FieldType {
     package var holdsPointsInTime: Bool {
         switch self {
         case .date: true
-        case .string, .int64, .double, .bool, .json, .uint64, .url, .bytes, .enumeration: false
+        case .string, .int64, .double, .bool, .json, .uint64, .url, .bytes, .enumeration, .decimal: false
         }
     }
 
@@ -85,7 +88,7 @@ extension FieldType {
     package var holdsListedValues: Bool {
         switch self {
         case .enumeration: true
-        case .string, .int64, .double, .bool, .json, .uint64, .date, .url, .bytes: false
+        case .string, .int64, .double, .bool, .json, .uint64, .date, .url, .bytes, .decimal: false
         }
     }
 
@@ -93,7 +96,7 @@ extension FieldType {
     package var holdsURLReferences: Bool {
         switch self {
         case .url: true
-        case .string, .int64, .double, .bool, .json, .uint64, .date, .bytes, .enumeration: false
+        case .string, .int64, .double, .bool, .json, .uint64, .date, .bytes, .enumeration, .decimal: false
         }
     }
 
@@ -101,7 +104,15 @@ extension FieldType {
     package var holdsRawBytes: Bool {
         switch self {
         case .bytes: true
-        case .string, .int64, .double, .bool, .json, .uint64, .date, .url, .enumeration: false
+        case .string, .int64, .double, .bool, .json, .uint64, .date, .url, .enumeration, .decimal: false
+        }
+    }
+
+    /// Whether values are exact decimals of a declared precision and scale (``DecimalFormat``).
+    package var holdsExactDecimals: Bool {
+        switch self {
+        case .decimal: true
+        case .string, .int64, .double, .bool, .json, .uint64, .date, .url, .bytes, .enumeration: false
         }
     }
 
@@ -109,7 +120,7 @@ extension FieldType {
     package var reachesPastSignedRange: Bool {
         switch self {
         case .uint64: true
-        case .string, .int64, .double, .bool, .json, .date, .url, .bytes, .enumeration: false
+        case .string, .int64, .double, .bool, .json, .date, .url, .bytes, .enumeration, .decimal: false
         }
     }
 }

@@ -31,5 +31,5 @@ struct ShownType: Sendable, Hashable {
 
 extension FieldSpec {
     /// The field's type as rejections name it.
-    var shownTypeName: String { shownType?.name ?? type.description }
+    var shownTypeName: String { shownType?.name ?? (type.holdsExactDecimals ? decimalFormat?.description : nil) ?? type.description }
 }

@@ -571,8 +571,30 @@ struct RecordStateMachine {
                 for byte in "null".utf8 { storage.pointee.appendText(byte: byte) }
             }
             storage.pointee.endText(row: row)
+        case .decimal:
+            writeDecimal(column: column, into: storage, row: row, node: nodeID, kind, bytes, length, boolValue)
         case .date, .url, .bytes, .enumeration:
             writeRichScalar(column: column, into: storage, row: row, node: nodeID, kind, bytes, length, boolValue)
+        }
+    }
+
+    /// A number, or a string in number syntax, as the column's exact decimal: rounded as the field declares, or
+    /// rejected when it has more places than the scale or more digits than the precision.
+    @inline(never)
+    private mutating func writeDecimal(
+        column: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int, node nodeID: Int32, _ kind: ScalarKind,
+        _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
+    ) {
+        // The plan compiler gives every decimal column its format; without one, nothing is what it expects.
+        let format = plan.conversion(column).pointee.decimalFormat
+        guard let format, let bytes, kind == .number || kind == .string, let literal = DecimalLiteral(bytes, length) else {
+            fail(node: nodeID, .typeMismatch, expected: format?.description ?? "decimal", kind, bytes, length, boolValue)
+            return
+        }
+        if let failure = format.withText(of: literal, { text in
+            if let base = text.baseAddress { storage.pointee.writeText(base, count: text.count, row: row) }
+        }) {
+            fail(node: nodeID, .outOfRange, expected: format.expectation(failure), kind, bytes, length, false)
         }
     }
 
@@ -1281,7 +1303,10 @@ struct RecordStateMachine {
             }
             let verdict = validator.pointee.verdict(columns[column], row: row)
             guard verdict != .passes else { continue }
-            var found = columns[column].isValid(row) ? Self.describe(columns[column].fieldValue(row)) : ValueDescription.null
+            var found = ValueDescription.null
+            if columns[column].isValid(row) {
+                found = columns[column].type.holdsExactDecimals ? columns[column].describedValue(row) : Self.describe(columns[column].fieldValue(row))
+            }
             if verdict == .gaveUp { found += " (the pattern gave up after \(PatternMatcher.stepLimit) matching steps)" }
             failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .validation, expected: validator.pointee.label, found: found))
         }

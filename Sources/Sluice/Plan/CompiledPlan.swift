@@ -246,6 +246,7 @@ struct ColumnConversion: Sendable {
     var requiresFoundationURL = false
     var dateParser: DateParser?
     var enumTable: EnumTable?
+    var decimalFormat: DecimalFormat?
     var defaultValue: FieldValue?
     var transform: ValueTransform?
     /// Null spellings and cleanups, for a field that has any.
@@ -253,7 +254,7 @@ struct ColumnConversion: Sendable {
 
     /// Whether values convert by their type alone.
     var isPlain: Bool {
-        !truncatesFractions && !requiresFoundationURL && dateParser == nil && enumTable == nil && defaultValue == nil && transform == nil && cleaning == nil
+        !truncatesFractions && !requiresFoundationURL && dateParser == nil && enumTable == nil && decimalFormat == nil && defaultValue == nil && transform == nil && cleaning == nil
     }
 }
 

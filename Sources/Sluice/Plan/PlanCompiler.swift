@@ -204,6 +204,15 @@ enum PlanCompiler {
         } else if field.epochUnit != .seconds || field.dateFormats != DateFormat.defaults {
             problem("a unit and date formats apply to date fields, not \(field.type)")
         }
+        if field.type.holdsExactDecimals {
+            if let format = field.decimalFormat {
+                if let message = format.problem { problem(message) } else { conversion.decimalFormat = format }
+            } else {
+                problem("a decimal field needs a precision (1 to \(DecimalFormat.maximumPrecision)), and a scale unless it holds whole numbers: precision: 10, scale: 2")
+            }
+        } else if field.decimalFormat != nil {
+            problem("precision, scale and rounding apply to decimal fields, not \(field.type)")
+        }
         if field.type.holdsListedValues {
             if field.enumValues.isEmpty { problem("an enum field needs values") }
             var seen: Set<String> = []
@@ -221,6 +230,12 @@ enum PlanCompiler {
                 problem("the default \(defaultValue) is not a value of type \(field.type)")
             } else if field.type.holdsURLReferences, case .string(let text) = defaultValue, (try? FieldValue.parse(text, for: field)) == nil {
                 problem("the default \(defaultValue) is not a URL reference")
+            } else if field.type.holdsExactDecimals, field.decimalFormat?.problem == nil, case .string(let text) = defaultValue {
+                do {
+                    _ = try FieldValue.parse(text, for: field)
+                } catch {
+                    problem(error.message)
+                }
             }
         }
         return conversion

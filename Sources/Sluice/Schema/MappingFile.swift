@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line and column.
 enum MappingFile {
-    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "values", "validate", "transform", "unique", "nulls", "clean"]
+    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "precision", "scale", "rounding", "values", "validate", "transform", "unique", "nulls", "clean"]
     static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records", "skip", "header", "nulls"]
 
     /// What a mapping file holds: the fields that could be read (those with a name and a known type, without the
@@ -142,6 +142,30 @@ enum MappingFile {
         return parsed
     }
 
+    /// A decimal field's precision, scale and rounding; each problem noted at its value. The plan compiler checks
+    /// the ranges and the type.
+    private static func decimalFormat(_ mapping: YAMLNode.Map, note: (YAMLNode?, [String]) -> Void) -> DecimalFormat? {
+        func count(_ key: String) -> Int? {
+            guard let node = mapping[key] else { return nil }
+            if let value = node.scalar?.int { return value }
+            note(node, ["'\(key)' must be a whole number"])
+            return nil
+        }
+        var rounding: DecimalRounding?
+        if let node = mapping["rounding"] {
+            rounding = node.scalar.flatMap { DecimalRounding(rawValue: $0.string) }
+            if rounding == nil {
+                let names = DecimalRounding.allCases.map(\.rawValue)
+                note(node, ["'rounding' must be one of \(names.joined(separator: ", "))" + Spelling.suggestion(for: node.scalar?.string ?? "", among: names)])
+            }
+        }
+        guard let precision = count("precision") else {
+            if mapping["precision"] == nil { note(nil, ["'scale' and 'rounding' need a 'precision' (1 to \(DecimalFormat.maximumPrecision))"]) }
+            return nil
+        }
+        return DecimalFormat(precision: precision, scale: count("scale") ?? 0, rounding: rounding)
+    }
+
     /// Reads one entry of `fields` into `parsed`, and returns its problems, each at the node it is about (nil: at
     /// the entry).
     private static func field(_ entry: YAMLNode, position: Int, registry: MappingRegistry, into parsed: inout Parsed) -> [(field: String?, node: YAMLNode?, message: String)] {
@@ -205,6 +229,9 @@ enum MappingFile {
             } else {
                 note(formatsNode, ["'formats' must be a list of epoch, iso8601, rfc2822, twitter and date patterns"])
             }
+        }
+        if mapping["precision"] != nil || mapping["scale"] != nil || mapping["rounding"] != nil {
+            spec.decimalFormat = decimalFormat(mapping, note: note)
         }
         if let valuesNode = mapping["values"] {
             if let list = valuesNode.sequence {

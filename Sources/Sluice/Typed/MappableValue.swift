@@ -282,6 +282,7 @@ extension ColumnStorage {
         case .int64, .date: "number \(int64(row).map { "\($0)" } ?? "")"
         case .bool: bool(row).map(ValueDescription.bool) ?? ValueDescription.null
         case .json: ValueDescription.jsonText(textBytes(row))
+        case .decimal: "number " + String(decoding: textBytes(row), as: UTF8.self)
         case .string, .url, .bytes, .enumeration: ValueDescription.string(textBytes(row))
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A validator checked and prepared when the plan compiles, evaluated on a record's row before it is committed.
 struct CompiledValidator: Sendable {
     enum Rule {
@@ -8,6 +10,8 @@ struct CompiledValidator: Sendable {
         case range(lower: FieldValue?, upper: FieldValue?)
         /// The same for int64 and date columns, read as the words they store: nothing to copy per record.
         case wordRange(lower: Int64, upper: Int64)
+        /// The same for decimal columns: bounds in the column's canonical text, compared with it in place.
+        case decimalRange(lower: [UInt8]?, upper: [UInt8]?)
         case custom(@Sendable (FieldValue) -> Bool)
         case customBytes(@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)
     }
@@ -23,9 +27,18 @@ struct CompiledValidator: Sendable {
             problems.append(MappingProblem(field: field.name, message: "\(validator): \(message)"))
             return nil
         }
+        // A bound is exact: a decimal field's rounding is for its input values, not for the rules they are held to.
+        var exact = field
+        exact.decimalFormat?.rounding = nil
         func fitted(_ value: FieldValue) -> FieldValue? {
-            let coerced = value.coerced(for: field)
-            return coerced.fitsTypes.contains(field.type) ? coerced : nil
+            let coerced = value.coerced(for: exact)
+            guard coerced.fitsTypes.contains(field.type) else { return nil }
+            // Any text fits a decimal field's kind of value; only a number in its shape is one of its values.
+            if field.type.holdsExactDecimals {
+                guard case .string(let text) = coerced else { return nil }
+                return try? FieldValue.parse(text, for: exact)
+            }
+            return coerced
         }
         let isText = field.type.layout == .text
         let isOrdered = field.type.isOrdered
@@ -94,6 +107,17 @@ struct CompiledValidator: Sendable {
         if case .range(let lower, let upper) = rule, let words = wordBounds(lower, upper) {
             rule = .wordRange(lower: words.lower, upper: words.upper)
         }
+        if field.type.holdsExactDecimals {
+            if case .range(let lower, let upper) = rule {
+                func text(_ bound: FieldValue?) -> [UInt8]? { if case .string(let text)? = bound { Array(text.utf8) } else { nil } }
+                rule = .decimalRange(lower: text(lower), upper: text(upper))
+            }
+            // Decimals are held as text but shown as the numbers they are: `min(0.50)`, not `min("0.50")`.
+            switch validator {
+            case .equalTo, .oneOf, .minimum, .maximum, .range: label = label.replacingOccurrences(of: "\"", with: "")
+            case .required, .length, .minLength, .maxLength, .lengthRange, .pattern, .custom, .customBytes: break
+            }
+        }
         return CompiledValidator(column: column, rule: rule, label: label)
     }
 
@@ -156,6 +180,11 @@ struct CompiledValidator: Sendable {
         case .wordRange(let lower, let upper):
             let value = storage.values.assumingMemoryBound(to: Int64.self)[row]
             return value >= lower && value <= upper
+        case .decimalRange(let lower, let upper):
+            let value = storage.textBytes(row)
+            if let lower, lower.withUnsafeBufferPointer({ DecimalFormat.order(value, $0) }) < 0 { return false }
+            if let upper, upper.withUnsafeBufferPointer({ DecimalFormat.order(value, $0) }) > 0 { return false }
+            return true
         case .custom(let check):
             return check(storage.fieldValue(row))
         case .customBytes(let check):
@@ -173,6 +202,11 @@ struct CompiledValidator: Sendable {
         case (.uint64(let a), .uint64(let b)): return order(a, b)
         case (.double(let a), .double(let b)): return order(a, b)
         case (.date(let a), .date(let b)): return order(a, b)
+        case (.string(let a), .string(let b)):
+            // The one ordered type of text values: decimals, in their column's canonical text.
+            var a = a, b = b
+            let sign = a.withUTF8 { a in b.withUTF8 { b in DecimalFormat.order(a, b) } }
+            return sign < 0 ? .orderedAscending : (sign > 0 ? .orderedDescending : .orderedSame)
         default: return .orderedSame
         }
     }
@@ -188,7 +222,7 @@ extension ColumnStorage {
         case .bool: .bool(values.assumingMemoryBound(to: UInt8.self)[row] != 0)
         case .date: .date(nanoseconds: values.assumingMemoryBound(to: Int64.self)[row])
         case .bytes: .bytes(Array(textBytes(row)))
-        case .string, .json, .url, .enumeration: .string(String(decoding: textBytes(row), as: UTF8.self))
+        case .string, .json, .url, .enumeration, .decimal: .string(String(decoding: textBytes(row), as: UTF8.self))
         }
     }
 }

@@ -11,6 +11,8 @@ enum PostgresBinaryCopy {
     /// How one column's values are written; each column type has one form.
     enum Encoding {
         case bigint, numeric, double, boolean, timestamptz, text, bytea, jsonb
+        /// A decimal: the batch holds its canonical text, sent in numeric's binary form.
+        case decimal
         /// An enum whose stored values are integers or numbers, held in the column as their text.
         case enumBigint, enumDouble
     }
@@ -57,6 +59,8 @@ enum PostgresBinaryCopy {
             appendWord(microseconds(nanoseconds: column.dateNanoseconds(row) ?? 0) - epochOffsetMicroseconds, to: &buffer)
         case .numeric:
             appendNumeric(column.uint64(row) ?? 0, to: &buffer)
+        case .decimal:
+            column.withUTF8(row) { text in appendNumeric(text: text ?? UnsafeBufferPointer(start: nil, count: 0), to: &buffer) }
         case .text, .bytea:
             column.withUTF8(row) { bytes in
                 let bytes = bytes ?? UnsafeBufferPointer(start: nil, count: 0)
@@ -95,27 +99,58 @@ enum PostgresBinaryCopy {
         return floor
     }
 
-    /// numeric's binary form: the number of base-10,000 digits, the weight of the first, a sign, the display
-    /// scale, then the digits, most significant first.
+    /// An unsigned integer as numeric, through its decimal text (on the stack: this runs for every value).
     static func appendNumeric(_ value: UInt64, to buffer: inout [UInt8]) {
-        var count = 0
-        var rest = value
-        while rest > 0 {
-            count += 1
-            rest /= 10_000
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            appendNumeric(text: UnsafeBufferPointer(rebasing: digits[start...]), to: &buffer)
         }
-        appendInt32(Int32(8 + 2 * count), to: &buffer)
-        appendInt16(Int16(count), to: &buffer)
-        appendInt16(Int16(max(count - 1, 0)), to: &buffer)
-        appendInt16(0, to: &buffer)
-        appendInt16(0, to: &buffer)
-        var divisor: UInt64 = 1
-        for _ in 0..<max(count - 1, 0) { divisor *= 10_000 }
-        rest = value
-        for _ in 0..<count {
-            appendInt16(Int16(rest / divisor), to: &buffer)
-            rest %= divisor
-            divisor /= 10_000
+    }
+
+    /// numeric's binary form of a number's plain text (an optional minus, digits, optionally a point and digits):
+    /// the number of base-10,000 digits, the weight of the first, a sign, the display scale (the text's digits
+    /// after the point), then the digits, most significant first, without leading or trailing zero digits.
+    static func appendNumeric(text: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+        let isNegative = text.first == UInt8(ascii: "-")
+        let body = UnsafeBufferPointer(rebasing: text[(isNegative ? 1 : 0)...])
+        let point = body.firstIndex(of: UInt8(ascii: ".")) ?? body.endIndex
+        let integerCount = point - body.startIndex
+        let scale = point < body.endIndex ? body.endIndex - point - 1 : 0
+        // Decimal digit i of the number counts from the point: integer digits at negative i, fraction at 0 and up.
+        func digit(_ index: Int) -> Int16 {
+            if index < 0 {
+                let position = integerCount + index
+                return position >= 0 ? Int16(body[body.startIndex + position] &- 0x30) : 0
+            }
+            return index < scale ? Int16(body[point + 1 + index] &- 0x30) : 0
+        }
+        // Base-10,000 digits aligned on the point: group g covers decimal digits 4g ..< 4g + 4 after the point
+        // (negative groups before it).
+        let firstGroup = -((integerCount + 3) / 4)
+        let endGroup = (scale + 3) / 4
+        withUnsafeTemporaryAllocation(of: Int16.self, capacity: endGroup - firstGroup) { groups in
+            var count = 0
+            var weight = 0
+            for group in firstGroup..<endGroup {
+                let value = (0..<4).reduce(Int16(0)) { $0 * 10 + digit(group * 4 + $1) }
+                if count == 0 && value == 0 { continue }
+                if count == 0 { weight = -group - 1 }
+                groups[count] = value
+                count += 1
+            }
+            while count > 0 && groups[count - 1] == 0 { count -= 1 }
+            appendInt32(Int32(8 + 2 * count), to: &buffer)
+            appendInt16(Int16(count), to: &buffer)
+            appendInt16(Int16(count == 0 ? 0 : weight), to: &buffer)
+            appendInt16(isNegative && count > 0 ? 0x4000 : 0, to: &buffer)
+            appendInt16(Int16(scale), to: &buffer)
+            for index in 0..<count { appendInt16(groups[index], to: &buffer) }
         }
     }
 

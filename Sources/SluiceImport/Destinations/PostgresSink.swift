@@ -173,6 +173,7 @@ final class PostgresSink: TableSink {
         case .string, .url: return .text
         case .bytes: return .bytea
         case .json: return .jsonb
+        case .decimal: return .decimal
         case .enumeration:
             switch field.enumStoredKind {
             case .integer: return .enumBigint
@@ -193,6 +194,9 @@ final class PostgresSink: TableSink {
         case .string, .url: return "text"
         case .bytes: return "bytea"
         case .json: return "jsonb"
+        case .decimal:
+            let format = field.decimalFormat ?? DecimalFormat(precision: DecimalFormat.maximumPrecision)
+            return "numeric(\(format.precision),\(format.scale))"
         case .enumeration:
             switch field.enumStoredKind {
             case .integer: return "bigint"

@@ -114,7 +114,9 @@ final class SQLiteSink: TableSink {
         case .uint64: return .unsignedInteger
         case .double: return .real
         case .bool: return .boolean
-        case .string, .url, .json: return .text
+        // SQLite has no exact decimal: a NUMERIC column would turn 0.1 into a double. Its canonical text is exact,
+        // and sorts and compares right through the decimal extension (decimal_cmp) or a cast where a double will do.
+        case .string, .url, .json, .decimal: return .text
         case .bytes: return .blob
         case .date: return dateStorage == .text ? .dateText : .dateEpoch(dateStorage.unit)
         case .enumeration:

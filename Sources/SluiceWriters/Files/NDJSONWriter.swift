@@ -67,6 +67,10 @@ public struct NDJSONWriter {
         case .json:
             // Input text may be pretty-printed; a line feed inside would split the NDJSON record.
             JSONText.appendCompact(column.textBytes(row), to: &buffer)
+        case .decimal:
+            // A JSON number with every digit: readers that keep decimals (Python's parse_float=Decimal, DuckDB's
+            // DECIMAL) read it exactly.
+            buffer.append(contentsOf: column.textBytes(row))
         }
     }
 }

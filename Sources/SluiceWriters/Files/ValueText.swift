@@ -2,7 +2,7 @@ import Sluice
 
 /// Values as plain text: the one rendering every text destination shares (CSV and TSV fields, SQLite's date
 /// and JSON columns). Integers exactly, doubles in their shortest round-trip form (`-0.0` keeps its sign),
-/// Booleans as `true`/`false`, dates as RFC 3339 in UTC, bytes as standard base64, JSON compacted, lists as
+/// Booleans as `true`/`false`, decimals in their canonical text, dates as RFC 3339 in UTC, bytes as standard base64, JSON compacted, lists as
 /// their JSON array text, and text as it is.
 extension ColumnarBatch.Column {
     /// Appends the text of the value in `row` to `buffer`; returns `false`, appending nothing, for a null.
@@ -22,7 +22,7 @@ extension ColumnarBatch.Column {
             buffer.append(contentsOf: (column.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false").utf8)
         case .date:
             buffer.append(contentsOf: DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row]).utf8)
-        case .string, .url, .enumeration:
+        case .string, .url, .enumeration, .decimal:
             buffer.append(contentsOf: column.textBytes(row))
         case .bytes:
             buffer.append(contentsOf: Base64.encode(column.textBytes(row)).utf8)

@@ -6,14 +6,16 @@ import Darwin
 #endif
 
 /// A column chunk's null count and least and greatest values, in the order each type defines: signed for
-/// int64 and timestamps, unsigned for uint64, numeric for doubles, false before true, unsigned bytewise for byte
-/// arrays. Exact: byte arrays are kept whole, and left out (not truncated) past ``longestKept``.
+/// int64, timestamps and decimals up to 18 digits, unsigned for uint64, numeric for doubles, false before true,
+/// unsigned bytewise for byte arrays, and as big-endian two's complement for wider decimals' fixed-length bytes. Exact: byte arrays are kept whole, and left out (not truncated) past ``longestKept``.
 struct ColumnStatistics {
     /// Byte-array bounds longer than this are left out of the footer rather than bloat it.
     static let longestKept = 64 << 10
 
     enum Order {
         case signed, unsigned, double, bytes
+        /// Fixed-length big-endian two's complement: the first byte signed, the rest unsigned.
+        case signedBigEndian
     }
 
     let order: Order
@@ -51,7 +53,7 @@ struct ColumnStatistics {
     private func precedes(_ left: UInt64, _ right: UInt64) -> Bool {
         switch order {
         case .signed: Int64(bitPattern: left) < Int64(bitPattern: right)
-        case .unsigned, .bytes: left < right
+        case .unsigned, .bytes, .signedBigEndian: left < right
         case .double: Double(bitPattern: left) < Double(bitPattern: right)
         }
     }
@@ -63,16 +65,19 @@ struct ColumnStatistics {
             maximumBytes.append(contentsOf: bytes)
             return
         }
-        if Self.compare(bytes, minimumBytes) < 0 {
+        if compare(bytes, minimumBytes) < 0 {
             minimumBytes.removeAll(keepingCapacity: true)
             minimumBytes.append(contentsOf: bytes)
-        } else if Self.compare(bytes, maximumBytes) > 0 {
+        } else if compare(bytes, maximumBytes) > 0 {
             maximumBytes.removeAll(keepingCapacity: true)
             maximumBytes.append(contentsOf: bytes)
         }
     }
 
-    private static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: [UInt8]) -> Int {
+    private func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: [UInt8]) -> Int {
+        if order == .signedBigEndian, let leftSign = left.first, let rightSign = right.first, leftSign & 0x80 != rightSign & 0x80 {
+            return leftSign & 0x80 != 0 ? -1 : 1
+        }
         let common = min(left.count, right.count)
         let order = right.withUnsafeBufferPointer { right in
             guard common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return 0 }
@@ -86,7 +91,7 @@ struct ColumnStatistics {
         var statistics = ParquetMetadata.Statistics(nullCount: nullCount)
         guard hasValue else { return statistics }
         switch type {
-        case .byteArray:
+        case .byteArray, .fixedLengthByteArray:
             guard minimumBytes.count <= Self.longestKept && maximumBytes.count <= Self.longestKept else { return statistics }
             statistics.minimum = minimumBytes
             statistics.maximum = maximumBytes
@@ -104,6 +109,9 @@ struct ColumnStatistics {
             }
             statistics.minimum = Self.littleEndian(minimum)
             statistics.maximum = Self.littleEndian(maximum)
+        case .int32:
+            statistics.minimum = Array(Self.littleEndian(minimumWord).prefix(4))
+            statistics.maximum = Array(Self.littleEndian(maximumWord).prefix(4))
         }
         return statistics
     }

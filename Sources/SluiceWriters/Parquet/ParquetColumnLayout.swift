@@ -1,3 +1,4 @@
+import Foundation
 import Sluice
 
 /// How one field is stored in a Parquet file: its leaf column's physical type and annotations, and for a list,
@@ -11,6 +12,9 @@ struct ParquetColumnLayout {
         case int64, uint64, double, bool, timestamp, text, json, bytes
         /// An enum whose stored values are all integers, or all numbers: stored as such instead of text.
         case enumInteger, enumNumber
+        /// An exact decimal, as its unscaled integer: in 4 bytes up to 9 digits, 8 up to 18, else in as few
+        /// big-endian bytes as the precision needs, the narrowest layout the format allows for each precision.
+        case decimal(DecimalFormat)
 
         var physicalType: ParquetMetadata.PhysicalType {
             switch self {
@@ -18,7 +22,14 @@ struct ParquetColumnLayout {
             case .double, .enumNumber: .double
             case .bool: .boolean
             case .text, .json, .bytes: .byteArray
+            case .decimal(let format): format.precision <= 9 ? .int32 : format.precision <= 18 ? .int64 : .fixedLengthByteArray
             }
+        }
+
+        /// The width of a fixed-length value: the fewest bytes whose two's complement holds 10^precision − 1.
+        var fixedLength: Int? {
+            guard case .decimal(let format) = self, physicalType == .fixedLengthByteArray else { return nil }
+            return Int(((Double(format.precision) * log2(10) + 1) / 8).rounded(.up))
         }
 
         /// Whether the leaf holds byte arrays, which are dictionary-encoded while their dictionary is small.
@@ -44,6 +55,8 @@ struct ParquetColumnLayout {
         case .string, .url: leaf = .text
         case .json: leaf = .json
         case .bytes: leaf = .bytes
+        case .decimal:
+            leaf = .decimal(field.decimalFormat ?? DecimalFormat(precision: DecimalFormat.maximumPrecision))
         case .enumeration:
             switch field.enumStoredKind {
             case .integer: leaf = .enumInteger
@@ -54,6 +67,7 @@ struct ParquetColumnLayout {
         isList = field.isList
         var element = ParquetMetadata.SchemaNode(name: isList ? "element" : field.name, type: leaf.physicalType,
                                                  repetition: isList ? .required : .optional)
+        element.typeLength = leaf.fixedLength
         switch leaf {
         case .int64, .enumInteger:
             element.convertedType = .int64
@@ -70,6 +84,11 @@ struct ParquetColumnLayout {
         case .json:
             element.convertedType = .json
             element.logicalType = .json
+        case .decimal(let format):
+            element.convertedType = .decimal
+            element.logicalType = .decimal(precision: Int32(format.precision), scale: Int32(format.scale))
+            element.precision = Int32(format.precision)
+            element.scale = Int32(format.scale)
         case .double, .enumNumber, .bool, .bytes:
             break
         }

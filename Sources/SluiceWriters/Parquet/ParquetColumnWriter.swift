@@ -55,6 +55,7 @@ struct ParquetColumnWriter {
         case .uint64, .bool: order = .unsigned
         case .double, .enumNumber: order = .double
         case .text, .json, .bytes: order = .bytes
+        case .decimal: order = layout.leaf.fixedLength == nil ? .signed : .signedBigEndian
         }
         statistics = ColumnStatistics(order: order)
     }
@@ -66,7 +67,7 @@ struct ParquetColumnWriter {
 
     /// About how many bytes the page being filled will take.
     private var pageSize: Int {
-        definitionLevels.count / 4 + repetitionLevels.count / 4 + words.count * 8 + booleans.count + plainBytes.count + indices.count * 2
+        definitionLevels.count / 4 + repetitionLevels.count / 4 + words.count * (layout.leaf.physicalType == .int32 ? 4 : 8) + booleans.count + plainBytes.count + indices.count * 2
     }
 
     // MARK: Rows
@@ -95,6 +96,8 @@ struct ParquetColumnWriter {
                 addByteArray(column.textBytes(row))
             case .enumInteger, .enumNumber:
                 try addNumber(column.textBytes(row))
+            case .decimal:
+                try addDecimal(column.textBytes(row))
             }
         }
     }
@@ -125,6 +128,8 @@ struct ParquetColumnWriter {
             addBoolean(text.first == UInt8(ascii: "t"))
         case .int64, .uint64, .double, .enumInteger, .enumNumber:
             try addNumber(Self.unquoted(text))
+        case .decimal:
+            try addDecimal(text)
         case .text, .timestamp, .bytes:
             elementText.removeAll(keepingCapacity: true)
             guard JSONText.appendUnescaped(text, { elementText.append($0) }) else { throw Self.unreadable(text) }
@@ -162,13 +167,41 @@ struct ParquetColumnWriter {
         }
     }
 
+    /// A decimal from its canonical text (``DecimalFormat``), as its unscaled integer: the text's digits with
+    /// the point left out.
+    private mutating func addDecimal(_ text: UnsafeBufferPointer<UInt8>) throws(SluiceError) {
+        var unscaled: Int128 = 0
+        var digitCount = 0
+        let isNegative = text.first == UInt8(ascii: "-")
+        for byte in text.dropFirst(isNegative ? 1 : 0) where byte != UInt8(ascii: ".") {
+            let digit = byte &- 0x30
+            guard digit <= 9 else { throw Self.unreadable(text) }
+            // Leading zeros (`0.05`) are not digits of the precision.
+            if unscaled == 0 && digit == 0 { continue }
+            digitCount += 1
+            guard digitCount <= DecimalFormat.maximumPrecision else { throw Self.unreadable(text) }
+            unscaled = unscaled * 10 + Int128(digit)
+        }
+        if isNegative { unscaled = -unscaled }
+        guard let width = layout.leaf.fixedLength else {
+            // Up to 18 digits: an Int64, written as 4 bytes where the precision allows (see `endPage`).
+            addWord(UInt64(bitPattern: Int64(truncatingIfNeeded: unscaled)))
+            return
+        }
+        let start = plainBytes.count
+        for index in stride(from: width - 1, through: 0, by: -1) {
+            plainBytes.append(UInt8(truncatingIfNeeded: unscaled >> (8 * index)))
+        }
+        plainBytes.withUnsafeBufferPointer { statistics.observe(UnsafeBufferPointer(rebasing: $0[start...])) }
+    }
+
     private static func unquoted(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         guard text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") else { return text }
         return UnsafeBufferPointer(rebasing: text[1..<text.count - 1])
     }
 
     private static func unreadable(_ text: UnsafeBufferPointer<UInt8>) -> SluiceError {
-        .write(destination: "parquet", message: "a list element or enum value could not be read back: \(String(decoding: text.prefix(80), as: UTF8.self))")
+        .write(destination: "parquet", message: "a list element, enum value or decimal could not be read back: \(String(decoding: text.prefix(80), as: UTF8.self))")
     }
 
     // MARK: Values
@@ -240,6 +273,14 @@ struct ParquetColumnWriter {
         switch layout.leaf.physicalType {
         case .int64, .double:
             words.withUnsafeBytes { scratch.append(contentsOf: $0) }
+            encoding = .plain
+        case .int32:
+            for word in words {
+                withUnsafeBytes(of: UInt32(truncatingIfNeeded: word).littleEndian) { scratch.append(contentsOf: $0) }
+            }
+            encoding = .plain
+        case .fixedLengthByteArray:
+            scratch.append(contentsOf: plainBytes)
             encoding = .plain
         case .boolean:
             scratch.append(contentsOf: booleans)

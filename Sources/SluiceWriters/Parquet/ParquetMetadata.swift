@@ -4,7 +4,7 @@ import Sluice
 /// definition (`parquet.thrift`), and their encoding in Thrift's compact protocol.
 enum ParquetMetadata {
     enum PhysicalType: Int32 {
-        case boolean = 0, int64 = 2, double = 5, byteArray = 6
+        case boolean = 0, int32 = 1, int64 = 2, double = 5, byteArray = 6, fixedLengthByteArray = 7
     }
 
     enum Repetition: Int32 {
@@ -17,7 +17,7 @@ enum ParquetMetadata {
 
     /// The legacy annotations, written beside the logical types for readers that predate them.
     enum ConvertedType: Int32 {
-        case utf8 = 0, list = 3, enumeration = 4, timestampMicros = 10, uint64 = 14, int64 = 18, json = 19
+        case utf8 = 0, list = 3, enumeration = 4, decimal = 5, timestampMicros = 10, uint64 = 14, int64 = 18, json = 19
     }
 
     enum LogicalType {
@@ -26,6 +26,7 @@ enum ParquetMetadata {
         case json
         case integer(signed: Bool)
         case timestamp(nanoseconds: Bool)
+        case decimal(precision: Int32, scale: Int32)
     }
 
     /// One node of the schema tree, in the footer's depth-first order.
@@ -36,6 +37,11 @@ enum ParquetMetadata {
         var childCount: Int?
         var convertedType: ConvertedType?
         var logicalType: LogicalType?
+        /// The byte width of a fixed-length leaf.
+        var typeLength: Int?
+        /// A decimal's digits in all and after the point, also kept here for readers older than logical types.
+        var scale: Int32?
+        var precision: Int32?
     }
 
     struct Statistics {
@@ -115,10 +121,13 @@ enum ParquetMetadata {
 
     private static func write(_ node: SchemaNode, to writer: inout ThriftCompactWriter) {
         if let type = node.type { writer.i32(1, type.rawValue) }
+        if let typeLength = node.typeLength { writer.i32(2, Int32(typeLength)) }
         if let repetition = node.repetition { writer.i32(3, repetition.rawValue) }
         writer.string(4, node.name)
         if let childCount = node.childCount { writer.i32(5, Int32(childCount)) }
         if let converted = node.convertedType { writer.i32(6, converted.rawValue) }
+        if let scale = node.scale { writer.i32(7, scale) }
+        if let precision = node.precision { writer.i32(8, precision) }
         if let logical = node.logicalType {
             writer.structure(10) { union in
                 switch logical {
@@ -129,6 +138,11 @@ enum ParquetMetadata {
                     union.structure(10) { integer in
                         integer.byte(1, 64)
                         integer.bool(2, signed)
+                    }
+                case .decimal(let precision, let scale):
+                    union.structure(5) { decimal in
+                        decimal.i32(1, scale)
+                        decimal.i32(2, precision)
                     }
                 case .timestamp(let nanoseconds):
                     union.structure(8) { timestamp in
