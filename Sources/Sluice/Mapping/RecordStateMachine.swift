@@ -373,8 +373,6 @@ struct RecordStateMachine {
 
     // MARK: - Values
 
-    enum ScalarKind { case string, number, bool, null }
-
     /// ``nodeForValue(isArrayStart:)`` results besides a node: no field reads the value (-1), the event opened the
     /// top-level array, or the machine must stop.
     private static let unmapped: Int32 = -1
@@ -508,93 +506,8 @@ struct RecordStateMachine {
         column: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int, node nodeID: Int32, _ kind: ScalarKind,
         _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
     ) {
-        // Every type's accepted inputs are in docs/mapping.md ("Types and conversions").
-        switch columnTypes[column] {
-        case .string:
-            guard let bytes, kind == .string || kind == .number else {
-                fail(node: nodeID, .typeMismatch, expected: expected("string", column, .type), kind, bytes, length, boolValue)
-                return
-            }
-            storage.pointee.writeText(bytes, count: length, row: row)
-        case .int64:
-            guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
-                fail(node: nodeID, .typeMismatch, expected: expected("int64", column, .type), kind, bytes, length, boolValue)
-                return
-            }
-            var result = NumberConversion.int64(bytes, length)
-            if result == .fractional && plan.conversion(column).pointee.truncatesFractions {
-                result = NumberConversion.signed(NumberConversion.exactInteger(bytes, length, truncates: true))
-            }
-            switch result {
-            case .value(let value): storage.pointee.write(value, row: row)
-            case .fractional: fail(node: nodeID, .outOfRange, expected: expected("int64 (an integer)", column, .integer), kind, bytes, length, boolValue)
-            case .outOfRange: fail(node: nodeID, .outOfRange, expected: expected("int64 (within ±9223372036854775807)", column, .range), kind, bytes, length, boolValue)
-            }
-        case .uint64:
-            guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else {
-                fail(node: nodeID, .typeMismatch, expected: expected("uint64", column, .type), kind, bytes, length, boolValue)
-                return
-            }
-            switch NumberConversion.exactInteger(bytes, length, truncates: plan.conversion(column).pointee.truncatesFractions) {
-            case .value(let negative, let magnitude) where !negative || magnitude == 0: storage.pointee.write(magnitude, row: row)
-            case .fractional: fail(node: nodeID, .outOfRange, expected: expected("uint64 (an integer)", column, .integer), kind, bytes, length, boolValue)
-            default: fail(node: nodeID, .outOfRange, expected: expected("uint64 (0 to 18446744073709551615)", column, .range), kind, bytes, length, boolValue)
-            }
-        case .double:
-            guard let bytes, kind == .number || (kind == .string && NumberConversion.isNumberText(bytes, length)) else {
-                fail(node: nodeID, .typeMismatch, expected: expected("double", column, .type), kind, bytes, length, boolValue)
-                return
-            }
-            if let value = NumberConversion.double(bytes, length) {
-                storage.pointee.write(value, row: row)
-            } else {
-                fail(node: nodeID, .outOfRange, expected: expected("double (finite)", column, .range), kind, bytes, length, boolValue)
-            }
-        case .bool:
-            if kind == .bool {
-                storage.pointee.write(boolValue, row: row)
-            } else if let bytes, let value = BoolConversion.value(bytes, length, isNumber: kind == .number) {
-                storage.pointee.write(value, row: row)
-            } else {
-                fail(node: nodeID, .typeMismatch, expected: "bool", kind, bytes, length, boolValue)
-            }
-        case .json:
-            storage.pointee.beginText(row: row)
-            switch kind {
-            case .string:
-                JSONText.appendStringLiteral(UnsafeBufferPointer(start: bytes, count: length)) { storage.pointee.appendText(byte: $0) }
-            case .number:
-                if let bytes { storage.pointee.appendText(bytes, count: length) }
-            case .bool:
-                for byte in (boolValue ? "true" : "false").utf8 { storage.pointee.appendText(byte: byte) }
-            case .null:
-                for byte in "null".utf8 { storage.pointee.appendText(byte: byte) }
-            }
-            storage.pointee.endText(row: row)
-        case .decimal:
-            writeDecimal(column: column, into: storage, row: row, node: nodeID, kind, bytes, length, boolValue)
-        case .date, .url, .bytes, .enumeration:
-            writeRichScalar(column: column, into: storage, row: row, node: nodeID, kind, bytes, length, boolValue)
-        }
-    }
-
-    /// A number, or a string in number syntax, as the column's exact decimal: rounded as the field declares, or
-    /// rejected when it has more places than the scale or more digits than the precision.
-    @inline(never)
-    private mutating func writeDecimal(
-        column: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int, node nodeID: Int32, _ kind: ScalarKind,
-        _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
-    ) {
-        // The plan compiler gives every decimal column its format; without one, nothing is what it expects.
-        let format = plan.conversion(column).pointee.decimalFormat
-        guard let format, let bytes, kind == .number || kind == .string, let literal = DecimalLiteral(bytes, length) else {
-            fail(node: nodeID, .typeMismatch, expected: format?.description ?? "decimal", kind, bytes, length, boolValue)
-            return
-        }
-        if let failure = format.withText(of: literal, { text in
-            if let base = text.baseAddress { storage.pointee.writeText(base, count: text.count, row: row) }
-        }) {
-            fail(node: nodeID, .outOfRange, expected: format.expectation(failure), kind, bytes, length, false)
+        if let failure = ColumnDecoding.decode(columnTypes[column], kind, bytes, length, boolValue, conversion: plan.conversion(column), into: storage, row: row) {
+            fail(node: nodeID, failure, column: column, kind, bytes, length, boolValue)
         }
     }
 
@@ -636,13 +549,6 @@ struct RecordStateMachine {
         if fallbackValueWasNull { return }
         if hadValue && !given.failures.isEmpty { withdrawnFailures.append(given.failures) }
         fallbackValues[column] = FallbackValue(serial: serial, rank: rank, failures: failuresBefore..<failures.count)
-    }
-
-    /// What a failure of `column` expects: the engine's `words` for the column's type, or a typed property's own
-    /// type where that is narrower (an `Int32` property reads an int64 column).
-    @inline(never)
-    private func expected(_ words: String, _ column: Int, _ failure: ShownType.Expectation) -> String {
-        plan.fields[column].shownType?.expected(failure) ?? words
     }
 
     /// What a required column that nothing gave a value found: no value, at its path or at any of its fallbacks.
@@ -855,61 +761,6 @@ struct RecordStateMachine {
                 return
             }
             text.withUTF8 { columns[column].writeText($0.baseAddress ?? emptyBytes, count: $0.count, row: row) }
-        }
-    }
-
-    /// Dates, URLs, bytes and enums: conversions that read the column's compiled options.
-    @inline(never)
-    private mutating func writeRichScalar(
-        column: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int, node nodeID: Int32, _ kind: ScalarKind,
-        _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
-    ) {
-        let conversion = plan.conversion(column)
-        switch columnTypes[column] {
-        case .date:
-            // The parser is used in place: binding it to a local would copy it, with its arrays' reference counts.
-            guard let bytes, kind == .number || kind == .string,
-                  let outcome = kind == .number ? conversion.pointee.dateParser?.number(bytes, length) : conversion.pointee.dateParser?.text(bytes, length) else {
-                fail(node: nodeID, .typeMismatch, expected: "date", kind, bytes, length, boolValue)
-                return
-            }
-            switch outcome {
-            case .instant(let nanoseconds): storage.pointee.write(nanoseconds, row: row)
-            case .tooPrecise: fail(node: nodeID, .outOfRange, expected: "date (whole nanoseconds)", kind, bytes, length, boolValue)
-            case .outOfRange: fail(node: nodeID, .outOfRange, expected: "date (from 1677-09-21 to 2262-04-11)", kind, bytes, length, boolValue)
-            case .unreadable: fail(node: nodeID, .typeMismatch, expected: conversion.pointee.dateParser?.expectation ?? "date", kind, bytes, length, boolValue)
-            }
-        case .url:
-            guard let bytes, kind == .string, URLReference.isValid(bytes, length),
-                  !conversion.pointee.requiresFoundationURL || URL(string: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)) != nil else {
-                fail(node: nodeID, .typeMismatch, expected: "url", kind, bytes, length, boolValue)
-                return
-            }
-            storage.pointee.writeText(bytes, count: length, row: row)
-        case .bytes:
-            guard let bytes, kind == .string, Base64.isValid(bytes, length) else {
-                fail(node: nodeID, .typeMismatch, expected: "bytes (base64)", kind, bytes, length, boolValue)
-                return
-            }
-            storage.pointee.beginText(row: row)
-            Base64.decode(bytes, length) { storage.pointee.appendText(byte: $0) }
-            storage.pointee.endText(row: row)
-        default:
-            var index: Int?
-            if let bytes, kind == .string || kind == .number {
-                index = conversion.pointee.enumTable?.index(of: bytes, length)
-            } else if kind == .bool {
-                index = Array((boolValue ? "true" : "false").utf8).withUnsafeBufferPointer { buffer in
-                    buffer.baseAddress.flatMap { conversion.pointee.enumTable?.index(of: $0, buffer.count) }
-                }
-            }
-            if let index {
-                conversion.pointee.enumTable?.withValue(at: index) { storage.pointee.writeText($0, count: $1, row: row) }
-            } else if let defaultValue = conversion.pointee.defaultValue {
-                storage.pointee.write(defaultValue, row: row)
-            } else {
-                fail(node: nodeID, .typeMismatch, expected: conversion.pointee.enumTable?.expectation ?? "enum", kind, bytes, length, boolValue)
-            }
         }
     }
 
@@ -1437,6 +1288,12 @@ struct RecordStateMachine {
     }
 
     // MARK: - Failures
+
+    /// A value that did not convert into `column`: its failure, in the words of the column's field.
+    @inline(never)
+    private mutating func fail(node: Int32, _ failure: DecodeFailure, column: Int, _ found: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
+        fail(node: node, failure.kind, expected: failure.expected(for: plan.fields[column]), found, bytes, length, boolValue)
+    }
 
     @inline(never)
     private mutating func fail(node: Int32, _ kind: Rejection.Kind, expected: String, _ found: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool) {
