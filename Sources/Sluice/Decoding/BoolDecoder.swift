@@ -1,13 +1,11 @@
 /// `bool`: `true` and `false`, and the strings and numbers `BoolConversion` reads as them.
 enum BoolDecoder {
     @inline(__always)
-    static func decode(
-        _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int
-    ) -> DecodeFailure? {
-        if kind == .bool {
-            storage.pointee.write(boolValue, row: row)
-        } else if let bytes, let value = BoolConversion.value(bytes, length, isNumber: kind == .number) {
-            storage.pointee.write(value, row: row)
+    static func decode(_ value: ScalarValue, into slot: ColumnSlot) -> DecodeFailure? {
+        if value.kind == .bool {
+            slot.storage.pointee.write(value.boolValue, row: slot.row)
+        } else if let (base, count) = value.text, let flag = BoolConversion.value(base, count, isNumber: value.kind == .number) {
+            slot.storage.pointee.write(flag, row: slot.row)
         } else {
             return .mismatch("bool", narrowing: nil)
         }

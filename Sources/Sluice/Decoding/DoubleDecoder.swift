@@ -2,10 +2,10 @@
 /// infinity.
 enum DoubleDecoder {
     @inline(__always)
-    static func decode(_ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int) -> DecodeFailure? {
-        guard let bytes, kind == .number || (kind == .string && NumberConversion.isNumberText(bytes, length)) else { return .mismatch("double") }
-        guard let value = NumberConversion.double(bytes, length) else { return .outOfRange("double (finite)", narrowing: .range) }
-        storage.pointee.write(value, row: row)
+    static func decode(_ value: ScalarValue, into slot: ColumnSlot) -> DecodeFailure? {
+        guard let (base, count) = value.text, value.kind == .number || NumberConversion.isNumberText(base, count) else { return .mismatch("double") }
+        guard let number = NumberConversion.double(base, count) else { return .outOfRange("double (finite)", narrowing: .range) }
+        slot.storage.pointee.write(number, row: slot.row)
         return nil
     }
 }

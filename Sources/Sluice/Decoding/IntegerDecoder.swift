@@ -2,18 +2,15 @@
 /// a fraction only where the field truncates it.
 enum IntegerDecoder {
     @inline(__always)
-    static func decodeSigned(
-        _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, conversion: UnsafePointer<ColumnConversion>,
-        into storage: UnsafeMutablePointer<ColumnStorage>, row: Int
-    ) -> DecodeFailure? {
-        guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else { return .mismatch("int64") }
-        var result = NumberConversion.int64(bytes, length)
+    static func decodeSigned(_ value: ScalarValue, conversion: UnsafePointer<ColumnConversion>, into slot: ColumnSlot) -> DecodeFailure? {
+        guard let (base, count) = integerText(value) else { return .mismatch("int64") }
+        var result = NumberConversion.int64(base, count)
         if result == .fractional && conversion.pointee.truncatesFractions {
-            result = NumberConversion.signed(NumberConversion.exactInteger(bytes, length, truncates: true))
+            result = NumberConversion.signed(NumberConversion.exactInteger(base, count, truncates: true))
         }
         switch result {
-        case .value(let value):
-            storage.pointee.write(value, row: row)
+        case .value(let number):
+            slot.storage.pointee.write(number, row: slot.row)
             return nil
         case .fractional: return .outOfRange("int64 (an integer)", narrowing: .integer)
         case .outOfRange: return .outOfRange("int64 (within ±9223372036854775807)", narrowing: .range)
@@ -21,17 +18,21 @@ enum IntegerDecoder {
     }
 
     @inline(__always)
-    static func decodeUnsigned(
-        _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, conversion: UnsafePointer<ColumnConversion>,
-        into storage: UnsafeMutablePointer<ColumnStorage>, row: Int
-    ) -> DecodeFailure? {
-        guard let bytes, kind == .number || (kind == .string && NumberConversion.isIntegerText(bytes, length)) else { return .mismatch("uint64") }
-        switch NumberConversion.exactInteger(bytes, length, truncates: conversion.pointee.truncatesFractions) {
+    static func decodeUnsigned(_ value: ScalarValue, conversion: UnsafePointer<ColumnConversion>, into slot: ColumnSlot) -> DecodeFailure? {
+        guard let (base, count) = integerText(value) else { return .mismatch("uint64") }
+        switch NumberConversion.exactInteger(base, count, truncates: conversion.pointee.truncatesFractions) {
         case .value(let negative, let magnitude) where !negative || magnitude == 0:
-            storage.pointee.write(magnitude, row: row)
+            slot.storage.pointee.write(magnitude, row: slot.row)
             return nil
         case .fractional: return .outOfRange("uint64 (an integer)", narrowing: .integer)
         default: return .outOfRange("uint64 (0 to 18446744073709551615)", narrowing: .range)
         }
+    }
+
+    /// A number's literal, or a string of an optional sign and digits.
+    @inline(__always)
+    private static func integerText(_ value: ScalarValue) -> (base: UnsafePointer<UInt8>, count: Int)? {
+        guard let text = value.text, value.kind == .number || NumberConversion.isIntegerText(text.base, text.count) else { return nil }
+        return text
     }
 }

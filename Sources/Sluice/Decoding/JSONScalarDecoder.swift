@@ -2,21 +2,20 @@
 /// are captured whole from the input, not decoded.)
 enum JSONScalarDecoder {
     @inline(__always)
-    static func decode(
-        _ kind: ScalarKind, _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int
-    ) -> DecodeFailure? {
-        storage.pointee.beginText(row: row)
-        switch kind {
+    static func decode(_ value: ScalarValue, into slot: ColumnSlot) -> DecodeFailure? {
+        let storage = slot.storage
+        storage.pointee.beginText(row: slot.row)
+        switch value.kind {
         case .string:
-            JSONText.appendStringLiteral(UnsafeBufferPointer(start: bytes, count: length)) { storage.pointee.appendText(byte: $0) }
+            JSONText.appendStringLiteral(UnsafeBufferPointer(start: value.bytes, count: value.length)) { storage.pointee.appendText(byte: $0) }
         case .number:
-            if let bytes { storage.pointee.appendText(bytes, count: length) }
+            if let bytes = value.bytes { storage.pointee.appendText(bytes, count: value.length) }
         case .bool:
-            for byte in (boolValue ? "true" : "false").utf8 { storage.pointee.appendText(byte: byte) }
+            for byte in (value.boolValue ? "true" : "false").utf8 { storage.pointee.appendText(byte: byte) }
         case .null:
             for byte in "null".utf8 { storage.pointee.appendText(byte: byte) }
         }
-        storage.pointee.endText(row: row)
+        storage.pointee.endText(row: slot.row)
         return nil
     }
 }

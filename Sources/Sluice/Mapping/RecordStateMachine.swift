@@ -506,7 +506,8 @@ struct RecordStateMachine {
         column: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int, node nodeID: Int32, _ kind: ScalarKind,
         _ bytes: UnsafePointer<UInt8>?, _ length: Int, _ boolValue: Bool
     ) {
-        if let failure = ColumnDecoding.decode(columnTypes[column], kind, bytes, length, boolValue, conversion: plan.conversion(column), into: storage, row: row) {
+        let value = ScalarValue(kind, bytes, length, boolValue)
+        if let failure = ColumnDecoding.decode(columnTypes[column], value, conversion: plan.conversion(column), into: ColumnSlot(storage: storage, row: row)) {
             fail(node: nodeID, failure, column: column, kind, bytes, length, boolValue)
         }
     }
