@@ -141,7 +141,9 @@ struct matcher : record_view {
         }
     }
 
-    step members(ondemand::object &object, int32_t node, size_t depth) {
+    /// Walks an object the plan looks into. Inside a container a json field captures (`strict`), every value no
+    /// field reads is checked whole, as the captured text must be, instead of passed over.
+    step members(ondemand::object &object, int32_t node, size_t depth, bool strict) {
         size_t position = 0;
         for (auto result : object) {
             ondemand::field field;
@@ -169,40 +171,48 @@ struct matcher : record_view {
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
                 if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS)) push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
                 position++;
-                if (!passable(token)) return step::unusual;
+                if (strict ? checked(value, depth) != step::ok : !passable(token)) return step::unusual;
                 continue;  // the iterator skips the unread value
             }
             position++;
-            if (read(value, token, matched, depth) != step::ok) return step::unusual;
+            if (read(value, token, matched, depth, strict) != step::ok) return step::unusual;
         }
         return step::ok;
     }
 
     /// Reads the value at `node`: into an object or array the plan looks into, or a scalar a field reads.
-    step read(ondemand::value &value, std::string_view token, int32_t node, size_t depth) {
+    step read(ondemand::value &value, std::string_view token, int32_t node, size_t depth, bool strict) {
         ondemand::json_type type;
         if (value.type().get(type)) return step::unusual;
-        if ((type == ondemand::json_type::object || type == ondemand::json_type::array) && (tables->flags[node] & SLUICE_NODE_CAPTURES)) {
+        const bool is_object = type == ondemand::json_type::object, is_array = type == ondemand::json_type::array;
+        if (!is_object && !is_array) return scalar(value, type, token, node);
+        // Only a container the plan looks into, of the kind it looks for, and that no field reads as a scalar, is
+        // walked; a json field's other containers are checked whole.
+        const bool looked_into = is_object ? tables->key_count[node] > 0 : tables->index_count[node] > 0;
+        if (tables->flags[node] & SLUICE_NODE_CAPTURES) {
+            // The captured text ends with the container: the fields beneath it are read on the way, checked as
+            // strictly as the rest of what is captured.
             const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
-            if (check(value, type, depth) != step::ok) return step::unusual;
+            if ((looked_into ? walk(value, is_object, node, depth, true) : check(value, type, depth)) != step::ok) return step::unusual;
             size_t end = after_closing();
             push(start, size_t(base + end - start), end, node, SLUICE_TAPE_CAPTURE);
             return step::ok;
         }
-        if (type == ondemand::json_type::object) {
-            // Only a container the plan looks into, and that no field reads as a scalar, is walked here.
-            if (tables->key_count[node] == 0 || (tables->flags[node] & SLUICE_NODE_SCALAR) || depth >= maximum_depth) return step::unusual;
+        if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR)) return step::unusual;
+        return walk(value, is_object, node, depth, strict);
+    }
+
+    /// Walks into the object or array in `value`, which the plan looks into at `node`.
+    step walk(ondemand::value &value, bool is_object, int32_t node, size_t depth, bool strict) {
+        if (depth >= maximum_depth) return step::unusual;
+        if (is_object) {
             ondemand::object inner;
             if (value.get_object().get(inner)) return step::unusual;
-            return members(inner, node, depth + 1);
+            return members(inner, node, depth + 1, strict);
         }
-        if (type == ondemand::json_type::array) {
-            if (tables->index_count[node] == 0 || (tables->flags[node] & SLUICE_NODE_SCALAR) || depth >= maximum_depth) return step::unusual;
-            ondemand::array inner;
-            if (value.get_array().get(inner)) return step::unusual;
-            return elements(inner, node, depth + 1);
-        }
-        return scalar(value, type, token, node);
+        ondemand::array inner;
+        if (value.get_array().get(inner)) return step::unusual;
+        return elements(inner, node, depth + 1, strict);
     }
 
     /// Checks a value a json field captures, everything in it, as the event walk does: keys' escapes, scalars'
@@ -238,7 +248,7 @@ struct matcher : record_view {
         return scalar(value, type, value.raw_json_token(), -1);
     }
 
-    step elements(ondemand::array &array, int32_t node, size_t depth) {
+    step elements(ondemand::array &array, int32_t node, size_t depth, bool strict) {
         int64_t index = 0;
         for (auto result : array) {
             ondemand::value element;
@@ -247,10 +257,10 @@ struct matcher : record_view {
             if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
             int32_t matched = element_child(node, index++);
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (!passable(token)) return step::unusual;
+                if (strict ? checked(element, depth) != step::ok : !passable(token)) return step::unusual;
                 continue;  // the iterator skips the unread element
             }
-            if (read(element, token, matched, depth) != step::ok) return step::unusual;
+            if (read(element, token, matched, depth, strict) != step::ok) return step::unusual;
         }
         return step::ok;
     }
@@ -279,7 +289,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
         parser->guessed_for = tables;
     }
     matcher walk{{bytes, length, &document}, tables, parser->tape, parser->guesses.data(), parser->maximum_depth};
-    if (walk.members(object, 0, 1) != step::ok) return SLUICE_MATCH_UNUSUAL;
+    if (walk.members(object, 0, 1, false) != step::ok) return SLUICE_MATCH_UNUSUAL;
     // A second value after the record: the event walk says what it is.
     const char *next = nullptr;
     if (document.current_location().get(next) == SUCCESS) return SLUICE_MATCH_UNUSUAL;

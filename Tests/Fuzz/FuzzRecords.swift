@@ -18,6 +18,7 @@ enum FuzzRecords {
           - {name: lang, type: enum, values: {en: 1, fr: 2}, default: 0}
           - {name: extra, type: json, optional: true}
           - {name: score, type: double, optional: true, validate: {range: [0, 100]}}
+          - {name: price, path: score, type: decimal, precision: 6, scale: 2, rounding: half-even, optional: true}
         """
     static let headerMapping = "skip: 1\nheader: true\nfields:\n  - {name: id, type: int64}\n  - {name: name, type: string, optional: true}\n"
     static let wrapperMapping = "records: data.items\nfields:\n  - {name: id, type: int64}\n  - {name: name, path: user.name, type: string, optional: true}\n"
@@ -25,16 +26,18 @@ enum FuzzRecords {
         + (0..<2000).map { "  - {name: f\($0), path: \($0 % 2 == 0 ? "f\($0)" : "user.f\($0)"), type: string, optional: true}\n" }.joined()
 
     /// A mapping the matched walk reads (nested keys, a named element, an ignored key, a json field alone at its
-    /// node; no lists).
+    /// node, a json field read beneath; no lists).
     static let matchedMapping = """
         ignore: [extra]
         fields:
           - {name: id, type: int64}
           - {name: name, path: user.name, type: string, optional: true}
           - {name: first, path: user.tags.0, type: string, optional: true}
+          - {name: tags, path: user.tags, type: json, optional: true}
           - {name: when, path: created_at, type: date, optional: true}
           - {name: lang, type: enum, values: {en: 1, fr: 2}, default: 0}
           - {name: score, type: double, optional: true, validate: {range: [0, 100]}}
+          - {name: exact, path: score, type: decimal, precision: 5, scale: 1, optional: true}
           - {name: meta, type: json, optional: true}
         """
 
@@ -118,7 +121,7 @@ enum FuzzRecords {
             case .double: return column.double(row).map { String($0.bitPattern, radix: 16) } ?? "?"
             case .bool: return column.bool(row).map { String($0) } ?? "?"
             case .bytes: return column.bytes(row).map { $0.map { String($0) }.joined(separator: ",") } ?? "?"
-            case .string, .json, .url, .enumeration: return "\"" + (column.string(row) ?? "") + "\""
+            case .string, .json, .url, .enumeration, .decimal: return "\"" + (column.string(row) ?? "") + "\""
             }
         }
 

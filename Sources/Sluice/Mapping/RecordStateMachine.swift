@@ -874,10 +874,12 @@ struct RecordStateMachine {
         return true
     }
 
-    /// A container the matched walk checked whole at a node only json fields read: as the event walk's container
-    /// there, passed over and captured.
+    /// A container the matched walk checked whole at a node json fields read (and walked, where fields beneath
+    /// it read its values): as the event walk's container there, the mismatches it makes, then its text captured.
     mutating func captureMatched(node nodeID: Int32, from start: Int, to end: Int, isArray: Bool) {
-        reportContainerMismatches(node: nodeID, isArray: isArray, fitsShape: false)
+        let node = nodes[Int(nodeID)]
+        let fitsShape = isArray ? node.expectsArray : node.expectsObject
+        if !fitsShape || node.hasScalarTargets { reportContainerMismatches(node: nodeID, isArray: isArray, fitsShape: fitsShape) }
         capture(node: nodeID, from: start, to: end)
     }
 

@@ -2,10 +2,11 @@ import CSimdjson
 
 /// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
 /// records that walk can read alone: key paths through objects and named array elements, every field read as a
-/// scalar from one path, or as json text from a node nothing else reads.
+/// scalar from one path, or as json text (also from a node that other fields read beneath).
 ///
-/// Everything else (lists, json fields that share their node, transforms, typed arrays of models, fallback paths,
-/// `$key`, header rows, ignored paths below read keys) keeps the event walk; a plan that has any of it gets no tables.
+/// Everything else (lists, a json field that shares its node with a transform, transforms, typed arrays of models,
+/// fallback paths, `$key`, header rows, ignored paths below read keys) keeps the event walk; a plan that has any of it
+/// gets no tables.
 final class MatchTables: @unchecked Sendable {
     /// Nodes with more key children than this are matched by hash, which the event walk does.
     static let maximumKeyChildren = 32
@@ -34,8 +35,9 @@ final class MatchTables: @unchecked Sendable {
         else { return nil }
         for (index, node) in nodes.enumerated() {
             // A node only an ignored path leads to is passed over when nothing lies beneath it.
-            // A json field's node is read here when it is a leaf only json fields read: its containers are captured.
-            let capturesAlone = !node.hasChildren && !node.hasScalarTargets && !node.hasSpecialTargets
+            // A json field's node is read here when only json fields read it: its containers are captured, and
+            // walked on the way where fields read beneath it.
+            let capturesAlone = !node.hasScalarTargets && !node.hasSpecialTargets
             guard !node.capturesJSON || capturesAlone, node.elementMachine < 0, !plan.feedsNoField[index] || !node.hasChildren, !plan.startsLists[index],
                   node.keyEntryCount <= Self.maximumKeyChildren, node.indexEntryCount <= Self.maximumKeyChildren,
                   node.keyEntryCount > 0 || node.indexEntryCount > 0 || node.targetCount > 0 || plan.feedsNoField[index]
