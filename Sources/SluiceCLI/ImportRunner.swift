@@ -59,11 +59,13 @@ enum ImportRunner {
         let summary = importer.run(observer: observer)
         report.stop()
         var outcome = summary.outcome
+        var errorCategory = summary.errorCategory
         do {
             // The rejections read are reported whatever the outcome.
             try rejectOutput?.commit()
         } catch {
             outcome = .failed("\(error)")
+            errorCategory = .sink
         }
         let readAnything = summary.recordsRead > 0 || summary.bytesRead > 0
         if !options.quiet && (readAnything || outcome == .complete) {
@@ -88,6 +90,7 @@ enum ImportRunner {
         if let path = options.summaryJSON {
             var final = summary
             final.outcome = outcome
+            final.errorCategory = errorCategory
             do {
                 let output = try OutputFiles.replacing(path)
                 try output.write(final.jsonText)

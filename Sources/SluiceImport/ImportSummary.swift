@@ -80,6 +80,10 @@ public struct ImportSummary: Sendable {
     /// read when `--limit` or a stop ended the run while records were mapped ahead (a chunk, or a batch, at a time).
     public var recordsBehindUnmappedKeys = 0
     public var outcome = Outcome.complete
+    /// What kind of error stopped a run that ``Outcome/failed``: the input's syntax or data, the options, reading,
+    /// or the destination (``SluiceError/Category``), so that a job can tell its own mistakes from its input's and
+    /// from the machine's. Nil for any other outcome.
+    public var errorCategory: SluiceError.Category?
 
     public var recordsRead: Int { tables.reduce(0) { $0 + $1.recordsRead } }
     public var recordsWritten: Int { tables.reduce(0) { $0 + $1.recordsWritten } }
@@ -116,7 +120,10 @@ public struct ImportSummary: Sendable {
             return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
         }
         var text = "{\"destination\":\(quoted(destination)),\"status\":\(quoted(outcome.name)),\"exit_status\":\(outcome.exitStatus)"
-        if case .failed(let message) = outcome { text += ",\"error\":\(quoted(message))" }
+        if case .failed(let message) = outcome {
+            text += ",\"error\":\(quoted(message))"
+            if let errorCategory { text += ",\"error_category\":\(quoted(errorCategory.rawValue))" }
+        }
         text += ",\"records_read\":\(recordsRead),\"records_written\":\(recordsWritten),\"records_rejected\":\(recordsRejected)"
         text += ",\"records_rolled_back\":\(recordsRolledBack),\"records_skipped\":\(recordsSkipped),\"records_skipped_rejected\":\(recordsSkippedRejected)"
         text += ",\"tables\":[" + tables.map { table in

@@ -126,6 +126,7 @@ private struct Run {
             if summary.outcome == .complete && summary.recordsRejectedInAllRuns > 0 { summary.outcome = .someRejected }
         } catch {
             summary.outcome = .failed(Self.message(error))
+            summary.errorCategory = Self.category(of: error)
             if let sink { abandon(sink, after: error) }
         }
     }
@@ -189,6 +190,11 @@ private struct Run {
                                   + meaning.changes(since: before).joined(separator: "; ")
                                   + ". Resume with the mapping it was started with, or import again with --if-exists replace")
         }
+    }
+
+    /// The kind of what stopped the run; an error from outside Sluice has none.
+    private static func category(of error: any Error) -> SluiceError.Category? {
+        (error as? SluiceError)?.category
     }
 
     private static func message(_ error: any Error) -> String {
@@ -298,6 +304,7 @@ private struct Run {
             // A stream that cannot be read on keeps what was committed; the input is not complete.
             if case .streamEnded = readError, !holdsUnverifiedRecords {
                 summary.outcome = .failed("\(readError)")
+                summary.errorCategory = readError.category
                 return false
             }
             throw readError

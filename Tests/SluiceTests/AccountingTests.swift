@@ -154,5 +154,26 @@ import Testing
         #expect(counts.read < 200_000 && counts.written > 0 && counts.rolledBack > 0, "\(counts)")
         #expect(lines >= counts.written, "\(lines) lines received, \(counts)")
         try Self.expectAddsUp(counts)
+        #expect(try Self.errorCategory(summary) == "sink")
+    }
+
+    /// The summary says whose problem stopped a failed run (the destination's, the data's, the input's reading), and
+    /// a run that did not fail names none.
+    @Test func aFailedRunNamesItsErrorsCategory() throws {
+        let dump = try Dump(count: 300, rejectEvery: 7)
+        let limited = dump.path("limited.json")
+        #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("out.db"), "--max-rejects", "5", "--summary-json", limited]).status == 1)
+        #expect(try Self.errorCategory(limited) == "data")
+        let missing = dump.path("missing.json")
+        #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.path("no-such-file.ndjson"), "--to", dump.path("other.db"), "--summary-json", missing]).status == 1)
+        #expect(try Self.errorCategory(missing) == "io")
+        let fine = dump.path("fine.json")
+        #expect(try ImportCommandTests.run(["import", "-m", dump.mapping, dump.input, "--to", dump.path("fine.db"), "--summary-json", fine]).status == 2)
+        #expect(try Self.errorCategory(fine) == nil)
+    }
+
+    static func errorCategory(_ summaryPath: String) throws -> String? {
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath))) as? [String: Any]
+        return object?["error_category"] as? String
     }
 }
