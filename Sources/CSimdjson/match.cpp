@@ -180,7 +180,8 @@ struct matcher : record_view {
         return step::ok;
     }
 
-    /// Reads the value at `node`: into an object or array the plan looks into, or a scalar a field reads.
+    /// Reads the value at `node`: a scalar a field reads, a container a json field captures (walked on the way where
+    /// fields read beneath it), or an object or array the plan looks into.
     step read(ondemand::value &value, std::string_view token, int32_t node, size_t depth, bool strict) {
         ondemand::json_type type;
         if (value.type().get(type)) return step::unusual;

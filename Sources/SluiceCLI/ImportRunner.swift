@@ -65,7 +65,7 @@ enum ImportRunner {
             try rejectOutput?.commit()
         } catch {
             outcome = .failed("\(error)")
-            errorCategory = .sink
+            errorCategory = error.category
         }
         let readAnything = summary.recordsRead > 0 || summary.bytesRead > 0
         if !options.quiet && (readAnything || outcome == .complete) {

@@ -41,7 +41,14 @@ enum FuzzRecords {
           - {name: meta, type: json, optional: true}
         """
 
-    static let schemas: [MappingSchema] = [fieldMapping, headerMapping, wrapperMapping, wideMapping, matchedMapping].compactMap { try? MappingSchema(mappingText: $0) }
+    /// Every mapping must compile: a target that quietly lost one would fuzz less than it says.
+    static let schemas: [MappingSchema] = [fieldMapping, headerMapping, wrapperMapping, wideMapping, matchedMapping].map { text in
+        do {
+            return try MappingSchema(mappingText: text)
+        } catch {
+            preconditionFailure("a fuzz mapping does not compile: \(error)")
+        }
+    }
     static let shapes: [InputShape] = [.automatic, .ndjson, .array, .concatenated, .document]
     static let whitespace: [[UInt8]] = [[0x20], [0x20, 0x09], [0x0A], [0x20, 0x0D, 0x0A, 0x09]]
 

@@ -25,6 +25,9 @@ import SluiceFixtures
         ("rich", ReferenceMapping.richFields.filter { $0.name != "hashtags" }, MappingOptions()),
         // A json field whose node other fields read beneath (`entities.hashtags` and `entities.hashtags.0.text`).
         ("rich with json read beneath", ReferenceMapping.richFields, MappingOptions()),
+        ("json read beneath, strict", ReferenceMapping.richFields, MappingOptions(unmappedKeys: .reject)),
+        ("json read beneath, ignoring inside", ReferenceMapping.richFields + [FieldSpec(name: "entities", type: .json, isOptional: true)],
+         MappingOptions(ignoredPaths: ["entities.urls", "entities.symbols"])),
         ("json read beneath, deeper", ReferenceMapping.fields + [FieldSpec(name: "entities", type: .json, isOptional: true),
                                                                  FieldSpec(name: "user", type: .json),
                                                                  FieldSpec(name: "coordinates", type: .json, isOptional: true)], MappingOptions()),
@@ -38,7 +41,8 @@ import SluiceFixtures
     ]
 
     /// Damage where no field reads, which both walks pass over unchecked (as simdjson passes over any value no field
-    /// reads): a bad literal under an ignored key, a bad number among array elements no field reads.
+    /// reads) unless a json field captures what holds it: a bad literal under an ignored key, a bad number among
+    /// array elements no field reads.
     static let unreadDamage = [
         #"{"id":1,"id_str":"1","source":tru,"user":{"id":2,"screen_name":"a","followers_count":3,"verified":false}}"#,
         #"{"id":2,"id_str":"2","entities":{"hashtags":[{"text":"x","indices":[0,1]},{"text":"y","indices":[01,2]},tru]}}"#,
@@ -59,6 +63,17 @@ import SluiceFixtures
         #"{"id":8,"id_str":"8","metadata":{"k":tru},"profile":{"x":"\u00e9\n","y":[[],{}]}}"#,
     ]
 
+    /// Clean records whose captured node (`entities.hashtags`, read beneath as `entities.hashtags.0.text`) holds
+    /// each shape: an object (which the `0` key fits), a scalar, null, an empty array. The plans that capture it read
+    /// them in the matched walk.
+    static let capturedShapes = [
+        #"{"id":20,"id_str":"20","entities":{"hashtags":{"0":{"text":"a"}}}}"#,
+        #"{"id":21,"id_str":"21","entities":{"hashtags":"x"}}"#,
+        #"{"id":22,"id_str":"22","entities":{"hashtags":null}}"#,
+        #"{"id":23,"id_str":"23","entities":{"hashtags":[]}}"#,
+        #"{"id":24,"id_str":"24","entities":{"hashtags":[{"text":"b","indices":[1,2]},{"text":"c"}],"urls":[]}}"#,
+    ]
+
     /// Escaped keys, in the first and second word of a key and past 32 bytes: the matched walk hands them to the
     /// event walk, which matches them unescaped.
     static let escapedKeys = [
@@ -70,7 +85,8 @@ import SluiceFixtures
     func theMatchedWalkAgreesWithTheEventWalk(_ mapping: Int, _ pipeline: (workers: Int, chunkSize: Int)) throws {
         let (name, fields, schemaOptions) = Self.mappings[mapping]
         for seed: UInt64 in [1, 7] {
-            let bytes = TokenizerDifferentialTests.damagedTweets(count: 300, seed: seed) + Array(((Self.unreadDamage + Self.escapedKeys + Self.capturedDamage).joined(separator: "\n") + "\n").utf8)
+            let extra = Self.unreadDamage + Self.escapedKeys + Self.capturedDamage + Self.capturedShapes
+            let bytes = TokenizerDifferentialTests.damagedTweets(count: 300, seed: seed) + Array((extra.joined(separator: "\n") + "\n").utf8)
             let events = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
             let matched = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
             #expect(matched == events, "\(name), seed \(seed): events\n\(events)\nmatched\n\(matched)")
@@ -84,8 +100,9 @@ import SluiceFixtures
         var generator = TweetGenerator(seed: 3)
         let clean = (1...20).map { generator.nextRecord(ordinal: $0) }
         for (name, fields, options) in Self.mappings {
-            // The damage is unread where no json field captures `entities` or `coordinates`.
-            let records = clean + (name.contains("beneath") ? [] : Self.unreadDamage)
+            // The damage in `entities` or `coordinates` is read where a json field captures what holds it; the
+            // captured shapes are read in the matched walk where `entities.hashtags` is captured.
+            let records = clean + (name.contains("beneath") ? Self.capturedShapes : Self.unreadDamage)
             let plan = try PlanCompiler.compile(fields, options: options)
             #expect(MatchTables(plan: plan) != nil, "\(name)")
             let queue = BatchQueue(fields: plan.fields, capacity: 64)

@@ -38,7 +38,8 @@ enum {
     SLUICE_NODE_IGNORES_UNREAD_KEYS = 2,
     /// Only an ignored path ends here: the value, whatever its shape, is passed over unread and uncounted.
     SLUICE_NODE_PASSED_OVER = 4,
-    /// Only json fields read here, and nothing beneath: a container here is checked whole and handed over as its text.
+    /// Only json fields read here: a container here is checked whole (walked strictly where fields read beneath) and
+    /// handed over as its text.
     SLUICE_NODE_CAPTURES = 8,
 };
 

@@ -4,9 +4,8 @@ import CSimdjson
 /// records that walk can read alone: key paths through objects and named array elements, every field read as a
 /// scalar from one path, or as json text (also from a node that other fields read beneath).
 ///
-/// Everything else (lists, a json field that shares its node with a transform, transforms, typed arrays of models,
-/// fallback paths, `$key`, header rows, ignored paths below read keys) keeps the event walk; a plan that has any of it
-/// gets no tables.
+/// Everything else (lists, transforms, typed arrays of models, fallback paths, `$key`, header rows, ignored paths
+/// below read keys) keeps the event walk; a plan that has any of it gets no tables.
 final class MatchTables: @unchecked Sendable {
     /// Nodes with more key children than this are matched by hash, which the event walk does.
     static let maximumKeyChildren = 32
