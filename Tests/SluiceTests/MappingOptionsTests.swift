@@ -54,6 +54,34 @@ import Testing
         #expect(reader.unmappedKeys == ["$.source": 2, "$.user.bio": 2, "$.tags": 1, "$.extra_key_that_is_longer_than_thirty_two_bytes": 1])
     }
 
+    /// A json field reads everything inside its value, so no key there is unmapped, nor rejected in strict mode,
+    /// also where other fields read beneath it (`user` as json, `user.name` as string), in both walks.
+    @Test(arguments: [true, false])
+    func keysInsideAJsonFieldAreRead(matched: Bool) throws {
+        let fields = [FieldSpec(name: "id", type: .int64), FieldSpec(name: "user", type: .json), FieldSpec(name: "name", path: "user.name", type: .string),
+                      FieldSpec(name: "first", path: "user.tags.0", type: .string, isOptional: true)]
+        let text = """
+            {"id":1,"user":{"name":"A","bio":{"long":"x"},"tags":["t",{"k":1}]},"source":"web"}
+            {"id":2,"user":{"age":3,"name":"B"}}
+
+            """
+        for strict in [false, true] {
+            var options = ReaderOptions(rejectionPolicy: .collect)
+            options.matchesKeysInWalk = matched
+            let schema = try MappingSchema(fields: fields, options: MappingOptions(unmappedKeys: strict ? .reject : .ignore))
+            let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
+            var rows = 0
+            var rejections: [Rejection] = []
+            while let batch = try reader.next() {
+                rows += batch.count
+                rejections += batch.rejections
+            }
+            #expect(reader.unmappedKeys == ["$.source": 1], "matched walk: \(matched), strict: \(strict)")
+            #expect(rows == (strict ? 1 : 2) && rejections.count == (strict ? 1 : 0), "matched walk: \(matched), strict: \(strict): \(rejections)")
+            #expect(rejections.allSatisfy { $0.failures.map(\.keyPath) == ["$.source"] }, "\(rejections)")
+        }
+    }
+
     /// With several workers, chunks are mapped ahead of the consumer: the counts must cover the records handed out
     /// so far (those ``ColumnarReader/statistics`` counts), never those of chunks mapped and not yet delivered.
     @Test func unmappedKeysCoverTheRecordsCountedSoFarWithAnyNumberOfWorkers() throws {

@@ -445,7 +445,11 @@ struct TrieBuilder {
             }
         }
         let startsLists = nodes.map { $0.everyElementChild >= 0 }
-        let ignoresUnreadKeys = nodes.map { $0.ignoredScope != .none }
+        // A json field reads everything inside its value: no key there is unread, also where other fields read
+        // beneath it (children come after their parent, so one pass settles each node).
+        var insideCapture = planNodes.map(\.capturesJSON)
+        for (id, node) in nodes.enumerated().dropFirst() where node.step != .recordKey && insideCapture[Int(node.parent)] { insideCapture[id] = true }
+        let ignoresUnreadKeys = nodes.indices.map { nodes[$0].ignoredScope != .none || insideCapture[$0] }
         // A node feeds a field when one reads it or anything beneath it; children come after their parent, so one
         // pass from the end settles each node after its children. The `$key` node is beside the record.
         var feeds = nodes.map { $0.firstTarget >= 0 }
