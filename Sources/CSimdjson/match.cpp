@@ -171,7 +171,7 @@ struct matcher : record_view {
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
                 if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS)) push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
                 position++;
-                if (strict ? checked(value, depth) != step::ok : !passable(token)) return step::unusual;
+                if (!leaves_unread(value, token, depth, strict)) return step::unusual;
                 continue;  // the iterator skips the unread value
             }
             position++;
@@ -242,6 +242,12 @@ struct matcher : record_view {
         return step::ok;
     }
 
+    /// Whether a value no field reads may be left unread: inside a captured container (`strict`) only once it is
+    /// checked whole, as the captured text must be; elsewhere when simdjson can pass over it.
+    bool leaves_unread(ondemand::value &value, std::string_view token, size_t depth, bool strict) {
+        return strict ? checked(value, depth) == step::ok : passable(token);
+    }
+
     step checked(ondemand::value value, size_t depth) {
         ondemand::json_type type;
         if (value.type().get(type)) return step::unusual;
@@ -258,7 +264,7 @@ struct matcher : record_view {
             if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
             int32_t matched = element_child(node, index++);
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (strict ? checked(element, depth) != step::ok : !passable(token)) return step::unusual;
+                if (!leaves_unread(element, token, depth, strict)) return step::unusual;
                 continue;  // the iterator skips the unread element
             }
             if (read(element, token, matched, depth, strict) != step::ok) return step::unusual;
