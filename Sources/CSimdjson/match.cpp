@@ -79,12 +79,13 @@ struct matcher : record_view {
         return -1;
     }
 
-    /// The child of `node` for element `index` of an array, or -1.
+    /// The child of `node` for element `index` of an array, or -1: the entry naming it, else `*` (the last entry).
     int32_t element_child(int32_t node, int64_t index) const {
         int32_t entry = tables->first_index[node];
         const int32_t last = entry + tables->index_count[node];
         for (; entry < last; entry++) {
-            if (tables->index_value[entry] == index) return tables->index_child[entry];
+            const int64_t named = tables->index_value[entry];
+            if (named == index || named < 0) return tables->index_child[entry];
         }
         return -1;
     }
@@ -210,6 +211,9 @@ struct matcher : record_view {
             ondemand::object inner;
             if (value.get_object().get(inner)) return step::unusual;
             return members(inner, node, depth + 1, strict);
+        }
+        if (tables->flags[node] & SLUICE_NODE_STARTS_LISTS) {
+            push(nullptr, 0, offset(value.raw_json_token().data()) + 1, node, SLUICE_TAPE_LIST_START);
         }
         ondemand::array inner;
         if (value.get_array().get(inner)) return step::unusual;

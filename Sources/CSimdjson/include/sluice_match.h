@@ -26,7 +26,8 @@ typedef struct {
     /// Per node: its first entry in the index tables and how many array elements it names.
     const int32_t *first_index;
     const int32_t *index_count;
-    /// Per index entry: the element's index and the child node it leads to.
+    /// Per index entry: the element's index (-1 for `*`, the node's last entry: every index before it unnamed) and
+    /// the child node it leads to.
     const int64_t *index_value;
     const int32_t *index_child;
 } sluice_plan_tables;
@@ -41,6 +42,8 @@ enum {
     /// Only json fields read here: a container here is checked whole (walked strictly where fields read beneath) and
     /// handed over as its text.
     SLUICE_NODE_CAPTURES = 8,
+    /// List fields read the elements of an array here: an array here opens their lists, so an empty one gives `[]`.
+    SLUICE_NODE_STARTS_LISTS = 16,
 };
 
 /// One value or key of a record, in document order, as the matched walk hands it over.
@@ -56,6 +59,8 @@ typedef enum {
     SLUICE_TAPE_UNMAPPED_KEY = 5,
     /// An object or array a json field captures: `bytes` and `length` are its text, `end` the offset just past it.
     SLUICE_TAPE_CAPTURE = 6,
+    /// An array at a node that starts lists, before its elements: `end` is the offset just past its `[`.
+    SLUICE_TAPE_LIST_START = 7,
 } sluice_tape_kind;
 
 typedef struct {

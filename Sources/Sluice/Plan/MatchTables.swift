@@ -1,11 +1,14 @@
 import CSimdjson
 
 /// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
-/// records that walk can read alone: key paths through objects and named array elements, every field read as a
-/// scalar from one path, or as json text (also from a node that other fields read beneath).
+/// records that walk can read alone: key paths through objects, named array elements and `*`; fields read as
+/// scalars or lists, from one path or with fallbacks, cleaned or transformed, or as json text (also from a node
+/// that other fields read beneath); `$key`; records passed over at the start. The tape's values go through the
+/// event walk's own writes, which apply fallbacks, cleanups and transforms alike for both walks.
 ///
-/// Everything else (lists, transforms, typed arrays of models, fallback paths, `$key`, header rows, ignored paths
-/// below read keys) keeps the event walk; a plan that has any of it gets no tables.
+/// Typed arrays of models, rows read by a header's names, a field at `$`, a node with more than
+/// ``maximumKeyChildren`` keys, and ignored paths below read keys keep the event walk; a plan that has any of them
+/// gets no tables.
 final class MatchTables: @unchecked Sendable {
     /// Nodes with more key children than this are matched by hash, which the event walk does.
     static let maximumKeyChildren = 32
@@ -26,23 +29,17 @@ final class MatchTables: @unchecked Sendable {
 
     init?(plan: CompiledPlan) {
         let nodes = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount)
-        let fields = plan.fields
-        guard plan.listColumns.isEmpty, plan.elementColumns.isEmpty, !plan.columnHasFallbacks.contains(true),
-              plan.keyNode < 0, !plan.columnsFromHeader, plan.skippedRecords == 0,
-              let root = nodes.first, root.keyEntryCount > 0, root.targetCount == 0,
-              !fields.contains(where: { $0.transform != nil })
+        guard plan.elementColumns.isEmpty, !plan.columnsFromHeader, let root = nodes.first, root.keyEntryCount > 0, root.targetCount == 0
         else { return nil }
         for (index, node) in nodes.enumerated() {
-            // A node only an ignored path leads to is passed over when nothing lies beneath it.
-            // A json field's node is read here when only json fields read it: its containers are captured, and
-            // walked on the way where fields read beneath it.
-            let capturesAlone = !node.hasScalarTargets && !node.hasSpecialTargets
-            guard !node.capturesJSON || capturesAlone, node.elementMachine < 0, !plan.feedsNoField[index] || !node.hasChildren, !plan.startsLists[index],
+            // A node only an ignored path leads to is passed over when nothing lies beneath it. A container where
+            // a json field or a transform reads is captured (and walked on the way where fields read beneath it),
+            // and the scalar fields there fail on it, as in the event walk.
+            guard node.elementMachine < 0, !plan.feedsNoField[index] || !node.hasChildren,
                   node.keyEntryCount <= Self.maximumKeyChildren, node.indexEntryCount <= Self.maximumKeyChildren,
                   node.keyEntryCount > 0 || node.indexEntryCount > 0 || node.targetCount > 0 || plan.feedsNoField[index]
             else { return nil }
         }
-        // Explicit indexes only: `*` starts a list, which keeps the event walk.
         var indexEntries: [IndexEntry] = []
         firstIndex = .allocate(capacity: nodes.count)
         indexCount = .allocate(capacity: nodes.count)
@@ -50,11 +47,6 @@ final class MatchTables: @unchecked Sendable {
             firstIndex[index] = Int32(indexEntries.count)
             indexCount[index] = node.indexEntryCount
             indexEntries += UnsafeBufferPointer(start: plan.indexEntries + Int(node.indexEntryStart), count: Int(node.indexEntryCount))
-        }
-        guard !indexEntries.contains(where: { $0.index < 0 }) else {
-            firstIndex.deallocate()
-            indexCount.deallocate()
-            return nil
         }
         indexValue = .allocateCopy(of: indexEntries.map { Int64($0.index) })
         indexChild = .allocateCopy(of: indexEntries.map(\.node))
@@ -73,6 +65,7 @@ final class MatchTables: @unchecked Sendable {
             keyCount[index] = node.keyEntryCount
             flags[index] = (node.targetCount > 0 ? UInt8(SLUICE_NODE_SCALAR) : 0) | (plan.ignoresUnreadKeys[index] ? UInt8(SLUICE_NODE_IGNORES_UNREAD_KEYS) : 0)
                 | (plan.feedsNoField[index] ? UInt8(SLUICE_NODE_PASSED_OVER) : 0) | (node.capturesJSON ? UInt8(SLUICE_NODE_CAPTURES) : 0)
+                | (plan.startsLists[index] ? UInt8(SLUICE_NODE_STARTS_LISTS) : 0)
         }
         let entries = UnsafeBufferPointer(start: plan.keyEntries, count: max(plan.keyEntryCount, 1))
         keyStart = .allocate(capacity: entries.count)
