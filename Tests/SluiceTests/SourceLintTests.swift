@@ -64,6 +64,21 @@ import Testing
         #expect("if field.type == .date {".contains(comparison) && "[.int64, .uint64].contains(field.type)".contains(comparison))
     }
 
+    /// A file that grows past 600 lines holds more than one job: it is split by job (an extension a file), not
+    /// left to grow.
+    @Test func noSourceFileIsLongerThan600Lines() throws {
+        var found: [String] = []
+        for folder in ["Sources", "Tests", "Benchmarks"] {
+            let root = repositoryRoot.appendingPathComponent(folder)
+            let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+            for file in files where ["swift", "c", "cpp", "h", "py"].contains(file.pathExtension) && !file.path.contains("/.build") {
+                let count = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count - 1
+                if count > 600 { found.append("\(file.path.replacingOccurrences(of: repositoryRoot.path + "/", with: "")): \(count) lines") }
+            }
+        }
+        #expect(found.isEmpty, "\(found)")
+    }
+
     @Test func theLintSeesTheSources() throws {
         #expect(try Self.lines(under: Self.sources).count > 3000)
     }

@@ -10,10 +10,10 @@ import Foundation
 final class ParallelPipeline: @unchecked Sendable, BatchSource {
     let shape: InputShape
     /// One plan, or one per records path when a document holds several record types.
-    private let plans: [CompiledPlan]
-    private var plan: CompiledPlan { plans[0] }
+    let plans: [CompiledPlan]
+    var plan: CompiledPlan { plans[0] }
     private let options: ReaderOptions
-    private let sourceName: String
+    let sourceName: String
     /// Bytes per chunk: the option, made smaller when a small input or the budget needs it.
     private let chunkSize: Int
     private let pool = ChunkBufferPool()
@@ -27,86 +27,86 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     private let keepsRecordText: Bool
 
     // Everything below is guarded by `condition`.
-    private let condition = PipelineLock()
+    let condition = PipelineLock()
     private var pendingChunks: [Chunk] = []
     private var pendingStart = 0
-    private var results: [Int: ChunkResult] = [:]
+    var results: [Int: ChunkResult] = [:]
     /// The result the consumer waits for (its `nextIndex` when it last waited).
-    private var awaitedIndex = 0
-    private var chunkCount = 0
-    private var readerFinished = false
+    var awaitedIndex = 0
+    var chunkCount = 0
+    var readerFinished = false
     /// The reader's error, raised after the chunks before it.
-    private var readerError: SluiceError?
-    private var isCancelled = false
+    var readerError: SluiceError?
+    var isCancelled = false
     /// Cancelled by ``cancel()``: no reading starts again (see ``readExactly(from:)``).
-    private var isOver = false
-    private var budgetInUse = 0
+    var isOver = false
+    var budgetInUse = 0
     private var peakBudget = 0
     /// Chunks read and not yet consumed, and the most allowed: enough to keep every worker busy while the
     /// consumer works through earlier results. More would only hold memory (each chunk's batches too).
-    private var chunksInFlight = 0
-    private let maximumChunksInFlight: Int
+    var chunksInFlight = 0
+    let maximumChunksInFlight: Int
     /// While the reader waits for budget: the bytes of its own chunk, which do not count against it. It is woken
     /// once half the chunks in flight are consumed (or nothing but its own is held), to read a run of chunks at
     /// once rather than one per chunk consumed.
-    private var readerWaitsHolding: Int?
+    var readerWaitsHolding: Int?
     /// Per plan: the unmapped keys of the chunks whose records were handed out, counted with those records (see
     /// ``count(_:)``), so that chunks mapped ahead and never delivered count for nothing.
-    private var deliveredUnmappedKeys: [[UnmappedKey: Int]]
+    var deliveredUnmappedKeys: [[UnmappedKey: Int]]
     /// CSV-like rows: the header's names, read by the worker whose chunk holds the header row, for all the others.
     private let columnHeader = ColumnHeader()
     /// The records at the input's start to skip, and whether a header row follows them.
     private let leadingRecords: LeadingRecords
-    private var runningWorkers = 0
+    var runningWorkers = 0
     /// Bytes the reader read, once it has finished.
-    private var readerBytes: Int?
+    var readerBytes: Int?
     /// Bytes before the reader's start that count as read: a byte-order mark, not the file before a shard; once an
     /// array is read exactly after its lines, everything before.
-    private var bytesBeforeReader: Int
+    var bytesBeforeReader: Int
     /// An array file that may be read by lines: opens it again at a byte offset, from which it is then read
     /// exactly (see ``ChunkReader/ArrayFraming/linesWhenShaped``). `nil` once it has been.
-    private var reopenForExactReading: ReopenAt?
-    private let workers: Int
+    var reopenForExactReading: ReopenAt?
+    let workers: Int
 
     /// Opens an input again, its next byte the one at the given offset; the given number of bytes after it were
     /// read before (and count for progress once).
     typealias ReopenAt = @Sendable (_ offset: Int, _ readBefore: Int) throws(SluiceError) -> any ByteSource
     /// With one worker and no reason for a thread of its own: the reader and the engines, used on the consumer's
     /// thread (each chunk is read, then mapped, when the consumer asks for it).
-    private var inline: InlineReading?
+    var inline: InlineReading?
 
-    private struct InlineReading {
+    struct InlineReading {
         let reader: ChunkReader
         var engines: [MappingEngine?]
     }
 
     // The consumer's side (one thread).
-    private var nextIndex = 0
-    private var current: ChunkResult?
-    private var currentPosition = 0
-    private var lentBatch: (batch: ColumnarBatch, engine: MappingEngine?)?
+    var nextIndex = 0
+    var current: ChunkResult?
+    var currentPosition = 0
+    var lentBatch: (batch: ColumnarBatch, engine: MappingEngine?)?
     /// A batch holding only the rejection the reader ended the run with.
-    private var terminalBatch: ColumnarBatch?
+    var terminalBatch: ColumnarBatch?
     /// The error to raise on the call after the batch that reports it.
     /// How far the chunks whose records were handed out reach, against the input's frame checksums.
-    private var delivered: DeliveredInput
-    private var pendingError: SluiceError?
+    var delivered: DeliveredInput
+    var pendingError: SluiceError?
     /// Per plan: ordinals count each record type's records.
     private var ordinalBases: [Int]
-    private var typeTotals: [ReadStatistics]
+    var typeTotals: [ReadStatistics]
     /// The plan of the batch handed out last.
-    private(set) var lastBatchType = 0
+    var lastBatchType = 0
     /// The plan of the chunk being delivered.
-    private var currentType = 0
-    private var ordinalBase: Int {
+    var currentType = 0
+    var ordinalBase: Int {
         get { ordinalBases[currentType] }
         set { ordinalBases[currentType] = newValue }
     }
-    private var lineBase = 0
-    private var totals = ReadStatistics()
-    private var hasEnded = false
+    var lineBase = 0
+    var totals = ReadStatistics()
+    var hasEnded = false
 
-    private struct ChunkResult {
+    struct ChunkResult {
         var chunk: Chunk
         var outcome: MappingEngine.ChunkOutcome
         var engine: MappingEngine
@@ -178,7 +178,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         startThreads(reading: source, from: startOffset, framing: self.reopenForExactReading == nil ? .exact : .linesWhenShaped)
     }
 
-    private func startThreads(reading source: any ByteSource, from startOffset: Int, framing: ChunkReader.ArrayFraming) {
+    func startThreads(reading source: any ByteSource, from startOffset: Int, framing: ChunkReader.ArrayFraming) {
         for number in 0..<workers {
             DedicatedThread.start(name: "sluice.worker.\(number)") { [self] in work() }
         }
@@ -217,7 +217,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Reader thread
 
-    private func read(_ source: any ByteSource, startOffset: Int, framing: ChunkReader.ArrayFraming) {
+    func read(_ source: any ByteSource, startOffset: Int, framing: ChunkReader.ArrayFraming) {
         let reader = makeReader(source, startOffset: startOffset, handsEachRead: false, framing: framing)
         var failure: SluiceError?
         do {
@@ -317,7 +317,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     }
 
     /// Maps `chunk` with the engine for its record type (made on first use) and gives its buffer back.
-    private func map(_ chunk: Chunk, engines: inout [MappingEngine?]) -> ChunkResult {
+    func map(_ chunk: Chunk, engines: inout [MappingEngine?]) -> ChunkResult {
         let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
         engines[chunk.recordType] = engine
         let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, leadingRecords: chunk.leadingRecords, holdsHeader: chunk.holdsHeader,
@@ -336,7 +336,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     }
 
     /// Stops the reader and the workers; `forGood`: the run is over (not only its reading by lines).
-    private func stopThreads(forGood: Bool) {
+    func stopThreads(forGood: Bool) {
         condition.lock()
         isCancelled = true
         if forGood { isOver = true }
@@ -365,213 +365,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     var isDeliveredInputVerified: Bool { delivered.isVerified }
 
-    func nextBatch() throws(SluiceError) -> ColumnarBatch? {
-        if let lentBatch {
-            lentBatch.engine?.recycle(lentBatch.batch)
-            self.lentBatch = nil
-        }
-        condition.lock()
-        let cancelled = isCancelled
-        condition.unlock()
-        if cancelled && !hasEnded && pendingError == nil { hasEnded = true }
-        while true {
-            if let pendingError {
-                self.pendingError = nil
-                throw end(with: pendingError)
-            }
-            if hasEnded { return nil }
-            if var result = current {
-                delivered.handedOut(through: result.chunk.offset + result.chunk.count)
-                if currentPosition < result.outcome.batches.count {
-                    let batch = result.outcome.batches[currentPosition]
-                    currentPosition += 1
-                    renumber(batch)
-                    lentBatch = (batch, result.engine)
-                    lastBatchType = currentType
-                    return batch
-                }
-                try finish(&result)
-                current = nil
-                if let terminalBatch {
-                    self.terminalBatch = nil
-                    lentBatch = (terminalBatch, nil)
-                    lastBatchType = currentType
-                    return terminalBatch
-                }
-                continue
-            }
-            guard let result = try waitForNextResult() else {
-                hasEnded = true
-                return nil
-            }
-            current = result
-            currentType = result.chunk.recordType
-            currentPosition = 0
-            lineBase += result.chunk.droppedLineFeeds
-            count(result)
-        }
-    }
 
-    private func waitForNextResult() throws(SluiceError) -> ChunkResult? {
-        if inline != nil { return try readAndMapNextChunk() }
-        condition.lock()
-        awaitedIndex = nextIndex
-        while results[nextIndex] == nil && !(readerFinished && nextIndex >= chunkCount) && !isCancelled {
-            condition.wait(as: .consumer)
-        }
-        if let result = results.removeValue(forKey: nextIndex) {
-            condition.unlock()
-            nextIndex += 1
-            return result
-        }
-        let error = readerError
-        condition.unlock()
-        if let error { throw end(with: error) }
-        return nil
-    }
-
-    /// The next chunk's result, read and mapped on this thread.
-    private func readAndMapNextChunk() throws(SluiceError) -> ChunkResult? {
-        guard var inline else { return nil }
-        defer { self.inline = inline }
-        let chunk: Chunk?
-        do {
-            chunk = try inline.reader.nextChunk()
-        } catch {
-            throw end(with: error)
-        }
-        guard let chunk else { return nil }
-        chunkCount += 1
-        nextIndex += 1
-        return map(chunk, engines: &inline.engines)
-    }
-
-    /// Counts a chunk's records, and the keys no field reads among them, once its batches are being delivered (as
-    /// one reader counts a batch's records before it hands the batch out).
-    private func count(_ result: ChunkResult) {
-        if result.chunk.holdsArrayLines { arrayLineChunksDelivered += 1 }
-        for (key, count) in result.unmappedKeys { deliveredUnmappedKeys[currentType][key, default: 0] += count }
-        let statistics = result.outcome.statistics
-        for index in [nil, currentType] as [Int?] {
-            var counts = index.map { typeTotals[$0] } ?? totals
-            counts.recordsRead += statistics.recordsRead
-            counts.recordsMapped += statistics.recordsMapped
-            counts.recordsRejected += statistics.recordsRejected
-            // An array's lines count up to where reading them stopped: the rest is read again exactly.
-            counts.bytesRead += result.chunk.droppedBytes + (result.outcome.exactReadingFrom.map { $0 - result.chunk.offset } ?? result.chunk.count)
-            if let index { typeTotals[index] = counts } else { totals = counts }
-        }
-    }
-
-    /// Accounts for a chunk whose batches are all delivered, and raises what ended it, if anything did.
-    private func finish(_ result: inout ChunkResult) throws(SluiceError) {
-        let statistics = result.outcome.statistics
-        condition.lock()
-        budgetInUse -= result.chunk.reservation
-        chunksInFlight -= 1
-        if let holding = readerWaitsHolding, chunksInFlight <= maximumChunksInFlight / 2 || budgetInUse <= holding {
-            condition.wakeOne(.reader)
-        }
-        condition.unlock()
-        if var error = result.outcome.error {
-            renumber(&error)
-            throw end(with: error)
-        }
-        ordinalBase += statistics.recordsRead
-        lineBase += result.outcome.lineFeeds
-        if let offset = result.outcome.exactReadingFrom {
-            try readExactly(from: offset)
-            return
-        }
-        if let framing = result.chunk.failure {
-            ordinalBase += 1
-            lineBase += framing.lineFeedsBefore
-            totals.recordsRead += 1
-            totals.recordsRejected += 1
-            typeTotals[currentType].recordsRead += 1
-            typeTotals[currentType].recordsRejected += 1
-            let rejection = Rejection(
-                location: RecordLocation(ordinal: ordinalBase, line: lineBase + 1, byteOffset: framing.byteOffset),
-                failures: [framing.failure], rawText: framing.rawText, isRawTextTruncated: framing.isRawTextTruncated)
-            // Reported like a worker's rejections: in a batch of its own, then raised on the next call.
-            let batch = ColumnarBatch(fields: plans[currentType].fields, capacity: 1)
-            batch.rejections = [rejection]
-            terminalBatch = batch
-            pendingError = .streamEnded(source: sourceName, rejection)
-        }
-    }
-
-    /// Goes on from an array's lines to reading it exactly, from the line at `offset` (just after a comma, after
-    /// the records delivered so far): the line reader and the workers stop, what they read or mapped past it is
-    /// dropped, and a reader that frames every byte starts there, numbering on from the records before.
-    private func readExactly(from offset: Int) throws(SluiceError) {
-        guard let reopen = reopenForExactReading else {
-            // Only a reader that may open the input again cuts lines: nothing after them may be dropped unread.
-            throw end(with: .io(source: sourceName, byteOffset: offset, message: "cannot read on from here: the input cannot be opened again"))
-        }
-        reopenForExactReading = nil
-        stopThreads(forGood: false)
-        waitUntilStopped()
-        condition.lock()
-        // Workers that were mapping when the threads stopped left their results behind.
-        for result in results.values {
-            for batch in result.outcome.batches { result.engine.recycle(batch) }
-        }
-        results.removeAll()
-        guard !isOver else {
-            condition.unlock()
-            return
-        }
-        let bytesReadAhead = max((readerBytes ?? offset) - offset, 0)
-        (isCancelled, readerFinished, readerError, readerBytes, readerWaitsHolding) = (false, false, nil, nil, nil)
-        (chunkCount, nextIndex, awaitedIndex, budgetInUse, chunksInFlight) = (0, 0, 0, 0, 0)
-        runningWorkers = workers
-        bytesBeforeReader = offset
-        condition.unlock()
-        let source: any ByteSource
-        do {
-            source = try reopen(offset, bytesReadAhead)
-        } catch {
-            condition.lock()
-            (readerFinished, runningWorkers) = (true, 0)
-            condition.unlock()
-            throw end(with: error)
-        }
-        startThreads(reading: source, from: offset, framing: .exactAfterComma(insideWrapper: plan.recordsPath != nil))
-    }
-
-    private func end(with error: SluiceError) -> SluiceError {
-        hasEnded = true
-        cancel()
-        return error
-    }
-
-    private func renumber(_ batch: ColumnarBatch) {
-        guard ordinalBase != 0 || lineBase != 0 else { return }
-        for row in 0..<batch.count {
-            batch.ordinals[row] += ordinalBase
-            batch.lines[row] += lineBase
-        }
-        for index in batch.rejections.indices { renumber(&batch.rejections[index]) }
-    }
-
-    private func renumber(_ rejection: inout Rejection) {
-        rejection.location.ordinal += ordinalBase
-        rejection.location.line += lineBase
-    }
-
-    private func renumber(_ error: inout SluiceError) {
-        switch error {
-        case .rejected(var rejection):
-            renumber(&rejection)
-            error = .rejected(rejection)
-        case .streamEnded(let source, var rejection):
-            renumber(&rejection)
-            error = .streamEnded(source: source, rejection)
-        default:
-            break
-        }
-    }
 
     /// Chunks the reader has handed to the workers so far.
     var chunksRead: Int {
@@ -581,7 +375,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     }
 
     /// Chunks of an array's lines whose records were handed out, so far.
-    private(set) var arrayLineChunksDelivered = 0
+    var arrayLineChunksDelivered = 0
 
     /// The most budget held at once so far.
     var peakBudgetInUse: Int {

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A chunk's NDJSON lines, mapped one by one: each whole by simdjson, or by yajl when simdjson is not chosen or
+/// cannot read it; a line too long or not UTF-8 is rejected on its own, and the rest of the chunk read on.
+extension MappingEngine {
+    /// Maps the chunk's lines one by one. The chunk reader cut the chunk after a line feed, or at the input's end,
+    /// or just past the size limit inside a line too long (the reader drops the rest of it), so each line is whole.
+    func stepLines() {
+        while !hasEnded && !batches.hasReady {
+            guard lineStart < input.endOffset else {
+                end(with: nil)
+                return
+            }
+            if let found = memchr(input.pointer(at: lineStart), 0x0A, input.endOffset - lineStart) {
+                let lineFeed = lineStart + (UnsafeRawPointer(found) - UnsafeRawPointer(input.pointer(at: lineStart)))
+                mapLine(from: lineStart, to: lineFeed + 1, endsWithLineFeed: true)
+                lineNumber += 1
+                lineStart = lineFeed + 1
+            } else {
+                mapLine(from: lineStart, to: input.endOffset, endsWithLineFeed: false)
+                lineStart = input.endOffset
+            }
+        }
+    }
+
+    private static let lineFeed: [UInt8] = [0x0A]
+
+    /// The first byte from `start` that is not whitespace, or `end` (the input's end by default): a line looks no
+    /// further than itself, so that a run of blank lines costs time linear in its length.
+    func firstNonWhitespace(from start: Int, to end: Int? = nil) -> Int {
+        let limit = min(end ?? input.endOffset, input.endOffset)
+        var first = start
+        while first < limit, ShapeDetector.isWhitespace(input.pointer(at: first).pointee) { first += 1 }
+        return first
+    }
+
+    private func mapLine(from start: Int, to end: Int, endsWithLineFeed: Bool) {
+        let first = firstNonWhitespace(from: start, to: end)
+        guard first < end else { return }  // a blank line
+        if machine.pointee.recordsToSkip > 0 {
+            // A line passed over need not even be JSON (a title, a comment).
+            machine.pointee.recordsToSkip -= 1
+            return
+        }
+        // The size limit counts from the first byte to the line feed, so that it is the same whether the line
+        // was seen whole or noticed too long while reading.
+        if (endsWithLineFeed ? end - 1 : end) - first > options.maximumRecordSize {
+            rejectOversizedLine(first: first)
+            return
+        }
+        var last = end
+        while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
+
+        pointMachineAtBuffer()
+        machine.pointee.knownRecordStart = first
+        machine.pointee.knownRecordLine = lineNumber
+        var isUTF8 = true
+        if let simdjson {
+            switch simdjson.walk(input.pointer(at: first), count: last - first, readable: input.readableBytes(from: first), at: first) {
+            case .ok:
+                finishLine(keepGoing: machine.pointee.finishDeferredRecord())
+                return
+            case .cancelled:
+                finishLine(keepGoing: machine.pointee.stoppingRejection != nil || machine.pointee.rejectRecordInProgress(nil, end: last))
+                return
+            case .invalidUTF8:
+                isUTF8 = false
+            case .unreadable:
+                machine.pointee.abandonRecordInProgress()
+            }
+        }
+        var status = tokenizer.parse(input.pointer(at: start), count: end - start, at: start)
+        if status == .ok && !endsWithLineFeed {
+            // A line feed ends a number or literal that the input's last line leaves open.
+            status = Self.lineFeed.withUnsafeBufferPointer { newline in
+                newline.baseAddress.map { tokenizer.parse($0, count: 1, at: end) } ?? .ok
+            }
+        }
+        var keepGoing = true
+        switch status {
+        case .ok:
+            if machine.pointee.inRecord {
+                keepGoing = machine.pointee.rejectRecordInProgress(
+                    .truncated(at: last, found: "the end of the line"),
+                    end: last)
+                tokenizer.reset()
+            } else if !isUTF8 && machine.pointee.holdsCleanRecord {
+                // yajl reads past ill-formed UTF-8 in values no field reads; the record is not UTF-8 all the same.
+                keepGoing = machine.pointee.rejectRecordInProgress(invalidUTF8Failure(from: first, to: last), end: last)
+            } else {
+                keepGoing = machine.pointee.finishDeferredRecord()
+            }
+        case .cancelled:
+            if machine.pointee.stoppingRejection == nil {
+                keepGoing = machine.pointee.rejectRecordInProgress(nil, end: last)
+            }
+            tokenizer.reset()
+        case .malformed(let message, let offset):
+            keepGoing = machine.pointee.rejectRecordInProgress(syntaxFailure(message, at: offset, within: first..<last), end: last)
+            tokenizer.reset()
+        case .truncated(let offset):
+            keepGoing = machine.pointee.rejectRecordInProgress(.truncated(at: offset), end: last)
+            tokenizer.reset()
+        }
+        finishLine(keepGoing: keepGoing)
+    }
+
+    func finishLine(keepGoing: Bool) {
+        machine.pointee.knownRecordStart = nil
+        if !keepGoing || machine.pointee.stoppingRejection != nil { stopByPolicy() }
+    }
+
+    /// The failure of a record that holds ill-formed UTF-8 in `first..<last`, where it first goes wrong.
+    private func invalidUTF8Failure(from first: Int, to last: Int) -> Rejection.Failure {
+        let bytes = UnsafePointer(input.pointer(at: first))
+        let offset = UTF8Validation.firstInvalidOffset(bytes, last - first) ?? 0
+        return Rejection.Failure(keyPath: "$", kind: .invalidUTF8, expected: "well-formed UTF-8",
+                                 found: UTF8Validation.describeSequence(bytes, last - first, at: offset), byteOffset: first + offset)
+    }
+
+    private func rejectOversizedLine(first: Int) {
+        pointMachineAtBuffer()
+        machine.pointee.knownRecordStart = first
+        machine.pointee.knownRecordLine = lineNumber
+        let limit = options.maximumRecordSize
+        let keepGoing = machine.pointee.rejectRecordInProgress(
+            .recordTooLarge(limit: limit, found: "a longer line", at: first),
+            end: first + Rejection.Failure.shownBytesOfOversizedRecord(limit: limit), rawTextIsTruncated: true)
+        machine.pointee.knownRecordStart = nil
+        if !keepGoing { stopByPolicy() }
+    }
+
+    func stopByPolicy() {
+        if let rejection = machine.pointee.stoppingRejection {
+            end(with: .rejected(rejection))
+        } else {
+            endWithMachineRejection()
+        }
+    }
+}

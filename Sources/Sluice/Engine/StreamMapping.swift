@@ -1,0 +1,245 @@
+import CYajl
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Streams (concatenated values, one document) fed to yajl slice by slice, and a chunk's array elements: each by
+/// simdjson where the reader found its end or the chunk holds one a line, else the rest of the chunk read exactly
+/// by yajl.
+extension MappingEngine {
+    func stepStream() throws(SluiceError) {
+        while !hasEnded && !batches.hasReady {
+            if feedFrom == input.endOffset {
+                if input.isAtEnd {
+                    finishStream()
+                    return
+                }
+                pointMachineAtBuffer()
+                if input.endOffset - machine.pointee.recordInProgressStart > options.maximumRecordSize {
+                    machine.pointee.rejectOversizedRecordInProgress(end: input.endOffset)
+                    endWithMachineRejection()
+                    return
+                }
+                machine.pointee.countLines(upTo: machine.pointee.boundary)
+                input.discard(before: machine.pointee.boundary)
+                try fillInput()
+                continue
+            }
+            pointMachineAtBuffer()
+            let count = input.endOffset - feedFrom
+            let status = tokenizer.parse(input.pointer(at: feedFrom), count: count, at: feedFrom)
+            feedFrom = input.endOffset
+            handleStreamStatus(status)
+        }
+    }
+
+    /// Reads an array chunk's elements one by one with simdjson. At the first element simdjson cannot read, what it
+    /// took from it is forgotten and the rest of the chunk is left to yajl's stream (``stepStream()``), which then
+    /// reads from that element on exactly as it would have from the chunk's start.
+    func stepElements() {
+        guard let simdjson else { return }
+        pointMachineAtBuffer()
+        while !hasEnded && !batches.hasReady && nextElement < elementEnds.count {
+            let first = firstNonWhitespace(from: feedFrom)
+            let end = elementEnds[nextElement]
+            guard first < end else {
+                nextElement = elementEnds.count
+                return
+            }
+            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first) {
+            case .ok:
+                feedFrom = end
+                nextElement += 1
+            case .cancelled:
+                feedFrom = end
+                nextElement = elementEnds.count
+                handleStreamStatus(.cancelled)
+            case .unreadable, .invalidUTF8:
+                machine.pointee.abandonRecordInProgress()
+                nextElement = elementEnds.count
+            }
+        }
+    }
+
+    /// Maps the chunk's lines as an array's elements, one element and its comma per line (blank lines aside).
+    /// Every line before the first holds one (the reader started lines after a comma, and the earlier chunks are
+    /// checked before this one is delivered), so each line starts at an element; simdjson's walk of the line up
+    /// to its comma refuses anything but one value. At the first line that is not one element and its comma, or
+    /// that simdjson cannot read, the chunk ends before it and the array is to be read exactly from there: by the
+    /// framer and, where simdjson cannot, by yajl, as if lines had never been tried.
+    func stepArrayLines(endingAt readerEnd: Int?) {
+        while !hasEnded && !batches.hasReady {
+            if let checked = linesCheckedBefore, lineStart >= checked {
+                readExactly(from: checked)
+                return
+            }
+            guard lineStart < input.endOffset else {
+                exactReadingFrom = readerEnd
+                end(with: nil)
+                return
+            }
+            var lineEnd = input.endOffset
+            if let found = memchr(input.pointer(at: lineStart), 0x0A, input.endOffset - lineStart) {
+                lineEnd = lineStart + (UnsafeRawPointer(found) - UnsafeRawPointer(input.pointer(at: lineStart)))
+            }
+            let next = min(lineEnd + 1, input.endOffset)
+            let first = firstNonWhitespace(from: lineStart, to: lineEnd)
+            if first == lineEnd {
+                lineNumber += lineEnd < input.endOffset ? 1 : 0
+                lineStart = next
+                continue
+            }
+            guard let element = elementOnLine(first: first, lineEnd: lineEnd), let simdjson else {
+                readExactly(from: lineStart)
+                return
+            }
+            // Blanked, as the framer blanks the array's punctuation: the element's bytes are the same either way.
+            input.pointer(at: element.comma).pointee = 0x20
+            pointMachineAtBuffer()
+            machine.pointee.knownRecordStart = first
+            machine.pointee.knownRecordLine = lineNumber
+            switch simdjson.walk(input.pointer(at: first), count: element.end - first, readable: input.readableBytes(from: first), at: first) {
+            case .ok:
+                finishLine(keepGoing: machine.pointee.finishDeferredRecord())
+            case .cancelled:
+                feedFrom = element.end
+                handleStreamStatus(.cancelled)
+                machine.pointee.knownRecordStart = nil
+            case .unreadable, .invalidUTF8:
+                machine.pointee.abandonRecordInProgress()
+                machine.pointee.knownRecordStart = nil
+                refusedLineStart = lineStart
+                readExactly(from: lineStart)
+                return
+            }
+            lineNumber += lineEnd < input.endOffset ? 1 : 0
+            lineStart = next
+        }
+    }
+
+    /// The element on the line from `first` (not whitespace) to `lineEnd`, when the line ends with a comma: where
+    /// the element ends as the framer ends it (just past a container or string, past the byte after a bare number
+    /// or literal), and where the comma is. `nil` when the line does not end with a comma after something, or
+    /// holds more than a record may.
+    private func elementOnLine(first: Int, lineEnd: Int) -> (end: Int, comma: Int)? {
+        var last = lineEnd
+        while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
+        let isChecked = linesCheckedBefore.map { first < $0 } ?? false
+        // A line checked before has its comma blanked already, and then ends with its element.
+        let comma = isChecked ? last : last - 1
+        guard isChecked || comma > first && input.pointer(at: comma).pointee == UInt8(ascii: ",") else { return nil }
+        var valueEnd = comma
+        while valueEnd > first, ShapeDetector.isWhitespace(input.pointer(at: valueEnd - 1).pointee) { valueEnd -= 1 }
+        let lastByte = input.pointer(at: valueEnd - 1).pointee
+        let isBare = lastByte != UInt8(ascii: "}") && lastByte != UInt8(ascii: "]") && lastByte != UInt8(ascii: "\"")
+        let end = isBare ? valueEnd + 1 : valueEnd
+        guard end - first <= options.maximumRecordSize else { return nil }
+        return (end, comma)
+    }
+
+    /// Ends the chunk's lines before the one at `offset`, from which the array is to be read exactly.
+    private func readExactly(from offset: Int) {
+        exactReadingFrom = offset
+        end(with: nil)
+    }
+
+    private func finishStream() {
+        pointMachineAtBuffer()
+        if shape == .document && machine.pointee.ordinal == 0 && machine.pointee.recordInProgressStart >= input.endOffset {
+            failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
+            return
+        }
+        // Only whitespace after the last value: nothing for yajl to complete (it would call an input without a
+        // value malformed, though an empty stream of values is not). So too an array input that held only
+        // whitespace: an empty input holds no records, as the parallel pipeline reads it.
+        let onlyWhitespaceLeft = shape == .concatenated && !machine.pointee.inRecord
+            && machine.pointee.recordInProgressStart >= input.endOffset
+            || shape == .array && !machine.pointee.isOuterOpen && !machine.pointee.isOuterClosed && isBlankSinceStart()
+        let status = onlyWhitespaceLeft ? .ok : tokenizer.finish()
+        handleStreamStatus(status)
+        guard !hasEnded else { return }
+        if shape == .concatenated && !onlyWhitespaceLeft && !machine.pointee.inRecord && machine.pointee.recordInProgressStart < input.endOffset {
+            // yajl holds a value cut short outside any container (a string, a literal) without a word at the end
+            // of a stream of values: the last record was cut off.
+            failStream(.truncated(at: input.endOffset), end: input.endOffset)
+            return
+        }
+        if machine.pointee.inRecord || machine.pointee.isOuterOpen {
+            failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the input", found: "the end of the input", byteOffset: input.endOffset), end: input.endOffset)
+            return
+        }
+        if shape == .document {
+            if machine.pointee.hasDeferredRecord {
+                if !machine.pointee.finishDeferredRecord() { stopByPolicy() }
+            }
+        }
+        if !hasEnded { end(with: nil) }
+    }
+
+    private func handleStreamStatus(_ status: YajlTokenizer.Status) {
+        switch status {
+        case .ok:
+            return
+        case .cancelled:
+            if machine.pointee.stoppingRejection != nil {
+                stopByPolicy()
+            } else if machine.pointee.endingRejection != nil {
+                endWithMachineRejection()
+            } else {
+                failStream(nil, end: min(machine.pointee.lastTokenEnd, input.endOffset))
+            }
+        case .malformed(let message, let offset):
+            readAhead(to: offset + Self.bytesShownPastAProblem)
+            let recordStart = machine.pointee.isBetweenRecords ? max(offset - 1, input.baseOffset) : machine.pointee.boundary
+            failStream(syntaxFailure(message, at: offset, within: recordStart..<input.endOffset), end: min(offset, input.endOffset))
+        case .truncated(let offset):
+            failStream(.truncated(at: offset), end: min(offset, input.endOffset))
+        }
+    }
+
+    func endWithMachineRejection() {
+        guard let rejection = machine.pointee.endingRejection else { return }
+        end(with: .streamEnded(source: source.name, rejection))
+    }
+
+    /// Rejects the record in progress and ends the run: a stream cannot be resynchronised.
+    private func failStream(_ failure: Rejection.Failure?, end recordEnd: Int) {
+        pointMachineAtBuffer()
+        _ = machine.pointee.rejectRecordInProgress(failure, end: recordEnd)
+        // A header that is not one ends the run with a rejection of its own, counted nowhere.
+        let rejection = machine.pointee.stoppingRejection ?? machine.pointee.endingRejection ?? machine.pointee.batches.lastRejectionInCurrent
+        if let rejection {
+            end(with: .streamEnded(source: source.name, rejection))
+        } else {
+            end(with: nil)
+        }
+    }
+
+    private static let bytesShownPastAProblem = 8
+
+    /// Reads until the bytes up to absolute `end` are held (or the input ends), so that what a syntax error shows
+    /// does not depend on how much had been read when it was found. The stream ends there, so a read error
+    /// met on the way is beside the point.
+    private func readAhead(to end: Int) {
+        while input.endOffset < end && !input.isAtEnd {
+            do { try fillInput() } catch { return }
+        }
+    }
+
+    /// yajl's message, with the bytes around the offset (which is just past the offending byte) to show where.
+    func syntaxFailure(_ message: String, at offset: Int, within record: Range<Int>) -> Rejection.Failure {
+        // Never the whitespace before the record's first byte: how much of it a reader holds depends on where its
+        // chunk began.
+        var start = max(record.lowerBound, input.baseOffset)
+        if record.lowerBound >= input.baseOffset {
+            while start < min(offset, input.endOffset) && ShapeDetector.isWhitespace(input.pointer(at: start).pointee) { start += 1 }
+        }
+        let from = max(offset - 16, start)
+        // An array chunk ends where the chunk size says: there, show only what leads up to the problem.
+        let to = isMappingChunks && shape != .ndjson ? min(offset, input.endOffset)
+            : min(offset + Self.bytesShownPastAProblem, min(record.upperBound, input.endOffset))
+        return .malformedJSON(message, near: UnsafeBufferPointer(start: input.pointer(at: from), count: max(to - from, 0)), at: offset)
+    }
+}
