@@ -259,6 +259,27 @@ struct matcher : record_view {
         return scalar(value, type, value.raw_json_token(), -1);
     }
 
+    /// Walks a row read by a header's names: its values no field reads are checked whole, as the event walk reads
+    /// them, and the first value past the header's columns fails the record.
+    step row(ondemand::array &array, const int32_t *header_nodes, size_t header_count) {
+        size_t index = 0;
+        for (auto result : array) {
+            ondemand::value element;
+            if (std::move(result).get(element)) return step::unusual;
+            std::string_view token = element.raw_json_token();
+            if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
+            if (index == header_count) push(nullptr, 0, offset(token.data()), 0, SLUICE_TAPE_EXTRA_VALUE);
+            int32_t matched = index < header_count ? header_nodes[index] : -1;
+            index++;
+            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
+                if (!leaves_unread(element, token, 1, true)) return step::unusual;
+                continue;
+            }
+            if (read(element, token, matched, 1, false) != step::ok) return step::unusual;
+        }
+        return step::ok;
+    }
+
     step elements(ondemand::array &array, int32_t node, size_t depth, bool strict) {
         int64_t index = 0;
         for (auto result : array) {
@@ -282,17 +303,17 @@ struct matcher : record_view {
 extern "C" {
 
 sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const uint8_t *bytes, size_t length, size_t capacity,
-                                          const sluice_plan_tables *tables, const sluice_tape_entry **tape, size_t *count,
-                                          size_t *end) {
+                                          const sluice_plan_tables *tables, const int32_t *header_nodes, size_t header_count,
+                                          const sluice_tape_entry **tape, size_t *count, size_t *end) {
     if (capacity < length + SIMDJSON_PADDING || parser->maximum_depth == 0) return SLUICE_MATCH_UNUSUAL;
     ondemand::document document;
     error_code error = parser->parser.iterate(padded_string_view(bytes, length, capacity)).get(document);
     if (error == UTF8_ERROR) return SLUICE_MATCH_INVALID_UTF8;
     if (error) return SLUICE_MATCH_UNUSUAL;
     ondemand::json_type type;
-    if (document.type().get(type) || type != ondemand::json_type::object) return SLUICE_MATCH_UNUSUAL;
-    ondemand::object object;
-    if (document.get_object().get(object)) return SLUICE_MATCH_UNUSUAL;
+    if (document.type().get(type)) return SLUICE_MATCH_UNUSUAL;
+    const bool is_row = type == ondemand::json_type::array && header_nodes != nullptr;
+    if (type != ondemand::json_type::object && !is_row) return SLUICE_MATCH_UNUSUAL;
     parser->tape.clear();
     // Guesses belong to one plan's tables; a parser walks for one plan, but they are made again should that change.
     if (parser->guessed_for != tables) {
@@ -300,7 +321,13 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
         parser->guessed_for = tables;
     }
     matcher walk{{bytes, length, &document}, tables, parser->tape, parser->guesses.data(), parser->maximum_depth};
-    if (walk.members(object, 0, 1, false) != step::ok) return SLUICE_MATCH_UNUSUAL;
+    if (is_row) {
+        ondemand::array array;
+        if (document.get_array().get(array) || walk.row(array, header_nodes, header_count) != step::ok) return SLUICE_MATCH_UNUSUAL;
+    } else {
+        ondemand::object object;
+        if (document.get_object().get(object) || walk.members(object, 0, 1, false) != step::ok) return SLUICE_MATCH_UNUSUAL;
+    }
     // A second value after the record: the event walk says what it is.
     const char *next = nullptr;
     if (document.current_location().get(next) == SUCCESS) return SLUICE_MATCH_UNUSUAL;

@@ -171,6 +171,57 @@ import SluiceFixtures
         }
     }
 
+    /// Rows read by a header's names: values of every kind at named columns, at columns no field reads (checked
+    /// whole, as the event walk reads them) and past the header; rows too short, objects, scalars, damaged rows.
+    @Test(arguments: [(1, 1 << 20), (2, 4096)])
+    func headerRowsAgree(_ pipeline: (workers: Int, chunkSize: Int)) throws {
+        var random = SplitMix(seed: 5)
+        let values = [#"1"#, #""t\u00e9xt""#, #"null"#, #"2.5"#, #"[1,[2]]"#, #"{"a":[3,4],"b":{}}"#, #"true"#, #""\ud83d""#, #"-0"#, #"1e400"#, #""""#]
+        var lines = [#"["id","text","lang","extra","n","unread"]"#]
+        for ordinal in 1...400 {
+            switch ordinal % 23 {
+            case 1: lines.append(#"{"id":1,"text":"an object row"}"#)
+            case 2: lines.append(#"[1,"x","en",null,2,tru]"#)
+            case 3: lines.append(#"[1,"x","en",null,2,{"a":[}]}]"#)
+            case 4: lines.append("42")
+            case 5: lines.append(#"[1,"x""#)
+            default:
+                let count = 2 + random.below(7)
+                lines.append("[" + (0..<count).map { index in index == 0 ? String(ordinal) : values[random.below(values.count)] }.joined(separator: ",") + "]")
+            }
+        }
+        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let fields = [field("id", .int64), field("text", .string, optional: true), field("lang", .string, optional: true),
+                      field("extra", .json, optional: true), field("values", .int64, path: "extra.a.*", optional: true), field("n", .double, optional: true)]
+        let options = MappingOptions(columnsFromHeader: true)
+        let events = try Self.run(bytes, fields, schemaOptions: options, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
+        let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
+        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        #expect(events.transcript.rows.count > 50 && events.transcript.rejections.count > 50, "\(events.transcript.rows.count) rows, \(events.transcript.rejections.count) rejections")
+
+        // Its rows go through the matched walk.
+        let plan = try PlanCompiler.compile(fields, options: options)
+        let queue = BatchQueue(fields: plan.fields, capacity: 64)
+        let machine = UnsafeMutablePointer<RecordStateMachine>.allocate(capacity: 1)
+        machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, outerLevels: 0, defersFinish: false, maximumDepth: 64, stopsAtFirstRejection: false))
+        defer {
+            machine.pointee.deallocate()
+            machine.deinitialize(count: 1)
+            machine.deallocate()
+        }
+        machine.pointee.useHeader(["id", "text", "lang", "extra", "n", "unread"].map { Array($0.utf8) })
+        let tokenizer = SimdjsonTokenizer(machine: machine)
+        let rows = [#"[7,"a","en",{"a":[1,2]},1.5,"unread",8]"#, #"[8]"#, #"[9,null,null,[1],null,{"deep":[[]]}]"#]
+        for row in rows {
+            var bytes = Array(row.utf8)
+            let count = bytes.count
+            bytes += [UInt8](repeating: 0x20, count: SimdjsonTokenizer.padding)
+            let status = bytes.withUnsafeBufferPointer { tokenizer.walk($0.baseAddress!, count: count, readable: $0.count, at: 0) }
+            #expect(status == .ok, "\(row)")
+        }
+        #expect(tokenizer.matchedRecords == rows.count)
+    }
+
     /// The plans above are the matched walk's, and its records go through it: else the comparison would test the
     /// event walk twice.
     @Test func theComparedPlansAreReadByTheMatchedWalk() throws {

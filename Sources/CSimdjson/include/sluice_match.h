@@ -61,6 +61,8 @@ typedef enum {
     SLUICE_TAPE_CAPTURE = 6,
     /// An array at a node that starts lists, before its elements: `end` is the offset just past its `[`.
     SLUICE_TAPE_LIST_START = 7,
+    /// A row holds a value past the header's columns (the first such value): its record fails.
+    SLUICE_TAPE_EXTRA_VALUE = 8,
 } sluice_tape_kind;
 
 typedef struct {
@@ -83,11 +85,13 @@ typedef enum {
 } sluice_match_status;
 
 /// Walks the one JSON object in `bytes[0..<length]` (`capacity` readable, at least `length` plus the padding),
-/// matching its keys against `tables` as it goes. On SLUICE_MATCH_OK, `*tape` and `*count` give the entries (owned
-/// by the parser, valid until its next walk) and `*end` the offset just past the record.
+/// matching its keys against `tables` as it goes; or, given a header's nodes (`header_nodes`, one per column, -1
+/// for a column no field reads), the one array, a row whose values are read by the header's names. On
+/// SLUICE_MATCH_OK, `*tape` and `*count` give the entries (owned by the parser, valid until its next walk) and
+/// `*end` the offset just past the record.
 sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const uint8_t *bytes, size_t length, size_t capacity,
-                                          const sluice_plan_tables *tables, const sluice_tape_entry **tape, size_t *count,
-                                          size_t *end);
+                                          const sluice_plan_tables *tables, const int32_t *header_nodes, size_t header_count,
+                                          const sluice_tape_entry **tape, size_t *count, size_t *end);
 
 #ifdef __cplusplus
 }

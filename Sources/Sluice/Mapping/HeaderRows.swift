@@ -50,9 +50,12 @@ extension RecordStateMachine {
     @inline(__always)
     mutating func headerNode(_ index: Int) -> Int32 {
         if index < headerNodes.count { return headerNodes[index] }
-        if index == headerNodes.count {
-            failures.append(Rejection.Failure(keyPath: "$", kind: .extraValue, expected: "at most \(headerNodes.count) values (one per header column)", found: "more"))
-        }
+        if index == headerNodes.count { failRowPastHeader() }
         return Self.unmapped
+    }
+
+    /// A row holds more values than the header has columns: its record fails, once.
+    mutating func failRowPastHeader() {
+        failures.append(Rejection.Failure(keyPath: "$", kind: .extraValue, expected: "at most \(headerNodes.count) values (one per header column)", found: "more"))
     }
 }

@@ -26,6 +26,8 @@ extension RecordStateMachine {
             switch kind {
             case SLUICE_TAPE_LIST_START:
                 startLists(at: entry.node)
+            case SLUICE_TAPE_EXTRA_VALUE:
+                failRowPastHeader()
             case SLUICE_TAPE_CAPTURE:
                 captureMatched(node: entry.node, from: scriptedOffset - entry.length, to: scriptedOffset, isArray: entry.bytes?.pointee == UInt8(ascii: "["))
             case SLUICE_TAPE_STRING:

@@ -3,10 +3,11 @@ import CSimdjson
 /// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
 /// records that walk can read alone: key paths through objects, named array elements and `*`; fields read as
 /// scalars or lists, from one path or with fallbacks, cleaned or transformed, or as json text (also from a node
-/// that other fields read beneath); `$key`; records passed over at the start. The tape's values go through the
-/// event walk's own writes, which apply fallbacks, cleanups and transforms alike for both walks.
+/// that other fields read beneath); `$key`; records passed over at the start; rows read by a header's names. The
+/// tape's values go through the event walk's own writes, which apply fallbacks, cleanups and transforms alike for
+/// both walks.
 ///
-/// Typed arrays of models, rows read by a header's names, a field at `$`, a node with more than
+/// Typed arrays of models, a field at `$`, a node with more than
 /// ``maximumKeyChildren`` keys, and ignored paths below read keys keep the event walk; a plan that has any of them
 /// gets no tables.
 final class MatchTables: @unchecked Sendable {
@@ -29,7 +30,7 @@ final class MatchTables: @unchecked Sendable {
 
     init?(plan: CompiledPlan) {
         let nodes = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount)
-        guard plan.elementColumns.isEmpty, !plan.columnsFromHeader, let root = nodes.first, root.keyEntryCount > 0, root.targetCount == 0
+        guard plan.elementColumns.isEmpty, let root = nodes.first, root.keyEntryCount > 0, root.targetCount == 0
         else { return nil }
         for (index, node) in nodes.enumerated() {
             // A node only an ignored path leads to is passed over when nothing lies beneath it. A container where

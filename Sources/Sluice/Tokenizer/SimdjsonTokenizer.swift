@@ -97,7 +97,13 @@ final class SimdjsonTokenizer {
             var tape: UnsafePointer<sluice_tape_entry>?
             var entries = 0
             var end = 0
-            switch sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, &tape, &entries, &end) {
+            // Rows are read by the header's names once it is known; before, an array is no record the walk reads.
+            let status = machine.pointee.knowsHeader
+                ? machine.pointee.headerNodes.withUnsafeBufferPointer { header in
+                    sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, header.baseAddress, header.count, &tape, &entries, &end)
+                }
+                : sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, nil, 0, &tape, &entries, &end)
+            switch status {
             case SLUICE_MATCH_OK:
                 matchedRecords += 1
                 return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), end: end) ? .ok : .cancelled
