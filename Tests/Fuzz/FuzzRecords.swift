@@ -4,8 +4,8 @@ import Sluice
 /// tokenizer must give the same records, rejections, error and counts, and `read == mapped + rejected`.
 ///
 /// The first byte picks the variant: the mapping (dates, enums, lists, nested paths and json; skipped records and
-/// a header; a records path; 2,000 fields, which the small memory budget must hold; or one the matched walk reads,
-/// whose run with the event walk alone must agree), the shape, the tokenizer,
+/// a header; a records path; 2,000 fields, which the small memory budget must hold; or json fields read beneath),
+/// the shape, the tokenizer,
 /// and whether a long run of whitespace goes into the input (the second byte says where, how long and of which
 /// characters). The rest is the input, which may also be gzip or zstd (the seeds hold both), damaged or not.
 enum FuzzRecords {
@@ -25,8 +25,7 @@ enum FuzzRecords {
     static let wideMapping = "fields:\n  - {name: id, type: int64, optional: true}\n"
         + (0..<2000).map { "  - {name: f\($0), path: \($0 % 2 == 0 ? "f\($0)" : "user.f\($0)"), type: string, optional: true}\n" }.joined()
 
-    /// A mapping the matched walk reads (nested keys, a named element, an ignored key, a json field alone at its
-    /// node, a json field read beneath; no lists).
+    /// Nested keys, a named element, an ignored key, a json field alone at its node, a json field read beneath.
     static let matchedMapping = """
         ignore: [extra]
         fields:
@@ -69,7 +68,8 @@ enum FuzzRecords {
             input.insert(contentsOf: (0..<length).map { characters[$0 % characters.count] }, at: position)
         }
         var reference: Transcript?
-        // The last run reads with the event walk alone, which the matched walk must agree with.
+        // The last run reads with the event walk alone, which the matched walk (every mapping here has one) must
+        // agree with.
         for (workers, chunk, matchesKeys) in [(1, 1 << 20, true), (2, 1, true), (3, 7, true), (2, 64, true), (1, 1 << 20, false)] {
             var options = ReaderOptions(shape: shape, readBufferSize: 4096, batchCapacity: 3, rejectionPolicy: .collect,
                                         workers: workers, chunkSize: chunk, memoryBudget: 1 << 20)
