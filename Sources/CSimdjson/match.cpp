@@ -261,7 +261,9 @@ struct matcher : record_view {
 
     /// Walks a row read by a header's names: its values no field reads are checked whole, as the event walk reads
     /// them, and the first value past the header's columns fails the record.
-    step row(ondemand::array &array, const int32_t *header_nodes, size_t header_count) {
+    step row(ondemand::array &array, const int32_t *header_nodes, size_t header_count, size_t opening_end) {
+        // A row is an array at the root: lists read at `*` beneath it open there, as at any array.
+        if (tables->flags[0] & SLUICE_NODE_STARTS_LISTS) push(nullptr, 0, opening_end, 0, SLUICE_TAPE_LIST_START);
         size_t index = 0;
         for (auto result : array) {
             ondemand::value element;
@@ -323,7 +325,9 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     matcher walk{{bytes, length, &document}, tables, parser->tape, parser->guesses.data(), parser->maximum_depth};
     if (is_row) {
         ondemand::array array;
-        if (document.get_array().get(array) || walk.row(array, header_nodes, header_count) != step::ok) return SLUICE_MATCH_UNUSUAL;
+        const char *opening = nullptr;
+        if (document.current_location().get(opening) || document.get_array().get(array)) return SLUICE_MATCH_UNUSUAL;
+        if (walk.row(array, header_nodes, header_count, walk.offset(opening) + 1) != step::ok) return SLUICE_MATCH_UNUSUAL;
     } else {
         ondemand::object object;
         if (document.get_object().get(object) || walk.members(object, 0, 1, false) != step::ok) return SLUICE_MATCH_UNUSUAL;

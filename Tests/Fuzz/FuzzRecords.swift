@@ -68,8 +68,8 @@ enum FuzzRecords {
             input.insert(contentsOf: (0..<length).map { characters[$0 % characters.count] }, at: position)
         }
         var reference: Transcript?
-        // The last run reads with the event walk alone, which the matched walk (every mapping here has one) must
-        // agree with.
+        // The last run reads with the event walk alone, which the matched walk (every mapping here but the wide
+        // one) must agree with.
         for (workers, chunk, matchesKeys) in [(1, 1 << 20, true), (2, 1, true), (3, 7, true), (2, 64, true), (1, 1 << 20, false)] {
             var options = ReaderOptions(shape: shape, readBufferSize: 4096, batchCapacity: 3, rejectionPolicy: .collect,
                                         workers: workers, chunkSize: chunk, memoryBudget: 1 << 20)

@@ -41,6 +41,7 @@ import SluiceFixtures
         ("lists read beneath json", ReferenceMapping.richFields + listFields, MappingOptions()),
         ("fallbacks", ReferenceMapping.fields + fallbackFields, MappingOptions()),
         ("transforms", ReferenceMapping.fields + transformedFields, MappingOptions()),
+        ("cleanups and null spellings", ReferenceMapping.fields + cleanedFields, MappingOptions(nullSpellings: [.string("N/A")])),
         ("lists, fallbacks and transforms, strict, passing over the first records", ReferenceMapping.fields + listFields + fallbackFields + transformedFields,
          MappingOptions(unmappedKeys: .reject, skippedRecords: 3)),
         ("required and nested", [field("id", .int64), field("name", .string, path: "user.screen_name"), field("followers", .int64, path: "user.followers_count"),
@@ -72,6 +73,20 @@ import SluiceFixtures
         var favorites = FieldSpec(name: "favorites_again", path: "favourites_count", type: .int64, isOptional: true)
         favorites.fallbackPaths = ["favorite_count", "lang"]
         return [place, offset, favorites]
+    }()
+
+    /// Cleanups and null spellings, also on a column with fallbacks, where a value spelled null gives nothing and the
+    /// next path is read; a split list.
+    static let cleanedFields: [FieldSpec] = {
+        var place = FieldSpec(name: "cleaned_place", path: "user.location", type: .string, isOptional: true)
+        place.fallbackPaths = ["lang"]
+        place.nullSpellings = [.string("en"), .null]
+        place.cleanups = [.trim, .uppercase, .emptyAsNull]
+        var words = FieldSpec(name: "words", path: "text", type: .string, isOptional: true)
+        words.cleanups = [.split(" ")]
+        var count = FieldSpec(name: "cleaned_count", path: "id_str", type: .int64)
+        count.cleanups = [.stripPrefix("50")]
+        return [place, words, count]
     }()
 
     /// Transforms: of strings, of numbers (into a number, or a failure), of an object other fields read beneath, and
@@ -171,6 +186,23 @@ import SluiceFixtures
         }
     }
 
+    /// `$key` over an object of records (which the reader turns into an array, keeping each record's key), with
+    /// records the matched walk reads and records it hands to the event walk.
+    @Test(arguments: [(1, 1 << 20), (2, 2048)])
+    func recordKeysAgree(_ pipeline: (workers: Int, chunkSize: Int)) throws {
+        var generator = TweetGenerator(seed: 9)
+        var members = (1...200).map { ordinal in "\"k\(ordinal)\":" + generator.nextRecord(ordinal: ordinal) }
+        members += [#""odd":{"id":"x","user":[]}"#, #""esc\u0061ped":{"id":1,"us\u0065r":{"id":2}}"#, #""":{"id":3}"#, #""n":null"#]
+        let bytes = Array(("{\"meta\":1,\"data\":{" + members.joined(separator: ",\n") + "}}").utf8)
+        let fields = ReferenceMapping.fields + [FieldSpec(name: "key", path: "$key", type: .string)]
+        let options = MappingOptions(recordsPath: "data")
+        let events = try Self.run(bytes, fields, schemaOptions: options, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
+        let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
+        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        #expect(events.transcript.rows.count > 150 && events.transcript.rows.contains { $0.contains(#"key="k7""#) }, "\(events.transcript.rows.prefix(3))")
+        #expect(MatchTables(plan: try PlanCompiler.compile(fields, options: options)) != nil)
+    }
+
     /// Rows read by a header's names: values of every kind at named columns, at columns no field reads (checked
     /// whole, as the event walk reads them) and past the header; rows too short, objects, scalars, damaged rows.
     @Test(arguments: [(1, 1 << 20), (2, 4096)])
@@ -192,7 +224,8 @@ import SluiceFixtures
         }
         let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
         let fields = [field("id", .int64), field("text", .string, optional: true), field("lang", .string, optional: true),
-                      field("extra", .json, optional: true), field("values", .int64, path: "extra.a.*", optional: true), field("n", .double, optional: true)]
+                      field("extra", .json, optional: true), field("values", .int64, path: "extra.a.*", optional: true), field("n", .double, optional: true),
+                      field("everything", .json, path: "*", optional: true)]
         let options = MappingOptions(columnsFromHeader: true)
         let events = try Self.run(bytes, fields, schemaOptions: options, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
         let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
@@ -254,5 +287,8 @@ import SluiceFixtures
         var elements = FieldSpec(name: "mentions", path: "entities.user_mentions", type: .json)
         elements.elementPlan = try PlanCompiler.compile([field("id", .int64)])
         #expect(MatchTables(plan: try PlanCompiler.compile(ReferenceMapping.fields + [elements])) == nil, "a typed array keeps the event walk")
+        #expect(MatchTables(plan: try PlanCompiler.compile(ReferenceMapping.fields + [field("record", .json, path: "$")])) == nil, "a field at $ keeps the event walk")
+        let wide = (0...MatchTables.maximumKeyChildren).map { field("f\($0)", .string, optional: true) }
+        #expect(MatchTables(plan: try PlanCompiler.compile(wide)) == nil, "a node of more keys than the walk compares one by one keeps the event walk")
     }
 }

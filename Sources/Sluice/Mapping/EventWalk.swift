@@ -1,7 +1,8 @@
 import CYajl
 
-/// The event walk: yajl's events (or a test's scripted ones) in, frames of the containers the plan looks into,
-/// values matched to their nodes and handed to the value writes, everything else skipped by counting depth.
+/// The event walk: events in (yajl's, those of simdjson's event walk in `CSimdjson/walk.cpp`, or a test's scripted
+/// ones), frames of the containers the plan looks into, values matched to their nodes and handed to the value
+/// writes, everything else skipped by counting depth.
 extension RecordStateMachine {
     mutating func startMap() -> Bool {
         if skipDepth > 0 { return enterSkipped(isArray: false) }
@@ -25,9 +26,6 @@ extension RecordStateMachine {
         frame.pointee.pendingChild = match(key, length, at: node, position: position)
         return true
     }
-
-    /// The child of `node` that key number `position` of its object leads to, or ``unmapped`` or ``ignored``; a
-    /// key no field reads is counted (and, in strict mode, fails the record).
 
     mutating func string(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
         if skipDepth > 0 { return !feedsElements || feedElements(.string(bytes, length)) }

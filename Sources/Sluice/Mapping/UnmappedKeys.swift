@@ -1,5 +1,7 @@
 /// Keys matched against the plan, and those no field reads: counted by node and key, or a failure in strict mode.
 extension RecordStateMachine {
+    /// The child of `node` that key number `position` of its object leads to, or ``unmapped`` or ``ignored``; a
+    /// key no field reads is counted (and, in strict mode, fails the record).
     @inline(__always)
     mutating func match(_ key: UnsafePointer<UInt8>, _ length: Int, at node: Int32, position: Int) -> Int32 {
         let slot = keyOrder.slot(node: node, position: position)

@@ -7,9 +7,9 @@ import CSimdjson
 /// tape's values go through the event walk's own writes, which apply fallbacks, cleanups and transforms alike for
 /// both walks.
 ///
-/// Typed arrays of models, a field at `$`, a node with more than
-/// ``maximumKeyChildren`` keys, and ignored paths below read keys keep the event walk; a plan that has any of them
-/// gets no tables.
+/// Typed arrays of models, a field at `$`, a record with no key the plan reads, a node with more than
+/// ``maximumKeyChildren`` keys or named elements, and ignored paths below read keys keep the event walk; a plan that
+/// has any of them gets no tables.
 final class MatchTables: @unchecked Sendable {
     /// Nodes with more key children than this are matched by hash, which the event walk does.
     static let maximumKeyChildren = 32
