@@ -36,6 +36,7 @@ struct matcher : record_view {
     std::vector<sluice_tape_entry> &tape;
     sluice_key_guess *guesses;
     size_t maximum_depth;
+    sluice_simdjson_parser *parser;
 
     /// The child of `node` whose key is `key`, -1 for none, or `escaped` for a key with a backslash (left to the
     /// event walk): the guess for its position when it holds the same bytes (a guess never holds an escaped key),
@@ -60,11 +61,53 @@ struct matcher : record_view {
         }
         int32_t found = scan(node, key, key_length);
         if (guess) {
+            set_aside(*guess, uint32_t(guess - guesses));
             std::memcpy(guess->words, words, sizeof(words));
             guess->length = int32_t(key_length);
             guess->child = found;
+            guess->node = node;
+            guess->sightings = 0;
         }
         return found;
+    }
+
+    /// Before a guess is replaced: the sightings it holds from records walked whole, and those of the record being
+    /// walked (which count only if it is walked whole), are kept apart under its key.
+    void set_aside(const sluice_key_guess &guess, uint32_t slot) {
+        if (guess.child != -1 || guess.length < 0) return;
+        if (guess.sightings > 0) {
+            parser->evicted.push_back(sighting(guess, guess.sightings));
+        }
+        uint64_t in_record = 0;
+        auto &pending = parser->pending;
+        for (size_t i = 0; i < pending.size();) {
+            if (pending[i] == slot) {
+                pending[i] = pending.back();
+                pending.pop_back();
+                in_record++;
+            } else {
+                i++;
+            }
+        }
+        if (in_record > 0) parser->pending_evicted.push_back(sighting(guess, in_record));
+    }
+
+    static sluice_unmapped_sighting sighting(const sluice_key_guess &guess, uint64_t count) {
+        sluice_unmapped_sighting result;
+        std::memcpy(result.words, guess.words, sizeof(result.words));
+        result.length = guess.length;
+        result.node = guess.node;
+        result.count = count;
+        return result;
+    }
+
+    /// Counts a key no field reads at the guess `child` just matched it with, where there is one; false where the
+    /// key must cross on the tape to be counted (or, in strict mode, to fail its record).
+    bool counted(int32_t node, size_t position, size_t key_length) {
+        int32_t first = tables->first_guess[node];
+        if (!tables->counts_unmapped || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
+        parser->pending.push_back(uint32_t(size_t(first) + position));
+        return true;
     }
 
     int32_t scan(int32_t node, const uint8_t *key, size_t key_length) const {
@@ -170,7 +213,9 @@ struct matcher : record_view {
             int32_t matched = child(node, position, key, key_length);
             if (matched == escaped) return step::unusual;
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS)) push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
+                if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS) && !counted(node, position, key_length)) {
+                    push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
+                }
                 position++;
                 if (!leaves_unread(value, token, depth, strict)) return step::unusual;
                 continue;  // the iterator skips the unread value
@@ -317,12 +362,17 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     const bool is_row = type == ondemand::json_type::array && header_nodes != nullptr;
     if (type != ondemand::json_type::object && !is_row) return SLUICE_MATCH_UNUSUAL;
     parser->tape.clear();
+    parser->pending.clear();
+    parser->pending_evicted.clear();
     // Guesses belong to one plan's tables; a parser walks for one plan, but they are made again should that change.
     if (parser->guessed_for != tables) {
-        parser->guesses.assign(size_t(tables->guessed_nodes) * guessed_positions, sluice_key_guess{{0, 0, 0, 0}, -1, -1});
+        for (const sluice_key_guess &guess : parser->guesses) {
+            if (guess.child == -1 && guess.sightings > 0) parser->evicted.push_back(matcher::sighting(guess, guess.sightings));
+        }
+        parser->guesses.assign(size_t(tables->guessed_nodes) * guessed_positions, sluice_key_guess{{0, 0, 0, 0}, -1, -1, -1, 0});
         parser->guessed_for = tables;
     }
-    matcher walk{{bytes, length, &document}, tables, parser->tape, parser->guesses.data(), parser->maximum_depth};
+    matcher walk{{bytes, length, &document}, tables, parser->tape, parser->guesses.data(), parser->maximum_depth, parser};
     if (is_row) {
         ondemand::array array;
         const char *opening = nullptr;
@@ -338,7 +388,23 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     *end = walk.after_closing();
     *tape = parser->tape.data();
     *count = parser->tape.size();
+    // Walked whole: the keys no field reads that it showed count now.
+    for (uint32_t slot : parser->pending) parser->guesses[slot].sightings++;
+    parser->evicted.insert(parser->evicted.end(), parser->pending_evicted.begin(), parser->pending_evicted.end());
     return SLUICE_MATCH_OK;
+}
+
+size_t sluice_simdjson_take_unmapped(sluice_simdjson_parser *parser, const sluice_unmapped_sighting **sightings) {
+    parser->taken.swap(parser->evicted);
+    parser->evicted.clear();
+    for (sluice_key_guess &guess : parser->guesses) {
+        if (guess.child == -1 && guess.sightings > 0) {
+            parser->taken.push_back(matcher::sighting(guess, guess.sightings));
+            guess.sightings = 0;
+        }
+    }
+    *sightings = parser->taken.data();
+    return parser->taken.size();
 }
 
 }

@@ -30,6 +30,9 @@ typedef struct {
     /// the child node it leads to.
     const int64_t *index_value;
     const int32_t *index_child;
+    /// Whether the walk counts the keys no field reads itself, where it guesses them (not in strict mode, where
+    /// each one fails its record and so crosses on the tape).
+    int32_t counts_unmapped;
 } sluice_plan_tables;
 
 enum {
@@ -55,7 +58,8 @@ typedef enum {
     SLUICE_TAPE_NUMBER = 3,
     /// The string's bytes, escapes resolved (in the parser's buffer until the next walk when it had escapes).
     SLUICE_TAPE_STRING = 4,
-    /// A key no field reads: `node` is the object's node, `end` the key's position among the object's keys.
+    /// A key no field reads that the walk did not count itself (see `counts_unmapped`): `node` is the object's
+    /// node, `end` the key's position among the object's keys.
     SLUICE_TAPE_UNMAPPED_KEY = 5,
     /// An object or array a json field captures: `bytes` and `length` are its text, `end` the offset just past it.
     SLUICE_TAPE_CAPTURE = 6,
@@ -83,6 +87,19 @@ typedef enum {
     /// The bytes are not UTF-8.
     SLUICE_MATCH_INVALID_UTF8 = 3,
 } sluice_match_status;
+
+/// A key no field reads, in the object at `node`, and how often records walked whole showed it: its bytes are the
+/// first `length` bytes of `words` (little-endian).
+typedef struct {
+    uint64_t words[4];
+    int32_t length;
+    int32_t node;
+    uint64_t count;
+} sluice_unmapped_sighting;
+
+/// Hands over the keys no field reads that the matched walk counted itself since the last call, and forgets them.
+/// `*sightings` is owned by the parser, valid until its next walk or call.
+size_t sluice_simdjson_take_unmapped(sluice_simdjson_parser *parser, const sluice_unmapped_sighting **sightings);
 
 /// Walks the one JSON object in `bytes[0..<length]` (`capacity` readable, at least `length` plus the padding),
 /// matching its keys against `tables` as it goes; or, given a header's nodes (`header_nodes`, one per column, -1

@@ -51,6 +51,8 @@ final class MappingEngine: BatchSource {
     /// Where the input's first value may start (past a byte-order mark).
     private var inputStart = 0
 
+    /// Keys no field reads that the matched walk counted, taken from it for ``unmappedKeys`` and not yet handed on.
+    private var keysCountedInWalk: [UnmappedKey: Int] = [:]  // lint: reporting, not the per-value path
     /// Records the consumer rejected after they were committed (typed finishing hooks and transforms).
     private var rejectedAfterCommit = 0
     /// How far the records handed out reach, against the input's frame checksums.
@@ -180,7 +182,7 @@ final class MappingEngine: BatchSource {
             // The line simdjson refused showed keys no field reads, which count again when the array is read
             // exactly from it: the lines before it, known good, are mapped once more without it.
             for batch in produced { batches.recycle(batch) }
-            _ = machine.pointee.takeUnmappedKeyCounts()
+            _ = takeUnmappedKeyCounts()
             linesCheckedBefore = refused
             produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)
         }
@@ -250,10 +252,24 @@ final class MappingEngine: BatchSource {
         machine.deallocate()
     }
 
-    var unmappedKeys: [String: Int] { machine.pointee.unmappedKeys }
+    /// How often each key no field reads was seen, by key path: those the machine counted, and those the matched
+    /// walk counted itself.
+    var unmappedKeys: [String: Int] {  // lint: reporting, not the per-value path
+        simdjson?.takeUnmappedKeyCounts(into: &keysCountedInWalk)
+        var counts = machine.pointee.countedUnmappedKeys(handingOn: false)
+        counts.merge(keysCountedInWalk, uniquingKeysWith: +)
+        return UnmappedKey.named(counts, in: plan)
+    }
 
-    /// The unmapped keys seen since the last call, by trie node (see ``RecordStateMachine/takeUnmappedKeyCounts()``).
-    func takeUnmappedKeyCounts() -> [UnmappedKey: Int] { machine.pointee.takeUnmappedKeyCounts() }
+    /// The unmapped keys seen since the last call, by trie node (see ``RecordStateMachine/takeUnmappedKeyCounts()``),
+    /// the matched walk's with the machine's.
+    func takeUnmappedKeyCounts() -> [UnmappedKey: Int] {  // lint: reporting, once per chunk
+        var counts = machine.pointee.takeUnmappedKeyCounts()
+        simdjson?.takeUnmappedKeyCounts(into: &counts)
+        counts.merge(keysCountedInWalk, uniquingKeysWith: +)
+        keysCountedInWalk = [:]
+        return counts
+    }
 
     /// Whether the last record read gave `column` a value or a null; false when the key was missing.
     func lastRecordHad(column: Int) -> Bool { machine.pointee.lastRecordHad(column: column) }

@@ -53,7 +53,7 @@ extension RecordStateMachine {
     }
 
     /// The counts so far: those handed on from the key-order cache, and the sightings it still holds.
-    private func countedUnmappedKeys(handingOn: Bool) -> [UnmappedKey: Int] {  // lint: reporting, not the per-value path
+    func countedUnmappedKeys(handingOn: Bool) -> [UnmappedKey: Int] {  // lint: reporting, not the per-value path
         var counts = unmappedKeyCounts
         for sighting in keyOrder.allUnmappedSightings(nodeCount: plan.nodeCount, clearing: handingOn) {
             counts[UnmappedKey(node: sighting.node, key: sighting.key), default: 0] += sighting.count

@@ -80,7 +80,8 @@ final class MatchTables: @unchecked Sendable {
         tables = .allocate(capacity: 1)
         tables.initialize(to: sluice_plan_tables(guessed_nodes: guessedNodes, first_guess: firstGuess, first_key: firstKey, key_count: keyCount, flags: flags, key_start: keyStart,
                                                  key_length: keyLength, key_child: keyChild, key_bytes: plan.keyBytes,
-                                                 first_index: firstIndex, index_count: indexCount, index_value: indexValue, index_child: indexChild))
+                                                 first_index: firstIndex, index_count: indexCount, index_value: indexValue, index_child: indexChild,
+                                                 counts_unmapped: plan.rejectsUnmappedKeys ? 0 : 1))
     }
 
     deinit {

@@ -121,6 +121,21 @@ final class SimdjsonTokenizer {
         }
     }
 
+    /// Adds the keys no field reads that the matched walk counted itself (records it walked whole, since the last
+    /// call) to `counts`, and forgets them; the machine counts the rest.
+    func takeUnmappedKeyCounts(into counts: inout [UnmappedKey: Int]) {  // lint: reporting, once per chunk
+        guard let parser else { return }
+        var sightings: UnsafePointer<sluice_unmapped_sighting>?
+        let count = sluice_simdjson_take_unmapped(parser, &sightings)
+        for sighting in UnsafeBufferPointer(start: sightings, count: count) {
+            let key = withUnsafeBytes(of: sighting.words) { words in
+                // The words hold the key's bytes in memory order, whatever the byte order of the machine.
+                Array(words.prefix(Int(sighting.length)))
+            }
+            counts[UnmappedKey(node: sighting.node, key: key), default: 0] += Int(sighting.count)
+        }
+    }
+
     private func copyToScratch(_ bytes: UnsafePointer<UInt8>, count: Int) -> UnsafeMutablePointer<UInt8> {
         if scratchCapacity < count + Self.padding {
             scratch?.deallocate()
