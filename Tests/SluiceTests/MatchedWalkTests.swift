@@ -186,6 +186,27 @@ import SluiceFixtures
         }
     }
 
+    /// Keys no field reads, counted by the matched walk at its key guesses: several keys taking turns at one
+    /// position in one record (the objects of a list), and a record handed back to the event walk after it replaced
+    /// a guess, whose keys must count once, as the event walk counts them.
+    @Test(arguments: [(1, 1 << 20), (2, 64)])
+    func unmappedKeysCountOnceWhenGuessesChangeHands(_ pipeline: (workers: Int, chunkSize: Int)) throws {
+        let records = [
+            #"{"id":1,"items":[{"name":"a","x":1},{"name":"b","y":2},{"name":"c","x":3}],"z":0}"#,
+            #"{"id":2,"items":[{"name":"d","y":1}],"z":0,"\u0077":1}"#,
+            #"{"id":3,"items":[{"name":"e","x":1}],"z":0}"#,
+            #"{"id":4,"items":[{"name":"f","a_key_no_field_reads_longer_than_32_bytes":1}],"z":0}"#,
+        ]
+        let bytes = Array((records.joined(separator: "\n") + "\n").utf8)
+        let fields = [field("id", .int64), field("names", .string, path: "items.*.name", optional: true)]
+        let expected = ["$.items.*.x": 3, "$.items.*.y": 2, "$.z": 4, "$.w": 1, "$.items.*.a_key_no_field_reads_longer_than_32_bytes": 1]
+        for matched in [false, true] {
+            let outcome = try Self.run(bytes, fields, schemaOptions: MappingOptions(), matched: matched, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
+            #expect(outcome.unmappedKeys == expected, "keys matched in the walk: \(matched)")
+            #expect(outcome.transcript.rows.count == 4)
+        }
+    }
+
     /// `$key` over an object of records (which the reader turns into an array, keeping each record's key), with
     /// records the matched walk reads and records it hands to the event walk.
     @Test(arguments: [(1, 1 << 20), (2, 2048)])
