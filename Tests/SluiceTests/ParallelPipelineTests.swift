@@ -426,6 +426,26 @@ import SluiceFixtures
         #expect(compressed.chunksRead == 1)
     }
 
+    /// Blank lines are no records: under a mapping so wide that a chunk holds a few records, a run of them between
+    /// two records does not become a chunk of every few (each costing a batch's worth of work for every column).
+    @Test(arguments: [1, 2])
+    func blankLinesDoNotCountAgainstAChunksRecords(_ workers: Int) throws {
+        let fields = [field("id", .int64)] + (0..<2000).map { field("f\($0)", .string, optional: true) }
+        let bytes = Array(("{\"id\":1}\n" + String(repeating: "\n", count: 20_000) + "  \t\n{\"id\":2}\n{\"id\":3}").utf8)
+        var options = ReaderOptions(workers: workers, chunkSize: 1 << 16)
+        options.memoryBudget = 1 << 20
+        let plan = try MappingSchema(fields: fields).plan
+        let pipeline = try #require(try BatchSourceOpener.open(.bytes(bytes), plan: plan, options: options, keepsRecordText: false, progress: ProgressMonitor()) as? ParallelPipeline)
+        var ordinals: [Int] = []
+        var lines: [Int] = []
+        while let batch = try pipeline.nextBatch() {
+            ordinals += (0..<batch.count).map { batch.ordinals[$0] }
+            lines += (0..<batch.count).map { batch.lines[$0] }
+        }
+        #expect(ordinals == [1, 2, 3] && lines == [1, 20_003, 20_004])
+        #expect(pipeline.chunksRead <= 4, "\(pipeline.chunksRead) chunks")
+    }
+
     /// More workers than Dispatch's pool has threads (about 255 on Linux): each worker and the reader run on a
     /// thread of their own, so none waits for a pool thread that never comes. Waited for with a time limit, so that
     /// a regression fails instead of hanging the suite.

@@ -62,18 +62,27 @@ extension ChunkReader {
         return true
     }
 
-    /// Where a chunk of the lines in `buffer[0..<end]` ends: at `end`, or after `maximumRecords` lines (counting
-    /// blank ones, which never makes a chunk too large).
+    /// Where a chunk of the lines in `buffer[0..<end]` ends: at `end`, or after the line that holds its
+    /// `maximumRecords`th record. Blank lines are not counted: they make no rows, and counting them made a chunk
+    /// (and a batch's worth of work for every column) of every few blank lines under a wide mapping.
     func linesCut(_ end: Int) -> Int {
         // A line takes a byte at least: fewer bytes than the limit cannot hold too many lines.
         let limit = maximumRecords
         guard end > limit else { return end }
         var position = 0
-        for _ in 0..<limit {
-            guard position < end, let found = memchr(buffer + position, 0x0A, end - position) else { return end }
-            position = UnsafeRawPointer(found) - UnsafeRawPointer(buffer) + 1
+        var records = 0
+        while position < end {
+            guard let found = memchr(buffer + position, 0x0A, end - position) else { return end }
+            let next = UnsafeRawPointer(found) - UnsafeRawPointer(buffer) + 1
+            var first = position
+            while first < next - 1, ShapeDetector.isWhitespace(buffer[first]) { first += 1 }
+            if first < next - 1 {
+                records += 1
+                if records == limit { return next }
+            }
+            position = next
         }
-        return position
+        return end
     }
 
     /// Lines in `buffer[0..<end]` that hold more than whitespace: NDJSON records (the last one may lack its line
