@@ -92,6 +92,16 @@ struct matcher : record_view {
         if (in_record > 0) parser->pending_evicted.push_back(sighting(guess, in_record));
     }
 
+    /// Moves the sightings the guesses hold (keys no field reads, from records walked whole) into `into`.
+    static void take_sightings(std::vector<sluice_key_guess> &guesses, std::vector<sluice_unmapped_sighting> &into) {
+        for (sluice_key_guess &guess : guesses) {
+            if (guess.child == -1 && guess.sightings > 0) {
+                into.push_back(sighting(guess, guess.sightings));
+                guess.sightings = 0;
+            }
+        }
+    }
+
     static sluice_unmapped_sighting sighting(const sluice_key_guess &guess, uint64_t count) {
         sluice_unmapped_sighting result;
         std::memcpy(result.words, guess.words, sizeof(result.words));
@@ -240,29 +250,32 @@ struct matcher : record_view {
             // The captured text ends with the container: the fields beneath it are read on the way, checked as
             // strictly as the rest of what is captured.
             const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
-            if ((looked_into ? walk(value, is_object, node, depth, true) : check(value, type, depth)) != step::ok) return step::unusual;
+            if ((looked_into ? walk(value, token, is_object, node, depth, true) : check(value, type, depth)) != step::ok) return step::unusual;
             size_t end = after_closing();
             push(start, size_t(base + end - start), end, node, SLUICE_TAPE_CAPTURE);
             return step::ok;
         }
         if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR)) return step::unusual;
-        return walk(value, is_object, node, depth, strict);
+        return walk(value, token, is_object, node, depth, strict);
     }
 
-    /// Walks into the object or array in `value`, which the plan looks into at `node`.
-    step walk(ondemand::value &value, bool is_object, int32_t node, size_t depth, bool strict) {
+    /// Walks into the object or array in `value` (whose text starts `token`), which the plan looks into at `node`.
+    step walk(ondemand::value &value, std::string_view token, bool is_object, int32_t node, size_t depth, bool strict) {
         if (depth >= maximum_depth) return step::unusual;
         if (is_object) {
             ondemand::object inner;
             if (value.get_object().get(inner)) return step::unusual;
             return members(inner, node, depth + 1, strict);
         }
-        if (tables->flags[node] & SLUICE_NODE_STARTS_LISTS) {
-            push(nullptr, 0, offset(value.raw_json_token().data()) + 1, node, SLUICE_TAPE_LIST_START);
-        }
+        open_lists(node, token.data());
         ondemand::array inner;
         if (value.get_array().get(inner)) return step::unusual;
-        return elements(inner, node, depth + 1, strict);
+        return elements(inner, depth + 1, strict, strict, [&](int64_t index, std::string_view) { return element_child(node, index); });
+    }
+
+    /// An array at `node` (its `[` at `opening`) opens the lists that read its elements, so an empty one gives `[]`.
+    [[gnu::always_inline]] inline void open_lists(int32_t node, const char *opening) {
+        if (tables->flags[node] & SLUICE_NODE_STARTS_LISTS) push(nullptr, 0, offset(opening) + 1, node, SLUICE_TAPE_LIST_START);
     }
 
     /// Checks a value a json field captures, everything in it, as the event walk does: keys' escapes, scalars'
@@ -304,39 +317,30 @@ struct matcher : record_view {
         return scalar(value, type, value.raw_json_token(), -1);
     }
 
-    /// Walks a row read by a header's names: its values no field reads are checked whole, as the event walk reads
-    /// them, and the first value past the header's columns fails the record.
-    step row(ondemand::array &array, const int32_t *header_nodes, size_t header_count, size_t opening_end) {
-        // A row is an array at the root: lists read at `*` beneath it open there, as at any array.
-        if (tables->flags[0] & SLUICE_NODE_STARTS_LISTS) push(nullptr, 0, opening_end, 0, SLUICE_TAPE_LIST_START);
-        size_t index = 0;
-        for (auto result : array) {
-            ondemand::value element;
-            if (std::move(result).get(element)) return step::unusual;
-            std::string_view token = element.raw_json_token();
-            if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
-            if (index == header_count) push(nullptr, 0, offset(token.data()), 0, SLUICE_TAPE_EXTRA_VALUE);
-            int32_t matched = index < header_count ? header_nodes[index] : -1;
-            index++;
-            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (!leaves_unread(element, token, 1, true)) return step::unusual;
-                continue;
-            }
-            if (read(element, token, matched, 1, false) != step::ok) return step::unusual;
-        }
-        return step::ok;
+    /// Walks a row read by a header's names (an array at the root, its `[` at `opening`): its values no field reads
+    /// are checked whole, as the event walk reads them, and the first value past the header's columns fails the
+    /// record.
+    step row(ondemand::array &array, const int32_t *header_nodes, size_t header_count, const char *opening) {
+        open_lists(0, opening);
+        return elements(array, 1, true, false, [&](int64_t index, std::string_view token) {
+            if (size_t(index) == header_count) push(nullptr, 0, offset(token.data()), 0, SLUICE_TAPE_EXTRA_VALUE);
+            return size_t(index) < header_count ? header_nodes[index] : -1;
+        });
     }
 
-    step elements(ondemand::array &array, int32_t node, size_t depth, bool strict) {
+    /// Walks an array's elements, each read at the node `child_of(index, token)` gives (-1 for none). Elements no field
+    /// reads are left unread, checked whole where `strict_unread` (as inside a capture, or a row's other columns).
+    template <typename ChildOf>
+    step elements(ondemand::array &array, size_t depth, bool strict_unread, bool strict, ChildOf child_of) {
         int64_t index = 0;
         for (auto result : array) {
             ondemand::value element;
             if (std::move(result).get(element)) return step::unusual;
             std::string_view token = element.raw_json_token();
             if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
-            int32_t matched = element_child(node, index++);
+            int32_t matched = child_of(index++, token);
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (!leaves_unread(element, token, depth, strict)) return step::unusual;
+                if (!leaves_unread(element, token, depth, strict_unread)) return step::unusual;
                 continue;  // the iterator skips the unread element
             }
             if (read(element, token, matched, depth, strict) != step::ok) return step::unusual;
@@ -366,9 +370,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     parser->pending_evicted.clear();
     // Guesses belong to one plan's tables; a parser walks for one plan, but they are made again should that change.
     if (parser->guessed_for != tables) {
-        for (const sluice_key_guess &guess : parser->guesses) {
-            if (guess.child == -1 && guess.sightings > 0) parser->evicted.push_back(matcher::sighting(guess, guess.sightings));
-        }
+        matcher::take_sightings(parser->guesses, parser->evicted);
         parser->guesses.assign(size_t(tables->guessed_nodes) * guessed_positions, sluice_key_guess{{0, 0, 0, 0}, -1, -1, -1, 0});
         parser->guessed_for = tables;
     }
@@ -377,7 +379,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
         ondemand::array array;
         const char *opening = nullptr;
         if (document.current_location().get(opening) || document.get_array().get(array)) return SLUICE_MATCH_UNUSUAL;
-        if (walk.row(array, header_nodes, header_count, walk.offset(opening) + 1) != step::ok) return SLUICE_MATCH_UNUSUAL;
+        if (walk.row(array, header_nodes, header_count, opening) != step::ok) return SLUICE_MATCH_UNUSUAL;
     } else {
         ondemand::object object;
         if (document.get_object().get(object) || walk.members(object, 0, 1, false) != step::ok) return SLUICE_MATCH_UNUSUAL;
@@ -397,12 +399,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
 size_t sluice_simdjson_take_unmapped(sluice_simdjson_parser *parser, const sluice_unmapped_sighting **sightings) {
     parser->taken.swap(parser->evicted);
     parser->evicted.clear();
-    for (sluice_key_guess &guess : parser->guesses) {
-        if (guess.child == -1 && guess.sightings > 0) {
-            parser->taken.push_back(matcher::sighting(guess, guess.sightings));
-            guess.sightings = 0;
-        }
-    }
+    matcher::take_sightings(parser->guesses, parser->taken);
     *sightings = parser->taken.data();
     return parser->taken.size();
 }

@@ -254,7 +254,19 @@ import SluiceFixtures
         #expect(events.transcript.rows.count > 50 && events.transcript.rejections.count > 50, "\(events.transcript.rows.count) rows, \(events.transcript.rejections.count) rejections")
 
         // Its rows go through the matched walk.
-        let plan = try PlanCompiler.compile(fields, options: options)
+        let rows = [#"[7,"a","en",{"a":[1,2]},1.5,"unread",8]"#, #"[8]"#, #"[9,null,null,[1],null,{"deep":[[]]}]"#]
+        let walked = Self.walkDirectly(rows, plan: try PlanCompiler.compile(fields, options: options)) { machine in
+            machine.pointee.useHeader(["id", "text", "lang", "extra", "n", "unread"].map { Array($0.utf8) })
+        }
+        for (row, status) in zip(rows, walked.statuses) { #expect(status == .ok, "\(row)") }
+        #expect(walked.matchedRecords == rows.count)
+    }
+
+    /// Walks each record straight through a simdjson tokenizer over a new machine of `plan` (made ready by
+    /// `prepare`), as an engine hands a line to it: each walk's status, and how many records the matched walk read.
+    static func walkDirectly(
+        _ records: [String], plan: CompiledPlan, prepare: (UnsafeMutablePointer<RecordStateMachine>) -> Void = { _ in }
+    ) -> (statuses: [SimdjsonTokenizer.Status], matchedRecords: Int) {
         let queue = BatchQueue(fields: plan.fields, capacity: 64)
         let machine = UnsafeMutablePointer<RecordStateMachine>.allocate(capacity: 1)
         machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, outerLevels: 0, defersFinish: false, maximumDepth: 64, stopsAtFirstRejection: false))
@@ -263,17 +275,15 @@ import SluiceFixtures
             machine.deinitialize(count: 1)
             machine.deallocate()
         }
-        machine.pointee.useHeader(["id", "text", "lang", "extra", "n", "unread"].map { Array($0.utf8) })
+        prepare(machine)
         let tokenizer = SimdjsonTokenizer(machine: machine)
-        let rows = [#"[7,"a","en",{"a":[1,2]},1.5,"unread",8]"#, #"[8]"#, #"[9,null,null,[1],null,{"deep":[[]]}]"#]
-        for row in rows {
-            var bytes = Array(row.utf8)
+        let statuses = records.map { record in
+            var bytes = Array(record.utf8)
             let count = bytes.count
             bytes += [UInt8](repeating: 0x20, count: SimdjsonTokenizer.padding)
-            let status = bytes.withUnsafeBufferPointer { tokenizer.walk($0.baseAddress!, count: count, readable: $0.count, at: 0) }
-            #expect(status == .ok, "\(row)")
+            return bytes.withUnsafeBufferPointer { tokenizer.walk($0.baseAddress!, count: count, readable: $0.count, at: 0) }
         }
-        #expect(tokenizer.matchedRecords == rows.count)
+        return (statuses, tokenizer.matchedRecords)
     }
 
     /// The plans above are the matched walk's, and its records go through it: else the comparison would test the
@@ -287,23 +297,9 @@ import SluiceFixtures
             let records = clean + (name.contains("lists") ? Self.listShapes : name.contains("beneath") ? Self.capturedShapes : Self.unreadDamage)
             let plan = try PlanCompiler.compile(fields, options: options)
             #expect(MatchTables(plan: plan) != nil, "\(name)")
-            let queue = BatchQueue(fields: plan.fields, capacity: 64)
-            let machine = UnsafeMutablePointer<RecordStateMachine>.allocate(capacity: 1)
-            machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, outerLevels: 0, defersFinish: false, maximumDepth: 64, stopsAtFirstRejection: false))
-            defer {
-                machine.pointee.deallocate()
-                machine.deinitialize(count: 1)
-                machine.deallocate()
-            }
-            let tokenizer = SimdjsonTokenizer(machine: machine)
-            for record in records + Self.escapedKeys {
-                var bytes = Array(record.utf8)
-                let count = bytes.count
-                bytes += [UInt8](repeating: 0x20, count: SimdjsonTokenizer.padding)
-                let status = bytes.withUnsafeBufferPointer { tokenizer.walk($0.baseAddress!, count: count, readable: $0.count, at: 0) }
-                #expect(status == .ok, "\(name): \(record)")
-            }
-            #expect(tokenizer.matchedRecords == records.count, "\(name): all but the escaped keys' records")
+            let walked = Self.walkDirectly(records + Self.escapedKeys, plan: plan)
+            for (record, status) in zip(records + Self.escapedKeys, walked.statuses) { #expect(status == .ok, "\(name): \(record)") }
+            #expect(walked.matchedRecords == records.count, "\(name): all but the escaped keys' records")
         }
         var elements = FieldSpec(name: "mentions", path: "entities.user_mentions", type: .json)
         elements.elementPlan = try PlanCompiler.compile([field("id", .int64)])

@@ -89,7 +89,7 @@ typedef enum {
 } sluice_match_status;
 
 /// A key no field reads, in the object at `node`, and how often records walked whole showed it: its bytes are the
-/// first `length` bytes of `words` (little-endian).
+/// first `length` bytes of `words`, in memory order.
 typedef struct {
     uint64_t words[4];
     int32_t length;

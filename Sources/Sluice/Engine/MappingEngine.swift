@@ -252,8 +252,9 @@ final class MappingEngine: BatchSource {
         machine.deallocate()
     }
 
-    /// How often each key no field reads was seen, by key path: those the machine counted, and those the matched
-    /// walk counted itself.
+    /// How often each key that no field reads was seen, by key path (`$.source`, `$.user.id_str`): those the machine
+    /// counted, and those the matched walk counted itself. Keys inside an unread object are not counted one by one:
+    /// the object's own key stands for them.
     var unmappedKeys: [String: Int] {  // lint: reporting, not the per-value path
         simdjson?.takeUnmappedKeyCounts(into: &keysCountedInWalk)
         var counts = machine.pointee.countedUnmappedKeys(handingOn: false)

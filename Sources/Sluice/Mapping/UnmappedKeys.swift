@@ -37,12 +37,6 @@ extension RecordStateMachine {
         failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(node)] + "." + name, kind: .unmappedKey, expected: "only keys the mapping reads", found: "a key it does not read"))
     }
 
-    /// How often each key that no field reads was seen, by key path (`$.source`, `$.user.id_str`). Keys inside
-    /// an unread object are not counted one by one: the object's own key stands for them.
-    var unmappedKeys: [String: Int] {  // lint: reporting, not the per-value path
-        UnmappedKey.named(countedUnmappedKeys(handingOn: false), in: plan)
-    }
-
     /// The unmapped keys seen since the last call (or since the machine was made), by trie node; the machine then
     /// counts from 0. A reader that hands records out a chunk at a time takes each chunk's keys with its records,
     /// so that keys of records never handed out are never counted.

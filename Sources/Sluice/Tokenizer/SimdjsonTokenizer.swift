@@ -97,7 +97,8 @@ final class SimdjsonTokenizer {
             var tape: UnsafePointer<sluice_tape_entry>?
             var entries = 0
             var end = 0
-            // Rows are read by the header's names once it is known; before, an array is no record the walk reads.
+            // Rows are read by the header's names once it is known; before, an array is no record the walk reads. The
+            // header's array is touched only then: reaching into it costs a retain and a release a record.
             let status = machine.pointee.knowsHeader
                 ? machine.pointee.headerNodes.withUnsafeBufferPointer { header in
                     sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, header.baseAddress, header.count, &tape, &entries, &end)
