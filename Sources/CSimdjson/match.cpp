@@ -115,7 +115,7 @@ struct matcher : record_view {
     /// key must cross on the tape to be counted (or, in strict mode, to fail its record).
     bool counted(int32_t node, size_t position, size_t key_length) {
         int32_t first = tables->first_guess[node];
-        if (!tables->counts_unmapped || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
+        if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
         parser->pending.push_back(uint32_t(size_t(first) + position));
         return true;
     }
@@ -243,6 +243,7 @@ struct matcher : record_view {
         if (value.type().get(type)) return step::unusual;
         const bool is_object = type == ondemand::json_type::object, is_array = type == ondemand::json_type::array;
         if (!is_object && !is_array) return scalar(value, type, token, node);
+        if (is_array && (tables->flags[node] & SLUICE_NODE_MAPS_ELEMENTS)) return element_rows(value, token, node, depth);
         // Only a container the plan looks into, of the kind it looks for, and that no field reads as a scalar, is
         // walked; a json field's other containers are checked whole.
         const bool looked_into = is_object ? tables->key_count[node] > 0 : tables->index_count[node] > 0;
@@ -271,6 +272,45 @@ struct matcher : record_view {
         ondemand::array inner;
         if (value.get_array().get(inner)) return step::unusual;
         return elements(inner, depth + 1, strict, strict, [&](int64_t index, std::string_view) { return element_child(node, index); });
+    }
+
+    /// Walks an array whose elements the plan at `element_root[node]` maps: each element's entries follow an element
+    /// marker that counts them. Nulls are no elements. Everything inside is checked whole, as the event walk
+    /// checks what follows an element that fails (which only Swift can tell), so that both walks agree on damage.
+    step element_rows(ondemand::value &value, std::string_view token, int32_t node, size_t depth) {
+        if (depth >= maximum_depth) return step::unusual;
+        const int32_t root = tables->element_root[node];
+        push(nullptr, size_t(root), offset(token.data()) + 1, node, SLUICE_TAPE_ELEMENTS_START);
+        ondemand::array array;
+        if (value.get_array().get(array)) return step::unusual;
+        int32_t index = 0;
+        const step walked = each_element(array, [&](ondemand::value &element, std::string_view element_token) {
+            ondemand::json_type type;
+            if (element.type().get(type)) return step::unusual;
+            const int32_t position = index++;
+            if (type == ondemand::json_type::null) return scalar(element, type, element_token, -1);
+            const size_t marker = tape.size();
+            tape.push_back(sluice_tape_entry{nullptr, 0, 0, position, SLUICE_TAPE_ELEMENT});
+            // A model's element is an object, a scalar plan's (a field at `$`) a scalar; an element of another kind
+            // fails, and the event walk says how.
+            if (type == ondemand::json_type::object && tables->key_count[root] > 0) {
+                ondemand::object object;
+                if (depth + 1 >= maximum_depth || element.get_object().get(object) || members(object, root, depth + 2, true) != step::ok) {
+                    return step::unusual;
+                }
+                tape[marker].end = after_closing();
+            } else if (type != ondemand::json_type::object && type != ondemand::json_type::array && (tables->flags[root] & SLUICE_NODE_SCALAR)) {
+                if (scalar(element, type, element_token, root) != step::ok) return step::unusual;
+                tape[marker].end = tape.back().end;
+            } else {
+                return step::unusual;
+            }
+            tape[marker].length = tape.size() - marker - 1;
+            return step::ok;
+        });
+        if (walked != step::ok) return step::unusual;
+        push(nullptr, 0, after_closing(), node, SLUICE_TAPE_ELEMENTS_END);
+        return step::ok;
     }
 
     /// An array at `node` (its `[` at `opening`) opens the lists that read its elements, so an empty one gives `[]`.
@@ -333,17 +373,25 @@ struct matcher : record_view {
     template <typename ChildOf>
     step elements(ondemand::array &array, size_t depth, bool strict_unread, bool strict, ChildOf child_of) {
         int64_t index = 0;
+        return each_element(array, [&](ondemand::value &element, std::string_view token) {
+            int32_t matched = child_of(index++, token);
+            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
+                // The iterator skips the unread element.
+                return leaves_unread(element, token, depth, strict_unread) ? step::ok : step::unusual;
+            }
+            return read(element, token, matched, depth, strict);
+        });
+    }
+
+    /// Calls `visit(element, token)` for each element of `array`, whose first token must start a value.
+    template <typename Visit>
+    [[gnu::always_inline]] inline step each_element(ondemand::array &array, Visit visit) {
         for (auto result : array) {
             ondemand::value element;
             if (std::move(result).get(element)) return step::unusual;
             std::string_view token = element.raw_json_token();
             if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
-            int32_t matched = child_of(index++, token);
-            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (!leaves_unread(element, token, depth, strict_unread)) return step::unusual;
-                continue;  // the iterator skips the unread element
-            }
-            if (read(element, token, matched, depth, strict) != step::ok) return step::unusual;
+            if (visit(element, token) != step::ok) return step::unusual;
         }
         return step::ok;
     }

@@ -36,6 +36,23 @@ public enum BenchMapping {
         public var longitude: Double?
         public var firstHashtag: String?
         public var userCreated = Date(timeIntervalSince1970: 0)
+        /// Filled by ``typedWithArrays(options:)`` only, which reads them instead of ``firstHashtag``.
+        public var hashtags: [Hashtag] = []
+        public var mentions: [Mention] = []
+        public init() {}
+    }
+
+    /// A tweet's hashtag, as a typed array's element model.
+    public struct Hashtag: Sendable {
+        public var text = ""
+        public var start: Int64 = 0
+        public init() {}
+    }
+
+    /// A tweet's user mention, as a typed array's element model.
+    public struct Mention: Sendable {
+        public var id: Int64 = 0
+        public var screenName = ""
         public init() {}
     }
 
@@ -62,6 +79,38 @@ public enum BenchMapping {
             Field("score", \.score)
             Field("coordinates.coordinates.0", \.longitude)
             Field("entities.hashtags.0.text", \.firstHashtag)
+            Field("user.created_ms", \.userCreated, unit: .milliseconds)
+        }
+    }
+
+    /// ``typed(options:)`` with the hashtags and user mentions as typed arrays of models, mapped in the record's pass.
+    public static func typedWithArrays(options: MappingOptions = MappingOptions()) throws(SluiceError) -> Mapping<Tweet> {
+        let hashtag = try Mapping(Hashtag.init) {
+            Field("text", \.text)
+            Field("indices.0", \.start)
+        }
+        let mention = try Mapping(Mention.init) {
+            Field("id", \.id)
+            Field("screen_name", \.screenName)
+        }
+        return try Mapping(Tweet.init, options: options) {
+            Field("id", \.id)
+            Field("id_str", \.idString)
+            Field("created_at", \.createdAt, formats: [.twitter])
+            Field("text", \.text)
+            Field("user.id", \.userID)
+            Field("user.screen_name", \.screenName)
+            Field("user.followers_count", \.followers)
+            Field("user.verified", \.isVerified)
+            Field("user.location", \.location)
+            Field("retweet_count", \.retweets)
+            Field("favorite_count", \.favorites)
+            Field("favorited", \.isFavorited)
+            Field("lang", \.language)
+            Field("score", \.score)
+            Field("coordinates.coordinates.0", \.longitude)
+            Field("entities.hashtags", \.hashtags, elements: hashtag)
+            Field("entities.user_mentions", \.mentions, elements: mention)
             Field("user.created_ms", \.userCreated, unit: .milliseconds)
         }
     }

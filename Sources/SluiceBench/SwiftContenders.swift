@@ -66,10 +66,24 @@ public enum SwiftContenders {
 
     public static func typed(workers: Int, tokenizer: TokenizerChoice = .automatic) -> Contender {
         let (name, key) = label("typed", workers: workers, tokenizer: tokenizer)
-        return Contender(name: name, key: key, family: .sluice, threads: workers) { input in
+        return typedContender(name: name, key: key, workers: workers, tokenizer: tokenizer, mapping: BenchMapping.typed)
+    }
+
+    /// The typed door with the hashtags and mentions as typed arrays of models: the first hashtag of the checksum is
+    /// the first element's text.
+    public static func typedWithArrays(workers: Int) -> Contender {
+        let (name, key) = label("typed-arrays", workers: workers, tokenizer: .automatic)
+        return typedContender(name: name + ", hashtags and mentions as typed arrays", key: key, workers: workers, tokenizer: .automatic, mapping: BenchMapping.typedWithArrays)
+    }
+
+    private static func typedContender(
+        name: String, key: String, workers: Int, tokenizer: TokenizerChoice,
+        mapping: @escaping @Sendable (MappingOptions) throws(SluiceError) -> Mapping<BenchMapping.Tweet>
+    ) -> Contender {
+        Contender(name: name, key: key, family: .sluice, threads: workers) { input in
             var options = ReaderOptions(workers: workers)
             options.tokenizer = tokenizer
-            let reader = try TypedReader(input: .file(input.path), mapping: BenchMapping.typed(options: BenchMapping.options(for: input.layout)), options: options)
+            let reader = try TypedReader(input: .file(input.path), mapping: mapping(BenchMapping.options(for: input.layout)), options: options)
             var checksum = Checksum()
             while let batch = try reader.next() {
                 for tweet in batch.models {
@@ -77,7 +91,8 @@ public enum SwiftContenders {
                         id: tweet.id, followers: tweet.followers, retweets: tweet.retweets,
                         createdSeconds: Int64(tweet.createdAt.timeIntervalSince1970.rounded(.down)),
                         userCreatedMilliseconds: Int64((tweet.userCreated.timeIntervalSince1970 * 1000).rounded()),
-                        textBytes: tweet.text.utf8.count, verified: tweet.isVerified, firstHashtagBytes: tweet.firstHashtag?.utf8.count)
+                        textBytes: tweet.text.utf8.count, verified: tweet.isVerified,
+                        firstHashtagBytes: (tweet.firstHashtag ?? tweet.hashtags.first?.text)?.utf8.count)
                 }
             }
             return RunOutcome(checksum: checksum)

@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 /// One input from libFuzzer (`scripts/fuzz` builds this target with `-sanitize=fuzzer,address`). Which harness
-/// runs is chosen by `SLUICE_FUZZ_TARGET` (`records`, the default, `shards`, `mapping-file` or `sinks`). Exported under libFuzzer's
+/// runs is chosen by `SLUICE_FUZZ_TARGET` (`records`, the default, `shards`, `mapping-file`, `sinks` or `typed`). Exported under libFuzzer's
 /// name as well, which its library refers to.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -11,6 +11,7 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     case "mapping-file": FuzzMappingFile.run(bytes)
     case "shards": FuzzShards.run(bytes)
     case "sinks": FuzzSinks.run(bytes)
+    case "typed": FuzzTyped.run(bytes)
     default: FuzzRecords.run(bytes)
     }
     return 0

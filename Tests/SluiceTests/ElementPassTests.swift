@@ -24,10 +24,11 @@ import Testing
         var scoresText: String?
     }
 
-    /// The mapping; `readsTextToo` adds json fields on every array, which sends them all down the text path.
-    static func mapping(readsTextToo: Bool) throws -> Mapping<Post> {
+    /// The mapping; `readsTextToo` adds json fields on every array, which sends them all down the text path;
+    /// `strictElements` makes a tag's key no field reads fail it.
+    static func mapping(readsTextToo: Bool, strictElements: Bool = false) throws -> Mapping<Post> {
         let label = try Mapping(Label.init) { Field("name", \.name) }
-        let tag = try Mapping(Tag.init) {
+        let tag = try Mapping(Tag.init, options: MappingOptions(unmappedKeys: strictElements ? .reject : .ignore)) {
             Field("text", \.text)
             Field("indices", \.indices)
             Field("extra", \.extra)
@@ -103,8 +104,25 @@ import Testing
         }.joined(separator: "\n") + "\n"
     }
 
+    /// Expects the same models and rejections, naming the first rejection that differs.
+    static func expectSame(
+        _ result: (posts: [Post], rejections: [String]), _ expected: (posts: [Post], rejections: [String]), _ label: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.posts == expected.posts, "\(label)", sourceLocation: sourceLocation)
+        #expect(result.rejections == expected.rejections, "\(label)", sourceLocation: sourceLocation)
+        for (got, wanted) in zip(result.rejections, expected.rejections) where got != wanted {
+            Issue.record("\(got)\n  instead of\n\(wanted)", sourceLocation: sourceLocation)
+            break
+        }
+    }
+
     static func read(_ text: String, readsTextToo: Bool, options: ReaderOptions) throws -> (posts: [Post], rejections: [String]) {
-        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: try mapping(readsTextToo: readsTextToo), options: options)
+        try read(text, mapping: try mapping(readsTextToo: readsTextToo), options: options)
+    }
+
+    static func read(_ text: String, mapping: Mapping<Post>, options: ReaderOptions) throws -> (posts: [Post], rejections: [String]) {
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping, options: options)
         var posts: [Post] = []
         var rejections: [String] = []
         while let batch = try reader.next() {
@@ -149,12 +167,7 @@ import Testing
             options.batchCapacity = batchCapacity
             options.chunkSize = 16 << 10
             let result = try Self.read(text, readsTextToo: false, options: options)
-            #expect(result.posts == expected.posts, "workers \(workers), batches of \(batchCapacity)")
-            #expect(result.rejections == expected.rejections, "workers \(workers), batches of \(batchCapacity)")
-            for (got, wanted) in zip(result.rejections, expected.rejections) where got != wanted {
-                Issue.record("\(got)\n  instead of\n\(wanted)")
-                break
-            }
+            Self.expectSame(result, expected, "workers \(workers), batches of \(batchCapacity)")
         }
     }
 

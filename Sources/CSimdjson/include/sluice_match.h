@@ -30,9 +30,9 @@ typedef struct {
     /// the child node it leads to.
     const int64_t *index_value;
     const int32_t *index_child;
-    /// Whether the walk counts the keys no field reads itself, where it guesses them (not in strict mode, where
-    /// each one fails its record and so crosses on the tape).
-    int32_t counts_unmapped;
+    /// Per node: for an array whose elements a plan of their own maps (a typed array of models), the node of that
+    /// plan's root; -1 elsewhere. An element plan's nodes follow the record's in the same tables.
+    const int32_t *element_root;
 } sluice_plan_tables;
 
 enum {
@@ -47,6 +47,10 @@ enum {
     SLUICE_NODE_CAPTURES = 8,
     /// List fields read the elements of an array here: an array here opens their lists, so an empty one gives `[]`.
     SLUICE_NODE_STARTS_LISTS = 16,
+    /// A key no field reads here fails its record (strict mode): it crosses on the tape, never counted in the walk.
+    SLUICE_NODE_REJECTS_UNREAD_KEYS = 32,
+    /// An array here is mapped element by element by the plan at `element_root`.
+    SLUICE_NODE_MAPS_ELEMENTS = 64,
 };
 
 /// One value or key of a record, in document order, as the matched walk hands it over.
@@ -67,6 +71,14 @@ typedef enum {
     SLUICE_TAPE_LIST_START = 7,
     /// A row holds a value past the header's columns (the first such value): its record fails.
     SLUICE_TAPE_EXTRA_VALUE = 8,
+    /// An array at a node that maps elements, before its elements: `end` is the offset just past its `[`, `length`
+    /// the node of the element plan's root (which the element plan's nodes on the tape count from).
+    SLUICE_TAPE_ELEMENTS_START = 9,
+    /// One element of that array, before its own entries: `node` is its index in the array (nulls counted),
+    /// `length` how many entries after this one are its, `end` the offset just past it. Null elements have none.
+    SLUICE_TAPE_ELEMENT = 10,
+    /// The end of that array: `end` is the offset just past its `]`.
+    SLUICE_TAPE_ELEMENTS_END = 11,
 } sluice_tape_kind;
 
 typedef struct {

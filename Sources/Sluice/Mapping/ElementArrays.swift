@@ -1,3 +1,4 @@
+import CSimdjson
 import CYajl
 
 /// Typed arrays of models, mapped element by element: the events inside the array go to an element machine, which
@@ -16,6 +17,12 @@ extension RecordStateMachine {
     /// passes every event inside it on to the element machine.
     @inline(never)
     mutating func beginElements(node nodeID: Int32, machine: Int) -> Bool {
+        openElements(node: nodeID, machine: machine)
+        return beginSkip(captureNode: -1)
+    }
+
+    /// Starts mapping the array at `nodeID` element by element, in either walk.
+    mutating func openElements(node nodeID: Int32, machine: Int) {
         let column = Int(targets[Int(nodes[Int(nodeID)].targetStart)])
         stamps[column] = serial
         elementsColumn = column
@@ -24,7 +31,22 @@ extension RecordStateMachine {
         elementsStart = elementMachines[machine].row
         elementsRejectionsBefore = elementMachines[machine].elementBatch?.rejections.count ?? 0
         feedsElements = true
-        return beginSkip(captureNode: -1)
+    }
+
+    /// The matched walk's element at `index` of the array (nulls counted), whose entries are `tape` and which ends
+    /// at `end`: its element machine takes it as a record, unless an element before it failed, which ends the
+    /// feeding as in the event walk.
+    @inline(never)
+    mutating func feedMatchedElement(_ tape: UnsafeBufferPointer<sluice_tape_entry>, index: Int, end: Int, nodeBase: Int32) {
+        guard feedsElements else { return }
+        let machine = elementsMachine
+        elementMachines[machine].startElement(ordinal: index)
+        elementMachines[machine].follow(buffer: buffer, bufferOffset: bufferOffset, bufferCount: bufferCount, handle: handle,
+                                        sliceOffset: sliceOffset, scriptedOffset: scriptedOffset, isKnownUTF8: recordIsKnownUTF8)
+        _ = elementMachines[machine].takeMatchedRecord(tape, end: end, nodeBase: nodeBase)
+        if let batch = elementMachines[machine].elementBatch, batch.rejections.count > elementsRejectionsBefore {
+            feedsElements = false
+        }
     }
 
     /// Passes one event inside the array on; `skipDepth` already counts a container it opens or closes. JSON

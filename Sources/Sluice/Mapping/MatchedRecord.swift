@@ -13,33 +13,59 @@ extension RecordStateMachine {
 
     /// Writes the record the tape describes and ends it at `end` (relative to ``sliceOffset``, as the tape's
     /// offsets are); returns `false` where the event walk's end of record would have asked the tokenizer to stop.
-    mutating func takeMatchedRecord(_ tape: UnsafeBufferPointer<sluice_tape_entry>, end: Int) -> Bool {
+    /// The tape's nodes count from `nodeBase`, this machine's root among the tables' nodes (an element plan's
+    /// nodes follow the record's).
+    mutating func takeMatchedRecord(_ tape: UnsafeBufferPointer<sluice_tape_entry>, end: Int, nodeBase: Int32 = 0) -> Bool {
         guard beginRecordOrOuter(isArrayStart: false) == 0 else { return false }
-        for entry in tape {
+        guard var cursor = tape.baseAddress else { return endMatchedRecord(end: end) }
+        let tapeEnd = cursor + tape.count
+        var elementsBase: Int32 = 0
+        while cursor < tapeEnd {
+            let entry = cursor.pointee
+            cursor += 1
             let kind = sluice_tape_kind(UInt32(bitPattern: entry.kind))
+            // Wrapping: the tape's nodes are never below this machine's root.
+            let node = entry.node &- nodeBase
             if kind == SLUICE_TAPE_UNMAPPED_KEY {
                 // `end` is the key's position among its object's keys, not an offset.
-                _ = match(entry.bytes ?? emptyBytes, entry.length, at: entry.node, position: entry.end)
+                _ = match(entry.bytes ?? emptyBytes, entry.length, at: node, position: entry.end)
                 continue
             }
             scriptedOffset = sliceOffset + entry.end
+            // Values first: the kinds are compared in turn, and values are most of a tape.
             switch kind {
+            case SLUICE_TAPE_STRING:
+                writeScalar(node: node, .string, entry.bytes ?? emptyBytes, entry.length, false)
+            case SLUICE_TAPE_NUMBER:
+                writeScalar(node: node, .number, entry.bytes ?? emptyBytes, entry.length, false)
+            case SLUICE_TAPE_TRUE, SLUICE_TAPE_FALSE:
+                writeScalar(node: node, .bool, nil, 0, kind == SLUICE_TAPE_TRUE)
+            case SLUICE_TAPE_NULL:
+                writeScalar(node: node, .null, nil, 0, false)
             case SLUICE_TAPE_LIST_START:
-                startLists(at: entry.node)
+                startLists(at: node)
+            case SLUICE_TAPE_CAPTURE:
+                captureMatched(node: node, from: scriptedOffset - entry.length, to: scriptedOffset, isArray: entry.bytes?.pointee == UInt8(ascii: "["))
+            case SLUICE_TAPE_ELEMENTS_START:
+                elementsBase = Int32(entry.length)
+                openElements(node: node, machine: Int(nodes[Int(node)].elementMachine))
+            case SLUICE_TAPE_ELEMENT:
+                // `node` is the element's index in its array, `length` how many entries are its.
+                let entries = UnsafeBufferPointer(start: cursor, count: entry.length)
+                cursor += entry.length
+                feedMatchedElement(entries, index: Int(entry.node), end: entry.end, nodeBase: elementsBase)
+            case SLUICE_TAPE_ELEMENTS_END:
+                finishElements()
             case SLUICE_TAPE_EXTRA_VALUE:
                 failRowPastHeader()
-            case SLUICE_TAPE_CAPTURE:
-                captureMatched(node: entry.node, from: scriptedOffset - entry.length, to: scriptedOffset, isArray: entry.bytes?.pointee == UInt8(ascii: "["))
-            case SLUICE_TAPE_STRING:
-                writeScalar(node: entry.node, .string, entry.bytes ?? emptyBytes, entry.length, false)
-            case SLUICE_TAPE_NUMBER:
-                writeScalar(node: entry.node, .number, entry.bytes ?? emptyBytes, entry.length, false)
-            case SLUICE_TAPE_TRUE, SLUICE_TAPE_FALSE:
-                writeScalar(node: entry.node, .bool, nil, 0, kind == SLUICE_TAPE_TRUE)
             default:
-                writeScalar(node: entry.node, .null, nil, 0, false)
+                break  // every kind the walk writes is above
             }
         }
+        return endMatchedRecord(end: end)
+    }
+
+    private mutating func endMatchedRecord(end: Int) -> Bool {
         scriptedOffset = sliceOffset + end
         return endRecord(end: min(scriptedOffset, scalarEndLimit))
     }

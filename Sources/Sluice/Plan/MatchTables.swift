@@ -3,99 +3,123 @@ import CSimdjson
 /// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
 /// records that walk can read alone: key paths through objects, named array elements and `*`; fields read as
 /// scalars or lists, from one path or with fallbacks, cleaned or transformed, or as json text (also from a node
-/// that other fields read beneath); `$key`; records passed over at the start; rows read by a header's names. The
-/// tape's values go through the event walk's own writes, which apply fallbacks, cleanups and transforms alike for
-/// both walks.
+/// that other fields read beneath); `$key`; records passed over at the start; rows read by a header's names; typed
+/// arrays of models, whose element plans' tries follow the record's in the same tables. The tape's values go
+/// through the event walk's own writes, which apply fallbacks, cleanups and transforms alike for both walks.
 ///
-/// Typed arrays of models, a field at `$`, a record with no key the plan reads, a node with more than
-/// ``maximumKeyChildren`` keys or named elements, and ignored paths below read keys keep the event walk; a plan that
-/// has any of them gets no tables.
+/// A field at `$` of a record or of a model's element, a record with no key the plan reads, a node with more than ``maximumKeyChildren`` keys
+/// or named elements, and ignored paths below read keys keep the event walk; a plan that has any of them, in itself
+/// or in an element plan, gets no tables.
 final class MatchTables: @unchecked Sendable {
     /// Nodes with more key children than this are matched by hash, which the event walk does.
     static let maximumKeyChildren = 32
 
-    private let firstKey: UnsafeMutablePointer<Int32>
-    private let keyCount: UnsafeMutablePointer<Int32>
-    private let flags: UnsafeMutablePointer<UInt8>
-    private let keyStart: UnsafeMutablePointer<Int32>
-    private let keyLength: UnsafeMutablePointer<Int32>
-    private let keyChild: UnsafeMutablePointer<Int32>
-    private let firstGuess: UnsafeMutablePointer<Int32>
-    private let firstIndex: UnsafeMutablePointer<Int32>
-    private let indexCount: UnsafeMutablePointer<Int32>
-    private let indexValue: UnsafeMutablePointer<Int64>
-    private let indexChild: UnsafeMutablePointer<Int32>
-    /// The tables as C reads them; they point into the plan's key bytes, which outlive these tables.
+    /// The tables as C reads them; they point into memory these tables own.
     let tables: UnsafeMutablePointer<sluice_plan_tables>
+    private let storage: [UnsafeMutableRawPointer]
 
-    init?(plan: CompiledPlan) {
-        let nodes = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount)
-        guard plan.elementColumns.isEmpty, let root = nodes.first, root.keyEntryCount > 0, root.targetCount == 0
-        else { return nil }
-        for (index, node) in nodes.enumerated() {
-            // A node only an ignored path leads to is passed over when nothing lies beneath it. A container where
-            // a json field or a transform reads is captured (and walked on the way where fields read beneath it),
-            // and the scalar fields there fail on it, as in the event walk.
-            guard node.elementMachine < 0, !plan.feedsNoField[index] || !node.hasChildren,
-                  node.keyEntryCount <= Self.maximumKeyChildren, node.indexEntryCount <= Self.maximumKeyChildren,
-                  node.keyEntryCount > 0 || node.indexEntryCount > 0 || node.targetCount > 0 || plan.feedsNoField[index]
-            else { return nil }
+    /// - Parameters:
+    ///   - plan: The record's plan.
+    ///   - mapsElements: Whether the record's typed arrays of models are mapped element by element (its batches hold
+    ///     element rows); if not, they are json text, as any json field. Element plans' own arrays always are.
+    init?(plan: CompiledPlan, mapsElements: Bool) {
+        // The record's plan, then each element plan, one after the other: a plan's node `n` is node `base + n`.
+        var plans: [(plan: CompiledPlan, base: Int32, mapsElements: Bool)] = [(plan, 0, mapsElements)]
+        var nodeTotal = Int32(plan.nodeCount)
+        var elementRoot: [Int32] = []
+        var next = 0
+        while next < plans.count {
+            let (plan, _, mapsElements) = plans[next]
+            next += 1
+            guard Self.canBeMatched(plan, isElementPlan: next > 1) else { return nil }
+            var roots: [Int32] = []
+            for column in mapsElements ? plan.elementColumns : [] {
+                guard let elementPlan = plan.fields[column].elementPlan as? CompiledPlan else { return nil }
+                roots.append(nodeTotal)
+                plans.append((elementPlan, nodeTotal, true))
+                nodeTotal += Int32(elementPlan.nodeCount)
+            }
+            elementRoot += UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount).map { node in
+                mapsElements && node.elementMachine >= 0 ? roots[Int(node.elementMachine)] : -1
+            }
         }
-        var indexEntries: [IndexEntry] = []
-        firstIndex = .allocate(capacity: nodes.count)
-        indexCount = .allocate(capacity: nodes.count)
-        for (index, node) in nodes.enumerated() {
-            firstIndex[index] = Int32(indexEntries.count)
-            indexCount[index] = node.indexEntryCount
-            indexEntries += UnsafeBufferPointer(start: plan.indexEntries + Int(node.indexEntryStart), count: Int(node.indexEntryCount))
-        }
-        indexValue = .allocateCopy(of: indexEntries.map { Int64($0.index) })
-        indexChild = .allocateCopy(of: indexEntries.map(\.node))
-        // Key guesses only where keys are matched: 64 positions a node with key children.
+        var firstKey: [Int32] = [], keyCount: [Int32] = [], flags: [UInt8] = [], firstGuess: [Int32] = []
+        var keyStart: [Int32] = [], keyLength: [Int32] = [], keyChild: [Int32] = [], keyBytes: [UInt8] = []
+        var firstIndex: [Int32] = [], indexCount: [Int32] = [], indexValue: [Int64] = [], indexChild: [Int32] = []
         var guessedNodes: Int32 = 0
-        firstGuess = .allocateCopy(of: nodes.map { node in
-            guard node.keyEntryCount > 0 else { return -1 }
-            defer { guessedNodes += 1 }
-            return guessedNodes * 64
-        })
-        firstKey = .allocate(capacity: nodes.count)
-        keyCount = .allocate(capacity: nodes.count)
-        flags = .allocate(capacity: nodes.count)
-        for (index, node) in nodes.enumerated() {
-            firstKey[index] = node.keyEntryStart
-            keyCount[index] = node.keyEntryCount
-            flags[index] = (node.targetCount > 0 ? UInt8(SLUICE_NODE_SCALAR) : 0) | (plan.ignoresUnreadKeys[index] ? UInt8(SLUICE_NODE_IGNORES_UNREAD_KEYS) : 0)
-                | (plan.feedsNoField[index] ? UInt8(SLUICE_NODE_PASSED_OVER) : 0) | (node.capturesJSON ? UInt8(SLUICE_NODE_CAPTURES) : 0)
-                | (plan.startsLists[index] ? UInt8(SLUICE_NODE_STARTS_LISTS) : 0)
+        for (number, (plan, base, _)) in plans.enumerated() {
+            for (index, node) in UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount).enumerated() {
+                firstKey.append(Int32(keyStart.count))
+                keyCount.append(node.keyEntryCount)
+                for entry in UnsafeBufferPointer(start: plan.keyEntries + Int(node.keyEntryStart), count: Int(node.keyEntryCount)) {
+                    keyStart.append(Int32(keyBytes.count))
+                    keyLength.append(entry.keyLength)
+                    keyChild.append(base + entry.node)
+                    keyBytes += UnsafeBufferPointer(start: plan.keyBytes + Int(entry.keyStart), count: Int(entry.keyLength))
+                }
+                firstIndex.append(Int32(indexValue.count))
+                indexCount.append(node.indexEntryCount)
+                for entry in UnsafeBufferPointer(start: plan.indexEntries + Int(node.indexEntryStart), count: Int(node.indexEntryCount)) {
+                    indexValue.append(Int64(entry.index))
+                    indexChild.append(base + entry.node)
+                }
+                // Key guesses only where keys are matched: 64 positions a node with key children.
+                firstGuess.append(node.keyEntryCount > 0 ? guessedNodes * 64 : -1)
+                if node.keyEntryCount > 0 { guessedNodes += 1 }
+                let global = Int(base) + index
+                flags.append(Self.flags(of: node, at: index, in: plan, isElementPlan: number > 0, mapsElements: elementRoot[global] >= 0))
+            }
         }
-        let entries = UnsafeBufferPointer(start: plan.keyEntries, count: max(plan.keyEntryCount, 1))
-        keyStart = .allocate(capacity: entries.count)
-        keyLength = .allocate(capacity: entries.count)
-        keyChild = .allocate(capacity: entries.count)
-        for (index, entry) in entries.enumerated().prefix(plan.keyEntryCount) {
-            keyStart[index] = entry.keyStart
-            keyLength[index] = entry.keyLength
-            keyChild[index] = entry.node
+        var storage: [UnsafeMutableRawPointer] = []
+        func copy<Element>(_ elements: [Element]) -> UnsafeMutablePointer<Element> {
+            let pointer = UnsafeMutablePointer<Element>.allocateCopy(of: elements)
+            storage.append(UnsafeMutableRawPointer(pointer))
+            return pointer
         }
         tables = .allocate(capacity: 1)
-        tables.initialize(to: sluice_plan_tables(guessed_nodes: guessedNodes, first_guess: firstGuess, first_key: firstKey, key_count: keyCount, flags: flags, key_start: keyStart,
-                                                 key_length: keyLength, key_child: keyChild, key_bytes: plan.keyBytes,
-                                                 first_index: firstIndex, index_count: indexCount, index_value: indexValue, index_child: indexChild,
-                                                 counts_unmapped: plan.rejectsUnmappedKeys ? 0 : 1))
+        tables.initialize(to: sluice_plan_tables(
+            guessed_nodes: guessedNodes, first_guess: copy(firstGuess), first_key: copy(firstKey), key_count: copy(keyCount),
+            flags: copy(flags), key_start: copy(keyStart), key_length: copy(keyLength), key_child: copy(keyChild),
+            key_bytes: copy(keyBytes), first_index: copy(firstIndex), index_count: copy(indexCount),
+            index_value: copy(indexValue), index_child: copy(indexChild), element_root: copy(elementRoot)))
+        self.storage = storage
     }
 
     deinit {
-        firstGuess.deallocate()
-        firstKey.deallocate()
-        keyCount.deallocate()
-        flags.deallocate()
-        keyStart.deallocate()
-        keyLength.deallocate()
-        keyChild.deallocate()
-        firstIndex.deallocate()
-        indexCount.deallocate()
-        indexValue.deallocate()
-        indexChild.deallocate()
+        for pointer in storage { pointer.deallocate() }
         tables.deallocate()
+    }
+
+    /// Whether the matched walk reads every node of `plan` as the event walk would. A node only an ignored path
+    /// leads to is passed over when nothing lies beneath it. A container where a json field or a transform reads
+    /// is captured (and walked on the way where fields read beneath it), and the scalar fields there fail on it, as
+    /// in the event walk.
+    /// The record's root reads keys; an element plan's reads keys (a model's) or is read whole (a scalar's, a field
+    /// at `$`), never both.
+    private static func canBeMatched(_ plan: CompiledPlan, isElementPlan: Bool) -> Bool {
+        let nodes = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount)
+        guard let root = nodes.first, !isElementPlan || root.indexEntryCount == 0,
+              root.keyEntryCount > 0 ? root.targetCount == 0 : isElementPlan && root.targetCount > 0
+        else { return false }
+        return nodes.indices.allSatisfy { index in
+            let node = nodes[index]
+            return (!plan.feedsNoField[index] || !node.hasChildren)
+                && node.keyEntryCount <= Self.maximumKeyChildren && node.indexEntryCount <= Self.maximumKeyChildren
+                && (node.keyEntryCount > 0 || node.indexEntryCount > 0 || node.targetCount > 0 || plan.feedsNoField[index])
+        }
+    }
+
+    /// The node's SLUICE_NODE_* flags. Keys no field reads inside a typed array's elements are not counted (an
+    /// element plan's machine keeps no report of them), unless they fail their element.
+    private static func flags(of node: PlanNode, at index: Int, in plan: CompiledPlan, isElementPlan: Bool, mapsElements: Bool) -> UInt8 {
+        var flags = 0
+        if node.targetCount > 0 { flags |= SLUICE_NODE_SCALAR }
+        if plan.ignoresUnreadKeys[index] || (isElementPlan && !plan.rejectsUnmappedKeys) { flags |= SLUICE_NODE_IGNORES_UNREAD_KEYS }
+        if plan.feedsNoField[index] { flags |= SLUICE_NODE_PASSED_OVER }
+        if node.capturesJSON { flags |= SLUICE_NODE_CAPTURES }
+        if plan.startsLists[index] { flags |= SLUICE_NODE_STARTS_LISTS }
+        if plan.rejectsUnmappedKeys { flags |= SLUICE_NODE_REJECTS_UNREAD_KEYS }
+        if mapsElements { flags |= SLUICE_NODE_MAPS_ELEMENTS }
+        return UInt8(flags)
     }
 }

@@ -62,7 +62,7 @@ final class SimdjsonTokenizer {
         events.initialize(to: Self.makeEvents())
         openingLimit = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
         parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
-        matchTables = matchesKeys ? MatchTables(plan: machine.pointee.plan) : nil
+        matchTables = matchesKeys ? MatchTables(plan: machine.pointee.plan, mapsElements: !machine.pointee.elementMachines.isEmpty) : nil
     }
 
     deinit {

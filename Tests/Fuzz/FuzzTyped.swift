@@ -1,0 +1,107 @@
+import Sluice
+
+/// Typed arrays of models (models inside their elements, and arrays of scalars) read with the keys matched in the
+/// walk and with the event walk, by one worker and several: the same models, rejections, error and counts.
+///
+/// The first byte picks the variant: the shape (modulo 3), whether a hashtag's key no field reads fails it (bit 2),
+/// and the tokenizer (bit 7). The rest is the input; the seeds are tweets, whose hashtags and mentions are the arrays.
+enum FuzzTyped {
+    struct Tweet: Sendable, Equatable {
+        var id: Int64 = 0
+        var hashtags: [Hashtag] = []
+        var mentions: [Mention]?
+        var point: [Double]?
+    }
+
+    struct Hashtag: Sendable, Equatable {
+        var text = ""
+        var indices: [Int64] = []
+    }
+
+    struct Mention: Sendable, Equatable {
+        var id: Int64 = 0
+        var name: String?
+        var spans: [Span]?
+    }
+
+    /// A mention's `indices` read element by element as models of their own: a model inside an element.
+    struct Span: Sendable, Equatable { var at: Int64 = 0 }
+
+    static func mapping(strictHashtags: Bool) throws -> Mapping<Tweet> {
+        let hashtag = try Mapping(Hashtag.init, options: MappingOptions(unmappedKeys: strictHashtags ? .reject : .ignore)) {
+            Field("text", \.text)
+            Field("indices", \.indices)
+        }
+        let span = try Mapping(Span.init) { Field("$", \.at) }
+        let mention = try Mapping(Mention.init) {
+            Field("id", \.id)
+            Field("screen_name", \.name)
+            Field("indices", \.spans, elements: span)
+        }
+        return try Mapping(Tweet.init) {
+            Field("id", \.id)
+            Field("entities.hashtags", \.hashtags, elements: hashtag)
+            Field("entities.user_mentions", \.mentions, elements: mention)
+            Field("coordinates.coordinates", \.point)
+        }
+    }
+
+    /// Every mapping must build: a target that quietly lost one would fuzz less than it says.
+    static let mappings: [Mapping<Tweet>] = [false, true].map { strict in
+        do {
+            return try mapping(strictHashtags: strict)
+        } catch {
+            preconditionFailure("a fuzz mapping does not build: \(error)")
+        }
+    }
+    static let shapes: [InputShape] = [.ndjson, .array, .automatic]
+
+    static func run(_ bytes: [UInt8]) {
+        guard let selector = bytes.first else { return }
+        let input = Array(bytes.dropFirst())
+        let mapping = mappings[Int(selector >> 2 & 1)]
+        let shape = shapes[Int(selector % 3)]
+        var reference: Transcript?
+        // The last run reads with the event walk alone, which the matched walk must agree with.
+        for (workers, chunk, matchesKeys) in [(1, 1 << 20, true), (2, 1, true), (3, 64, true), (1, 1 << 20, false)] {
+            var options = ReaderOptions(shape: shape, readBufferSize: 4096, batchCapacity: 3, rejectionPolicy: .collect,
+                                        workers: workers, chunkSize: chunk, memoryBudget: 1 << 20)
+            options.tokenizer = selector & 0x80 == 0 ? .simdjson : .yajl
+            options.matchesKeysInWalk = matchesKeys
+            let transcript = Transcript(input, mapping: mapping, options: options)
+            if let reference {
+                precondition(transcript == reference, "\(workers) workers, chunks of \(chunk), keys matched in the walk \(matchesKeys): \(transcript) against \(reference)")
+            } else {
+                reference = transcript
+            }
+        }
+    }
+
+    /// What a run gave: each model or rejection in record order, the error, the counts.
+    struct Transcript: Equatable, CustomStringConvertible {
+        var lines: [String] = []
+        var error: String?
+        var counts = ""
+
+        init(_ input: [UInt8], mapping: Mapping<Tweet>, options: ReaderOptions) {
+            var numbered: [(ordinal: Int, line: String)] = []
+            do {
+                let reader = try TypedReader(input: .bytes(input), mapping: mapping, options: options)
+                defer {
+                    let statistics = reader.statistics
+                    precondition(statistics.recordsRead == statistics.recordsMapped + statistics.recordsRejected, "accounting broke: \(statistics)")
+                    counts = "\(statistics.recordsRead) = \(statistics.recordsMapped) + \(statistics.recordsRejected)"
+                }
+                while let batch = try reader.next() {
+                    numbered += zip(batch.locations, batch.models).map { ($0.ordinal, "\($0) \($1)") }
+                    numbered += batch.rejections.map { ($0.location.ordinal, "rejected \($0)") }
+                }
+            } catch {
+                self.error = "\(error)"
+            }
+            lines = numbered.sorted { $0.ordinal < $1.ordinal }.map(\.line)
+        }
+
+        var description: String { (lines + [error ?? "", counts]).joined(separator: "\n") }
+    }
+}
