@@ -18,15 +18,11 @@ struct ElementRows {
     static func write(_ batch: ColumnarBatch, rows: Range<Int>, failure: Int?, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int) {
         storage.pointee.beginText(row: row)
         storage.pointee.appendText(byte: marker)
-        func append(_ word: Int) {
-            withUnsafeBytes(of: word) { bytes in
-                for byte in bytes { storage.pointee.appendText(byte: byte) }
-            }
+        // One copy of the four words (a homogeneous tuple is laid out contiguously), not one call a byte.
+        var words = (Int(bitPattern: Unmanaged.passUnretained(batch).toOpaque()), rows.lowerBound, rows.count, failure ?? -1)
+        withUnsafeBytes(of: &words) { bytes in
+            if let base = bytes.baseAddress { storage.pointee.appendText(base, count: bytes.count) }
         }
-        append(Int(bitPattern: Unmanaged.passUnretained(batch).toOpaque()))
-        append(rows.lowerBound)
-        append(rows.count)
-        append(failure ?? -1)
         storage.pointee.endText(row: row)
     }
 
