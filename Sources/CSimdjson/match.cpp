@@ -112,7 +112,8 @@ struct matcher : record_view {
     }
 
     /// Counts a key no field reads at the guess `child` just matched it with, where there is one; false where the
-    /// key must cross on the tape to be counted (or, in strict mode, to fail its record).
+    /// key must cross on the tape to be counted (or, where the node rejects such keys, to fail its record). Element
+    /// plans' nodes never get here: their keys are ignored or rejected.
     bool counted(int32_t node, size_t position, size_t key_length) {
         int32_t first = tables->first_guess[node];
         if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
@@ -423,19 +424,27 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
         parser->guessed_for = tables;
     }
     matcher walk{{bytes, length, &document}, tables, parser->tape, parser->guesses.data(), parser->maximum_depth, parser};
+    // A field at `$` captures the whole record: everything in it is checked, as the captured text must be. (A row
+    // so captured is left to the event walk, which reads it by the header's names as an object.)
+    const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
+    const char *opening = nullptr;
+    if (document.current_location().get(opening)) return SLUICE_MATCH_UNUSUAL;
     if (is_row) {
         ondemand::array array;
-        const char *opening = nullptr;
-        if (document.current_location().get(opening) || document.get_array().get(array)) return SLUICE_MATCH_UNUSUAL;
+        if (captures_record || document.get_array().get(array)) return SLUICE_MATCH_UNUSUAL;
         if (walk.row(array, header_nodes, header_count, opening) != step::ok) return SLUICE_MATCH_UNUSUAL;
     } else {
         ondemand::object object;
-        if (document.get_object().get(object) || walk.members(object, 0, 1, false) != step::ok) return SLUICE_MATCH_UNUSUAL;
+        if (document.get_object().get(object) || walk.members(object, 0, 1, captures_record) != step::ok) return SLUICE_MATCH_UNUSUAL;
     }
     // A second value after the record: the event walk says what it is.
     const char *next = nullptr;
     if (document.current_location().get(next) == SUCCESS) return SLUICE_MATCH_UNUSUAL;
     *end = walk.after_closing();
+    if (captures_record) {
+        const size_t start = walk.offset(opening);
+        walk.push(reinterpret_cast<const uint8_t *>(opening), *end - start, *end, 0, SLUICE_TAPE_CAPTURE);
+    }
     *tape = parser->tape.data();
     *count = parser->tape.size();
     // Walked whole: the keys no field reads that it showed count now.

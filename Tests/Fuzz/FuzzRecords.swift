@@ -3,11 +3,11 @@ import Sluice
 /// Input bytes through framing and mapping, checked against themselves: every worker count, chunk size and
 /// tokenizer must give the same records, rejections, error and counts, and `read == mapped + rejected`.
 ///
-/// The first byte picks the variant: the mapping (dates, enums, lists, nested paths and json; skipped records and
-/// a header; a records path; 2,000 fields, which the small memory budget must hold; or json fields read beneath),
-/// the shape, the tokenizer,
-/// and whether a long run of whitespace goes into the input (the second byte says where, how long and of which
-/// characters). The rest is the input, which may also be gzip or zstd (the seeds hold both), damaged or not.
+/// The first byte picks the variant: the mapping (dates, enums, lists, nested paths, json and the whole record as
+/// json; skipped records and a header; a records path; 2,000 fields, which the small memory budget must hold; or
+/// json fields read beneath), the shape, the tokenizer, and whether a long run of whitespace goes into the input (the
+/// second byte says where, how long and of which characters). The rest is the input, which may also be gzip or zstd
+/// (the seeds hold both), damaged or not.
 enum FuzzRecords {
     static let fieldMapping = """
         fields:
@@ -19,6 +19,7 @@ enum FuzzRecords {
           - {name: extra, type: json, optional: true}
           - {name: score, type: double, optional: true, validate: {range: [0, 100]}}
           - {name: price, path: score, type: decimal, precision: 6, scale: 2, rounding: half-even, optional: true}
+          - {name: raw, path: $, type: json}
         """
     static let headerMapping = "skip: 1\nheader: true\nfields:\n  - {name: id, type: int64}\n  - {name: name, type: string, optional: true}\n"
     static let wrapperMapping = "records: data.items\nfields:\n  - {name: id, type: int64}\n  - {name: name, path: user.name, type: string, optional: true}\n"

@@ -3,8 +3,9 @@ import Sluice
 /// Typed arrays of models (models inside their elements, and arrays of scalars) read with the keys matched in the
 /// walk and with the event walk, by one worker and several: the same models, rejections, error and counts.
 ///
-/// The first byte picks the variant: the shape (modulo 3), whether a hashtag's key no field reads fails it (bit 2),
-/// and the tokenizer (bit 7). The rest is the input; the seeds are tweets, whose hashtags and mentions are the arrays.
+/// The first byte picks the variant: the shape (modulo 3) and whether a hashtag's key no field reads fails it (bit 2).
+/// The rest is the input; the seeds are tweets, whose hashtags and mentions are the arrays, and the same tweets as a
+/// JSON array.
 enum FuzzTyped {
     struct Tweet: Sendable, Equatable {
         var id: Int64 = 0
@@ -66,7 +67,7 @@ enum FuzzTyped {
         for (workers, chunk, matchesKeys) in [(1, 1 << 20, true), (2, 1, true), (3, 64, true), (1, 1 << 20, false)] {
             var options = ReaderOptions(shape: shape, readBufferSize: 4096, batchCapacity: 3, rejectionPolicy: .collect,
                                         workers: workers, chunkSize: chunk, memoryBudget: 1 << 20)
-            options.tokenizer = selector & 0x80 == 0 ? .simdjson : .yajl
+            options.tokenizer = .simdjson
             options.matchesKeysInWalk = matchesKeys
             let transcript = Transcript(input, mapping: mapping, options: options)
             if let reference {
@@ -90,7 +91,8 @@ enum FuzzTyped {
                 defer {
                     let statistics = reader.statistics
                     precondition(statistics.recordsRead == statistics.recordsMapped + statistics.recordsRejected, "accounting broke: \(statistics)")
-                    counts = "\(statistics.recordsRead) = \(statistics.recordsMapped) + \(statistics.recordsRejected)"
+                    counts = "\(statistics.recordsRead) = \(statistics.recordsMapped) + \(statistics.recordsRejected); unmapped "
+                        + reader.unmappedKeys.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
                 }
                 while let batch = try reader.next() {
                     numbered += zip(batch.locations, batch.models).map { ($0.ordinal, "\($0) \($1)") }

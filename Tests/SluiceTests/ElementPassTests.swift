@@ -25,8 +25,8 @@ import Testing
     }
 
     /// The mapping; `readsTextToo` adds json fields on every array, which sends them all down the text path;
-    /// `strictElements` makes a tag's key no field reads fail it.
-    static func mapping(readsTextToo: Bool, strictElements: Bool = false) throws -> Mapping<Post> {
+    /// `strictElements` makes a tag's key no field reads fail it, `strictRecord` a post's.
+    static func mapping(readsTextToo: Bool, strictElements: Bool = false, strictRecord: Bool = false) throws -> Mapping<Post> {
         let label = try Mapping(Label.init) { Field("name", \.name) }
         let tag = try Mapping(Tag.init, options: MappingOptions(unmappedKeys: strictElements ? .reject : .ignore)) {
             Field("text", \.text)
@@ -38,7 +38,7 @@ import Testing
                 Field(json: "labels", \.labelsText)
             }
         }
-        return try Mapping(Post.init) {
+        return try Mapping(Post.init, options: MappingOptions(unmappedKeys: strictRecord ? .reject : .ignore)) {
             Field("id", \.id)
             Field("tags", \.tags, elements: tag)
             Field("scores", \.scores)
@@ -100,28 +100,31 @@ import Testing
         }
         return (0..<count).map { index in
             let id = next(30) == 0 ? #""abc""# : "\(index)"
-            return "{" + tags() + #""id":\#(id)"# + scores() + "}"
+            // A key no field reads, in one record in seven: counted, or the record's failure in strict mode.
+            let note = index % 7 == 3 ? #""note":1,"# : ""
+            return "{" + tags() + note + #""id":\#(id)"# + scores() + "}"
         }.joined(separator: "\n") + "\n"
     }
 
-    /// Expects the same models and rejections, naming the first rejection that differs.
-    static func expectSame(
-        _ result: (posts: [Post], rejections: [String]), _ expected: (posts: [Post], rejections: [String]), _ label: String,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) {
+    /// What a read gave: the models, the rejections' descriptions, the counts of keys no field reads.
+    typealias Outcome = (posts: [Post], rejections: [String], unmappedKeys: [String: Int])
+
+    /// Expects the same models, rejections and unmapped keys, naming the first rejection that differs.
+    static func expectSame(_ result: Outcome, _ expected: Outcome, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.posts == expected.posts, "\(label)", sourceLocation: sourceLocation)
         #expect(result.rejections == expected.rejections, "\(label)", sourceLocation: sourceLocation)
+        #expect(result.unmappedKeys == expected.unmappedKeys, "\(label)", sourceLocation: sourceLocation)
         for (got, wanted) in zip(result.rejections, expected.rejections) where got != wanted {
             Issue.record("\(got)\n  instead of\n\(wanted)", sourceLocation: sourceLocation)
             break
         }
     }
 
-    static func read(_ text: String, readsTextToo: Bool, options: ReaderOptions) throws -> (posts: [Post], rejections: [String]) {
+    static func read(_ text: String, readsTextToo: Bool, options: ReaderOptions) throws -> Outcome {
         try read(text, mapping: try mapping(readsTextToo: readsTextToo), options: options)
     }
 
-    static func read(_ text: String, mapping: Mapping<Post>, options: ReaderOptions) throws -> (posts: [Post], rejections: [String]) {
+    static func read(_ text: String, mapping: Mapping<Post>, options: ReaderOptions) throws -> Outcome {
         let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping, options: options)
         var posts: [Post] = []
         var rejections: [String] = []
@@ -140,7 +143,7 @@ import Testing
             }
             rejections += batch.rejections.map(\.description)
         }
-        return (posts, rejections)
+        return (posts, rejections, reader.unmappedKeys)
     }
 
     @Test func onlyAnArrayNoOtherFieldReadsIsMappedInThePass() throws {

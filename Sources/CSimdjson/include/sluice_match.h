@@ -38,7 +38,8 @@ typedef struct {
 enum {
     /// Some field reads a scalar here.
     SLUICE_NODE_SCALAR = 1,
-    /// A key no field reads is not counted here (an ignored path covers it).
+    /// A key no field reads is not counted here: an ignored path covers it, or the node is an element plan's, whose
+    /// machine keeps no report of such keys.
     SLUICE_NODE_IGNORES_UNREAD_KEYS = 2,
     /// Only an ignored path ends here: the value, whatever its shape, is passed over unread and uncounted.
     SLUICE_NODE_PASSED_OVER = 4,
@@ -62,7 +63,8 @@ typedef enum {
     SLUICE_TAPE_NUMBER = 3,
     /// The string's bytes, escapes resolved (in the parser's buffer until the next walk when it had escapes).
     SLUICE_TAPE_STRING = 4,
-    /// A key no field reads that the walk did not count itself (see `counts_unmapped`): `node` is the object's
+    /// A key no field reads that the walk did not count itself (past the guesses, or failing its record where
+    /// SLUICE_NODE_REJECTS_UNREAD_KEYS): `node` is the object's
     /// node, `end` the key's position among the object's keys.
     SLUICE_TAPE_UNMAPPED_KEY = 5,
     /// An object or array a json field captures: `bytes` and `length` are its text, `end` the offset just past it.
@@ -75,7 +77,7 @@ typedef enum {
     /// the node of the element plan's root (which the element plan's nodes on the tape count from).
     SLUICE_TAPE_ELEMENTS_START = 9,
     /// One element of that array, before its own entries: `node` is its index in the array (nulls counted),
-    /// `length` how many entries after this one are its, `end` the offset just past it. Null elements have none.
+    /// `length` how many entries after this one are its, `end` the offset just past it. A null element has no marker.
     SLUICE_TAPE_ELEMENT = 10,
     /// The end of that array: `end` is the offset just past its `]`.
     SLUICE_TAPE_ELEMENTS_END = 11,

@@ -24,7 +24,7 @@ extension RecordStateMachine {
             let entry = cursor.pointee
             cursor += 1
             let kind = sluice_tape_kind(UInt32(bitPattern: entry.kind))
-            // Wrapping: the tape's nodes are never below this machine's root.
+            // Wrapping: an element marker's `node` is its index in the array, not a node, and may lie below the base.
             let node = entry.node &- nodeBase
             if kind == SLUICE_TAPE_UNMAPPED_KEY {
                 // `end` is the key's position among its object's keys, not an offset.

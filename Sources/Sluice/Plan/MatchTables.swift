@@ -3,13 +3,14 @@ import CSimdjson
 /// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
 /// records that walk can read alone: key paths through objects, named array elements and `*`; fields read as
 /// scalars or lists, from one path or with fallbacks, cleaned or transformed, or as json text (also from a node
-/// that other fields read beneath); `$key`; records passed over at the start; rows read by a header's names; typed
+/// that other fields read beneath, and at `$`, the whole record); `$key`; records passed over at the start; rows read by a header's names; typed
 /// arrays of models, whose element plans' tries follow the record's in the same tables. The tape's values go
 /// through the event walk's own writes, which apply fallbacks, cleanups and transforms alike for both walks.
 ///
-/// A field at `$` of a record or of a model's element, a record with no key the plan reads, a node with more than ``maximumKeyChildren`` keys
-/// or named elements, and ignored paths below read keys keep the event walk; a plan that has any of them, in itself
-/// or in an element plan, gets no tables.
+/// A scalar field at `$` of a record, a field at `$` of a model's element beside its keys, an element plan that names
+/// array elements at its root, a record of which the plan reads neither a key nor its text, a row read whole as
+/// json, a node with more than ``maximumKeyChildren`` keys or named elements, and ignored paths below read keys keep
+/// the event walk; a plan that has any of them, in itself or in an element plan it maps by, gets no tables.
 final class MatchTables: @unchecked Sendable {
     /// Nodes with more key children than this are matched by hash, which the event walk does.
     static let maximumKeyChildren = 32
@@ -32,10 +33,12 @@ final class MatchTables: @unchecked Sendable {
             let (plan, _, mapsElements) = plans[next]
             next += 1
             guard Self.canBeMatched(plan, isElementPlan: next > 1) else { return nil }
-            var roots: [Int32] = []
-            for column in mapsElements ? plan.elementColumns : [] {
+            // Only element plans a node maps by are walked: an element column whose array is also read otherwise (as
+            // json text, by a list, under validators) has no element machine, and its plan no place in the tables.
+            var roots = [Int32](repeating: -1, count: plan.elementColumns.count)
+            for (machine, column) in plan.elementColumns.enumerated() where mapsElements && plan.mapsElements(by: machine) {
                 guard let elementPlan = plan.fields[column].elementPlan as? CompiledPlan else { return nil }
-                roots.append(nodeTotal)
+                roots[machine] = nodeTotal
                 plans.append((elementPlan, nodeTotal, true))
                 nodeTotal += Int32(elementPlan.nodeCount)
             }
@@ -63,7 +66,7 @@ final class MatchTables: @unchecked Sendable {
                     indexValue.append(Int64(entry.index))
                     indexChild.append(base + entry.node)
                 }
-                // Key guesses only where keys are matched: 64 positions a node with key children.
+                // A node whose keys are matched remembers the key last seen at each of its first 64 positions.
                 firstGuess.append(node.keyEntryCount > 0 ? guessedNodes * 64 : -1)
                 if node.keyEntryCount > 0 { guessedNodes += 1 }
                 let global = Int(base) + index
@@ -94,13 +97,16 @@ final class MatchTables: @unchecked Sendable {
     /// leads to is passed over when nothing lies beneath it. A container where a json field or a transform reads
     /// is captured (and walked on the way where fields read beneath it), and the scalar fields there fail on it, as
     /// in the event walk.
-    /// The record's root reads keys; an element plan's reads keys (a model's) or is read whole (a scalar's, a field
-    /// at `$`), never both.
+    /// The record's root reads keys, or json text (a json field or a transform at `$`, which captures the record), or
+    /// both; an element plan's reads keys (a model's) or is read whole (a scalar's, a field at `$`), never both.
     private static func canBeMatched(_ plan: CompiledPlan, isElementPlan: Bool) -> Bool {
         let nodes = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount)
-        guard let root = nodes.first, !isElementPlan || root.indexEntryCount == 0,
-              root.keyEntryCount > 0 ? root.targetCount == 0 : isElementPlan && root.targetCount > 0
-        else { return false }
+        guard let root = nodes.first else { return false }
+        if isElementPlan {
+            guard root.indexEntryCount == 0, root.keyEntryCount > 0 ? root.targetCount == 0 : root.targetCount > 0 else { return false }
+        } else {
+            guard root.targetCount == 0 ? root.keyEntryCount > 0 : root.capturesJSON && !root.hasScalarTargets else { return false }
+        }
         return nodes.indices.allSatisfy { index in
             let node = nodes[index]
             return (!plan.feedsNoField[index] || !node.hasChildren)
@@ -121,5 +127,12 @@ final class MatchTables: @unchecked Sendable {
         if plan.rejectsUnmappedKeys { flags |= SLUICE_NODE_REJECTS_UNREAD_KEYS }
         if mapsElements { flags |= SLUICE_NODE_MAPS_ELEMENTS }
         return UInt8(flags)
+    }
+}
+
+extension CompiledPlan {
+    /// Whether some node's arrays are mapped by element machine `machine` (an index into ``elementColumns``).
+    fileprivate func mapsElements(by machine: Int) -> Bool {
+        UnsafeBufferPointer(start: nodes, count: nodeCount).contains { $0.elementMachine == Int32(machine) }
     }
 }
