@@ -38,9 +38,9 @@ struct matcher : record_view {
     size_t maximum_depth;
     sluice_simdjson_parser *parser;
 
-    /// The child of `node` whose key is `key`, -1 for none, or `escaped` for a key with a backslash (left to the
-    /// event walk): the guess for its position when it holds the same bytes (a guess never holds an escaped key),
-    /// else a scan, whose result becomes the guess.
+    /// The child of `node` whose key is `key`, -1 for none, or `escaped` for a key with a backslash (to be matched
+    /// unescaped): the guess for its position when it holds the same bytes (a guess never holds an escaped key), else
+    /// a scan, whose result becomes the guess.
     static constexpr int32_t escaped = -2;
 
     int32_t child(int32_t node, size_t position, const uint8_t *key, size_t key_length) {
@@ -207,7 +207,7 @@ struct matcher : record_view {
             std::string_view token = value.raw_json_token();
             if (token.empty() || !starts_value(uint8_t(token[0]))) return step::unusual;
             // The key ends at the last quote before the colon before its value: found backwards, not by scanning
-            // the key for its closing quote; a key with an escape is left to the event walk.
+            // the key for its closing quote (an escaped quote in it is never the last).
             const uint8_t *key = reinterpret_cast<const uint8_t *>(field.key().raw());
             const uint8_t *quote = reinterpret_cast<const uint8_t *>(token.data()) - 1;
             size_t colons = 0;
@@ -222,9 +222,19 @@ struct matcher : record_view {
             if (colons != 1) return step::unusual;
             size_t key_length = size_t(quote - key);
             int32_t matched = child(node, position, key, key_length);
-            if (matched == escaped) return step::unusual;
+            bool guessed = true;
+            if (matched == escaped) {
+                // Matched unescaped, past the guesses, which compare raw bytes: Python's `json.dumps` escapes every
+                // key that is not ASCII, so a dump may hold such keys in every record.
+                std::string_view unescaped;
+                if (field.unescaped_key().get(unescaped)) return step::unusual;
+                key = reinterpret_cast<const uint8_t *>(unescaped.data());
+                key_length = unescaped.size();
+                matched = scan(node, key, key_length);
+                guessed = false;
+            }
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS) && !counted(node, position, key_length)) {
+                if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS) && !(guessed && counted(node, position, key_length))) {
                     push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
                 }
                 position++;

@@ -95,8 +95,9 @@ typedef struct {
 typedef enum {
     /// The record was walked whole; the tape holds its mapped values and unmapped keys, and `end` is just past it.
     SLUICE_MATCH_OK = 0,
-    /// The record holds something the matched walk leaves to the event walk (an escaped key, a container where a
-    /// field reads a scalar, an array on a key path): nothing was handed over; walk it with events.
+    /// The record holds something the matched walk leaves to the event walk (a container where a field reads a
+    /// scalar, an array on a key path, an element of neither kind its plan reads): nothing was handed over; walk it
+    /// with events.
     SLUICE_MATCH_UNUSUAL = 1,
     /// The bytes are not UTF-8.
     SLUICE_MATCH_INVALID_UTF8 = 3,
