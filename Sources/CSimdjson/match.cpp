@@ -267,7 +267,12 @@ struct matcher : record_view {
             push(start, size_t(base + end - start), end, node, SLUICE_TAPE_CAPTURE);
             return step::ok;
         }
-        if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR)) return step::unusual;
+        if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR)) {
+            // A container where a field reads a scalar, or of the other kind than the plan looks for: its fields fail
+            // on it, and it is checked whole and passed over, as the event walk reads what it skips.
+            push(reinterpret_cast<const uint8_t *>(token.data()), 1, offset(token.data()) + 1, node, SLUICE_TAPE_MISMATCH);
+            return check(value, type, depth);
+        }
         return walk(value, token, is_object, node, depth, strict);
     }
 

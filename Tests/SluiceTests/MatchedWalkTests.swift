@@ -137,8 +137,9 @@ import SluiceFixtures
         #"{"id":35,"id_str":"35","entities":{"hashtags":[{"text":"\u00e9\n"},{"text":"b","indices":[99999999999999999999]}],"user_mentions":[{"id":-1,"screen_name":"\ud83d\ude00"},{"id":-1,"screen_name":"r"}]},"coordinates":{"coordinates":[1e999]}}"#,
     ]
 
-    /// Containers where a list reads a scalar or an object (and damage inside a json list), which the matched walk
-    /// hands to the event walk.
+    /// Containers where a list reads a scalar or an object, or of the other kind than the plan looks for, whose
+    /// fields fail on them in either walk; and damage inside a json list (the last), which the matched walk hands to
+    /// the event walk.
     static let listMismatches = [
         #"{"id":31,"id_str":"31","entities":{"hashtags":["a",null,[1]],"user_mentions":[{"id":5,"screen_name":"x"},{"id":5,"screen_name":"y","indices":[1,{"a":[]}]}]}}"#,
         #"{"id":32,"id_str":"32","entities":{"hashtags":{"text":"a"},"user_mentions":[{"id":"nope","screen_name":"z"}]},"coordinates":{"coordinates":[1,"2",null]}}"#,
@@ -347,7 +348,8 @@ import SluiceFixtures
             // The damage in `entities` or `coordinates` is read where a json field captures what holds it, or a list
             // reads in it; the captured shapes are read in the matched walk where `entities.hashtags` is captured.
             // The whole record captured is checked whole: damage anywhere in it is the event walk's to report.
-            let records = clean + (name.contains("lists") ? Self.listShapes : name.contains("beneath") || name.contains("whole") ? Self.capturedShapes : Self.unreadDamage)
+            let records = clean + (name.contains("lists") ? Self.listShapes + Self.listMismatches.dropLast()
+                : name.contains("beneath") || name.contains("whole") ? Self.capturedShapes : Self.unreadDamage)
             let plan = try PlanCompiler.compile(fields, options: options)
             #expect(MatchTables(plan: plan, mapsElements: true) != nil, "\(name)")
             let walked = Self.walkDirectly(records + Self.escapedKeys, plan: plan)

@@ -81,6 +81,9 @@ typedef enum {
     SLUICE_TAPE_ELEMENT = 10,
     /// The end of that array: `end` is the offset just past its `]`.
     SLUICE_TAPE_ELEMENTS_END = 11,
+    /// A container where a field reads a scalar, or of the other kind than the plan looks for at `node` (its first
+    /// byte at `bytes`): the fields there fail on it, and nothing in it is read.
+    SLUICE_TAPE_MISMATCH = 12,
 } sluice_tape_kind;
 
 typedef struct {
@@ -95,9 +98,8 @@ typedef struct {
 typedef enum {
     /// The record was walked whole; the tape holds its mapped values and unmapped keys, and `end` is just past it.
     SLUICE_MATCH_OK = 0,
-    /// The record holds something the matched walk leaves to the event walk (a container where a field reads a
-    /// scalar, an array on a key path, an element of neither kind its plan reads): nothing was handed over; walk it
-    /// with events.
+    /// The record holds something the matched walk leaves to the event walk (an element of neither kind its plan
+    /// reads, damage, nesting past the walk's depth): nothing was handed over; walk it with events.
     SLUICE_MATCH_UNUSUAL = 1,
     /// The bytes are not UTF-8.
     SLUICE_MATCH_INVALID_UTF8 = 3,

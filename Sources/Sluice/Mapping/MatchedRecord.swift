@@ -56,6 +56,9 @@ extension RecordStateMachine {
                 feedMatchedElement(entries, index: Int(entry.node), end: entry.end, nodeBase: elementsBase)
             case SLUICE_TAPE_ELEMENTS_END:
                 finishElements()
+            case SLUICE_TAPE_MISMATCH:
+                let isArray = entry.bytes?.pointee == UInt8(ascii: "[")
+                reportContainerMismatches(node: node, isArray: isArray, fitsShape: isArray ? nodes[Int(node)].expectsArray : nodes[Int(node)].expectsObject)
             case SLUICE_TAPE_EXTRA_VALUE:
                 failRowPastHeader()
             default:
