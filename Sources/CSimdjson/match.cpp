@@ -268,10 +268,11 @@ struct matcher : record_view {
             return step::ok;
         }
         if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR)) {
-            // A container where a field reads a scalar, or of the other kind than the plan looks for: its fields fail
-            // on it, and it is checked whole and passed over, as the event walk reads what it skips.
+            // A container where a field reads a scalar, or of the other kind than the plan looks for: the fields it
+            // does not fit fail on it. One of the other kind is checked whole and passed over, as the event walk
+            // reads what it skips; one of the right kind is still walked, as the event walk still reads beneath it.
             push(reinterpret_cast<const uint8_t *>(token.data()), 1, offset(token.data()) + 1, node, SLUICE_TAPE_MISMATCH);
-            return check(value, type, depth);
+            return looked_into ? walk(value, token, is_object, node, depth, strict) : check(value, type, depth);
         }
         return walk(value, token, is_object, node, depth, strict);
     }
@@ -307,19 +308,30 @@ struct matcher : record_view {
             if (type == ondemand::json_type::null) return scalar(element, type, element_token, -1);
             const size_t marker = tape.size();
             tape.push_back(sluice_tape_entry{nullptr, 0, 0, position, SLUICE_TAPE_ELEMENT});
-            // A model's element is an object, a scalar plan's (a field at `$`) a scalar; an element of another kind
-            // fails, and the event walk says how.
+            // A model's element is an object, a scalar plan's (a field at `$`) a scalar. An element of another kind
+            // is the element plan's root's to fail on, as a record's value is: a container there is captured where
+            // a json field reads the elements, and else fails the fields it meets; a scalar goes to the root.
             if (type == ondemand::json_type::object && tables->key_count[root] > 0) {
                 ondemand::object object;
                 if (depth + 1 >= maximum_depth || element.get_object().get(object) || members(object, root, depth + 2, true) != step::ok) {
                     return step::unusual;
                 }
                 tape[marker].end = after_closing();
-            } else if (type != ondemand::json_type::object && type != ondemand::json_type::array && (tables->flags[root] & SLUICE_NODE_SCALAR)) {
+            } else if (type == ondemand::json_type::array && (tables->flags[root] & SLUICE_NODE_MAPS_ELEMENTS)) {
+                // An array of arrays (`[[Int]]`): the element is itself mapped element by element.
+                if (element_rows(element, element_token, root, depth + 1) != step::ok) return step::unusual;
+                tape[marker].end = after_closing();
+            } else if (type == ondemand::json_type::object || type == ondemand::json_type::array) {
+                const uint8_t *start = reinterpret_cast<const uint8_t *>(element_token.data());
+                const bool captures = tables->flags[root] & SLUICE_NODE_CAPTURES;
+                if (!captures) push(start, 1, offset(element_token.data()) + 1, root, SLUICE_TAPE_MISMATCH);
+                if (check(element, type, depth + 1) != step::ok) return step::unusual;
+                const size_t end = after_closing();
+                if (captures) push(start, size_t(base + end - start), end, root, SLUICE_TAPE_CAPTURE);
+                tape[marker].end = end;
+            } else {
                 if (scalar(element, type, element_token, root) != step::ok) return step::unusual;
                 tape[marker].end = tape.back().end;
-            } else {
-                return step::unusual;
             }
             tape[marker].length = tape.size() - marker - 1;
             return step::ok;
@@ -334,7 +346,8 @@ struct matcher : record_view {
         if (tables->flags[node] & SLUICE_NODE_STARTS_LISTS) push(nullptr, 0, offset(opening) + 1, node, SLUICE_TAPE_LIST_START);
     }
 
-    /// Checks a value a json field captures, everything in it, as the event walk does: keys' escapes, scalars'
+    /// Checks a value a json field captures, or one the event walk skips (a container of the wrong kind), everything
+    /// in it, as the event walk does: keys' escapes, scalars'
     /// grammar and ends, nesting.
     step check(ondemand::value &value, ondemand::json_type type, size_t depth) {
         if (depth >= maximum_depth) return step::unusual;

@@ -36,7 +36,7 @@ typedef struct {
 } sluice_plan_tables;
 
 enum {
-    /// Some field reads a scalar here.
+    /// Some field reads here (a scalar, or json text where SLUICE_NODE_CAPTURES is set too).
     SLUICE_NODE_SCALAR = 1,
     /// A key no field reads is not counted here: an ignored path covers it, or the node is an element plan's, whose
     /// machine keeps no report of such keys.
@@ -82,7 +82,7 @@ typedef enum {
     /// The end of that array: `end` is the offset just past its `]`.
     SLUICE_TAPE_ELEMENTS_END = 11,
     /// A container where a field reads a scalar, or of the other kind than the plan looks for at `node` (its first
-    /// byte at `bytes`): the fields there fail on it, and nothing in it is read.
+    /// byte at `bytes`): the fields it does not fit fail on it. Nothing in one of the other kind is read.
     SLUICE_TAPE_MISMATCH = 12,
 } sluice_tape_kind;
 
@@ -98,8 +98,8 @@ typedef struct {
 typedef enum {
     /// The record was walked whole; the tape holds its mapped values and unmapped keys, and `end` is just past it.
     SLUICE_MATCH_OK = 0,
-    /// The record holds something the matched walk leaves to the event walk (an element of neither kind its plan
-    /// reads, damage, nesting past the walk's depth): nothing was handed over; walk it with events.
+    /// The record holds something the matched walk leaves to the event walk (damage, nesting past the walk's depth,
+    /// a row read whole as json): nothing was handed over; walk it with events.
     SLUICE_MATCH_UNUSUAL = 1,
     /// The bytes are not UTF-8.
     SLUICE_MATCH_INVALID_UTF8 = 3,

@@ -8,9 +8,10 @@ import CSimdjson
 /// through the event walk's own writes, which apply fallbacks, cleanups and transforms alike for both walks.
 ///
 /// A scalar field at `$` of a record, a field at `$` of a model's element beside its keys, an element plan that names
-/// array elements at its root, a record of which the plan reads neither a key nor its text, a row read whole as
-/// json, a node with more than ``maximumKeyChildren`` keys or named elements, and ignored paths below read keys keep
-/// the event walk; a plan that has any of them, in itself or in an element plan it maps by, gets no tables.
+/// array elements at its root, a record of which the plan reads neither a key nor its text, a node with more than
+/// ``maximumKeyChildren`` keys or named elements, and ignored paths below read keys keep the event walk; a plan that
+/// has any of them, in itself or in an element plan it maps by, gets no tables. (A row read whole as json is handed
+/// back by the walk, row by row.)
 final class MatchTables: @unchecked Sendable {
     /// Nodes with more key children than this are matched by hash, which the event walk does.
     static let maximumKeyChildren = 32
