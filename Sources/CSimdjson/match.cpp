@@ -308,31 +308,12 @@ struct matcher : record_view {
             if (type == ondemand::json_type::null) return scalar(element, type, element_token, -1);
             const size_t marker = tape.size();
             tape.push_back(sluice_tape_entry{nullptr, 0, 0, position, SLUICE_TAPE_ELEMENT});
-            // A model's element is an object, a scalar plan's (a field at `$`) a scalar. An element of another kind
-            // is the element plan's root's to fail on, as a record's value is: a container there is captured where
-            // a json field reads the elements, and else fails the fields it meets; a scalar goes to the root.
-            if (type == ondemand::json_type::object && tables->key_count[root] > 0) {
-                ondemand::object object;
-                if (depth + 1 >= maximum_depth || element.get_object().get(object) || members(object, root, depth + 2, true) != step::ok) {
-                    return step::unusual;
-                }
-                tape[marker].end = after_closing();
-            } else if (type == ondemand::json_type::array && (tables->flags[root] & SLUICE_NODE_MAPS_ELEMENTS)) {
-                // An array of arrays (`[[Int]]`): the element is itself mapped element by element.
-                if (element_rows(element, element_token, root, depth + 1) != step::ok) return step::unusual;
-                tape[marker].end = after_closing();
-            } else if (type == ondemand::json_type::object || type == ondemand::json_type::array) {
-                const uint8_t *start = reinterpret_cast<const uint8_t *>(element_token.data());
-                const bool captures = tables->flags[root] & SLUICE_NODE_CAPTURES;
-                if (!captures) push(start, 1, offset(element_token.data()) + 1, root, SLUICE_TAPE_MISMATCH);
-                if (check(element, type, depth + 1) != step::ok) return step::unusual;
-                const size_t end = after_closing();
-                if (captures) push(start, size_t(base + end - start), end, root, SLUICE_TAPE_CAPTURE);
-                tape[marker].end = end;
-            } else {
-                if (scalar(element, type, element_token, root) != step::ok) return step::unusual;
-                tape[marker].end = tape.back().end;
-            }
+            // The element is read at the element plan's root as any value is at its node: a model's object walked,
+            // a scalar plan's scalar written, an array of arrays mapped in turn, and an element of the wrong kind
+            // failing the fields it meets (or captured, where a json field reads the elements).
+            if (read(element, element_token, root, depth + 1, true) != step::ok) return step::unusual;
+            const bool is_container = type == ondemand::json_type::object || type == ondemand::json_type::array;
+            tape[marker].end = is_container ? after_closing() : tape.back().end;
             tape[marker].length = tape.size() - marker - 1;
             return step::ok;
         });

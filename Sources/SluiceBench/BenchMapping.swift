@@ -62,25 +62,7 @@ public enum BenchMapping {
     }
 
     public static func typed(options: MappingOptions = MappingOptions()) throws(SluiceError) -> Mapping<Tweet> {
-        try Mapping(Tweet.init, options: options) {
-            Field("id", \.id)
-            Field("id_str", \.idString)
-            Field("created_at", \.createdAt, formats: [.twitter])
-            Field("text", \.text)
-            Field("user.id", \.userID)
-            Field("user.screen_name", \.screenName)
-            Field("user.followers_count", \.followers)
-            Field("user.verified", \.isVerified)
-            Field("user.location", \.location)
-            Field("retweet_count", \.retweets)
-            Field("favorite_count", \.favorites)
-            Field("favorited", \.isFavorited)
-            Field("lang", \.language)
-            Field("score", \.score)
-            Field("coordinates.coordinates.0", \.longitude)
-            Field("entities.hashtags.0.text", \.firstHashtag)
-            Field("user.created_ms", \.userCreated, unit: .milliseconds)
-        }
+        try Mapping(Tweet.init, options: options, fields: typedFields(hashtags: [Field("entities.hashtags.0.text", \.firstHashtag)]))
     }
 
     /// ``typed(options:)`` with the hashtags and user mentions as typed arrays of models, mapped in the record's pass.
@@ -93,26 +75,29 @@ public enum BenchMapping {
             Field("id", \.id)
             Field("screen_name", \.screenName)
         }
-        return try Mapping(Tweet.init, options: options) {
-            Field("id", \.id)
-            Field("id_str", \.idString)
-            Field("created_at", \.createdAt, formats: [.twitter])
-            Field("text", \.text)
-            Field("user.id", \.userID)
-            Field("user.screen_name", \.screenName)
-            Field("user.followers_count", \.followers)
-            Field("user.verified", \.isVerified)
-            Field("user.location", \.location)
-            Field("retweet_count", \.retweets)
-            Field("favorite_count", \.favorites)
-            Field("favorited", \.isFavorited)
-            Field("lang", \.language)
-            Field("score", \.score)
-            Field("coordinates.coordinates.0", \.longitude)
-            Field("entities.hashtags", \.hashtags, elements: hashtag)
-            Field("entities.user_mentions", \.mentions, elements: mention)
-            Field("user.created_ms", \.userCreated, unit: .milliseconds)
-        }
+        let arrays: [Field<Tweet>] = [Field("entities.hashtags", \.hashtags, elements: hashtag), Field("entities.user_mentions", \.mentions, elements: mention)]
+        return try Mapping(Tweet.init, options: options, fields: typedFields(hashtags: arrays))
+    }
+
+    /// The typed door's fields, with `hashtags` (what reads the hashtags, one way or another) before the last.
+    private static func typedFields(hashtags: [Field<Tweet>]) -> [Field<Tweet>] {
+        [
+            Field("id", \.id),
+            Field("id_str", \.idString),
+            Field("created_at", \.createdAt, formats: [.twitter]),
+            Field("text", \.text),
+            Field("user.id", \.userID),
+            Field("user.screen_name", \.screenName),
+            Field("user.followers_count", \.followers),
+            Field("user.verified", \.isVerified),
+            Field("user.location", \.location),
+            Field("retweet_count", \.retweets),
+            Field("favorite_count", \.favorites),
+            Field("favorited", \.isFavorited),
+            Field("lang", \.language),
+            Field("score", \.score),
+            Field("coordinates.coordinates.0", \.longitude),
+        ] + hashtags + [Field("user.created_ms", \.userCreated, unit: .milliseconds)]
     }
 }
 

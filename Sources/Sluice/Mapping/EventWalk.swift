@@ -144,11 +144,7 @@ extension RecordStateMachine {
         if isArray && node.elementMachine >= 0 && Int(node.elementMachine) < elementMachines.count {
             return beginElements(node: nodeID, machine: Int(node.elementMachine))
         }
-        // A row of a CSV-like input is read by its header's names, as if it were an object.
-        let fitsShape = isArray ? node.expectsArray || (nodeID == 0 && knowsHeader) : node.expectsObject
-        if !fitsShape || node.hasScalarTargets {
-            reportContainerMismatches(node: nodeID, isArray: isArray, fitsShape: fitsShape)
-        }
+        let fitsShape = checkContainer(node: nodeID, isArray: isArray)
         if !fitsShape { return beginSkip(captureNode: node.capturesJSON ? nodeID : -1) }
         var frame = Frame(node: nodeID, isArray: isArray)
         if isArray && nodeID == 0 && knowsHeader { frame.readsByHeader = true }
@@ -160,6 +156,19 @@ extension RecordStateMachine {
         frames[frameCount] = frame
         frameCount += 1
         return true
+    }
+
+    /// Whether a container of this kind fits `node`, the plan looking into it; the fields that cannot take it fail
+    /// (scalar fields there, and the fields beneath it when it does not fit). Both walks meet containers here.
+    @discardableResult
+    mutating func checkContainer(node nodeID: Int32, isArray: Bool) -> Bool {
+        let node = nodes[Int(nodeID)]
+        // A row of a CSV-like input is read by its header's names, as if it were an object.
+        let fitsShape = isArray ? node.expectsArray || (nodeID == 0 && knowsHeader) : node.expectsObject
+        if !fitsShape || node.hasScalarTargets {
+            reportContainerMismatches(node: nodeID, isArray: isArray, fitsShape: fitsShape)
+        }
+        return fitsShape
     }
 
     /// Fields that cannot take this container: scalar fields on the node, and fields beneath it when the

@@ -57,8 +57,7 @@ extension RecordStateMachine {
             case SLUICE_TAPE_ELEMENTS_END:
                 finishElements()
             case SLUICE_TAPE_MISMATCH:
-                let isArray = entry.bytes?.pointee == UInt8(ascii: "[")
-                reportContainerMismatches(node: node, isArray: isArray, fitsShape: isArray ? nodes[Int(node)].expectsArray : nodes[Int(node)].expectsObject)
+                checkContainer(node: node, isArray: entry.bytes?.pointee == UInt8(ascii: "["))
             case SLUICE_TAPE_EXTRA_VALUE:
                 failRowPastHeader()
             default:
