@@ -43,10 +43,12 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // Pattern validators: PCRE2, whose match limit bounds the work a hostile value can cost.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]),
-        // The simdjson On-Demand walk, in C++ behind a C interface (simdjson is C++ only). Debian's libsimdjson is
+        // The walks below the Swift boundary, in C++ behind a C interface (simdjson is C++ only): simdjson's On-Demand
+        // walks and yajl's matched walk, which match keys against the plan's tables alike. Debian's libsimdjson is
         // built with threads enabled, which changes its types' layout: the define must match.
         .target(
-            name: "CSimdjson",
+            name: "CWalk",
+            dependencies: ["CYajl"],
             cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
@@ -56,7 +58,7 @@ let package = Package(
         // column writes call each other per value, and whole-module optimisation inlines across them.
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", "CSimdjson", "CZlib", "CZstd", "CPCRE2", "CStructuralScan",
+            dependencies: ["CYajl", "CWalk", "CZlib", "CZstd", "CPCRE2", "CStructuralScan",
                            .target(name: "CLibYAML", condition: .when(traits: ["MappingFiles"]))]
         ),
         .target(

@@ -12,8 +12,11 @@ import SluiceFixtures
         var unmappedKeys: [String: Int]
     }
 
-    static func run(_ bytes: [UInt8], _ fields: [FieldSpec], schemaOptions: MappingOptions, matched: Bool, workers: Int, chunkSize: Int) throws -> Outcome {
-        var options = TokenizerDifferentialTests.options(.simdjson, workers: workers, chunkSize: chunkSize)
+    static func run(
+        _ bytes: [UInt8], _ fields: [FieldSpec], schemaOptions: MappingOptions, matched: Bool, workers: Int, chunkSize: Int,
+        tokenizer: TokenizerChoice = .simdjson, shape: InputShape = .ndjson
+    ) throws -> Outcome {
+        var options = TokenizerDifferentialTests.options(tokenizer, shape: shape, workers: workers, chunkSize: chunkSize)
         options.matchesKeysInWalk = matched
         let reader = try ColumnarReader(input: .bytes(bytes), schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
         let transcript = transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics })
@@ -189,16 +192,34 @@ import SluiceFixtures
         #"{"id":6,"id_str":"6","gr\u00f6\u00dfe":3,"we\"ird":1,"user":{"verified\u0020":true,"\u0069d":7},"l\u0061ng":"en"}"#,
     ]
 
-    @Test(arguments: 0..<mappings.count, [(1, 1 << 20), (2, 4096)])
-    func theMatchedWalkAgreesWithTheEventWalk(_ mapping: Int, _ pipeline: (workers: Int, chunkSize: Int)) throws {
+    @Test(arguments: 0..<mappings.count, [(1, 1 << 20, TokenizerChoice.simdjson), (2, 4096, .simdjson), (2, 4096, .yajl)])
+    func theMatchedWalkAgreesWithTheEventWalk(_ mapping: Int, _ pipeline: (workers: Int, chunkSize: Int, tokenizer: TokenizerChoice)) throws {
         let (name, fields, schemaOptions) = Self.mappings[mapping]
         for seed: UInt64 in [1, 7] {
             let extra = Self.unreadDamage + Self.escapedKeys + Self.capturedDamage + Self.capturedShapes + Self.listShapes + Self.listMismatches
             let bytes = TokenizerDifferentialTests.damagedTweets(count: 300, seed: seed) + Array((extra.joined(separator: "\n") + "\n").utf8)
-            let events = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
-            let matched = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
-            #expect(matched == events, "\(name), seed \(seed): events\n\(events)\nmatched\n\(matched)")
+            let events = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: pipeline.tokenizer)
+            let matched = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: pipeline.tokenizer)
+            #expect(matched == events, "\(name), \(pipeline.tokenizer), seed \(seed): events\n\(events)\nmatched\n\(matched)")
             #expect(events.transcript.rows.count + events.transcript.rejections.count > 250 && !events.transcript.rejections.isEmpty, "\(name): the input is read and rejects")
+        }
+    }
+
+    /// An array's elements, which the pipeline's chunks name one by one (or hold one a line) for the walks to read
+    /// whole: the same as the event walk's, with either tokenizer; damage ends the run where it is met.
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl], [true, false])
+    func arrayElementsAgree(_ tokenizer: TokenizerChoice, onePerLine: Bool) throws {
+        var generator = TweetGenerator(seed: 13)
+        var records = (1...300).map { generator.nextRecord(ordinal: $0) } + Self.capturedShapes + Self.listShapes + Self.escapedKeys
+        records.append(Self.listMismatches[3])
+        let bytes = Array(("[" + records.joined(separator: onePerLine ? ",\n" : ", ") + "]").utf8)
+        for (name, fields, schemaOptions) in Self.mappings.prefix(12) {
+            for (workers, chunkSize) in [(1, 1 << 20), (2, 4096)] {
+                let events = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: false, workers: workers, chunkSize: chunkSize, tokenizer: tokenizer, shape: .array)
+                let matched = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: true, workers: workers, chunkSize: chunkSize, tokenizer: tokenizer, shape: .array)
+                #expect(matched == events, "\(name), \(workers) workers: events\n\(events)\nmatched\n\(matched)")
+                #expect(events.transcript.rows.count + events.transcript.rejections.count > 300, "\(name): the input is read")
+            }
         }
     }
 
@@ -225,16 +246,16 @@ import SluiceFixtures
 
     /// `$key` over an object of records (which the reader turns into an array, keeping each record's key), with
     /// records the matched walk reads and records it hands to the event walk.
-    @Test(arguments: [(1, 1 << 20), (2, 2048)])
-    func recordKeysAgree(_ pipeline: (workers: Int, chunkSize: Int)) throws {
+    @Test(arguments: [(1, 1 << 20, TokenizerChoice.simdjson), (2, 2048, .simdjson), (2, 2048, .yajl)])
+    func recordKeysAgree(_ pipeline: (workers: Int, chunkSize: Int, tokenizer: TokenizerChoice)) throws {
         var generator = TweetGenerator(seed: 9)
         var members = (1...200).map { ordinal in "\"k\(ordinal)\":" + generator.nextRecord(ordinal: ordinal) }
         members += [#""odd":{"id":"x","user":[]}"#, #""esc\u0061ped":{"id":1,"us\u0065r":{"id":2}}"#, #""":{"id":3}"#, #""n":null"#]
         let bytes = Array(("{\"meta\":1,\"data\":{" + members.joined(separator: ",\n") + "}}").utf8)
         let fields = ReferenceMapping.fields + [FieldSpec(name: "key", path: "$key", type: .string)]
         let options = MappingOptions(recordsPath: "data")
-        let events = try Self.run(bytes, fields, schemaOptions: options, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
-        let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
+        let events = try Self.run(bytes, fields, schemaOptions: options, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: pipeline.tokenizer)
+        let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: pipeline.tokenizer)
         #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
         #expect(events.transcript.rows.count > 150 && events.transcript.rows.contains { $0.contains(#"key="k7""#) }, "\(events.transcript.rows.prefix(3))")
         #expect(MatchTables(plan: try PlanCompiler.compile(fields, options: options), mapsElements: true) != nil)
@@ -265,17 +286,21 @@ import SluiceFixtures
                       field("everything", .json, path: "*", optional: true)]
         let options = MappingOptions(columnsFromHeader: true)
         let events = try Self.run(bytes, fields, schemaOptions: options, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
-        let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize)
-        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        for tokenizer in [TokenizerChoice.simdjson, .yajl] {
+            let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: tokenizer)
+            #expect(matched == events, "\(tokenizer): events\n\(events)\nmatched\n\(matched)")
+        }
         #expect(events.transcript.rows.count > 50 && events.transcript.rejections.count > 50, "\(events.transcript.rows.count) rows, \(events.transcript.rejections.count) rejections")
 
         // Its rows go through the matched walk.
         let rows = [#"[7,"a","en",{"a":[1,2]},1.5,"unread",8]"#, #"[8]"#, #"[9,null,null,[1],null,{"deep":[[]]}]"#]
-        let walked = Self.walkDirectly(rows, plan: try PlanCompiler.compile(fields, options: options)) { machine in
-            machine.pointee.useHeader(["id", "text", "lang", "extra", "n", "unread"].map { Array($0.utf8) })
+        for tokenizer in [TokenizerChoice.simdjson, .yajl] {
+            let walked = Self.walkDirectly(rows, plan: try PlanCompiler.compile(fields, options: options), tokenizer: tokenizer) { machine in
+                machine.pointee.useHeader(["id", "text", "lang", "extra", "n", "unread"].map { Array($0.utf8) })
+            }
+            for (row, readWhole) in zip(rows, walked.readWhole) { #expect(readWhole, "\(tokenizer): \(row)") }
+            #expect(walked.matchedRecords == rows.count)
         }
-        for (row, status) in zip(rows, walked.statuses) { #expect(status == .ok, "\(row)") }
-        #expect(walked.matchedRecords == rows.count)
     }
 
     /// Typed arrays of models (and of models inside their elements), whose element plans may fail a key no field
@@ -291,20 +316,22 @@ import SluiceFixtures
         ].joined(separator: "\n") + "\n"
         let mapping = try ElementPassTests.mapping(readsTextToo: false, strictElements: strictness == "strict elements", strictRecord: strictness == "strict records")
         #expect(ElementPassTests.mapsElementsInPass(mapping.plan))
-        for (workers, chunkSize) in [(1, 1 << 20), (2, 4096)] {
-            var options = TokenizerDifferentialTests.options(.simdjson, workers: workers, chunkSize: chunkSize)
+        for (workers, chunkSize, tokenizer) in [(1, 1 << 20, TokenizerChoice.simdjson), (2, 4096, .simdjson), (2, 4096, .yajl)] {
+            var options = TokenizerDifferentialTests.options(tokenizer, workers: workers, chunkSize: chunkSize)
             options.matchesKeysInWalk = false
             let walkedByEvents = try ElementPassTests.read(text, mapping: mapping, options: options)
             options.matchesKeysInWalk = true
             let matched = try ElementPassTests.read(text, mapping: mapping, options: options)
-            ElementPassTests.expectSame(matched, walkedByEvents, "\(workers) workers")
+            ElementPassTests.expectSame(matched, walkedByEvents, "\(workers) workers, \(tokenizer)")
             if strictness != "strict records" {
                 #expect(walkedByEvents.unmappedKeys == ["$.note": text.split(separator: "\n").count { $0.contains(#""note""#) }])
             }
         }
         let records = text.split(separator: "\n").map(String.init)
-        let walked = Self.walkDirectly(records, plan: mapping.plan, maximumDepth: ReaderOptions().maximumDepth)
-        #expect(walked.matchedRecords == records.count)
+        for tokenizer in [TokenizerChoice.simdjson, .yajl] {
+            let walked = Self.walkDirectly(records, plan: mapping.plan, tokenizer: tokenizer, maximumDepth: ReaderOptions().maximumDepth)
+            #expect(walked.matchedRecords == records.count, "\(tokenizer)")
+        }
         #expect(records.contains { $0.contains("not an object") })
     }
 
@@ -328,8 +355,8 @@ import SluiceFixtures
             #"{"id":5,"rows":[]}"#,
         ]
         let text = records.joined(separator: "\n") + "\n"
-        func read(matched: Bool) throws -> (grids: [Grid], rejections: [String]) {
-            var options = TokenizerDifferentialTests.options(.simdjson, workers: 1, chunkSize: 1 << 20)
+        func read(matched: Bool, tokenizer: TokenizerChoice = .simdjson) throws -> (grids: [Grid], rejections: [String]) {
+            var options = TokenizerDifferentialTests.options(tokenizer, workers: 1, chunkSize: 1 << 20)
             options.matchesKeysInWalk = matched
             let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping, options: options)
             var result: (grids: [Grid], rejections: [String]) = ([], [])
@@ -340,18 +367,22 @@ import SluiceFixtures
             return result
         }
         let walkedByEvents = try read(matched: false)
-        let matched = try read(matched: true)
-        #expect(matched.grids == walkedByEvents.grids)
-        #expect(matched.rejections == walkedByEvents.rejections)
+        for tokenizer in [TokenizerChoice.simdjson, .yajl] {
+            let matched = try read(matched: true, tokenizer: tokenizer)
+            #expect(matched.grids == walkedByEvents.grids, "\(tokenizer)")
+            #expect(matched.rejections == walkedByEvents.rejections, "\(tokenizer)")
+            #expect(Self.walkDirectly(records, plan: mapping.plan, tokenizer: tokenizer).matchedRecords == records.count, "\(tokenizer)")
+        }
         #expect(walkedByEvents.grids.map(\.id) == [1, 5])
-        #expect(Self.walkDirectly(records, plan: mapping.plan).matchedRecords == records.count)
     }
 
-    /// Walks each record straight through a simdjson tokenizer over a new machine of `plan` (made ready by
-    /// `prepare`), as an engine hands a line to it: each walk's status, and how many records the matched walk read.
+    /// Walks each record straight through a simdjson tokenizer (or yajl's matched walk alone) over a new machine of
+    /// `plan` (made ready by `prepare`), as an engine hands a line to it: whether each was read whole (by either of
+    /// simdjson's walks), and how many records the matched walk read.
     static func walkDirectly(
-        _ records: [String], plan: CompiledPlan, maximumDepth: Int = 64, prepare: (UnsafeMutablePointer<RecordStateMachine>) -> Void = { _ in }
-    ) -> (statuses: [SimdjsonTokenizer.Status], matchedRecords: Int) {
+        _ records: [String], plan: CompiledPlan, tokenizer: TokenizerChoice = .simdjson, maximumDepth: Int = 64,
+        prepare: (UnsafeMutablePointer<RecordStateMachine>) -> Void = { _ in }
+    ) -> (readWhole: [Bool], matchedRecords: Int) {
         // One batch holds them all: no consumer takes batches here.
         let queue = BatchQueue(fields: plan.fields, capacity: max(records.count, 64))
         let machine = UnsafeMutablePointer<RecordStateMachine>.allocate(capacity: 1)
@@ -362,7 +393,9 @@ import SluiceFixtures
             machine.deallocate()
         }
         prepare(machine)
-        let tokenizer = SimdjsonTokenizer(machine: machine)
+        let tables = MatchTables(plan: plan, mapsElements: !machine.pointee.elementMachines.isEmpty)
+        let simdjson = SimdjsonTokenizer(machine: machine, matchTables: tables)
+        let yajl = YajlTokenizer(machine: machine, allowsMultipleValues: true, matchTables: tables)
         let statuses = records.map { record in
             var bytes = Array(record.utf8)
             let count = bytes.count
@@ -373,13 +406,15 @@ import SluiceFixtures
                 machine.pointee.bufferOffset = 0
                 machine.pointee.bufferCount = count
                 defer { machine.pointee.buffer = nil }
-                return tokenizer.walk(bytes.baseAddress!, count: count, readable: bytes.count, at: 0)
+                if tokenizer == .yajl { return yajl.matchRecord(bytes.baseAddress!, count: count, at: 0) == .ok }
+                let status = simdjson.walk(bytes.baseAddress!, count: count, readable: bytes.count, at: 0)
+                // As an engine does before yajl reads the record again (which this does not).
+                if status == .unreadable { machine.pointee.abandonRecordInProgress() }
+                return status == .ok
             }
-            // As an engine does before yajl reads the record again (which this does not).
-            if status == .unreadable { machine.pointee.abandonRecordInProgress() }
             return status
         }
-        return (statuses, tokenizer.matchedRecords)
+        return (statuses, simdjson.matchedRecords + yajl.matchedRecords)
     }
 
     /// The plans above are the matched walk's, and its records go through it: else the comparison would test the
@@ -391,13 +426,17 @@ import SluiceFixtures
             // The damage in `entities` or `coordinates` is read where a json field captures what holds it, or a list
             // reads in it; the captured shapes are read in the matched walk where `entities.hashtags` is captured.
             // The whole record captured is checked whole: damage anywhere in it is the event walk's to report.
-            let records = clean + (name.contains("lists") ? Self.listShapes + Self.listMismatches.dropLast()
-                : name.contains("beneath") || name.contains("whole") ? Self.capturedShapes : Self.unreadDamage)
+            let shapes = name.contains("lists") ? Self.listShapes + Self.listMismatches.dropLast()
+                : name.contains("beneath") || name.contains("whole") ? Self.capturedShapes : []
             let plan = try PlanCompiler.compile(fields, options: options)
             #expect(MatchTables(plan: plan, mapsElements: true) != nil, "\(name)")
-            let walked = Self.walkDirectly(records + Self.escapedKeys, plan: plan)
-            for (record, status) in zip(records + Self.escapedKeys, walked.statuses) { #expect(status == .ok, "\(name): \(record)") }
-            #expect(walked.matchedRecords == records.count + Self.escapedKeys.count, "\(name): every record")
+            // yajl's walk reads what yajl reads, whole: damage no field reads is for the event walk to report.
+            for (tokenizer, unread) in [(TokenizerChoice.simdjson, Self.unreadDamage), (.yajl, [])] {
+                let records = clean + shapes + (shapes.isEmpty ? unread : []) + Self.escapedKeys
+                let walked = Self.walkDirectly(records, plan: plan, tokenizer: tokenizer)
+                for (record, readWhole) in zip(records, walked.readWhole) { #expect(readWhole, "\(name), \(tokenizer): \(record)") }
+                #expect(walked.matchedRecords == records.count, "\(name), \(tokenizer): every record")
+            }
         }
         #expect(MatchTables(plan: try PlanCompiler.compile([field("record", .string, path: "$")]), mapsElements: true) == nil, "a scalar field at $ keeps the event walk")
         var mentions = FieldSpec(name: "mentions", path: "entities.user_mentions", type: .json)

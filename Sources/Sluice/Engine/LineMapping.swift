@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A chunk's NDJSON lines, mapped one by one: each whole by simdjson, or by yajl when simdjson is not chosen or
-/// cannot read it; a line too long or not UTF-8 is rejected on its own, and the rest of the chunk read on.
+/// A chunk's NDJSON lines, mapped one by one: each whole by simdjson, or by yajl's matched walk when simdjson is not
+/// chosen or cannot read it, or by yajl's events when neither walk can; a line too long or not UTF-8 is rejected on its own, and the rest of the chunk read on.
 extension MappingEngine {
     /// Maps the chunk's lines one by one. The chunk reader cut the chunk after a line feed, or at the input's end,
     /// or just past the size limit inside a line too long (the reader drops the rest of it), so each line is whole.
@@ -59,19 +59,17 @@ extension MappingEngine {
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
         var isUTF8 = true
-        if let simdjson {
-            switch simdjson.walk(input.pointer(at: first), count: last - first, readable: input.readableBytes(from: first), at: first) {
-            case .ok:
-                finishLine(keepGoing: machine.pointee.finishDeferredRecord())
-                return
-            case .cancelled:
-                finishLine(keepGoing: machine.pointee.stoppingRejection != nil || machine.pointee.rejectRecordInProgress(nil, end: last))
-                return
-            case .invalidUTF8:
-                isUTF8 = false
-            case .unreadable:
-                machine.pointee.abandonRecordInProgress()
-            }
+        switch walkRecord(from: first, to: last) {
+        case .read:
+            finishWalkedLine(cancelled: false, end: last)
+            return
+        case .cancelled:
+            finishWalkedLine(cancelled: true, end: last)
+            return
+        case .notUTF8:
+            isUTF8 = false
+        case .handedBack:
+            break
         }
         var status = tokenizer.parse(input.pointer(at: start), count: end - start, at: start)
         if status == .ok && !endsWithLineFeed {
@@ -107,6 +105,44 @@ extension MappingEngine {
             tokenizer.reset()
         }
         finishLine(keepGoing: keepGoing)
+    }
+
+    /// After a line a walk read whole: the record is finished, or where the machine asked to stop, rejected (unless
+    /// the rejection policy stopped it).
+    private func finishWalkedLine(cancelled: Bool, end last: Int) {
+        finishLine(keepGoing: cancelled
+            ? machine.pointee.stoppingRejection != nil || machine.pointee.rejectRecordInProgress(nil, end: last)
+            : machine.pointee.finishDeferredRecord())
+    }
+
+    /// What a walk made of one record whose bytes are all at hand.
+    enum WalkOutcome {
+        /// Read whole and handed to the machine.
+        case read
+        /// Handed to the machine, which asked to stop.
+        case cancelled
+        /// Handed back untouched (damaged, too deep, not an object…): the events read it, from its start.
+        case handedBack
+        /// Not UTF-8, as simdjson found before handing anything over.
+        case notUTF8
+    }
+
+    /// Reads the record in `first..<end` with simdjson where it is chosen, else (or where it cannot read it) with
+    /// yajl's matched walk.
+    func walkRecord(from first: Int, to end: Int) -> WalkOutcome {
+        if let simdjson {
+            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first) {
+            case .ok: return .read
+            case .cancelled: return .cancelled
+            case .invalidUTF8: return .notUTF8
+            case .unreadable: machine.pointee.abandonRecordInProgress()
+            }
+        }
+        switch tokenizer.matchRecord(input.pointer(at: first), count: end - first, at: first) {
+        case .ok?: return .read
+        case .cancelled?: return .cancelled
+        default: return .handedBack
+        }
     }
 
     func finishLine(keepGoing: Bool) {

@@ -6,8 +6,8 @@ import Synchronization
 /// stream of concatenated values or one document, which no scan can cut cheaply.
 ///
 /// A chunk's NDJSON lines are mapped one by one (a bad line then spoils only itself), each whole by simdjson, or by
-/// yajl when simdjson is not chosen or cannot read it; an array chunk's elements, whose ends the reader found, go to
-/// simdjson first as well. A stream goes through one yajl handle slice by slice, and the state machine finds the
+/// yajl's matched walk when simdjson is not chosen or cannot read it, or by yajl's events when neither walk can; an
+/// array chunk's elements, whose ends the reader found, go to the walks first as well. A stream goes through one yajl handle slice by slice, and the state machine finds the
 /// record boundaries (so too in a nested array's text, which the typed door hands to a chunk engine of its own,
 /// value after value). Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
 /// rejections can copy them.
@@ -43,7 +43,8 @@ final class MappingEngine: BatchSource {
     private var holdsArrayLines = false
     /// Where the chunk's array lines stop being one element and its comma each (or the reader stopped them).
     var exactReadingFrom: Int?
-    /// The start of the line simdjson refused after it had begun to read it, which ended the chunk's lines.
+    /// The start of the line the walks handed back (simdjson's after it had begun to read it), which ended the chunk's
+    /// lines.
     var refusedLineStart: Int?
     /// Mapping a chunk's lines again: those before this offset were each found to be one element and its comma
     /// (whose comma is blanked by now), and the lines end there.
@@ -134,10 +135,11 @@ final class MappingEngine: BatchSource {
             stopsAtFirstRejection: options.rejectionPolicy == .stop
         ))
         machine.pointee.boundary = start
-        tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated)
+        let matchTables = options.matchesKeysInWalk ? MatchTables(plan: plan, mapsElements: !machine.pointee.elementMachines.isEmpty) : nil
+        tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated, matchTables: matchTables)
         // NDJSON lines, and the elements of an array that the pipeline's chunks name one by one.
         simdjson = (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson
-            ? SimdjsonTokenizer(machine: machine, matchesKeys: options.matchesKeysInWalk) : nil
+            ? SimdjsonTokenizer(machine: machine, matchTables: matchTables) : nil
     }
 
     /// What mapping one chunk gave: its batches (to be recycled through ``recycle(_:)``), its counts, the line
@@ -156,7 +158,7 @@ final class MappingEngine: BatchSource {
     /// Ordinals and lines in the outcome count from the chunk's start (1 and 1). `leadingRecords`: the records to
     /// skip and the header row still to come when the chunk starts; `holdsHeader`: the header row is among its
     /// records.
-    /// `elementEnds`: for an array's elements, where each one ends, so that each can go to simdjson on its own.
+    /// `elementEnds`: for an array's elements, where each one ends, so that each can be walked on its own.
     /// `holdsArrayLines`: the chunk holds an array's lines instead, each to be checked to hold one element and its
     /// comma; `exactReadingFrom`: where the reader stopped them, if it did.
     func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, leadingRecords: LeadingRecords = LeadingRecords(),
@@ -179,7 +181,7 @@ final class MappingEngine: BatchSource {
         linesCheckedBefore = nil
         var produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)
         if let refused = refusedLineStart {
-            // The line simdjson refused showed keys no field reads, which count again when the array is read
+            // The line the walks refused showed keys no field reads, which count again when the array is read
             // exactly from it: the lines before it, known good, are mapped once more without it.
             for batch in produced { batches.recycle(batch) }
             _ = takeUnmappedKeyCounts()
@@ -212,7 +214,7 @@ final class MappingEngine: BatchSource {
         rejectedAfterCommit = 0
         machine.pointee.restart(at: offset)
         tokenizer.reset()
-        self.elementEnds = simdjson == nil ? [] : elementEnds
+        self.elementEnds = simdjson == nil && !tokenizer.matchesRecords ? [] : elementEnds
         nextElement = 0
         exactReadingFrom = nil
         refusedLineStart = nil
@@ -256,17 +258,23 @@ final class MappingEngine: BatchSource {
     /// counted, and those the matched walk counted itself. Keys inside an unread object are not counted one by one:
     /// the object's own key stands for them.
     var unmappedKeys: [String: Int] {  // lint: reporting, not the per-value path
-        simdjson?.takeUnmappedKeyCounts(into: &keysCountedInWalk)
+        takeKeysCountedInWalks(into: &keysCountedInWalk)
         var counts = machine.pointee.countedUnmappedKeys(handingOn: false)
         counts.merge(keysCountedInWalk, uniquingKeysWith: +)
         return UnmappedKey.named(counts, in: plan)
+    }
+
+    /// The keys no field reads that the matched walks counted themselves since the last call.
+    private func takeKeysCountedInWalks(into counts: inout [UnmappedKey: Int]) {  // lint: reporting, once per chunk
+        simdjson?.takeUnmappedKeyCounts(into: &counts)
+        tokenizer.takeUnmappedKeyCounts(into: &counts)
     }
 
     /// The unmapped keys seen since the last call, by trie node (see ``RecordStateMachine/takeUnmappedKeyCounts()``),
     /// the matched walk's with the machine's.
     func takeUnmappedKeyCounts() -> [UnmappedKey: Int] {  // lint: reporting, once per chunk
         var counts = machine.pointee.takeUnmappedKeyCounts()
-        simdjson?.takeUnmappedKeyCounts(into: &counts)
+        takeKeysCountedInWalks(into: &counts)
         counts.merge(keysCountedInWalk, uniquingKeysWith: +)
         keysCountedInWalk = [:]
         return counts

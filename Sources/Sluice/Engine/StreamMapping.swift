@@ -5,9 +5,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Streams (concatenated values, one document) fed to yajl slice by slice, and a chunk's array elements: each by
-/// simdjson where the reader found its end or the chunk holds one a line, else the rest of the chunk read exactly
-/// by yajl.
+/// Streams (concatenated values, one document) fed to yajl slice by slice, and a chunk's array elements: each whole
+/// where the reader found its end or the chunk holds one a line, else the rest of the chunk read exactly by yajl.
 extension MappingEngine {
     func stepStream() throws(SluiceError) {
         while !hasEnded && !batches.hasReady {
@@ -35,11 +34,10 @@ extension MappingEngine {
         }
     }
 
-    /// Reads an array chunk's elements one by one with simdjson. At the first element simdjson cannot read, what it
-    /// took from it is forgotten and the rest of the chunk is left to yajl's stream (``stepStream()``), which then
-    /// reads from that element on exactly as it would have from the chunk's start.
+    /// Reads an array chunk's elements one by one, each whole (``walkRecord(from:to:)``). At the first element that
+    /// is handed back, what was taken from it is forgotten and the rest of the chunk is left to yajl's stream
+    /// (``stepStream()``), which then reads from that element on exactly as it would have from the chunk's start.
     func stepElements() {
-        guard let simdjson else { return }
         pointMachineAtBuffer()
         while !hasEnded && !batches.hasReady && nextElement < elementEnds.count {
             let first = firstNonWhitespace(from: feedFrom)
@@ -48,15 +46,15 @@ extension MappingEngine {
                 nextElement = elementEnds.count
                 return
             }
-            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first) {
-            case .ok:
+            switch walkRecord(from: first, to: end) {
+            case .read:
                 feedFrom = end
                 nextElement += 1
             case .cancelled:
                 feedFrom = end
                 nextElement = elementEnds.count
                 handleStreamStatus(.cancelled)
-            case .unreadable, .invalidUTF8:
+            case .handedBack, .notUTF8:
                 machine.pointee.abandonRecordInProgress()
                 nextElement = elementEnds.count
             }
@@ -65,10 +63,10 @@ extension MappingEngine {
 
     /// Maps the chunk's lines as an array's elements, one element and its comma per line (blank lines aside).
     /// Every line before the first holds one (the reader started lines after a comma, and the earlier chunks are
-    /// checked before this one is delivered), so each line starts at an element; simdjson's walk of the line up
-    /// to its comma refuses anything but one value. At the first line that is not one element and its comma, or
-    /// that simdjson cannot read, the chunk ends before it and the array is to be read exactly from there: by the
-    /// framer and, where simdjson cannot, by yajl, as if lines had never been tried.
+    /// checked before this one is delivered), so each line starts at an element; a walk of the line up to its
+    /// comma refuses anything but one value. At the first line that is not one element and its comma, or that the
+    /// walks hand back, the chunk ends before it and the array is to be read exactly from there: by the framer and,
+    /// where the walks cannot, by yajl's events, as if lines had never been tried.
     func stepArrayLines(endingAt readerEnd: Int?) {
         while !hasEnded && !batches.hasReady {
             if let checked = linesCheckedBefore, lineStart >= checked {
@@ -91,7 +89,7 @@ extension MappingEngine {
                 lineStart = next
                 continue
             }
-            guard let element = elementOnLine(first: first, lineEnd: lineEnd), let simdjson else {
+            guard let element = elementOnLine(first: first, lineEnd: lineEnd) else {
                 readExactly(from: lineStart)
                 return
             }
@@ -100,14 +98,14 @@ extension MappingEngine {
             pointMachineAtBuffer()
             machine.pointee.knownRecordStart = first
             machine.pointee.knownRecordLine = lineNumber
-            switch simdjson.walk(input.pointer(at: first), count: element.end - first, readable: input.readableBytes(from: first), at: first) {
-            case .ok:
+            switch walkRecord(from: first, to: element.end) {
+            case .read:
                 finishLine(keepGoing: machine.pointee.finishDeferredRecord())
             case .cancelled:
                 feedFrom = element.end
                 handleStreamStatus(.cancelled)
                 machine.pointee.knownRecordStart = nil
-            case .unreadable, .invalidUTF8:
+            case .handedBack, .notUTF8:
                 machine.pointee.abandonRecordInProgress()
                 machine.pointee.knownRecordStart = nil
                 refusedLineStart = lineStart

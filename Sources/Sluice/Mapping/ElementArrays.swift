@@ -1,4 +1,4 @@
-import CSimdjson
+import CWalk
 import CYajl
 
 /// Typed arrays of models, mapped element by element: the events inside the array go to an element machine, which

@@ -1,6 +1,6 @@
 import CYajl
 
-/// The event walk: events in (yajl's, those of simdjson's event walk in `CSimdjson/walk.cpp`, or a test's scripted
+/// The event walk: events in (yajl's, those of simdjson's event walk in `CWalk/walk.cpp`, or a test's scripted
 /// ones), frames of the containers the plan looks into, values matched to their nodes and handed to the value
 /// writes, everything else skipped by counting depth.
 extension RecordStateMachine {

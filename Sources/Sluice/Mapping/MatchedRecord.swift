@@ -1,4 +1,4 @@
-import CSimdjson
+import CWalk
 
 /// A record walked by the matched walk (``MatchTables``): its keys were matched in C++, and its tape holds the values
 /// fields read and the keys no field reads, in document order. They go through the same writes, counts and commit as
@@ -9,6 +9,15 @@ extension RecordStateMachine {
     var takesMatchedRecords: Bool {
         frameCount == 0 && skipDepth == 0 && !inRecord && !hasDeferredRecord && recordsToSkip == 0 && !readsHeader
             && (outerLevels == 0 || isOuterOpen)
+    }
+
+    /// Calls `body` with the header's nodes (one per column, -1 where no field reads) once the header is known, else
+    /// with none: before, an array is no record a matched walk reads. The header's array is touched only then:
+    /// reaching into it costs a retain and a release a record. Mutating so that it is asked in place.
+    @inline(__always)
+    mutating func withHeaderNodes<Result>(_ body: (UnsafePointer<Int32>?, Int) -> Result) -> Result {
+        guard knowsHeader else { return body(nil, 0) }
+        return headerNodes.withUnsafeBufferPointer { body($0.baseAddress, $0.count) }
     }
 
     /// Writes the record the tape describes and ends it at `end` (relative to ``sliceOffset``, as the tape's

@@ -1,3 +1,5 @@
+import CWalk
+
 /// Keys matched against the plan, and those no field reads: counted by node and key, or a failure in strict mode.
 extension RecordStateMachine {
     /// The child of `node` that key number `position` of its object leads to, or ``unmapped`` or ``ignored``; a
@@ -60,6 +62,17 @@ extension RecordStateMachine {
 struct UnmappedKey: Hashable {
     var node: Int32
     var key: [UInt8]
+
+    /// Adds the keys a matched walk counted itself to `counts`.
+    static func count(_ sightings: UnsafeBufferPointer<sluice_unmapped_sighting>, into counts: inout [UnmappedKey: Int]) {  // lint: reporting, once per chunk
+        for sighting in sightings {
+            let key = withUnsafeBytes(of: sighting.words) { words in
+                // The words hold the key's bytes in memory order, whatever the byte order of the machine.
+                Array(words.prefix(Int(sighting.length)))
+            }
+            counts[UnmappedKey(node: sighting.node, key: key), default: 0] += Int(sighting.count)
+        }
+    }
 
     /// The counts by key path, as reports show them: the node's path, then the key (escaped where it must be).
     static func named(_ counts: [UnmappedKey: Int], in plan: CompiledPlan) -> [String: Int] {  // lint: reporting, not the per-value path

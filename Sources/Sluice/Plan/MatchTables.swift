@@ -1,4 +1,4 @@
-import CSimdjson
+import CWalk
 
 /// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
 /// records that walk can read alone: key paths through objects, named array elements and `*`; fields read as

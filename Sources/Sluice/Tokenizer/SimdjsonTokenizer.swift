@@ -1,4 +1,4 @@
-import CSimdjson
+import CWalk
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,15 +54,15 @@ final class SimdjsonTokenizer {
 
     /// - Parameters:
     ///   - machine: The state machine that receives the events; it must outlive the tokenizer.
-    ///   - matchesKeys: Whether records the matched walk can read go to it (keys matched in C++, one tape a record)
-    ///     rather than to the event walk.
-    init(machine: UnsafeMutablePointer<RecordStateMachine>, matchesKeys: Bool = true) {
+    ///   - matchTables: The plan's tables, when records the matched walk can read go to it (keys matched in C++, one
+    ///     tape a record) rather than to the event walk.
+    init(machine: UnsafeMutablePointer<RecordStateMachine>, matchTables: MatchTables?) {
         self.machine = machine
         events = .allocate(capacity: 1)
         events.initialize(to: Self.makeEvents())
         openingLimit = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
         parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
-        matchTables = matchesKeys ? MatchTables(plan: machine.pointee.plan, mapsElements: !machine.pointee.elementMachines.isEmpty) : nil
+        self.matchTables = matchTables
     }
 
     deinit {
@@ -97,13 +97,9 @@ final class SimdjsonTokenizer {
             var tape: UnsafePointer<sluice_tape_entry>?
             var entries = 0
             var end = 0
-            // Rows are read by the header's names once it is known; before, an array is no record the walk reads. The
-            // header's array is touched only then: reaching into it costs a retain and a release a record.
-            let status = machine.pointee.knowsHeader
-                ? machine.pointee.headerNodes.withUnsafeBufferPointer { header in
-                    sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, header.baseAddress, header.count, &tape, &entries, &end)
-                }
-                : sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, nil, 0, &tape, &entries, &end)
+            let status = machine.pointee.withHeaderNodes { header, columns in
+                sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, header, columns, &tape, &entries, &end)
+            }
             switch status {
             case SLUICE_MATCH_OK:
                 matchedRecords += 1
@@ -128,13 +124,7 @@ final class SimdjsonTokenizer {
         guard let parser else { return }
         var sightings: UnsafePointer<sluice_unmapped_sighting>?
         let count = sluice_simdjson_take_unmapped(parser, &sightings)
-        for sighting in UnsafeBufferPointer(start: sightings, count: count) {
-            let key = withUnsafeBytes(of: sighting.words) { words in
-                // The words hold the key's bytes in memory order, whatever the byte order of the machine.
-                Array(words.prefix(Int(sighting.length)))
-            }
-            counts[UnmappedKey(node: sighting.node, key: key), default: 0] += Int(sighting.count)
-        }
+        UnmappedKey.count(UnsafeBufferPointer(start: sightings, count: count), into: &counts)
     }
 
     private func copyToScratch(_ bytes: UnsafePointer<UInt8>, count: Int) -> UnsafeMutablePointer<UInt8> {

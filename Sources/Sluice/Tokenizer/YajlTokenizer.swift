@@ -1,3 +1,4 @@
+import CWalk
 import CYajl
 #if canImport(Glibc)
 import Glibc
@@ -5,7 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Drives libyajl's callback parser over slices of input and forwards its events to a ``RecordStateMachine``.
+/// Drives libyajl's callback parser over slices of input and forwards its events to a ``RecordStateMachine``; or,
+/// for a record whose bytes are all at hand, reads it with yajl's matched walk (keys matched in C++, one tape a
+/// record), which hands back to the events whatever it cannot read as simply.
 ///
 /// yajl's pointers (keys, strings, number text) are valid only during a callback; the machine copies what it
 /// keeps. Errors are sticky in yajl and a cancelled handle cannot go on, so the driver asks for a fresh handle
@@ -28,14 +31,24 @@ final class YajlTokenizer {
     private var sliceOffset = 0
     /// The absolute offset just past the last byte fed.
     private var fedEnd = 0
+    /// The plan's tables and yajl's matched walk, when records it can read go to it.
+    private let matchTables: MatchTables?
+    private let matcher: OpaquePointer?
+    /// Records the matched walk read whole.
+    private(set) var matchedRecords = 0
+    /// Whether records whose bytes are all at hand may go to the matched walk.
+    var matchesRecords: Bool { matcher != nil }
 
     /// - Parameters:
     ///   - machine: The state machine that receives the events; it must outlive the tokenizer.
     ///   - allowsMultipleValues: Whether the input is a stream of top-level values (NDJSON, concatenated) rather
     ///     than one value (a top-level array, a document).
-    init(machine: UnsafeMutablePointer<RecordStateMachine>, allowsMultipleValues: Bool) {
+    ///   - matchTables: The plan's tables, when records whose bytes are all at hand go to the matched walk.
+    init(machine: UnsafeMutablePointer<RecordStateMachine>, allowsMultipleValues: Bool, matchTables: MatchTables? = nil) {
         self.machine = machine
         self.allowsMultipleValues = allowsMultipleValues
+        self.matchTables = matchTables
+        matcher = matchTables != nil ? sluice_yajl_matcher_create(max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)) : nil
         callbacks = .allocate(capacity: 1)
         callbacks.initialize(to: YajlTokenizer.makeCallbacks())
         reset()
@@ -43,7 +56,39 @@ final class YajlTokenizer {
 
     deinit {
         if let handle { yajl_free(handle) }
+        sluice_yajl_matcher_free(matcher)
         callbacks.deallocate()
+    }
+
+    /// Reads the one record in `count` bytes (its first byte, at absolute `offset`, is the record's) with the matched
+    /// walk and hands its tape to the machine: `.ok`, or `.cancelled` where the machine asks to stop. `nil` when the
+    /// walk hands the record back untouched (not well-formed, too deep, not an object), or the machine is not
+    /// between records: the events then read it, from its start.
+    func matchRecord(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int) -> Status? {
+        guard let matcher, let matchTables, machine.pointee.takesMatchedRecords else { return nil }
+        var tape: UnsafePointer<sluice_tape_entry>?
+        var entries = 0
+        var end = 0
+        let status = machine.pointee.withHeaderNodes { header, columns in
+            sluice_yajl_match(matcher, bytes, count, matchTables.tables, header, columns, &tape, &entries, &end)
+        }
+        guard status == SLUICE_MATCH_OK else { return nil }
+        matchedRecords += 1
+        // Offsets come from the tape, not from the event handle: the machine reads them from `scriptedOffset`.
+        let eventHandle = machine.pointee.handle
+        machine.pointee.handle = nil
+        machine.pointee.sliceOffset = offset
+        defer { machine.pointee.handle = eventHandle }
+        return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), end: end) ? .ok : .cancelled
+    }
+
+    /// Adds the keys no field reads that the matched walk counted itself (records it read whole, since the last call)
+    /// to `counts`, and forgets them; the machine counts the rest.
+    func takeUnmappedKeyCounts(into counts: inout [UnmappedKey: Int]) {  // lint: reporting, once per chunk
+        guard let matcher else { return }
+        var sightings: UnsafePointer<sluice_unmapped_sighting>?
+        let count = sluice_yajl_take_unmapped(matcher, &sightings)
+        UnmappedKey.count(UnsafeBufferPointer(start: sightings, count: count), into: &counts)
     }
 
     /// Replaces the handle with a fresh one, forgetting any partial token or nesting.

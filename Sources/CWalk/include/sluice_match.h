@@ -1,7 +1,8 @@
 #ifndef SLUICE_MATCH_H
 #define SLUICE_MATCH_H
 
-#include "sluice_simdjson.h"
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -113,19 +114,6 @@ typedef struct {
     int32_t node;
     uint64_t count;
 } sluice_unmapped_sighting;
-
-/// Hands over the keys no field reads that the matched walk counted itself since the last call, and forgets them.
-/// `*sightings` is owned by the parser, valid until its next walk or call.
-size_t sluice_simdjson_take_unmapped(sluice_simdjson_parser *parser, const sluice_unmapped_sighting **sightings);
-
-/// Walks the one JSON object in `bytes[0..<length]` (`capacity` readable, at least `length` plus the padding),
-/// matching its keys against `tables` as it goes; or, given a header's nodes (`header_nodes`, one per column, -1
-/// for a column no field reads), the one array, a row whose values are read by the header's names. On
-/// SLUICE_MATCH_OK, `*tape` and `*count` give the entries (owned by the parser, valid until its next walk) and
-/// `*end` the offset just past the record.
-sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const uint8_t *bytes, size_t length, size_t capacity,
-                                          const sluice_plan_tables *tables, const int32_t *header_nodes, size_t header_count,
-                                          const sluice_tape_entry **tape, size_t *count, size_t *end);
 
 #ifdef __cplusplus
 }

@@ -14,146 +14,14 @@ namespace {
 
 enum class step { ok, unusual };
 
-/// Records of one dump repeat their key order: the key at a node's position is guessed to be the one there last time.
-constexpr size_t guessed_positions = 64;
-constexpr size_t guessed_key_bytes = 32;
-
-/// The key's first 32 bytes as four words, zero past its end. The walk's input is padded, so reading past a key is safe.
-inline void load_words(const uint8_t *key, size_t length, uint64_t words[4]) {
-    for (size_t i = 0; i < 4; i++) {
-        uint64_t word = 0;
-        if (i * 8 < length) {
-            std::memcpy(&word, key + i * 8, 8);
-            size_t left = length - i * 8;
-            if (left < 8) word &= (uint64_t(1) << (left * 8)) - 1;
-        }
-        words[i] = word;
-    }
-}
-
 struct matcher : record_view {
     const sluice_plan_tables *tables;
     std::vector<sluice_tape_entry> &tape;
-    sluice_key_guess *guesses;
+    sluice_matching::key_matcher &keys;
     size_t maximum_depth;
-    sluice_simdjson_parser *parser;
-
-    /// The child of `node` whose key is `key`, -1 for none, or `escaped` for a key with a backslash (to be matched
-    /// unescaped): the guess for its position when it holds the same bytes (a guess never holds an escaped key), else
-    /// a scan, whose result becomes the guess.
-    static constexpr int32_t escaped = -2;
-
-    int32_t child(int32_t node, size_t position, const uint8_t *key, size_t key_length) {
-        if (key_length > guessed_key_bytes) return has_escape(key, key_length) ? escaped : scan(node, key, key_length);
-        uint64_t words[4];
-        load_words(key, key_length, words);
-        int32_t first = tables->first_guess[node];
-        sluice_key_guess *guess = first >= 0 && position < guessed_positions ? &guesses[size_t(first) + position] : nullptr;
-        if (guess && guess->length == int32_t(key_length) && guess->words[0] == words[0] && guess->words[1] == words[1] &&
-            guess->words[2] == words[2] && guess->words[3] == words[3]) {
-            return guess->child;
-        }
-        // A backslash in any of the words: bytes past the key are zero, never one.
-        constexpr uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080, backslashes = 0x5C5C5C5C5C5C5C5C;
-        for (uint64_t word : words) {
-            uint64_t folded = word ^ backslashes;
-            if ((folded - ones) & ~folded & highs) return escaped;
-        }
-        int32_t found = scan(node, key, key_length);
-        if (guess) {
-            set_aside(*guess, uint32_t(guess - guesses));
-            std::memcpy(guess->words, words, sizeof(words));
-            guess->length = int32_t(key_length);
-            guess->child = found;
-            guess->node = node;
-            guess->sightings = 0;
-        }
-        return found;
-    }
-
-    /// Before a guess is replaced: the sightings it holds from records walked whole, and those of the record being
-    /// walked (which count only if it is walked whole), are kept apart under its key.
-    void set_aside(const sluice_key_guess &guess, uint32_t slot) {
-        if (guess.child != -1 || guess.length < 0) return;
-        if (guess.sightings > 0) {
-            parser->evicted.push_back(sighting(guess, guess.sightings));
-        }
-        uint64_t in_record = 0;
-        auto &pending = parser->pending;
-        for (size_t i = 0; i < pending.size();) {
-            if (pending[i] == slot) {
-                pending[i] = pending.back();
-                pending.pop_back();
-                in_record++;
-            } else {
-                i++;
-            }
-        }
-        if (in_record > 0) parser->pending_evicted.push_back(sighting(guess, in_record));
-    }
-
-    /// Moves the sightings the guesses hold (keys no field reads, from records walked whole) into `into`.
-    static void take_sightings(std::vector<sluice_key_guess> &guesses, std::vector<sluice_unmapped_sighting> &into) {
-        for (sluice_key_guess &guess : guesses) {
-            if (guess.child == -1 && guess.sightings > 0) {
-                into.push_back(sighting(guess, guess.sightings));
-                guess.sightings = 0;
-            }
-        }
-    }
-
-    static sluice_unmapped_sighting sighting(const sluice_key_guess &guess, uint64_t count) {
-        sluice_unmapped_sighting result;
-        std::memcpy(result.words, guess.words, sizeof(result.words));
-        result.length = guess.length;
-        result.node = guess.node;
-        result.count = count;
-        return result;
-    }
-
-    /// Counts a key no field reads at the guess `child` just matched it with, where there is one; false where the
-    /// key must cross on the tape to be counted (or, where the node rejects such keys, to fail its record). Element
-    /// plans' nodes never get here: their keys are ignored or rejected.
-    bool counted(int32_t node, size_t position, size_t key_length) {
-        int32_t first = tables->first_guess[node];
-        if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
-        parser->pending.push_back(uint32_t(size_t(first) + position));
-        return true;
-    }
-
-    int32_t scan(int32_t node, const uint8_t *key, size_t key_length) const {
-        int32_t entry = tables->first_key[node];
-        const int32_t last = entry + tables->key_count[node];
-        for (; entry < last; entry++) {
-            if (size_t(tables->key_length[entry]) == key_length &&
-                std::memcmp(tables->key_bytes + tables->key_start[entry], key, key_length) == 0) {
-                return tables->key_child[entry];
-            }
-        }
-        return -1;
-    }
-
-    /// The child of `node` for element `index` of an array, or -1: the entry naming it, else `*` (the last entry).
-    int32_t element_child(int32_t node, int64_t index) const {
-        int32_t entry = tables->first_index[node];
-        const int32_t last = entry + tables->index_count[node];
-        for (; entry < last; entry++) {
-            const int64_t named = tables->index_value[entry];
-            if (named == index || named < 0) return tables->index_child[entry];
-        }
-        return -1;
-    }
 
     inline void push(const uint8_t *bytes, size_t size, size_t end, int32_t node, sluice_tape_kind kind) {
         if (node >= 0) tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
-    }
-
-    /// Whether a long key's bytes hold a backslash: keys are short, a loop beats a call.
-    static bool has_escape(const uint8_t *key, size_t key_length) {
-        for (size_t i = 0; i < key_length; i++) {
-            if (key[i] == '\\') return true;
-        }
-        return false;
     }
 
     /// Hands over the scalar in `value` for `node`, checked as the event walk checks it; with no node (-1), only
@@ -221,20 +89,20 @@ struct matcher : record_view {
             }
             if (colons != 1) return step::unusual;
             size_t key_length = size_t(quote - key);
-            int32_t matched = child(node, position, key, key_length);
+            int32_t matched = keys.child(node, position, key, key_length, true, true);
             bool guessed = true;
-            if (matched == escaped) {
+            if (matched == sluice_matching::key_matcher::escaped) {
                 // Matched unescaped, past the guesses, which compare raw bytes: Python's `json.dumps` escapes every
                 // key that is not ASCII, so a dump may hold such keys in every record.
                 std::string_view unescaped;
                 if (field.unescaped_key().get(unescaped)) return step::unusual;
                 key = reinterpret_cast<const uint8_t *>(unescaped.data());
                 key_length = unescaped.size();
-                matched = scan(node, key, key_length);
+                matched = keys.scan(node, key, key_length);
                 guessed = false;
             }
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (matched < 0 && !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS) && !(guessed && counted(node, position, key_length))) {
+                if (matched < 0 && keys.crosses_unmapped(node, position, key_length, guessed)) {
                     push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
                 }
                 position++;
@@ -288,7 +156,7 @@ struct matcher : record_view {
         open_lists(node, token.data());
         ondemand::array inner;
         if (value.get_array().get(inner)) return step::unusual;
-        return elements(inner, depth + 1, strict, strict, [&](int64_t index, std::string_view) { return element_child(node, index); });
+        return elements(inner, depth + 1, strict, strict, [&](int64_t index, std::string_view) { return keys.element_child(node, index); });
     }
 
     /// Walks an array whose elements the plan at `element_root[node]` maps: each element's entries follow an element
@@ -424,15 +292,8 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     const bool is_row = type == ondemand::json_type::array && header_nodes != nullptr;
     if (type != ondemand::json_type::object && !is_row) return SLUICE_MATCH_UNUSUAL;
     parser->tape.clear();
-    parser->pending.clear();
-    parser->pending_evicted.clear();
-    // Guesses belong to one plan's tables; a parser walks for one plan, but they are made again should that change.
-    if (parser->guessed_for != tables) {
-        matcher::take_sightings(parser->guesses, parser->evicted);
-        parser->guesses.assign(size_t(tables->guessed_nodes) * guessed_positions, sluice_key_guess{{0, 0, 0, 0}, -1, -1, -1, 0});
-        parser->guessed_for = tables;
-    }
-    matcher walk{{bytes, length, &document}, tables, parser->tape, parser->guesses.data(), parser->maximum_depth, parser};
+    parser->keys.begin(tables);
+    matcher walk{{bytes, length, &document}, tables, parser->tape, parser->keys, parser->maximum_depth};
     // A field at `$` captures the whole record: everything in it is checked, as the captured text must be. (A row
     // so captured is left to the event walk, which reads it by the header's names as an object.)
     const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
@@ -456,18 +317,12 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     }
     *tape = parser->tape.data();
     *count = parser->tape.size();
-    // Walked whole: the keys no field reads that it showed count now.
-    for (uint32_t slot : parser->pending) parser->guesses[slot].sightings++;
-    parser->evicted.insert(parser->evicted.end(), parser->pending_evicted.begin(), parser->pending_evicted.end());
+    parser->keys.commit();
     return SLUICE_MATCH_OK;
 }
 
 size_t sluice_simdjson_take_unmapped(sluice_simdjson_parser *parser, const sluice_unmapped_sighting **sightings) {
-    parser->taken.swap(parser->evicted);
-    parser->evicted.clear();
-    matcher::take_sightings(parser->guesses, parser->taken);
-    *sightings = parser->taken.data();
-    return parser->taken.size();
+    return parser->keys.take(sightings);
 }
 
 }

@@ -1,0 +1,239 @@
+// The matching rules both matched walks share, whatever tokenizer hands them keys: a key's child in the plan's tables
+// (tried first against the key seen at the same position last time), an element's child, and the counts of keys no
+// field reads, which hold only for records walked whole.
+
+#ifndef SLUICE_KEY_MATCHING_H
+#define SLUICE_KEY_MATCHING_H
+
+#include "sluice_match.h"
+
+#include <cstring>
+#include <vector>
+
+namespace sluice_matching {
+
+/// Records of one dump repeat their key order: the key at a node's position is guessed to be the one there last time.
+constexpr size_t guessed_positions = 64;
+constexpr size_t guessed_key_bytes = 32;
+
+/// A key of at most 32 bytes, as four words with the bytes past its end zeroed, and the child it leads to (-1: none);
+/// for a key no field reads, its object's node and how often records walked whole showed it since it was last taken.
+struct key_guess {
+    uint64_t words[4];
+    int32_t length;
+    int32_t child;
+    int32_t node;
+    uint32_t sightings;
+};
+
+/// The key's first 32 bytes as four words, zero past its end. With `padded`, 32 bytes from the key's first may be read;
+/// without, none past its end.
+inline void load_words(const uint8_t *key, size_t length, uint64_t words[4], bool padded) {
+    for (size_t i = 0; i < 4; i++) {
+        uint64_t word = 0;
+        if (i * 8 < length) {
+            size_t left = length - i * 8;
+            if (padded || left >= 8) {
+                std::memcpy(&word, key + i * 8, 8);
+                if (left < 8) word &= (uint64_t(1) << (left * 8)) - 1;
+            } else {
+                std::memcpy(&word, key + i * 8, left);
+            }
+        }
+        words[i] = word;
+    }
+}
+
+/// The key guesses of one plan's tables and the sightings of keys no field reads, kept by a parser from record to
+/// record so that a record costs no allocation.
+struct key_matcher {
+    const sluice_plan_tables *tables = nullptr;
+    std::vector<key_guess> guesses;
+    /// The record being walked: the guesses at which it showed a key no field reads, and what it saw of keys whose
+    /// guesses it replaced; they count once the record is walked whole, and not at all if it is handed back.
+    std::vector<uint32_t> pending;
+    std::vector<sluice_unmapped_sighting> pending_evicted;
+    /// Sightings of keys whose guesses were replaced, from records walked whole, until taken; and what was taken.
+    std::vector<sluice_unmapped_sighting> evicted;
+    std::vector<sluice_unmapped_sighting> taken;
+
+    /// Before a record: forgets what an abandoned one saw. Guesses belong to one plan's tables; a parser walks for one
+    /// plan, but they are made again should that change.
+    void begin(const sluice_plan_tables *plan) {
+        pending.clear();
+        pending_evicted.clear();
+        if (tables == plan) return;
+        take_sightings(evicted);
+        guesses.assign(size_t(plan->guessed_nodes) * guessed_positions, key_guess{{0, 0, 0, 0}, -1, -1, -1, 0});
+        tables = plan;
+    }
+
+    /// After a record walked whole: the keys no field reads that it showed count now.
+    void commit() {
+        for (uint32_t slot : pending) guesses[slot].sightings++;
+        evicted.insert(evicted.end(), pending_evicted.begin(), pending_evicted.end());
+    }
+
+    /// Hands over the sightings since the last call (owned here until the next) and forgets them.
+    size_t take(const sluice_unmapped_sighting **sightings) {
+        taken.swap(evicted);
+        evicted.clear();
+        take_sightings(taken);
+        *sightings = taken.data();
+        return taken.size();
+    }
+
+    /// The child of `node` whose key is `key`, -1 for none, or `escaped` for a raw key holding a backslash (to be
+    /// matched unescaped): the guess for its position when it holds the same bytes (a guess never holds a raw key
+    /// with escapes), else a scan, whose result becomes the guess. `raw` keys are as they stand in the input, others
+    /// unescaped already; `padded`: 32 bytes from the key's first may be read.
+    static constexpr int32_t escaped = -2;
+
+    [[gnu::always_inline]] inline int32_t child(int32_t node, size_t position, const uint8_t *key, size_t key_length, bool raw, bool padded) {
+        const int32_t first = tables->first_guess[node];
+        if (first >= 0 && position < guessed_positions) {
+            const key_guess &guess = guesses[size_t(first) + position];
+            if (guess.length == int32_t(key_length) && holds(guess, key, key_length, padded)) return guess.child;
+        }
+        return unguessed(node, position, key, key_length, raw, padded);
+    }
+
+    /// The child of a key its guess does not hold (or that has none), which becomes the guess.
+    int32_t unguessed(int32_t node, size_t position, const uint8_t *key, size_t key_length, bool raw, bool padded) {
+        if (key_length > guessed_key_bytes) return raw && has_escape(key, key_length) ? escaped : scan(node, key, key_length);
+        int32_t first = tables->first_guess[node];
+        key_guess *guess = first >= 0 && position < guessed_positions ? &guesses[size_t(first) + position] : nullptr;
+        uint64_t words[4];
+        load_words(key, key_length, words, padded);
+        if (raw) {
+            // A backslash in any of the words: bytes past the key are zero, never one.
+            constexpr uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080, backslashes = 0x5C5C5C5C5C5C5C5C;
+            for (uint64_t word : words) {
+                uint64_t folded = word ^ backslashes;
+                if ((folded - ones) & ~folded & highs) return escaped;
+            }
+        }
+        int32_t found = scan(node, key, key_length);
+        if (guess) {
+            set_aside(*guess, uint32_t(guess - guesses.data()));
+            std::memcpy(guess->words, words, sizeof(words));
+            guess->length = int32_t(key_length);
+            guess->child = found;
+            guess->node = node;
+            guess->sightings = 0;
+        }
+        return found;
+    }
+
+    /// Counts a key no field reads at the guess `child` just matched it with, where there is one; false where the
+    /// key must cross on the tape to be counted (or, where the node rejects such keys, to fail its record). Element
+    /// plans' nodes never get here: their keys are ignored or rejected.
+    bool counted(int32_t node, size_t position, size_t key_length) {
+        int32_t first = tables->first_guess[node];
+        if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
+        pending.push_back(uint32_t(size_t(first) + position));
+        return true;
+    }
+
+    int32_t scan(int32_t node, const uint8_t *key, size_t key_length) const {
+        int32_t entry = tables->first_key[node];
+        const int32_t last = entry + tables->key_count[node];
+        for (; entry < last; entry++) {
+            if (size_t(tables->key_length[entry]) == key_length && same(tables->key_bytes + tables->key_start[entry], key, key_length)) {
+                return tables->key_child[entry];
+            }
+        }
+        return -1;
+    }
+
+    /// The child of `node` for element `index` of an array, or -1: the entry naming it, else `*` (the last entry).
+    int32_t element_child(int32_t node, int64_t index) const {
+        int32_t entry = tables->first_index[node];
+        const int32_t last = entry + tables->index_count[node];
+        for (; entry < last; entry++) {
+            const int64_t named = tables->index_value[entry];
+            if (named == index || named < 0) return tables->index_child[entry];
+        }
+        return -1;
+    }
+
+    /// Whether a key no field reads at `node` crosses on the tape: not where it is ignored, nor where it was counted.
+    bool crosses_unmapped(int32_t node, size_t position, size_t key_length, bool guessed) {
+        return !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS) && !(guessed && counted(node, position, key_length));
+    }
+
+private:
+    /// Keys are short: a loop that stops at the first difference beats a call.
+    static bool same(const uint8_t *a, const uint8_t *b, size_t length) {
+        for (size_t i = 0; i < length; i++) {
+            if (a[i] != b[i]) return false;
+        }
+        return true;
+    }
+
+    /// Whether the guess holds the key's bytes (of the guess's length, at most 32): only the words the key reaches
+    /// are compared.
+    [[gnu::always_inline]] static inline bool holds(const key_guess &guess, const uint8_t *key, size_t length, bool padded) {
+        if (!padded) return same(reinterpret_cast<const uint8_t *>(guess.words), key, length);
+        size_t word = 0;
+        for (; (word + 1) * 8 <= length; word++) {
+            uint64_t bytes;
+            std::memcpy(&bytes, key + word * 8, 8);
+            if (bytes != guess.words[word]) return false;
+        }
+        const size_t left = length - word * 8;
+        if (left == 0) return true;
+        uint64_t bytes;
+        std::memcpy(&bytes, key + word * 8, 8);
+        return (bytes & ((uint64_t(1) << (left * 8)) - 1)) == guess.words[word];
+    }
+
+    /// Before a guess is replaced: the sightings it holds from records walked whole, and those of the record being
+    /// walked (which count only if it is walked whole), are kept apart under its key.
+    void set_aside(const key_guess &guess, uint32_t slot) {
+        if (guess.child != -1 || guess.length < 0) return;
+        if (guess.sightings > 0) evicted.push_back(sighting(guess, guess.sightings));
+        uint64_t in_record = 0;
+        for (size_t i = 0; i < pending.size();) {
+            if (pending[i] == slot) {
+                pending[i] = pending.back();
+                pending.pop_back();
+                in_record++;
+            } else {
+                i++;
+            }
+        }
+        if (in_record > 0) pending_evicted.push_back(sighting(guess, in_record));
+    }
+
+    /// Moves the sightings the guesses hold (keys no field reads, from records walked whole) into `into`.
+    void take_sightings(std::vector<sluice_unmapped_sighting> &into) {
+        for (key_guess &guess : guesses) {
+            if (guess.child == -1 && guess.sightings > 0) {
+                into.push_back(sighting(guess, guess.sightings));
+                guess.sightings = 0;
+            }
+        }
+    }
+
+    static sluice_unmapped_sighting sighting(const key_guess &guess, uint64_t count) {
+        sluice_unmapped_sighting result;
+        std::memcpy(result.words, guess.words, sizeof(result.words));
+        result.length = guess.length;
+        result.node = guess.node;
+        result.count = count;
+        return result;
+    }
+
+    /// Whether a long key's bytes hold a backslash: keys are short, a loop beats a call.
+    static bool has_escape(const uint8_t *key, size_t key_length) {
+        for (size_t i = 0; i < key_length; i++) {
+            if (key[i] == '\\') return true;
+        }
+        return false;
+    }
+};
+
+}  // namespace sluice_matching
+
+#endif

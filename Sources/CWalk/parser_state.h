@@ -1,0 +1,21 @@
+// The parser behind the C interface's opaque handle, shared by the event walk and the matched walk.
+
+#ifndef SLUICE_PARSER_STATE_H
+#define SLUICE_PARSER_STATE_H
+
+#include "key_matching.h"
+
+#include <simdjson.h>
+
+#include <vector>
+
+struct sluice_simdjson_parser {
+    simdjson::ondemand::parser parser;
+    size_t maximum_depth;
+    /// The matched walk's entries, kept from record to record so that a record costs no allocation.
+    std::vector<sluice_tape_entry> tape;
+    /// The matched walk's key guesses and counts of keys no field reads.
+    sluice_matching::key_matcher keys;
+};
+
+#endif
