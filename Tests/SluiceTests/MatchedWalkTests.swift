@@ -401,11 +401,16 @@ import SluiceFixtures
             let count = bytes.count
             bytes += [UInt8](repeating: 0x20, count: SimdjsonTokenizer.padding)
             let status = bytes.withUnsafeBufferPointer { bytes in
-                // As an engine does, the machine sees the bytes it walks, for the text it captures.
+                // As an engine does, the machine sees the bytes it walks, for the text it captures, and knows where the
+                // line starts (each record is a buffer of its own, at offset 0).
                 machine.pointee.buffer = bytes.baseAddress
                 machine.pointee.bufferOffset = 0
                 machine.pointee.bufferCount = count
-                defer { machine.pointee.buffer = nil }
+                machine.pointee.knownRecordStart = 0
+                defer {
+                    machine.pointee.buffer = nil
+                    machine.pointee.knownRecordStart = nil
+                }
                 if tokenizer == .yajl { return yajl.matchRecord(bytes.baseAddress!, count: count, at: 0) == .ok }
                 let status = simdjson.walk(bytes.baseAddress!, count: count, readable: bytes.count, at: 0)
                 // As an engine does before yajl reads the record again (which this does not).

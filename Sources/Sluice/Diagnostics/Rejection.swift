@@ -46,15 +46,6 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
             self.byteOffset = byteOffset
         }
 
-        /// A record over the size limit of `limit` bytes, starting at `offset`: the same rejection from every
-        /// reader, whether it saw the record whole or noticed it too long while reading (`found` says what it was:
-        /// a line, a record). Its rejection shows the first ``shownBytesOfOversizedRecord(limit:)`` bytes.
-        static func recordTooLarge(limit: Int, found: String, at offset: Int) -> Failure {
-            Failure(keyPath: "$", kind: .recordTooLarge, expected: "at most \(limit) bytes", found: found, byteOffset: offset)
-        }
-
-        static func shownBytesOfOversizedRecord(limit: Int) -> Int { min(1024, limit) }
-
         /// Input that ends inside a record (`found`: the end of the input, or of the line): a truncated record, not
         /// a syntax error.
         static func truncated(at offset: Int, found: String = "the end of the input") -> Failure {

@@ -46,9 +46,8 @@ extension MappingEngine {
             machine.pointee.recordsToSkip -= 1
             return
         }
-        // The size limit counts from the first byte to the line feed, so that it is the same whether the line
-        // was seen whole or noticed too long while reading.
-        if (endsWithLineFeed ? end - 1 : end) - first > options.maximumRecordSize {
+        // A line is counted up to its line feed, as the chunk reader counts one it notices too long.
+        if machine.pointee.sizeLimit.isExceeded(from: first, to: endsWithLineFeed ? end - 1 : end) {
             rejectOversizedLine(first: first)
             return
         }
@@ -162,10 +161,9 @@ extension MappingEngine {
         pointMachineAtBuffer()
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
-        let limit = options.maximumRecordSize
+        let limit = machine.pointee.sizeLimit
         let keepGoing = machine.pointee.rejectRecordInProgress(
-            .recordTooLarge(limit: limit, found: "a longer line", at: first),
-            end: first + Rejection.Failure.shownBytesOfOversizedRecord(limit: limit), rawTextIsTruncated: true)
+            limit.failure(at: first, found: "a longer line"), end: limit.shownEnd(from: first), rawTextIsTruncated: true)
         machine.pointee.knownRecordStart = nil
         if !keepGoing { stopByPolicy() }
     }

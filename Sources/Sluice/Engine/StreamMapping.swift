@@ -16,7 +16,7 @@ extension MappingEngine {
                     return
                 }
                 pointMachineAtBuffer()
-                if input.endOffset - machine.pointee.recordInProgressStart > options.maximumRecordSize {
+                if machine.pointee.sizeLimit.isExceeded(from: machine.pointee.recordInProgressStart, to: input.endOffset) {
                     machine.pointee.rejectOversizedRecordInProgress(end: input.endOffset)
                     endWithMachineRejection()
                     return
@@ -133,7 +133,7 @@ extension MappingEngine {
         let lastByte = input.pointer(at: valueEnd - 1).pointee
         let isBare = lastByte != UInt8(ascii: "}") && lastByte != UInt8(ascii: "]") && lastByte != UInt8(ascii: "\"")
         let end = isBare ? valueEnd + 1 : valueEnd
-        guard end - first <= options.maximumRecordSize else { return nil }
+        guard !machine.pointee.sizeLimit.isExceeded(from: first, to: end) else { return nil }
         return (end, comma)
     }
 

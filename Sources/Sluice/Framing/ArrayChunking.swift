@@ -50,7 +50,7 @@ extension ChunkReader {
             if problem.kind == .misplacedToken || problem.kind == .trailingGarbage || problem.kind == .notAnArray {
                 // The message points past the whole token, as yajl's does: read on until it has ended.
                 let at = problem.offset - bufferOffset
-                while tokenLength(at: at) == nil && !isAtEnd && filled - at <= maximumRecordSize { try readMore() }
+                while tokenLength(at: at) == nil && !isAtEnd && !sizeLimit.isExceeded(from: at, to: filled) { try readMore() }
             }
             return handProblem(problem, lastElementEnd: unhandedElementsEnd)
         }
@@ -74,11 +74,11 @@ extension ChunkReader {
             drop(filled)
             return true
         }
-        if filled - first > maximumRecordSize {
-            let shown = Array(UnsafeBufferPointer(start: buffer + first, count: Rejection.Failure.shownBytesOfOversizedRecord(limit: maximumRecordSize)))
+        if sizeLimit.isExceeded(from: first, to: filled) {
+            let shown = Array(UnsafeBufferPointer(start: buffer + first, count: sizeLimit.shownEnd(from: first) - first))
             let failure = FramingFailure(
                 byteOffset: bufferOffset + first, lineFeedsBefore: NewlineCounter.count(in: UnsafeBufferPointer(start: buffer, count: first)),
-                failure: .recordTooLarge(limit: maximumRecordSize, found: "a longer record", at: bufferOffset + first),
+                failure: sizeLimit.failure(at: bufferOffset + first, found: "a longer record"),
                 rawText: shown, isRawTextTruncated: true)
             _ = hand(upTo: 0, failure: failure)
             return false
@@ -188,7 +188,7 @@ extension ChunkReader {
         }
         scanned = filled
         // No line feed: the line is longer than a chunk (it starts at the buffer's start). It is read again exactly.
-        if filled > maximumRecordSize {
+        if sizeLimit.isExceeded(from: 0, to: filled) {
             filled = 0
             _ = hand(upTo: 0, failure: nil, exactReadingFrom: bufferOffset)
             return false

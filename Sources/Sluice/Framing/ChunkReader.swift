@@ -34,7 +34,7 @@ final class ChunkReader {
     private var source: any ByteSource
     private let shape: InputShape
     private let chunkSize: Int
-    let maximumRecordSize: Int
+    let sizeLimit: RecordSizeLimit
     /// The most records a chunk holds: its batches must fit the budget however wide the mapping.
     let maximumRecords: Int
     /// What a chunk's batches may take: reserved with its bytes.
@@ -108,7 +108,7 @@ final class ChunkReader {
         self.source = source
         self.shape = shape
         self.chunkSize = chunkSize
-        self.maximumRecordSize = maximumRecordSize
+        sizeLimit = RecordSizeLimit(bytes: maximumRecordSize)
         self.maximumRecords = maximumRecords
         self.batchBytes = batchBytes
         self.pool = pool

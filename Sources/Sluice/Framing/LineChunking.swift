@@ -42,10 +42,10 @@ extension ChunkReader {
             do { try readMore() } catch { pendingReadError = error; return true }
             return true
         }
-        if filled - first > maximumRecordSize {
+        if sizeLimit.isExceeded(from: first, to: filled) {
             // The worker sees a last line over the limit and rejects it as too large; the
             // rest of the line is skipped, and its line feed starts the next chunk (so lines stay counted).
-            let cut = first + maximumRecordSize + 1
+            let cut = sizeLimit.proofEnd(from: first)
             isDiscardingLine = true
             return hand(upTo: cut, failure: nil)
         }

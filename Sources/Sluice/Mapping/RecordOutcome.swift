@@ -22,7 +22,7 @@ extension RecordStateMachine {
         if isPassingOver { return finishPassingOver(end: end) }
         if listScratch != nil { closeLists() }
         let location = locateRecord(end: end)
-        if knownRecordStart == nil && end - location.byteOffset > maximumRecordSize {
+        if knownRecordStart == nil && sizeLimit.isExceeded(from: location.byteOffset, to: end) {
             return rejectOversized(location: location)
         }
         if !withdrawnFailures.isEmpty { removeWithdrawnFailures() }
@@ -148,14 +148,12 @@ extension RecordStateMachine {
         return true
     }
 
-    /// A record over the size limit in a stream: the same rejection whether the limit was noticed while reading
-    /// (``rejectOversizedRecordInProgress(end:)``) or once the record was whole, so output does not depend on
-    /// buffer sizes. Its other failures are dropped: the record was never meant to be read.
+    /// A record over the size limit in a stream, whether the limit was noticed while reading
+    /// (``rejectOversizedRecordInProgress(end:)``) or once the record was whole (see ``RecordSizeLimit``).
     @inline(never)
     private mutating func rejectOversized(location: RecordLocation) -> Bool {
-        failures = [.recordTooLarge(limit: maximumRecordSize, found: "a longer record", at: location.byteOffset)]
-        let shownEnd = location.byteOffset + Rejection.Failure.shownBytesOfOversizedRecord(limit: maximumRecordSize)
-        _ = reject(location: location, end: shownEnd, failures: failures, truncatedText: true)
+        failures = [sizeLimit.failure(at: location.byteOffset, found: "a longer record")]
+        _ = reject(location: location, end: sizeLimit.shownEnd(from: location.byteOffset), failures: failures, truncatedText: true)
         endingRejection = batches.lastRejectionInCurrent
         stoppingRejection = nil
         return false

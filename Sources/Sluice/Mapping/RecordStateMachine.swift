@@ -75,7 +75,7 @@ struct RecordStateMachine {
     /// Levels around each record that the input no longer shows (an array's, in a chunk of its elements): the
     /// limit is lowered by them, and messages state it as the user set it.
     var hiddenOuterLevels = 0
-    let maximumRecordSize: Int
+    let sizeLimit: RecordSizeLimit
     /// The key order of each object last time: the guess tried before the hash table.
     let keyOrder: KeyOrderCache
     /// Counts of unmapped keys evicted from the key order cache (or never cached).
@@ -232,7 +232,7 @@ struct RecordStateMachine {
         self.outerLevels = outerLevels
         self.defersFinish = defersFinish
         self.maximumDepth = maximumDepth
-        self.maximumRecordSize = maximumRecordSize
+        sizeLimit = RecordSizeLimit(bytes: maximumRecordSize)
         self.stopsAtFirstRejection = stopsAtFirstRejection
         for (index, column) in plan.elementColumns.enumerated() {
             // Every element column has its machine: a batch without element batches (one written for encoding
