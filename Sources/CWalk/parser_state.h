@@ -1,4 +1,4 @@
-// The parser behind the C interface's opaque handle, shared by the event walk and the matched walk.
+// The parser behind the C interface's opaque handle.
 
 #ifndef SLUICE_PARSER_STATE_H
 #define SLUICE_PARSER_STATE_H

@@ -1,6 +1,6 @@
 // Walks one record with simdjson On-Demand and matches its keys against the plan's trie as it goes, so that keys and
 // values no field reads never leave C++: what crosses is one tape of the values fields read (and the keys no field
-// reads, which are counted). Whatever is unusual for this simple walk is handed back untouched, for the event walk.
+// reads, which are counted). Whatever is unusual for this simple walk is handed back untouched, for yajl's walk.
 
 #include "parser_state.h"
 #include "record_view.h"
@@ -203,14 +203,7 @@ struct matcher : record_view {
         if (type == ondemand::json_type::object) {
             ondemand::object object;
             if (value.get_object().get(object)) return step::unusual;
-            for (auto result : object) {
-                ondemand::field field;
-                if (std::move(result).get(field)) return step::unusual;
-                std::string_view key;
-                if (field.unescaped_key().get(key)) return step::unusual;
-                if (checked(field.value(), depth + 1) != step::ok) return step::unusual;
-            }
-            return step::ok;
+            return check_members(object, depth);
         }
         ondemand::array array;
         if (value.get_array().get(array)) return step::unusual;
@@ -218,6 +211,18 @@ struct matcher : record_view {
             ondemand::value element;
             if (std::move(result).get(element)) return step::unusual;
             if (checked(element, depth + 1) != step::ok) return step::unusual;
+        }
+        return step::ok;
+    }
+
+    /// Checks an object's keys and values whole.
+    step check_members(ondemand::object &object, size_t depth) {
+        for (auto result : object) {
+            ondemand::field field;
+            if (std::move(result).get(field)) return step::unusual;
+            std::string_view key;
+            if (field.unescaped_key().get(key)) return step::unusual;
+            if (checked(field.value(), depth + 1) != step::ok) return step::unusual;
         }
         return step::ok;
     }
@@ -295,19 +300,27 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     parser->keys.begin(tables);
     matcher walk{{bytes, length, &document}, tables, parser->tape, parser->keys, parser->maximum_depth};
     // A field at `$` captures the whole record: everything in it is checked, as the captured text must be. (A row
-    // so captured is left to the event walk, which reads it by the header's names as an object.)
+    // so captured is left to yajl's events, which read it by the header's names as an object.)
     const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
     const char *opening = nullptr;
     if (document.current_location().get(opening)) return SLUICE_MATCH_UNUSUAL;
+    // A scalar field at `$` fails on the record's object or row (a json field there captures it instead).
+    if ((tables->flags[0] & SLUICE_NODE_SCALAR) && !captures_record) {
+        walk.push(reinterpret_cast<const uint8_t *>(opening), 1, walk.offset(opening) + 1, 0, SLUICE_TAPE_MISMATCH);
+    }
     if (is_row) {
         ondemand::array array;
         if (captures_record || document.get_array().get(array)) return SLUICE_MATCH_UNUSUAL;
         if (walk.row(array, header_nodes, header_count, opening) != step::ok) return SLUICE_MATCH_UNUSUAL;
     } else {
         ondemand::object object;
-        if (document.get_object().get(object) || walk.members(object, 0, 1, captures_record) != step::ok) return SLUICE_MATCH_UNUSUAL;
+        if (document.get_object().get(object)) return SLUICE_MATCH_UNUSUAL;
+        // An object where the plan reads no key is not walked, nor are its keys counted: only checked, as the event
+        // walk reads what it passes over.
+        const step walked = tables->key_count[0] == 0 ? walk.check_members(object, 1) : walk.members(object, 0, 1, captures_record);
+        if (walked != step::ok) return SLUICE_MATCH_UNUSUAL;
     }
-    // A second value after the record: the event walk says what it is.
+    // A second value after the record: yajl says what it is.
     const char *next = nullptr;
     if (document.current_location().get(next) == SUCCESS) return SLUICE_MATCH_UNUSUAL;
     *end = walk.after_closing();

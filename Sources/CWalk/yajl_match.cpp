@@ -60,6 +60,8 @@ struct sluice_yajl_matcher {
     size_t header_count = 0;
     bool unusual = false;
     bool complete = false;
+    /// Set while yajl is fed a byte past the record, to end a number the record ends with.
+    bool past_record = false;
     size_t end = 0;
 
     /// The offset just past the token yajl is delivering.
@@ -162,8 +164,20 @@ struct sluice_yajl_matcher {
             close_element(at);
             return 1;
         }
-        // A record that is not an object, or a second value: the event walk says what it is.
-        if (node < 0 || frames.empty()) return give_up();
+        if (node == not_walkable) return give_up();
+        if (frames.empty()) {
+            // A scalar record, read at the root. A number is delivered only once yajl saw a byte past it, maybe in
+            // a buffer of its own: where it ends is found from its text, which stands in the record.
+            complete = true;
+            if (past_record) {
+                // The record's last token: it ends where the record's text does.
+                end = record_length;
+                while (end > 0 && sluice_tokens::is_whitespace(base[end - 1])) end--;
+            } else {
+                end = in_record(bytes, length) ? size_t(bytes - base) + length + (kind == SLUICE_TAPE_STRING ? 1 : 0) : consumed();
+            }
+            return write(node, kind, bytes, length, end) ? 1 : give_up();
+        }
         return write(node, kind, bytes, length, consumed()) ? 1 : give_up();
     }
 
@@ -177,17 +191,24 @@ struct sluice_yajl_matcher {
         frame next{node, is_array ? frame::array : frame::object, 0, unread, unread, none, none};
         if (node == element) next.node = node = open_element();
         const size_t opening = consumed() - 1;
-        if (frames.empty()) {
-            if (is_array && header_nodes == nullptr) return give_up();
+        if (frames.empty() && (!is_array || header_nodes != nullptr)) {
+            // The record's object is walked at the root, and so is a row (by the header's names); a json field at `$`
+            // captures the object, and a scalar field there fails on it. Another array is read as at any node.
+            const uint8_t flags = tables->flags[0];
             if (is_array) {
-                // A row captured whole is read by the event walk, as an object of the header's names.
-                if (tables->flags[0] & SLUICE_NODE_CAPTURES) return give_up();
+                // A row captured whole is read by yajl's events, as an object of the header's names.
+                if (flags & SLUICE_NODE_CAPTURES) return give_up();
                 next.kind = frame::row;
-                open_lists(0, opening);
-            } else if (tables->flags[0] & SLUICE_NODE_CAPTURES) {
-                next.captured = 0;
-                next.capture_start = opening;
+            } else {
+                if (flags & SLUICE_NODE_CAPTURES) {
+                    next.captured = 0;
+                    next.capture_start = opening;
+                }
+                // An object where the plan reads no key is not walked, nor are its keys counted.
+                if (tables->key_count[0] == 0) next.node = unread;
             }
+            if ((flags & SLUICE_NODE_SCALAR) && !(flags & SLUICE_NODE_CAPTURES)) push(base + opening, 1, opening + 1, 0, SLUICE_TAPE_MISMATCH);
+            if (is_array) open_lists(0, opening);
             frames.push_back(next);
             return 1;
         }
@@ -358,7 +379,14 @@ sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_
     matcher->header_count = header_count;
     matcher->unusual = false;
     matcher->complete = false;
-    const yajl_status status = yajl_parse(matcher->handle, bytes, length);
+    yajl_status status = yajl_parse(matcher->handle, bytes, length);
+    if (status == yajl_status_ok && !matcher->complete && matcher->frames.empty()) {
+        // A number at the record's end is delivered once yajl sees a byte past it.
+        static const uint8_t space = ' ';
+        matcher->past_record = true;
+        status = yajl_parse(matcher->handle, &space, 1);
+        matcher->past_record = false;
+    }
     bool whole = status == yajl_status_ok && matcher->complete && !matcher->unusual;
     // yajl holds a bare word or number after the value until more input comes: only whitespace may follow.
     for (size_t at = matcher->end; whole && at < length; at++) whole = sluice_tokens::is_whitespace(bytes[at]);

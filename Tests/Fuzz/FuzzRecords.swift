@@ -68,9 +68,10 @@ enum FuzzRecords {
             let position = input.isEmpty ? 0 : Int(layout) * 7919 % (input.count + 1)
             input.insert(contentsOf: (0..<length).map { characters[$0 % characters.count] }, at: position)
         }
-        // The last run reads with the event walk alone, which the matched walk (every mapping here but the wide
-        // one) must agree with.
-        SamePipelines.expect(shape: shape, tokenizer: tokenizer, runs: [(1, 1 << 20, true), (2, 1, true), (3, 7, true), (2, 64, true), (1, 1 << 20, false)]) { options in
+        // With yajl, a last run reads with its events alone, which its matched walk must agree with. (With simdjson
+        // that run would read with yajl's events too, which check what simdjson passes over.)
+        let eventsAlone = tokenizer == .yajl ? [(1, 1 << 20, false)] : []
+        SamePipelines.expect(shape: shape, tokenizer: tokenizer, runs: [(1, 1 << 20, true), (2, 1, true), (3, 7, true), (2, 64, true)] + eventsAlone) { options in
             Transcript(input, schema: schema, options: options)
         }
     }

@@ -138,8 +138,11 @@ final class MappingEngine: BatchSource {
         let matchTables = options.matchesKeysInWalk ? MatchTables(plan: plan, mapsElements: !machine.pointee.elementMachines.isEmpty) : nil
         tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated, matchTables: matchTables)
         // NDJSON lines, and the elements of an array that the pipeline's chunks name one by one.
-        simdjson = (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson
-            ? SimdjsonTokenizer(machine: machine, matchTables: matchTables) : nil
+        if let matchTables, (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson {
+            simdjson = SimdjsonTokenizer(machine: machine, matchTables: matchTables)
+        } else {
+            simdjson = nil
+        }
     }
 
     /// What mapping one chunk gave: its batches (to be recycled through ``recycle(_:)``), its counts, the line

@@ -51,7 +51,8 @@ extension RecordStateMachine {
 
     /// Passes one event inside the array on; `skipDepth` already counts a container it opens or closes. JSON
     /// nulls in the array are no elements and are dropped; the first element that fails ends the feeding. Out of
-    /// line, as ``elementSkipsPendingValue()`` is.
+    /// line: the machines' calls into their element machines must not make the record's events recursive, which
+    /// would keep them from inlining into the tokenizer's callbacks.
     @inline(never)
     mutating func feedElements(_ event: ElementEvent) -> Bool {
         let machine = elementsMachine

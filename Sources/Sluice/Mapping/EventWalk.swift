@@ -1,7 +1,6 @@
 import CYajl
 
-/// The event walk: events in (yajl's, those of simdjson's event walk in `CWalk/walk.cpp`, or a test's scripted
-/// ones), frames of the containers the plan looks into, values matched to their nodes and handed to the value
+/// The event walk: events in (yajl's, or a test's scripted ones), frames of the containers the plan looks into, values matched to their nodes and handed to the value
 /// writes, everything else skipped by counting depth.
 extension RecordStateMachine {
     mutating func startMap() -> Bool {
@@ -233,46 +232,5 @@ extension RecordStateMachine {
         }
         if frameCount == 0 { return endRecord(end: min(offsetAfterToken(), scalarEndLimit)) }
         return true
-    }
-
-    /// After a key: whether the value that follows is of no use, so that a tokenizer able to pass over values
-    /// unread may do so. Values inside a container a json field captures are always read, so that they are checked.
-    /// Inside an array mapped element by element, its element machine answers. Mutating only so that a caller
-    /// holding a pointer to the machine asks it in place: a getter with a call in it made the caller copy the
-    /// whole machine first, after every key.
-    @inline(__always)
-    mutating func skipsPendingValue() -> Bool {
-        if feedsElements { return openCaptures == 0 && elementSkipsPendingValue() }
-        guard skipDepth == 0 && openCaptures == 0 && frameCount > 0 else { return false }
-        let child = frames[frameCount - 1].pendingChild
-        return child == Self.unmapped || child == Self.ignored || passesOver(child)
-    }
-
-    /// Before an array's element: whether no field reads it, so that a tokenizer able to pass over values unread
-    /// may do so; the element then counts as seen. Elements mapped element by element, or read by a header's names,
-    /// are always read.
-    @inline(__always)
-    mutating func skipsNextElement() -> Bool {
-        guard !feedsElements && skipDepth == 0 && openCaptures == 0 && frameCount > 0 else { return false }
-        let frame = frames + (frameCount - 1)
-        guard frame.pointee.isArray && !frame.pointee.readsByHeader else { return false }
-        let child = plan.lookupIndex(node: nodes[Int(frame.pointee.node)], index: frame.pointee.nextIndex)
-        guard child < 0 || passesOver(child) else { return false }
-        frame.pointee.nextIndex += 1
-        return true
-    }
-
-    /// Whether only an ignored path leads to `node`, with nothing beneath it: its value, whatever its shape, is of
-    /// no use, like a key no field reads.
-    @inline(__always)
-    private func passesOver(_ node: Int32) -> Bool {
-        node >= 0 && plan.feedsNoField[Int(node)] && !nodes[Int(node)].hasChildren
-    }
-
-    /// Out of line: the machines' calls into their element machines must not make the record's events recursive,
-    /// which would keep them from inlining into the tokenizer's callbacks.
-    @inline(never)
-    private mutating func elementSkipsPendingValue() -> Bool {
-        elementMachines[elementsMachine].skipsPendingValue()
     }
 }

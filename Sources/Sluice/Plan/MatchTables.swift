@@ -1,21 +1,17 @@
 import CWalk
 
-/// A compiled plan's trie as the flat tables the matched walk reads in C++ (``sluice_plan_tables``), for plans whose
-/// records that walk can read alone: key paths through objects, named array elements and `*`; fields read as
-/// scalars or lists, from one path or with fallbacks, cleaned or transformed, or as json text (also from a node
-/// that other fields read beneath, and at `$`, the whole record); `$key`; records passed over at the start; rows read by a header's names; typed
-/// arrays of models, whose element plans' tries follow the record's in the same tables. The tape's values go
-/// through the event walk's own writes, which apply fallbacks, cleanups and transforms alike for both walks.
+/// A compiled plan's trie as the flat tables the matched walks read in C++ (``sluice_plan_tables``): key paths through
+/// objects, named array elements and `*`; fields read as scalars or lists, from one path or with fallbacks, cleaned
+/// or transformed, or as json text (also from a node that other fields read beneath, and at `$`, the whole record);
+/// scalar fields at `$`; ignored paths, also beneath keys the plan reads; `$key`; records passed over at the start;
+/// rows read by a header's names; typed arrays of models, whose element plans' tries follow the record's in the same
+/// tables. The tape's values go through the event walk's own writes, which apply fallbacks, cleanups and transforms
+/// alike for every walk.
 ///
-/// A scalar field at `$` of a record, a field at `$` of a model's element beside its keys, an element plan that names
-/// array elements at its root, a record of which the plan reads neither a key nor its text, a node with more than
-/// ``maximumKeyChildren`` keys or named elements, and ignored paths below read keys keep the event walk; a plan that
-/// has any of them, in itself or in an element plan it maps by, gets no tables. (A row read whole as json is handed
-/// back by the walk, row by row.)
+/// A field at `$` of a model's element beside its keys, and an element plan that names array elements at its root,
+/// keep yajl's events: a plan that has either, in an element plan it maps by, gets no tables. (A row read whole as
+/// json is handed back by the walks, row by row.)
 final class MatchTables: @unchecked Sendable {
-    /// Nodes with more key children than this are matched by hash, which the event walk does.
-    static let maximumKeyChildren = 32
-
     /// The tables as C reads them; they point into memory these tables own.
     let tables: UnsafeMutablePointer<sluice_plan_tables>
     private let storage: [UnsafeMutableRawPointer]
@@ -94,26 +90,14 @@ final class MatchTables: @unchecked Sendable {
         tables.deallocate()
     }
 
-    /// Whether the matched walk reads every node of `plan` as the event walk would. A node only an ignored path
-    /// leads to is passed over when nothing lies beneath it. A container where a json field or a transform reads
-    /// is captured (and walked on the way where fields read beneath it), and the scalar fields there fail on it, as
-    /// in the event walk.
-    /// The record's root reads keys, or json text (a json field or a transform at `$`, which captures the record), or
-    /// both; an element plan's reads keys (a model's) or is read whole (a scalar's, a field at `$`), never both.
+    /// Whether the matched walks read every node of `plan` as the event walk would. A node only an ignored path leads
+    /// to is passed over when nothing lies beneath it. A container where a json field or a transform reads is
+    /// captured (and walked on the way where fields read beneath it), and the scalar fields there fail on it, as in
+    /// the event walk. An element plan's root reads keys (a model's) or is read whole (a scalar's, a field at `$`),
+    /// never both, and names no array elements.
     private static func canBeMatched(_ plan: CompiledPlan, isElementPlan: Bool) -> Bool {
-        let nodes = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount)
-        guard let root = nodes.first else { return false }
-        if isElementPlan {
-            guard root.indexEntryCount == 0, root.keyEntryCount > 0 ? root.targetCount == 0 : root.targetCount > 0 else { return false }
-        } else {
-            guard root.targetCount == 0 ? root.keyEntryCount > 0 : root.capturesJSON && !root.hasScalarTargets else { return false }
-        }
-        return nodes.indices.allSatisfy { index in
-            let node = nodes[index]
-            return (!plan.feedsNoField[index] || !node.hasChildren)
-                && node.keyEntryCount <= Self.maximumKeyChildren && node.indexEntryCount <= Self.maximumKeyChildren
-                && (node.keyEntryCount > 0 || node.indexEntryCount > 0 || node.targetCount > 0 || plan.feedsNoField[index])
-        }
+        guard let root = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount).first else { return false }
+        return !isElementPlan || root.indexEntryCount == 0 && (root.keyEntryCount > 0 ? root.targetCount == 0 : root.targetCount > 0)
     }
 
     /// The node's SLUICE_NODE_* flags. Keys no field reads inside a typed array's elements are not counted (an
@@ -122,7 +106,7 @@ final class MatchTables: @unchecked Sendable {
         var flags = 0
         if node.targetCount > 0 { flags |= SLUICE_NODE_SCALAR }
         if plan.ignoresUnreadKeys[index] || (isElementPlan && !plan.rejectsUnmappedKeys) { flags |= SLUICE_NODE_IGNORES_UNREAD_KEYS }
-        if plan.feedsNoField[index] { flags |= SLUICE_NODE_PASSED_OVER }
+        if plan.feedsNoField[index] && !node.hasChildren { flags |= SLUICE_NODE_PASSED_OVER }
         if node.capturesJSON { flags |= SLUICE_NODE_CAPTURES }
         if plan.startsLists[index] { flags |= SLUICE_NODE_STARTS_LISTS }
         if plan.rejectsUnmappedKeys { flags |= SLUICE_NODE_REJECTS_UNREAD_KEYS }

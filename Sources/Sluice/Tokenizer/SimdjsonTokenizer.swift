@@ -5,19 +5,19 @@ import Glibc
 import Darwin
 #endif
 
-/// Walks one record at a time with simdjson On-Demand and forwards the parts the plan reads to a
-/// ``RecordStateMachine``, the same events yajl gives; values no field reads are passed over by simdjson unread.
+/// Walks one record at a time with simdjson On-Demand, matching its keys against the plan's tables in C++ (the
+/// matched walk): one tape a record reaches the ``RecordStateMachine``, and values no field reads are passed over by
+/// simdjson unread.
 ///
 /// simdjson checks a record's structure, its strings and its UTF-8 as a whole, but the values it passes over only
-/// for structure. Whatever it cannot read, it hands back (``Status/unreadable``): the driver then lets yajl read the
-/// record, so malformed records get yajl's verdict and wording whichever tokenizer runs.
+/// for structure. Whatever the walk cannot read, it hands back untouched (``Status/unreadable``): the driver then
+/// lets yajl read the record, so malformed records get yajl's verdict and wording whichever tokenizer runs.
 final class SimdjsonTokenizer {
     enum Status: Equatable {
         case ok
         /// A callback asked to stop; the machine knows why.
         case cancelled
-        /// simdjson cannot read the record: the machine's record in progress must be abandoned and the bytes read
-        /// again by a validating tokenizer.
+        /// The walk cannot read the record: nothing was handed over, and the bytes are for yajl to read.
         case unreadable
         /// The record is not UTF-8; nothing was delivered.
         case invalidUTF8
@@ -38,7 +38,6 @@ final class SimdjsonTokenizer {
     static let maximumRecordSize = 1 << 20
 
     private let machine: UnsafeMutablePointer<RecordStateMachine>
-    private let events: UnsafeMutablePointer<sluice_json_events>
     private let parser: OpaquePointer?
     /// Records with more opening brackets than this may nest deeper than the machine allows, which only a tokenizer
     /// that reports every level can tell: they go to yajl.
@@ -47,19 +46,13 @@ final class SimdjsonTokenizer {
     private var scratch: UnsafeMutablePointer<UInt8>?
     private var scratchCapacity = 0
 
-    /// The plan's trie for the matched walk, when the plan's records can be read by it.
-    private let matchTables: MatchTables?
-    /// Records the matched walk read whole (the rest went to the event walk).
-    private(set) var matchedRecords = 0
-
+    /// The plan's trie as the walk reads it.
+    private let matchTables: MatchTables
     /// - Parameters:
-    ///   - machine: The state machine that receives the events; it must outlive the tokenizer.
-    ///   - matchTables: The plan's tables, when records the matched walk can read go to it (keys matched in C++, one
-    ///     tape a record) rather than to the event walk.
-    init(machine: UnsafeMutablePointer<RecordStateMachine>, matchTables: MatchTables?) {
+    ///   - machine: The state machine that takes the tapes; it must outlive the tokenizer.
+    ///   - matchTables: The plan's tables.
+    init(machine: UnsafeMutablePointer<RecordStateMachine>, matchTables: MatchTables) {
         self.machine = machine
-        events = .allocate(capacity: 1)
-        events.initialize(to: Self.makeEvents())
         openingLimit = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
         parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
         self.matchTables = matchTables
@@ -67,14 +60,13 @@ final class SimdjsonTokenizer {
 
     deinit {
         if let parser { sluice_simdjson_parser_free(parser) }
-        events.deallocate()
         scratch?.deallocate()
     }
 
     /// Walks the one value in `count` bytes whose first byte sits at absolute `offset`; `readable` bytes from
     /// `bytes` may be read.
     func walk(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int, at offset: Int) -> Status {
-        guard let parser, count <= Self.maximumRecordSize else { return .unreadable }
+        guard let parser, count <= Self.maximumRecordSize, machine.pointee.takesMatchedRecords else { return .unreadable }
         // Each level takes two bytes at least: only a long record needs its brackets counted.
         guard count / 2 <= openingLimit || sluice_count_openings(bytes, count) <= openingLimit else { return .unreadable }
         var start = bytes
@@ -93,28 +85,19 @@ final class SimdjsonTokenizer {
             machine.pointee.handle = yajlHandle
             machine.pointee.recordIsKnownUTF8 = false
         }
-        if let matchTables, machine.pointee.takesMatchedRecords {
-            var tape: UnsafePointer<sluice_tape_entry>?
-            var entries = 0
-            var end = 0
-            let status = machine.pointee.withHeaderNodes { header, columns in
-                sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, header, columns, &tape, &entries, &end)
-            }
-            switch status {
-            case SLUICE_MATCH_OK:
-                matchedRecords += 1
-                return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), end: end) ? .ok : .cancelled
-            case SLUICE_MATCH_INVALID_UTF8:
-                return .invalidUTF8
-            default:
-                break  // unusual for the matched walk: the event walk reads it, from the start
-            }
+        var tape: UnsafePointer<sluice_tape_entry>?
+        var entries = 0
+        var end = 0
+        let status = machine.pointee.withHeaderNodes { header, columns in
+            sluice_simdjson_match(parser, start, count, capacity, matchTables.tables, header, columns, &tape, &entries, &end)
         }
-        switch sluice_simdjson_walk(parser, start, count, capacity, events, UnsafeMutableRawPointer(machine)) {
-        case SLUICE_WALK_OK: return .ok
-        case SLUICE_WALK_CANCELLED: return .cancelled
-        case SLUICE_WALK_INVALID_UTF8: return .invalidUTF8
-        default: return .unreadable
+        switch status {
+        case SLUICE_MATCH_OK:
+            return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), end: end) ? .ok : .cancelled
+        case SLUICE_MATCH_INVALID_UTF8:
+            return .invalidUTF8
+        default:
+            return .unreadable
         }
     }
 
@@ -138,59 +121,4 @@ final class SimdjsonTokenizer {
         scratch.update(from: bytes, count: count)
         return scratch
     }
-
-    private static func makeEvents() -> sluice_json_events {
-        var events = sluice_json_events()
-        events.null_value = { context, end in
-            guard let machine = machineAt(context, end) else { return 0 }
-            return machine.pointee.null() ? 1 : 0
-        }
-        events.boolean = { context, value, end in
-            guard let machine = machineAt(context, end) else { return 0 }
-            return machine.pointee.bool(value != 0) ? 1 : 0
-        }
-        events.number = { context, text, length, end in
-            guard let machine = machineAt(context, end), let text else { return 0 }
-            return machine.pointee.number(text, length) ? 1 : 0
-        }
-        events.string = { context, text, length, end in
-            guard let machine = machineAt(context, end) else { return 0 }
-            return machine.pointee.string(text ?? machine.pointee.emptyBytes, length) ? 1 : 0
-        }
-        events.start_map = { context, end in
-            guard let machine = machineAt(context, end) else { return 0 }
-            return machine.pointee.startMap() ? 1 : 0
-        }
-        events.map_key = { context, key, length, end in
-            guard let machine = machineAt(context, end) else { return 0 }
-            guard machine.pointee.key(key ?? machine.pointee.emptyBytes, length) else { return 0 }
-            return machine.pointee.skipsPendingValue() ? 2 : 1
-        }
-        events.end_map = { context, end in
-            guard let machine = machineAt(context, end) else { return 0 }
-            return machine.pointee.endMap() ? 1 : 0
-        }
-        events.start_array = { context, end in
-            guard let machine = machineAt(context, end) else { return 0 }
-            return machine.pointee.startArray() ? 1 : 0
-        }
-        events.end_array = { context, end in
-            guard let machine = machineAt(context, end) else { return 0 }
-            return machine.pointee.endArray() ? 1 : 0
-        }
-        events.array_element = { context in
-            guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return 1 }
-            return machine.pointee.skipsNextElement() ? 2 : 1
-        }
-        return events
-    }
-
-}
-
-/// The machine behind a callback's context, told where the token it is about to get ends.
-@inline(__always)
-private func machineAt(_ context: UnsafeMutableRawPointer?, _ end: Int) -> UnsafeMutablePointer<RecordStateMachine>? {
-    guard let machine = context?.assumingMemoryBound(to: RecordStateMachine.self) else { return nil }
-    machine.pointee.scriptedOffset = machine.pointee.sliceOffset + end
-    return machine
 }
