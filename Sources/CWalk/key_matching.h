@@ -93,7 +93,7 @@ struct key_matcher {
         const int32_t first = tables->first_guess[node];
         if (first >= 0 && position < guessed_positions) {
             const key_guess &guess = guesses[size_t(first) + position];
-            if (guess.length == int32_t(key_length) && holds(guess, key, key_length, padded)) return guess.child;
+            if (guess.length >= 0 && size_t(guess.length) == key_length && holds(guess, key, key_length, padded)) return guess.child;
         }
         return unguessed(node, position, key, key_length, raw, padded);
     }

@@ -304,8 +304,9 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
     const char *opening = nullptr;
     if (document.current_location().get(opening)) return SLUICE_MATCH_UNUSUAL;
-    // A scalar field at `$` fails on the record's object or row (a json field there captures it instead).
-    if ((tables->flags[0] & SLUICE_NODE_SCALAR) && !captures_record) {
+    // A scalar field at `$` fails on the record's object or row, and the fields beneath it on an object where the plan
+    // reads no key (a json field there captures it instead, and checks its own).
+    if (((tables->flags[0] & SLUICE_NODE_SCALAR) || (!is_row && tables->key_count[0] == 0)) && !captures_record) {
         walk.push(reinterpret_cast<const uint8_t *>(opening), 1, walk.offset(opening) + 1, 0, SLUICE_TAPE_MISMATCH);
     }
     if (is_row) {

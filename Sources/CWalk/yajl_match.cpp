@@ -1,8 +1,8 @@
 // yajl's matched walk: yajl reads a record whose bytes are all at hand, and its events are matched against the plan's
 // tables in C++ as they come, writing the same tape as simdjson's matched walk, so that nothing crosses into Swift
 // but one tape a record. yajl checks everything it reads, so unlike simdjson's walk this one never checks a value
-// itself; what it cannot read as simply (damage, nesting too deep, a second value, a record that is not an object)
-// is handed back untouched, for the event walk.
+// itself; what it cannot read as simply (damage, nesting too deep, a second value, a row read whole as json) is handed
+// back untouched, for yajl's events.
 
 #include "include/sluice_yajl.h"
 #include "key_matching.h"
@@ -207,7 +207,10 @@ struct sluice_yajl_matcher {
                 // An object where the plan reads no key is not walked, nor are its keys counted.
                 if (tables->key_count[0] == 0) next.node = unread;
             }
-            if ((flags & SLUICE_NODE_SCALAR) && !(flags & SLUICE_NODE_CAPTURES)) push(base + opening, 1, opening + 1, 0, SLUICE_TAPE_MISMATCH);
+            // A container where a scalar field reads, or an object where the plan reads no key, fails the fields it
+            // does not fit (a json field's capture checks its own).
+            const bool fits = is_array || tables->key_count[0] > 0;
+            if (((flags & SLUICE_NODE_SCALAR) || !fits) && !(flags & SLUICE_NODE_CAPTURES)) push(base + opening, 1, opening + 1, 0, SLUICE_TAPE_MISMATCH);
             if (is_array) open_lists(0, opening);
             frames.push_back(next);
             return 1;

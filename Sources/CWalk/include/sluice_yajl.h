@@ -15,12 +15,13 @@ typedef struct sluice_yajl_matcher sluice_yajl_matcher;
 sluice_yajl_matcher *sluice_yajl_matcher_create(size_t maximum_depth);
 void sluice_yajl_matcher_free(sluice_yajl_matcher *matcher);
 
-/// Reads the one JSON object in `bytes[0..<length]` (its first byte is the record's), matching its keys against
-/// `tables` as yajl reports them; or, given a header's nodes (`header_nodes`, one per column, -1 for a column no
-/// field reads), the one array, a row whose values are read by the header's names. On SLUICE_MATCH_OK, `*tape` and
-/// `*count` give the entries (owned by the matcher, valid until its next record; strings, numbers and keys are
-/// copies, containers captured point into `bytes`) and `*end` the offset just past the record. Anything else (not
-/// well-formed, too deep, a second value) is SLUICE_MATCH_UNUSUAL, with nothing handed over.
+/// Reads the one JSON value in `bytes[0..<length]` (its first byte is the record's), matching its keys against
+/// `tables` as yajl reports them; given a header's nodes (`header_nodes`, one per column, -1 for a column no field
+/// reads), an array is a row whose values are read by the header's names. On SLUICE_MATCH_OK, `*tape` and `*count`
+/// give the entries and `*end` the offset just past the record. The entries are the matcher's, valid until its next
+/// record; their bytes point into `bytes` (text without escapes, captured containers), which must outlive them, or
+/// into the matcher (text yajl unescaped). Anything else (not well-formed, too deep, a second value, a row read whole
+/// as json) is SLUICE_MATCH_UNUSUAL, with nothing handed over.
 sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_t *bytes, size_t length,
                                       const sluice_plan_tables *tables, const int32_t *header_nodes, size_t header_count,
                                       const sluice_tape_entry **tape, size_t *count, size_t *end);

@@ -120,7 +120,7 @@ extension MappingEngine {
         case read
         /// Handed to the machine, which asked to stop.
         case cancelled
-        /// Handed back untouched (damaged, too deep, not an object…): the events read it, from its start.
+        /// Handed back untouched by both walks (damaged, too deep…): yajl's events read it, from its start.
         case handedBack
         /// Not UTF-8, as simdjson found before handing anything over.
         case notUTF8
@@ -134,7 +134,7 @@ extension MappingEngine {
             case .ok: return .read
             case .cancelled: return .cancelled
             case .invalidUTF8: return .notUTF8
-            case .unreadable: machine.pointee.abandonRecordInProgress()
+            case .unreadable: break  // nothing reached the machine
             }
         }
         switch tokenizer.matchRecord(input.pointer(at: first), count: end - first, at: first) {

@@ -43,12 +43,6 @@ final class MappingEngine: BatchSource {
     private var holdsArrayLines = false
     /// Where the chunk's array lines stop being one element and its comma each (or the reader stopped them).
     var exactReadingFrom: Int?
-    /// The start of the line the walks handed back (simdjson's after it had begun to read it), which ended the chunk's
-    /// lines.
-    var refusedLineStart: Int?
-    /// Mapping a chunk's lines again: those before this offset were each found to be one element and its comma
-    /// (whose comma is blanked by now), and the lines end there.
-    var linesCheckedBefore: Int?
     /// Where the input's first value may start (past a byte-order mark).
     private var inputStart = 0
 
@@ -181,16 +175,7 @@ final class MappingEngine: BatchSource {
         isMappingChunks = true
         self.holdsArrayLines = holdsArrayLines
         machine.pointee.defersFinish = shape == .ndjson || holdsArrayLines
-        linesCheckedBefore = nil
-        var produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)
-        if let refused = refusedLineStart {
-            // The line the walks refused showed keys no field reads, which count again when the array is read
-            // exactly from it: the lines before it, known good, are mapped once more without it.
-            for batch in produced { batches.recycle(batch) }
-            _ = takeUnmappedKeyCounts()
-            linesCheckedBefore = refused
-            produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)
-        }
+        let produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)
         // NDJSON framing counted every line already. In a stream the machine counted lines up to the last record's
         // start; only the rest of the chunk is left to count.
         let lineFeeds: Int
@@ -220,7 +205,6 @@ final class MappingEngine: BatchSource {
         self.elementEnds = simdjson == nil && !tokenizer.matchesRecords ? [] : elementEnds
         nextElement = 0
         exactReadingFrom = nil
-        refusedLineStart = nil
         var produced: [ColumnarBatch] = []
         while true {
             if let batch = batches.takeReady() {

@@ -55,7 +55,7 @@ extension MappingEngine {
                 nextElement = elementEnds.count
                 handleStreamStatus(.cancelled)
             case .handedBack, .notUTF8:
-                machine.pointee.abandonRecordInProgress()
+                // Nothing of it reached the machine: yajl's stream reads on from it.
                 nextElement = elementEnds.count
             }
         }
@@ -69,10 +69,6 @@ extension MappingEngine {
     /// where the walks cannot, by yajl's events, as if lines had never been tried.
     func stepArrayLines(endingAt readerEnd: Int?) {
         while !hasEnded && !batches.hasReady {
-            if let checked = linesCheckedBefore, lineStart >= checked {
-                readExactly(from: checked)
-                return
-            }
             guard lineStart < input.endOffset else {
                 exactReadingFrom = readerEnd
                 end(with: nil)
@@ -106,9 +102,8 @@ extension MappingEngine {
                 handleStreamStatus(.cancelled)
                 machine.pointee.knownRecordStart = nil
             case .handedBack, .notUTF8:
-                machine.pointee.abandonRecordInProgress()
+                // Nothing of it reached the machine: the array is read exactly from its line.
                 machine.pointee.knownRecordStart = nil
-                refusedLineStart = lineStart
                 readExactly(from: lineStart)
                 return
             }
@@ -124,10 +119,8 @@ extension MappingEngine {
     private func elementOnLine(first: Int, lineEnd: Int) -> (end: Int, comma: Int)? {
         var last = lineEnd
         while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
-        let isChecked = linesCheckedBefore.map { first < $0 } ?? false
-        // A line checked before has its comma blanked already, and then ends with its element.
-        let comma = isChecked ? last : last - 1
-        guard isChecked || comma > first && input.pointer(at: comma).pointee == UInt8(ascii: ",") else { return nil }
+        let comma = last - 1
+        guard comma > first && input.pointer(at: comma).pointee == UInt8(ascii: ",") else { return nil }
         var valueEnd = comma
         while valueEnd > first, ShapeDetector.isWhitespace(input.pointer(at: valueEnd - 1).pointee) { valueEnd -= 1 }
         let lastByte = input.pointer(at: valueEnd - 1).pointee

@@ -15,7 +15,7 @@ import Darwin
 final class SimdjsonTokenizer {
     enum Status: Equatable {
         case ok
-        /// A callback asked to stop; the machine knows why.
+        /// The machine took the record and asked to stop; it knows why.
         case cancelled
         /// The walk cannot read the record: nothing was handed over, and the bytes are for yajl to read.
         case unreadable
