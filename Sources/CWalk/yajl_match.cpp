@@ -191,27 +191,15 @@ struct sluice_yajl_matcher {
         frame next{node, is_array ? frame::array : frame::object, 0, unread, unread, none, none};
         if (node == element) next.node = node = open_element();
         const size_t opening = consumed() - 1;
-        if (frames.empty() && (!is_array || header_nodes != nullptr)) {
-            // The record's object is walked at the root, and so is a row (by the header's names); a json field at `$`
-            // captures the object, and a scalar field there fails on it. Another array is read as at any node.
+        if (frames.empty() && is_array && header_nodes != nullptr) {
+            // A row, read by the header's names, where a scalar field at `$` fails. (One a json field captures whole
+            // is read by yajl's events, as an object of the header's names.) The record's object, or an array without
+            // a header, is read below as at any node.
             const uint8_t flags = tables->flags[0];
-            if (is_array) {
-                // A row captured whole is read by yajl's events, as an object of the header's names.
-                if (flags & SLUICE_NODE_CAPTURES) return give_up();
-                next.kind = frame::row;
-            } else {
-                if (flags & SLUICE_NODE_CAPTURES) {
-                    next.captured = 0;
-                    next.capture_start = opening;
-                }
-                // An object where the plan reads no key is not walked, nor are its keys counted.
-                if (tables->key_count[0] == 0) next.node = unread;
-            }
-            // A container where a scalar field reads, or an object where the plan reads no key, fails the fields it
-            // does not fit (a json field's capture checks its own).
-            const bool fits = is_array || tables->key_count[0] > 0;
-            if (((flags & SLUICE_NODE_SCALAR) || !fits) && !(flags & SLUICE_NODE_CAPTURES)) push(base + opening, 1, opening + 1, 0, SLUICE_TAPE_MISMATCH);
-            if (is_array) open_lists(0, opening);
+            if (flags & SLUICE_NODE_CAPTURES) return give_up();
+            next.kind = frame::row;
+            if (flags & SLUICE_NODE_SCALAR) push(base + opening, 1, opening + 1, 0, SLUICE_TAPE_MISMATCH);
+            open_lists(0, opening);
             frames.push_back(next);
             return 1;
         }
@@ -232,7 +220,7 @@ struct sluice_yajl_matcher {
         } else if (!looked_into || (flags & SLUICE_NODE_SCALAR)) {
             push(base + opening, 1, opening + 1, node, SLUICE_TAPE_MISMATCH);
         }
-        if (!looked_into) next.node = -1;
+        if (!looked_into) next.node = unread;
         if (is_array && looked_into) open_lists(node, opening);
         frames.push_back(next);
         return 1;

@@ -20,6 +20,21 @@ extension RecordStateMachine {
         return headerNodes.withUnsafeBufferPointer { body($0.baseAddress, $0.count) }
     }
 
+    /// Writes a whole record a walk read, whose first byte sits at absolute `offset`: the tape's offsets count from it,
+    /// and yajl's event handle is set aside meanwhile. `isKnownUTF8`: the walk checked the whole record's UTF-8
+    /// (simdjson's does, and the text it unescaped is UTF-8), so mapped text need not be checked again.
+    mutating func takeWalkedRecord(_ tape: UnsafeBufferPointer<sluice_tape_entry>, end: Int, at offset: Int, isKnownUTF8: Bool) -> Bool {
+        let eventHandle = handle
+        handle = nil
+        sliceOffset = offset
+        recordIsKnownUTF8 = isKnownUTF8
+        defer {
+            handle = eventHandle
+            recordIsKnownUTF8 = false
+        }
+        return takeMatchedRecord(tape, end: end)
+    }
+
     /// Writes the record the tape describes and ends it at `end` (relative to ``sliceOffset``, as the tape's
     /// offsets are); returns `false` where the event walk's end of record would have asked the tokenizer to stop.
     /// The tape's nodes count from `nodeBase`, this machine's root among the tables' nodes (an element plan's

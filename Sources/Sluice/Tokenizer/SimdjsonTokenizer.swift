@@ -75,16 +75,6 @@ final class SimdjsonTokenizer {
             start = UnsafePointer(copyToScratch(bytes, count: count))
             capacity = scratchCapacity
         }
-        // Offsets come from the walk, not from yajl: the machine reads them from `scriptedOffset`.
-        let yajlHandle = machine.pointee.handle
-        machine.pointee.handle = nil
-        machine.pointee.sliceOffset = offset
-        // simdjson checks the whole record's UTF-8 before it delivers anything (and unescaped text is UTF-8).
-        machine.pointee.recordIsKnownUTF8 = true
-        defer {
-            machine.pointee.handle = yajlHandle
-            machine.pointee.recordIsKnownUTF8 = false
-        }
         var tape: UnsafePointer<sluice_tape_entry>?
         var entries = 0
         var end = 0
@@ -93,7 +83,8 @@ final class SimdjsonTokenizer {
         }
         switch status {
         case SLUICE_MATCH_OK:
-            return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), end: end) ? .ok : .cancelled
+            let walked = UnsafeBufferPointer(start: tape, count: entries)
+            return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: true) ? .ok : .cancelled
         case SLUICE_MATCH_INVALID_UTF8:
             return .invalidUTF8
         default:

@@ -74,12 +74,9 @@ final class YajlTokenizer {
         }
         guard status == SLUICE_MATCH_OK else { return nil }
         matchedRecords += 1
-        // Offsets come from the tape, not from the event handle: the machine reads them from `scriptedOffset`.
-        let eventHandle = machine.pointee.handle
-        machine.pointee.handle = nil
-        machine.pointee.sliceOffset = offset
-        defer { machine.pointee.handle = eventHandle }
-        return machine.pointee.takeMatchedRecord(UnsafeBufferPointer(start: tape, count: entries), end: end) ? .ok : .cancelled
+        // yajl checks strings' UTF-8 less strictly than the machine does: mapped text is checked again.
+        let walked = UnsafeBufferPointer(start: tape, count: entries)
+        return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: false) ? .ok : .cancelled
     }
 
     /// Adds the keys no field reads that the matched walk counted itself (records it read whole, since the last call)
