@@ -20,8 +20,33 @@ import SluiceFixtures
         var options = TokenizerDifferentialTests.options(tokenizer, shape: shape, workers: workers, chunkSize: chunkSize)
         options.matchesKeysInWalk = matched
         let reader = try ColumnarReader(input: .bytes(bytes), schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
-        let transcript = transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics })
-        return Outcome(transcript: transcript, unmappedKeys: reader.unmappedKeys)
+        // The one difference allowed: a line that is no well-formed JSON value fails for that alone, by yajl's
+        // verdict, where the event walk also named the fields that failed before its damage, and counted the keys
+        // no field reads that it met before it. (An array's damage ends the run in yajl's events either way.)
+        let judgesLines = shape == .ndjson && !matched
+        var damaged: [Range<Int>] = []
+        let transcript = transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics }) { rejection in
+            guard judgesLines, let damage = damage(of: rejection) else { return rejection.description }
+            damaged.append(rejection.location.byteOffset..<rejection.location.byteOffset + rejection.rawText.count)
+            var shown = rejection
+            shown.failures = [damage]
+            return shown.description
+        }
+        guard !damaged.isEmpty else { return Outcome(transcript: transcript, unmappedKeys: reader.unmappedKeys) }
+        // The keys are those of the same input with its damaged lines blank.
+        var blanked = bytes
+        for range in damaged { blanked.replaceSubrange(range, with: repeatElement(UInt8(ascii: " "), count: range.count)) }
+        let undamaged = try ColumnarReader(input: .bytes(blanked), schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
+        while try undamaged.next() != nil {}
+        return Outcome(transcript: transcript, unmappedKeys: undamaged.unmappedKeys)
+    }
+
+    /// The failure that says a rejected record is no well-formed JSON value, if it is not.
+    static func damage(of rejection: Rejection) -> Rejection.Failure? {
+        let kinds: Set<Rejection.Kind> = [.malformedJSON, .truncated, .extraValue, .nestingTooDeep]
+        // Damage is placed in the input; a row past its header's columns is not damage.
+        guard let last = rejection.failures.last, kinds.contains(last.kind) && last.byteOffset != nil else { return nil }
+        return last
     }
 
     static let mappings: [(String, [FieldSpec], MappingOptions)] = [
@@ -231,6 +256,35 @@ import SluiceFixtures
                 #expect(events.transcript.rows.count + events.transcript.rejections.count > 300, "\(name): the input is read")
             }
         }
+    }
+
+    /// A line that is no well-formed JSON value fails for its damage alone, by yajl's verdict, whatever its fields
+    /// made of what came before the damage, and the keys no field reads before it are not counted (the event walk
+    /// named both): with either tokenizer and any worker count.
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
+    func aDamagedLineFailsForItsDamageAlone(_ tokenizer: TokenizerChoice, workers: Int) throws {
+        let lines = [
+            #"{"id":1,"name":"a","unread":2}"#,
+            #"{"id":"x","unread":1,"name":"#,
+            #"{"id":"x","unread":1} {"id":2}"#,
+            #"{"id":"x","unread":[[1]]}"#,
+            "{\"id\":\"x\",\"unread\":1,\u{0C}\"name\":\"b\"}",
+            #"{"id":"x","unread":1,"name":"c"} tru"#,
+        ]
+        var options = TokenizerDifferentialTests.options(tokenizer, workers: workers, chunkSize: 64)
+        options.maximumDepth = 2
+        let reader = try ColumnarReader(input: .bytes(Array(lines.joined(separator: "\n").utf8)),
+                                        schema: try MappingSchema(fields: [field("id", .int64), field("name", .string, optional: true)]), options: options)
+        let run = transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics })
+        #expect(run.rows.count == 1 && run.error == nil)
+        #expect(run.rejections == [
+            #"record 2 (line 2, byte 31): $: expected the rest of the record, found the end of the line at byte 59"#,
+            #"record 3 (line 3, byte 60): $: expected one JSON value per line, found another value after it at byte 83"#,
+            #"record 4 (line 4, byte 91): $: expected at most 2 levels of nesting, found deeper nesting at byte 112"#,
+            #"record 5 (line 5, byte 117): $: expected well-formed JSON, found lexical error: form feed (a control character that is not JSON whitespace) near "\"x\",\"unread\":1,\u000c\"name\":\"" at byte 139"#,
+            #"record 6 (line 6, byte 151): $: expected well-formed JSON, found lexical error: invalid string in json text near ",\"name\":\"c\"} tru" at byte 187"#,
+        ], "\(run.rejections)")
+        #expect(reader.unmappedKeys == ["$.unread": 1])
     }
 
     /// A malformed value no field reads inside a typed array of models: simdjson's walk checks the elements whole and

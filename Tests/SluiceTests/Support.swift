@@ -111,13 +111,15 @@ func transcript(
 }
 
 /// The transcript of the batches `next` gives until it returns `nil` or throws, and the counts after them.
-func transcript(batchCapacity: Int, next: () throws(SluiceError) -> ColumnarBatch?, statistics: () -> ReadStatistics) -> RunTranscript {
+/// `shown`: how a rejection is written into the transcript.
+func transcript(batchCapacity: Int, next: () throws(SluiceError) -> ColumnarBatch?, statistics: () -> ReadStatistics,
+                shown: (Rejection) -> String = \.description) -> RunTranscript {
     var result = RunTranscript()
     do {
         while let batch = try next() {
             #expect(batch.count <= batchCapacity)
             for row in 0..<batch.count { result.rows.append(render(batch, row: row)) }
-            result.rejections += batch.rejections.map(\.description)
+            result.rejections += batch.rejections.map(shown)
             result.rawTexts += batch.rejections.map { String(decoding: $0.rawText, as: UTF8.self) }
         }
     } catch {

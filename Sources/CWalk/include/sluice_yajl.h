@@ -3,6 +3,8 @@
 
 #include "sluice_match.h"
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,6 +31,33 @@ sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_
 /// Hands over the keys no field reads that sluice_yajl_match counted itself since the last call, and forgets them.
 /// `*sightings` is owned by the matcher, valid until its next record or call.
 size_t sluice_yajl_take_unmapped(sluice_yajl_matcher *matcher, const sluice_unmapped_sighting **sightings);
+
+/// What yajl's verdict on a record is, when a matched walk could not read it whole.
+typedef enum {
+    /// One well-formed value, no deeper than allowed: a walk handed it back for its shape (a row read whole as json).
+    SLUICE_VERDICT_WELL_FORMED = 0,
+    /// yajl refused a byte: `offset` is just past it, `message` says why.
+    SLUICE_VERDICT_MALFORMED = 1,
+    /// The bytes end inside a container.
+    SLUICE_VERDICT_TRUNCATED = 2,
+    /// A second value starts after the record's: `offset` is just past its first token.
+    SLUICE_VERDICT_EXTRA_VALUE = 3,
+    /// A container opens deeper than allowed: `offset` is just past its opening bracket.
+    SLUICE_VERDICT_TOO_DEEP = 4,
+} sluice_verdict_kind;
+
+typedef struct {
+    sluice_verdict_kind kind;
+    /// From the first byte judged.
+    size_t offset;
+    /// yajl's message (SLUICE_VERDICT_MALFORMED), NUL-terminated, cut to fit.
+    char message[160];
+} sluice_verdict;
+
+/// Judges `bytes[0..<length]` as yajl's callback parser reads a line of values, containers opening at most
+/// `maximum_depth` levels deep; `ends_line`: a line feed is fed after them, as one ends a line that lacks its own.
+/// Form feed and vertical tab, which yajl takes for whitespace, are malformed JSON here.
+sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length, size_t maximum_depth, bool ends_line);
 
 #ifdef __cplusplus
 }

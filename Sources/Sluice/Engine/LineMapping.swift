@@ -67,7 +67,15 @@ extension MappingEngine {
             return
         case .notUTF8:
             isUTF8 = false
+            fallthrough
         case .handedBack:
+            // yajl judges the record as its events would, but whatever its fields make of it: a damaged record
+            // fails for its damage alone. The events read a well-formed one.
+            if let failure = damage(from: start, to: end, endsWithLineFeed: endsWithLineFeed, record: first..<last) {
+                finishLine(keepGoing: machine.pointee.rejectRecordInProgress(failure, end: last))
+                return
+            }
+        case .notWalked:
             break
         }
         var status = tokenizer.parse(input.pointer(at: start), count: end - start, at: start)
@@ -106,6 +114,18 @@ extension MappingEngine {
         finishLine(keepGoing: keepGoing)
     }
 
+    /// Why the line in `start..<end` (its record in `record`) is no well-formed JSON value, by yajl's verdict;
+    /// `nil` when it is one.
+    private func damage(from start: Int, to end: Int, endsWithLineFeed: Bool, record: Range<Int>) -> Rejection.Failure? {
+        switch tokenizer.judgeLine(input.pointer(at: start), count: end - start, at: start, endsWithLineFeed: endsWithLineFeed) {
+        case .wellFormed: nil
+        case .malformed(let message, let offset): syntaxFailure(message, at: offset, within: record)
+        case .truncated: .truncated(at: record.upperBound, found: "the end of the line")
+        case .extraValue(let offset): RecordStateMachine.extraValueFailure(at: offset)
+        case .tooDeep(let offset): machine.pointee.tooDeepFailure(at: offset)
+        }
+    }
+
     /// After a line a walk read whole: the record is finished, or where the machine asked to stop, rejected (unless
     /// the rejection policy stopped it).
     private func finishWalkedLine(cancelled: Bool, end last: Int) {
@@ -124,11 +144,14 @@ extension MappingEngine {
         case handedBack
         /// Not UTF-8, as simdjson found before handing anything over.
         case notUTF8
+        /// Not for the walks: the plan has no tables, or the machine is not between records (a header row to read).
+        case notWalked
     }
 
     /// Reads the record in `first..<end` with simdjson where it is chosen, else (or where it cannot read it) with
     /// yajl's matched walk.
     func walkRecord(from first: Int, to end: Int) -> WalkOutcome {
+        guard tokenizer.matchesRecords && machine.pointee.takesMatchedRecords else { return .notWalked }
         if let simdjson {
             switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first) {
             case .ok: return .read

@@ -54,7 +54,7 @@ extension MappingEngine {
                 feedFrom = end
                 nextElement = elementEnds.count
                 handleStreamStatus(.cancelled)
-            case .handedBack, .notUTF8:
+            case .handedBack, .notUTF8, .notWalked:
                 // Nothing of it reached the machine: yajl's stream reads on from it.
                 nextElement = elementEnds.count
             }
@@ -101,7 +101,7 @@ extension MappingEngine {
                 feedFrom = element.end
                 handleStreamStatus(.cancelled)
                 machine.pointee.knownRecordStart = nil
-            case .handedBack, .notUTF8:
+            case .handedBack, .notUTF8, .notWalked:
                 // Nothing of it reached the machine: the array is read exactly from its line.
                 machine.pointee.knownRecordStart = nil
                 readExactly(from: lineStart)

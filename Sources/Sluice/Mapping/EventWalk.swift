@@ -74,10 +74,11 @@ extension RecordStateMachine {
                 return Self.consumedByOuter
             }
             inRecord = true
-            return fatal(.typeMismatch, expected: "a top-level array of records", found: isArrayStart ? "a second array" : "a value that is not an array")
+            return fatal(Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "a top-level array of records",
+                                           found: isArrayStart ? "a second array" : "a value that is not an array", byteOffset: offsetAfterToken()))
         }
         if hasDeferredRecord {
-            return fatal(.extraValue, expected: "one JSON value per line", found: "another value after it")
+            return fatal(Self.extraValueFailure(at: offsetAfterToken()))
         }
         // Rejections fill a batch as rows do, so that a stream of rejected records is handed on batch by batch
         // instead of held whole until enough records map. The batch is handed on when the next record starts,

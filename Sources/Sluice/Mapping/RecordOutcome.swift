@@ -219,14 +219,25 @@ extension RecordStateMachine {
 
     @inline(never)
     mutating func tooDeep() -> Bool {
-        fatal(.nestingTooDeep, expected: "at most \(maximumDepth + hiddenOuterLevels) levels of nesting", found: "deeper nesting") >= 0
+        fatal(tooDeepFailure(at: offsetAfterToken())) >= 0
+    }
+
+    /// A container opening past ``maximumDepth``, just before absolute `offset`.
+    func tooDeepFailure(at offset: Int) -> Rejection.Failure {
+        Rejection.Failure(keyPath: "$", kind: .nestingTooDeep, expected: "at most \(maximumDepth + hiddenOuterLevels) levels of nesting",
+                          found: "deeper nesting", byteOffset: offset)
+    }
+
+    /// A second value on a record's line, whose first token ends at absolute `offset`.
+    static func extraValueFailure(at offset: Int) -> Rejection.Failure {
+        Rejection.Failure(keyPath: "$", kind: .extraValue, expected: "one JSON value per line", found: "another value after it", byteOffset: offset)
     }
 
     /// Notes a problem that the record cannot be read past, and asks the tokenizer to stop; the driver then
     /// rejects the record with ``rejectRecordInProgress(_:end:)``.
     @inline(never)
-    mutating func fatal(_ kind: Rejection.Kind, expected: String, found: String) -> Int32 {
-        failures.append(Rejection.Failure(keyPath: "$", kind: kind, expected: expected, found: found, byteOffset: offsetAfterToken()))
+    mutating func fatal(_ failure: Rejection.Failure) -> Int32 {
+        failures.append(failure)
         return Self.mustStop
     }
 

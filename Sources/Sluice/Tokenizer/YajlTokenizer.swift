@@ -34,6 +34,8 @@ final class YajlTokenizer {
     /// The plan's tables and yajl's matched walk, when records it can read go to it.
     private let matchTables: MatchTables?
     private let matcher: OpaquePointer?
+    /// How deep containers may open within a record, past the levels around it.
+    private let machineDepth: Int
     /// Records the matched walk read whole.
     private(set) var matchedRecords = 0
     /// Whether records whose bytes are all at hand may go to the matched walk.
@@ -48,7 +50,8 @@ final class YajlTokenizer {
         self.machine = machine
         self.allowsMultipleValues = allowsMultipleValues
         self.matchTables = matchTables
-        matcher = matchTables != nil ? sluice_yajl_matcher_create(max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)) : nil
+        machineDepth = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
+        matcher = matchTables != nil ? sluice_yajl_matcher_create(machineDepth) : nil
         callbacks = .allocate(capacity: 1)
         callbacks.initialize(to: YajlTokenizer.makeCallbacks())
         reset()
@@ -77,6 +80,35 @@ final class YajlTokenizer {
         // yajl checks strings' UTF-8 less strictly than the machine does: mapped text is checked again.
         let walked = UnsafeBufferPointer(start: tape, count: entries)
         return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: false) ? .ok : .cancelled
+    }
+
+    /// yajl's verdict on a line's record that the matched walks handed back, as its callback parser finds it.
+    enum Verdict: Equatable {
+        /// One well-formed value within the depth allowed: handed back for its shape, for the events to read.
+        case wellFormed
+        /// yajl refused the byte just before absolute `offset`.
+        case malformed(message: String, offset: Int)
+        /// The line ends inside a container.
+        case truncated
+        /// A second value's first token ends at absolute `offset`.
+        case extraValue(offset: Int)
+        /// A container deeper than allowed opens just before absolute `offset`.
+        case tooDeep(offset: Int)
+    }
+
+    /// Judges the `count` bytes of a line at absolute `offset` (with its line feed, if it has one) as the events
+    /// would read them, without the machine: a record is damaged or not whatever its fields make of it.
+    func judgeLine(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int, endsWithLineFeed: Bool) -> Verdict {
+        let verdict = sluice_yajl_judge(bytes, count, machineDepth, !endsWithLineFeed)
+        switch verdict.kind {
+        case SLUICE_VERDICT_MALFORMED:
+            let message = withUnsafeBytes(of: verdict.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return .malformed(message: message.trimmingWhitespace(), offset: offset + verdict.offset)
+        case SLUICE_VERDICT_TRUNCATED: return .truncated
+        case SLUICE_VERDICT_EXTRA_VALUE: return .extraValue(offset: offset + verdict.offset)
+        case SLUICE_VERDICT_TOO_DEEP: return .tooDeep(offset: offset + verdict.offset)
+        default: return .wellFormed
+        }
     }
 
     /// Adds the keys no field reads that the matched walk counted itself (records it read whole, since the last call)
