@@ -17,13 +17,16 @@ constexpr size_t guessed_positions = 64;
 constexpr size_t guessed_key_bytes = 32;
 
 /// A key of at most 32 bytes, as four words with the bytes past its end zeroed, and the child it leads to (-1: none);
-/// for a key no field reads, its object's node and how often records walked whole showed it since it was last taken.
+/// for a key no field reads, its object's node, how often records showed it since it was last taken, and how often
+/// of those the record numbered `record` did (taken back should that record be handed back).
 struct key_guess {
     uint64_t words[4];
     int32_t length;
     int32_t child;
     int32_t node;
     uint32_t sightings;
+    uint32_t record;
+    uint32_t in_record;
 };
 
 /// The key's first 32 bytes as four words, zero past its end. With `padded`, 32 bytes from the key's first may be read;
@@ -49,9 +52,11 @@ inline void load_words(const uint8_t *key, size_t length, uint64_t words[4], boo
 struct key_matcher {
     const sluice_plan_tables *tables = nullptr;
     std::vector<key_guess> guesses;
-    /// The record being walked: the guesses at which it showed a key no field reads, and what it saw of keys whose
-    /// guesses it replaced; they count once the record is walked whole, and not at all if it is handed back.
-    std::vector<uint32_t> pending;
+    /// The record being walked: its number, whether it is still open (neither walked whole nor abandoned), and what
+    /// it saw of keys whose guesses it replaced. Its sightings count at once, for a record is rarely handed back, and
+    /// are taken back if it is.
+    uint32_t serial = 0;
+    bool open = false;
     std::vector<sluice_unmapped_sighting> pending_evicted;
     /// Sightings of keys whose guesses were replaced, from records walked whole, until taken; and what was taken.
     std::vector<sluice_unmapped_sighting> evicted;
@@ -60,22 +65,29 @@ struct key_matcher {
     /// Before a record: forgets what an abandoned one saw. Guesses belong to one plan's tables; a parser walks for one
     /// plan, but they are made again should that change.
     void begin(const sluice_plan_tables *plan) {
-        pending.clear();
+        close_abandoned();
+        open = true;
         pending_evicted.clear();
+        if (++serial == 0) {
+            // Numbers wrapped: no guess may seem to hold sightings of this record.
+            for (key_guess &guess : guesses) guess.record = 0;
+            serial = 1;
+        }
         if (tables == plan) return;
         take_sightings(evicted);
-        guesses.assign(size_t(plan->guessed_nodes) * guessed_positions, key_guess{{0, 0, 0, 0}, -1, -1, -1, 0});
+        guesses.assign(size_t(plan->guessed_nodes) * guessed_positions, key_guess{{0, 0, 0, 0}, -1, -1, -1, 0, 0, 0});
         tables = plan;
     }
 
-    /// After a record walked whole: the keys no field reads that it showed count now.
+    /// After a record walked whole: the keys no field reads that it showed count.
     void commit() {
-        for (uint32_t slot : pending) guesses[slot].sightings++;
+        open = false;
         evicted.insert(evicted.end(), pending_evicted.begin(), pending_evicted.end());
     }
 
     /// Hands over the sightings since the last call (owned here until the next) and forgets them.
     size_t take(const sluice_unmapped_sighting **sightings) {
+        close_abandoned();
         taken.swap(evicted);
         evicted.clear();
         take_sightings(taken);
@@ -115,12 +127,13 @@ struct key_matcher {
         }
         int32_t found = scan(node, key, key_length);
         if (guess) {
-            set_aside(*guess, uint32_t(guess - guesses.data()));
+            set_aside(*guess);
             std::memcpy(guess->words, words, sizeof(words));
             guess->length = int32_t(key_length);
             guess->child = found;
             guess->node = node;
             guess->sightings = 0;
+            guess->record = 0;
         }
         return found;
     }
@@ -131,7 +144,13 @@ struct key_matcher {
     bool counted(int32_t node, size_t position, size_t key_length) {
         int32_t first = tables->first_guess[node];
         if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
-        pending.push_back(uint32_t(size_t(first) + position));
+        key_guess &guess = guesses[size_t(first) + position];
+        if (guess.record != serial) {
+            guess.record = serial;
+            guess.in_record = 0;
+        }
+        guess.in_record++;
+        guess.sightings++;
         return true;
     }
 
@@ -190,20 +209,24 @@ private:
 
     /// Before a guess is replaced: the sightings it holds from records walked whole, and those of the record being
     /// walked (which count only if it is walked whole), are kept apart under its key.
-    void set_aside(const key_guess &guess, uint32_t slot) {
+    void set_aside(const key_guess &guess) {
         if (guess.child != -1 || guess.length < 0) return;
-        if (guess.sightings > 0) evicted.push_back(sighting(guess, guess.sightings));
-        uint64_t in_record = 0;
-        for (size_t i = 0; i < pending.size();) {
-            if (pending[i] == slot) {
-                pending[i] = pending.back();
-                pending.pop_back();
-                in_record++;
-            } else {
-                i++;
-            }
-        }
+        const uint32_t in_record = guess.record == serial ? guess.in_record : 0;
+        if (guess.sightings > in_record) evicted.push_back(sighting(guess, guess.sightings - in_record));
         if (in_record > 0) pending_evicted.push_back(sighting(guess, in_record));
+    }
+
+    /// A record begun and never walked whole: its sightings are taken back (what it saw of keys whose guesses it
+    /// replaced is forgotten when the next begins).
+    void close_abandoned() {
+        if (!open) return;
+        open = false;
+        for (key_guess &guess : guesses) {
+            if (guess.record != serial) continue;
+            guess.sightings -= guess.in_record;
+            guess.record = 0;
+        }
+        pending_evicted.clear();
     }
 
     /// Moves the sightings the guesses hold (keys no field reads, from records walked whole) into `into`.

@@ -25,6 +25,8 @@ sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth) {
 
 void sluice_simdjson_parser_free(sluice_simdjson_parser *parser) { delete parser; }
 
+bool sluice_is_utf8(const uint8_t *bytes, size_t length) { return validate_utf8(reinterpret_cast<const char *>(bytes), length); }
+
 size_t sluice_count_openings(const uint8_t *bytes, size_t length) {
     size_t count = 0;
     size_t i = 0;

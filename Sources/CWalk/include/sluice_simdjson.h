@@ -3,6 +3,8 @@
 
 #include "sluice_match.h"
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,6 +24,10 @@ void sluice_simdjson_parser_free(sluice_simdjson_parser *parser);
 
 /// The number of `{` and `[` bytes in `bytes[0..<length]`, strings included: a bound on the value's nesting.
 size_t sluice_count_openings(const uint8_t *bytes, size_t length);
+
+/// Whether `bytes[0..<length]` are well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF), by
+/// simdjson's validator on the processor's widest kernel.
+bool sluice_is_utf8(const uint8_t *bytes, size_t length);
 
 /// Hands over the keys no field reads that sluice_simdjson_match counted itself since the last call, and forgets
 /// them. `*sightings` is owned by the parser, valid until its next walk or call.

@@ -329,10 +329,16 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     // MARK: - Consumer
 
-    /// Stops the reader and the workers as soon as they look up, and frees what is queued.
+    /// Stops the reader and the workers as soon as they look up, frees what is queued, and waits for the workers to
+    /// stop: a run ended early (a limit, a failing consumer) may end the process next, and no worker may still be
+    /// mapping inside code whose static objects the process's exit destroys. (The reader is not waited for: it may
+    /// be blocked reading a pipe, and frames bytes with nothing of the kind.)
     func cancel() {
         columnHeader.fail()
         stopThreads(forGood: true)
+        condition.lock()
+        while runningWorkers > 0 { condition.wait(as: .stop) }
+        condition.unlock()
     }
 
     /// Stops the reader and the workers; `forGood`: the run is over (not only its reading by lines).

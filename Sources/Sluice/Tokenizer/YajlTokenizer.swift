@@ -72,14 +72,16 @@ final class YajlTokenizer {
         var tape: UnsafePointer<sluice_tape_entry>?
         var entries = 0
         var end = 0
+        var isKnownUTF8 = false
         let status = machine.pointee.withHeaderNodes { header, columns in
-            sluice_yajl_match(matcher, bytes, count, matchTables.tables, header, columns, &tape, &entries, &end)
+            sluice_yajl_match(matcher, bytes, count, matchTables.tables, header, columns, &tape, &entries, &end, &isKnownUTF8)
         }
         guard status == SLUICE_MATCH_OK else { return nil }
         matchedRecords += 1
-        // yajl checks strings' UTF-8 less strictly than the machine does: mapped text is checked again.
+        // yajl checks strings' UTF-8 less strictly than the machine does: in a record that is not well-formed UTF-8,
+        // mapped text is checked again.
         let walked = UnsafeBufferPointer(start: tape, count: entries)
-        return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: false) ? .ok : .cancelled
+        return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: isKnownUTF8) ? .ok : .cancelled
     }
 
     /// yajl's verdict on a line's record that the matched walks handed back, as its callback parser finds it.
