@@ -539,12 +539,5 @@ import SluiceFixtures
                 #expect(walked.matchedRecords == records.count, "\(name), \(tokenizer): every record")
             }
         }
-        var mentions = FieldSpec(name: "mentions", path: "entities.user_mentions", type: .json)
-        mentions.elementPlan = try PlanCompiler.compile([field("id", .int64), field("whole", .json, path: "$")])
-        #expect(MatchTables(plan: try PlanCompiler.compile(ReferenceMapping.fields + [mentions]), mapsElements: true) == nil, "an element plan's field at $ keeps the event walk")
-        #expect(MatchTables(plan: try PlanCompiler.compile(ReferenceMapping.fields + [mentions]), mapsElements: false) != nil, "typed arrays read as text do not")
-        let mentionsText = field("mentions_text", .json, path: "entities.user_mentions")
-        #expect(MatchTables(plan: try PlanCompiler.compile(ReferenceMapping.fields + [mentions, mentionsText]), mapsElements: true) != nil,
-                "nor does the element plan of an array another field reads, which no element machine maps")
     }
 }

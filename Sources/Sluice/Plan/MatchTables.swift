@@ -8,9 +8,8 @@ import CWalk
 /// tables. The tape's values go through the event walk's own writes, which apply fallbacks, cleanups and transforms
 /// alike for every walk.
 ///
-/// A field at `$` of a model's element beside its keys, and an element plan that names array elements at its root,
-/// keep yajl's events: a plan that has either, in an element plan it maps by, gets no tables. (A row read whole as
-/// json is handed back by the walks, row by row.)
+/// Every plan gets tables but one with an element plan that reads nothing at its root. (A row read whole as json is
+/// handed back by the walks, row by row.)
 final class MatchTables: @unchecked Sendable {
     /// The tables as C reads them; they point into memory these tables own.
     let tables: UnsafeMutablePointer<sluice_plan_tables>
@@ -93,11 +92,11 @@ final class MatchTables: @unchecked Sendable {
     /// Whether the matched walks read every node of `plan` as the event walk would. A node only an ignored path leads
     /// to is passed over when nothing lies beneath it. A container where a json field or a transform reads is
     /// captured (and walked on the way where fields read beneath it), and the scalar fields there fail on it, as in
-    /// the event walk. An element plan's root reads keys (a model's) or is read whole (a scalar's, a field at `$`),
-    /// never both, and names no array elements.
+    /// the event walk. An element plan's root reads keys (a model's), array elements by index (a point written
+    /// `[lon, lat]`), or is read whole (a scalar's, a field at `$`, also beside keys).
     private static func canBeMatched(_ plan: CompiledPlan, isElementPlan: Bool) -> Bool {
         guard let root = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount).first else { return false }
-        return !isElementPlan || root.indexEntryCount == 0 && (root.keyEntryCount > 0 ? root.targetCount == 0 : root.targetCount > 0)
+        return !isElementPlan || root.keyEntryCount > 0 || root.indexEntryCount > 0 || root.targetCount > 0
     }
 
     /// The node's SLUICE_NODE_* flags. Keys no field reads inside a typed array's elements are not counted (an

@@ -1,0 +1,164 @@
+import SluiceFixtures
+import Testing
+@testable import Sluice
+
+/// Element models of typed arrays in shapes other than an object read by its keys: an element that is itself an
+/// array read by index (a point written `[lon, lat]`), and a field at an element's `$` beside its keys. The matched
+/// walks read them in the record's pass, and give what yajl's events give, with either tokenizer.
+@Suite struct ElementShapeTests {
+    struct Point: Sendable, Equatable {
+        var lon = 0.0
+        var lat = 0.0
+    }
+
+    struct Route: Sendable, Equatable {
+        var id: Int64 = 0
+        var points: [Point] = []
+    }
+
+    struct Tag: Sendable, Equatable {
+        var whole: String?
+        var text: String?
+    }
+
+    struct Post: Sendable, Equatable {
+        var id: Int64 = 0
+        var tags: [Tag] = []
+    }
+
+    struct Outcome<Model: Equatable>: Equatable {
+        var models: [Model]
+        var rejections: [String]
+    }
+
+    static func points() throws -> Mapping<Route> {
+        let point = try Mapping(Point.init) {
+            Field("0", \.lon)
+            Field("1", \.lat)
+        }
+        return try Mapping(Route.init) {
+            Field("id", \.id)
+            Field("points", \.points, elements: point)
+        }
+    }
+
+    /// Tags kept whole as json beside the key read in them: a field at the element's `$` beside its keys.
+    static func tags() throws -> Mapping<Post> {
+        let tag = try Mapping(Tag.init) {
+            Field(json: "$", \.whole)
+            Field("text", \.text)
+        }
+        return try Mapping(Post.init) {
+            Field("id", \.id)
+            Field("tags", \.tags, elements: tag)
+        }
+    }
+
+    static func read<Model>(_ text: String, mapping: Mapping<Model>, tokenizer: TokenizerChoice, matched: Bool, workers: Int) throws -> Outcome<Model> {
+        var options = TokenizerDifferentialTests.options(tokenizer, workers: workers, chunkSize: 256)
+        options.matchesKeysInWalk = matched
+        let reader = try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping, options: options)
+        var outcome = Outcome<Model>(models: [], rejections: [])
+        while let batch = try reader.next() {
+            outcome.models += batch.models
+            outcome.rejections += batch.rejections.map(\.description)
+        }
+        return outcome
+    }
+
+    static let routes = [
+        #"{"id":1,"points":[[1.5,2.5],[3,4]]}"#,
+        #"{"id":2,"points":[]}"#,
+        #"{"id":3,"points":[[1,2],null,[5,6,7]]}"#,
+        #"{"id":4,"points":[[1]]}"#,
+        #"{"id":5,"points":[[1,"x"]]}"#,
+        #"{"id":6,"points":["x"]}"#,
+        #"{"id":7,"points":[{"0":7,"1":8}]}"#,
+        #"{"id":8,"points":[[1,[2]]]}"#,
+        #"{"id":9,"points":[[[1],2]]}"#,
+        #"{"id":10,"points":[[1,2],{"0":1}]}"#,
+        #"{"id":11,"points":[[1e2,-0.5]],"more":[[1,2]]}"#,
+        #"{"id":12,"points":[[1,2] ,[3, 4] ]}"#,
+    ]
+
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
+    func pointsWrittenAsArraysAgree(_ tokenizer: TokenizerChoice, workers: Int) throws {
+        let text = Self.routes.joined(separator: "\n") + "\n"
+        let mapping = try Self.points()
+        #expect(MatchTables(plan: mapping.plan, mapsElements: true) != nil)
+        let events = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: false, workers: workers)
+        let matched = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: true, workers: workers)
+        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        #expect(events.models.count >= 5 && events.rejections.count >= 4, "\(events)")
+        #expect(events.models.first == Route(id: 1, points: [Point(lon: 1.5, lat: 2.5), Point(lon: 3, lat: 4)]))
+        // Every record is walked whole: none went to the events.
+        let walked = MatchedWalkTests.walkDirectly(Self.routes, plan: mapping.plan, tokenizer: tokenizer)
+        #expect(walked.readWhole == Self.routes.map { _ in true }, "\(walked)")
+    }
+
+    static let posts = [
+        #"{"id":1,"tags":["a","b"]}"#,
+        #"{"id":2,"tags":[{"text":"t"}]}"#,
+        #"{"id":3,"tags":["a",{"text":"t"},null]}"#,
+        #"{"id":4,"tags":[1,true]}"#,
+        #"{"id":5,"tags":[["x"]]}"#,
+        #"{"id":6,"tags":[{"text":"t","name":"n"},{}]}"#,
+        #"{"id":8,"tags":[{ "text" : "t\u00e9" , "x":[1,{"y":2}] } ]}"#,
+        #"{"id":9,"tags":[{"text":1}]}"#,
+        #"{"id":7,"tags":[]}"#,
+    ]
+
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
+    func aFieldAtAnElementsRootBesideItsKeysAgrees(_ tokenizer: TokenizerChoice, workers: Int) throws {
+        let text = Self.posts.joined(separator: "\n") + "\n"
+        let mapping = try Self.tags()
+        #expect(MatchTables(plan: mapping.plan, mapsElements: true) != nil)
+        let events = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: false, workers: workers)
+        let matched = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: true, workers: workers)
+        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        #expect(events.models.first == Post(id: 2, tags: [Tag(whole: #"{"text":"t"}"#, text: "t")]), "\(events)")
+        #expect(events.rejections.count == 4 && events.models.count == 5, "\(events)")
+        let walked = MatchedWalkTests.walkDirectly(Self.posts, plan: mapping.plan, tokenizer: tokenizer)
+        #expect(walked.readWhole == Self.posts.map { _ in true }, "\(walked)")
+    }
+
+    struct Mention: Sendable, Equatable {
+        var id: Int64 = 0
+        var whole: String?
+    }
+
+    struct Tweet: Sendable, Equatable {
+        var id: Int64 = 0
+        var text = ""
+        var mentions: [Mention]?
+    }
+
+    /// The tweets' mentions as a typed array of models that keep each mention whole beside its id.
+    static func mentions() throws -> Mapping<Tweet> {
+        let mention = try Mapping(Mention.init) {
+            Field("id", \.id)
+            Field(json: "$", \.whole)
+        }
+        return try Mapping(Tweet.init) {
+            Field("id", \.id)
+            Field("text", \.text)
+            Field("entities.user_mentions", \.mentions, elements: mention)
+        }
+    }
+
+    /// Generated tweets, damaged, with their mentions mapped so: the same from the matched walks as from yajl's events.
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
+    func damagedTweetsWithAWholeElementAgree(_ tokenizer: TokenizerChoice, workers: Int) throws {
+        let text = String(decoding: TokenizerDifferentialTests.damagedTweets(count: 300, seed: 11), as: UTF8.self)
+        let mapping = try Self.mentions()
+        #expect(MatchTables(plan: mapping.plan, mapsElements: true) != nil)
+        let events = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: false, workers: workers)
+        let matched = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: true, workers: workers)
+        #expect(matched == events)
+        for (got, wanted) in zip(matched.models, events.models) where got != wanted {
+            Issue.record("\(got)\n  instead of\n\(wanted)")
+            break
+        }
+        #expect(events.models.count > 100 && events.models.contains { $0.mentions?.first?.whole != nil }, "\(events.models.prefix(2))")
+    }
+}
