@@ -67,6 +67,20 @@ extension MappingEngine {
             return
         case .notUTF8:
             isUTF8 = false
+            // yajl's walk checks mapped text, and reads past ill-formed UTF-8 in values no field reads: a record it
+            // reads whole without a failure is not UTF-8 all the same.
+            switch tokenizer.matchRecord(input.pointer(at: first), count: last - first, at: first) {
+            case .ok?:
+                finishLine(keepGoing: machine.pointee.holdsCleanRecord
+                    ? machine.pointee.rejectRecordInProgress(invalidUTF8Failure(from: first, to: last), end: last)
+                    : machine.pointee.finishDeferredRecord())
+                return
+            case .cancelled?:
+                finishWalkedLine(cancelled: true, end: last)
+                return
+            default:
+                break
+            }
             fallthrough
         case .handedBack:
             // yajl judges the record as its events would, but whatever its fields make of it: a damaged record

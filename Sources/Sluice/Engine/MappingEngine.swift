@@ -3,7 +3,7 @@ import Synchronization
 /// One run of a compiled plan over one input: reads, frames, tokenizes and maps, one batch at a time.
 ///
 /// It maps either the chunks of whole records that the ``ChunkReader`` cut (NDJSON lines, an array's elements), or a
-/// stream of concatenated values or one document, which no scan can cut cheaply.
+/// stream of concatenated values, which no scan can cut cheaply, or one document (read whole and walked).
 ///
 /// A chunk's NDJSON lines are mapped one by one (a bad line then spoils only itself), each whole by simdjson, or by
 /// yajl's matched walk when simdjson is not chosen or cannot read it, or by yajl's events when neither walk can; an
@@ -44,7 +44,9 @@ final class MappingEngine: BatchSource {
     /// Where the chunk's array lines stop being one element and its comma each (or the reader stopped them).
     var exactReadingFrom: Int?
     /// Where the input's first value may start (past a byte-order mark).
-    private var inputStart = 0
+    var inputStart = 0
+    /// One document: whether the walks have been tried on it.
+    var isDocumentWalkTried = false
 
     /// Keys no field reads that the matched walk counted, taken from it for ``unmappedKeys`` and not yet handed on.
     private var keysCountedInWalk: [UnmappedKey: Int] = [:]  // lint: reporting, not the per-value path
@@ -311,6 +313,7 @@ final class MappingEngine: BatchSource {
                 return nil
             }
             do {
+                if !isDocumentWalkTried, try walkDocument() { continue }
                 try stepStream()
             } catch {
                 end(with: error)

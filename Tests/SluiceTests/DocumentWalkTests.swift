@@ -1,0 +1,62 @@
+import Testing
+import SluiceFixtures
+@testable import Sluice
+
+/// One document is one record: read whole and walked, as an NDJSON line is, it gives what yajl's events give, with
+/// either tokenizer, for documents clean, failing, damaged, followed by another value, behind blank lines or a byte
+/// order mark, scalar, empty and over the record size limit.
+@Suite struct DocumentWalkTests {
+    static var documents: [[UInt8]] {
+        var generator = TweetGenerator(seed: 21)
+        let tweet = generator.nextRecord(ordinal: 1)
+        return [
+            Array(tweet.utf8),
+            Array(("\n\n  " + tweet + "\n \n").utf8),
+            [0xEF, 0xBB, 0xBF] + Array(tweet.utf8),
+            Array(tweet.replacingOccurrences(of: #""id":"#, with: #""id":"x","was":"#).utf8),
+            Array(tweet.dropLast(5).utf8),
+            Array((tweet + " {}").utf8),
+            Array((tweet + " x").utf8),
+            Array("42".utf8),
+            Array("".utf8),
+            Array("  \n".utf8),
+            Array(#"{"id":1,"id_str":"1","text":"\u00e9"}"#.utf8),
+        ]
+    }
+
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl])
+    func documentsAgree(_ tokenizer: TokenizerChoice) throws {
+        for (index, document) in Self.documents.enumerated() {
+            for fields in [ReferenceMapping.fields, ReferenceMapping.richFields, [field("record", .json, path: "$")]] {
+                let events = try MatchedWalkTests.run(document, fields, schemaOptions: MappingOptions(), matched: false, workers: 1, chunkSize: 1 << 20,
+                                                      tokenizer: tokenizer, shape: .document)
+                let matched = try MatchedWalkTests.run(document, fields, schemaOptions: MappingOptions(), matched: true, workers: 1, chunkSize: 1 << 20,
+                                                       tokenizer: tokenizer, shape: .document)
+                #expect(matched == events, "document \(index): events\n\(events)\nmatched\n\(matched)")
+            }
+        }
+    }
+
+    /// The documents yajl's walk reads whole go through it, not through the events.
+    @Test func cleanDocumentsAreWalked() throws {
+        let plan = try PlanCompiler.compile(ReferenceMapping.fields)
+        for (index, document) in Self.documents.enumerated() {
+            let engine = try MappingEngine(plan: plan, source: MemorySource(bytes: document), options: TokenizerDifferentialTests.options(.yajl, shape: .document))
+            var rows = 0
+            while let batch = try? engine.nextBatch() { rows += batch.count }
+            // Walked whole: the clean ones, the one whose id fails, a scalar (which fails), one missing fields.
+            #expect(engine.tokenizer.matchedRecords == ([0, 1, 2, 3, 7, 10].contains(index) ? 1 : 0), "document \(index)")
+            #expect(rows == (index < 3 ? 1 : 0), "document \(index)")
+        }
+    }
+
+    /// A document over the record size limit is rejected as too large, walked or not.
+    @Test func aDocumentOverTheLimitIsRejected() throws {
+        var options = TokenizerDifferentialTests.options(.simdjson, shape: .document)
+        options.maximumRecordSize = 64
+        let text = #"{"id":1,"id_str":"1","text":""# + String(repeating: "a", count: 200) + #""}"#
+        let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: try MappingSchema(fields: ReferenceMapping.fields), options: options)
+        let run = transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics })
+        #expect(run.rows.isEmpty && run.rejections.count == 1 && run.rejections.first?.contains("at most 64 bytes") == true, "\(run)")
+    }
+}
