@@ -87,12 +87,15 @@ enum FuzzRecords {
         init(_ input: [UInt8], schema: MappingSchema, options: ReaderOptions) {
             // Rows and rejections in record order: where batches end depends on chunks and workers.
             var numbered: [(ordinal: Int, line: String)] = []
+            var rejections: [Rejection] = []
             do {
                 let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
                 defer {
                     let statistics = reader.statistics
                     (read, mapped, rejected) = (statistics.recordsRead, statistics.recordsMapped, statistics.recordsRejected)
                     precondition(read == mapped + rejected, "accounting broke: \(statistics)")
+                    if EventsAlone.differs(options, statistics) { rejections = rejections.map { EventsAlone.asWalked($0).rejection } }
+                    numbered += rejections.map { ($0.location.ordinal, "rejected \($0)") }
                 }
                 while let batch = try reader.next() {
                     for row in 0..<batch.count {
@@ -101,7 +104,7 @@ enum FuzzRecords {
                         for index in batch.fields.indices { line += " " + Self.value(batch.column(index), row: row) }
                         numbered.append((location.ordinal, line))
                     }
-                    numbered += batch.rejections.map { ($0.location.ordinal, "rejected \($0)") }
+                    rejections += batch.rejections
                 }
             } catch {
                 self.error = "\(error)"

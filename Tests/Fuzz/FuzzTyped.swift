@@ -80,17 +80,29 @@ enum FuzzTyped {
 
         init(_ input: [UInt8], mapping: Mapping<Tweet>, options: ReaderOptions) {
             var numbered: [(ordinal: Int, line: String)] = []
+            var rejections: [Rejection] = []
             do {
                 let reader = try TypedReader(input: .bytes(input), mapping: mapping, options: options)
                 defer {
                     let statistics = reader.statistics
                     precondition(statistics.recordsRead == statistics.recordsMapped + statistics.recordsRejected, "accounting broke: \(statistics)")
+                    var unmappedKeys = reader.unmappedKeys
+                    if EventsAlone.differs(options, statistics) {
+                        let walked = rejections.map(EventsAlone.asWalked)
+                        rejections = walked.map(\.rejection)
+                        let damaged = walked.compactMap(\.damaged)
+                        if !damaged.isEmpty, let undamaged = try? TypedReader(input: .bytes(EventsAlone.blanking(damaged, in: input)), mapping: mapping, options: options) {
+                            while (try? undamaged.next()) != nil {}
+                            unmappedKeys = undamaged.unmappedKeys
+                        }
+                    }
+                    numbered += rejections.map { ($0.location.ordinal, "rejected \($0)") }
                     counts = "\(statistics.recordsRead) = \(statistics.recordsMapped) + \(statistics.recordsRejected); unmapped "
-                        + reader.unmappedKeys.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+                        + unmappedKeys.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
                 }
                 while let batch = try reader.next() {
                     numbered += zip(batch.locations, batch.models).map { ($0.ordinal, "\($0) \($1)") }
-                    numbered += batch.rejections.map { ($0.location.ordinal, "rejected \($0)") }
+                    rejections += batch.rejections
                 }
             } catch {
                 self.error = "\(error)"
