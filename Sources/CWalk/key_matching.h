@@ -58,6 +58,11 @@ struct key_matcher {
     uint32_t serial = 0;
     bool open = false;
     std::vector<sluice_unmapped_sighting> pending_evicted;
+    /// The guesses the record counted a key in, so that taking its counts back costs what it saw, not every guess;
+    /// past the first 64, every guess is looked at.
+    static constexpr size_t touched_capacity = 64;
+    uint32_t touched[touched_capacity];
+    size_t touched_count = 0;
     /// Sightings of keys whose guesses were replaced, from records walked whole, until taken; and what was taken.
     std::vector<sluice_unmapped_sighting> evicted;
     std::vector<sluice_unmapped_sighting> taken;
@@ -68,6 +73,7 @@ struct key_matcher {
         close_abandoned();
         open = true;
         pending_evicted.clear();
+        touched_count = 0;
         if (++serial == 0) {
             // Numbers wrapped: no guess may seem to hold sightings of this record.
             for (key_guess &guess : guesses) guess.record = 0;
@@ -79,7 +85,8 @@ struct key_matcher {
         tables = plan;
     }
 
-    /// After a record walked whole: the keys no field reads that it showed count.
+    /// After a record walked whole: the counts of the keys no field reads that it showed stand (they were made as it
+    /// was walked), and so do those of keys whose guesses it replaced.
     void commit() {
         open = false;
         evicted.insert(evicted.end(), pending_evicted.begin(), pending_evicted.end());
@@ -144,10 +151,13 @@ struct key_matcher {
     bool counted(int32_t node, size_t position, size_t key_length) {
         int32_t first = tables->first_guess[node];
         if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
-        key_guess &guess = guesses[size_t(first) + position];
+        const size_t slot = size_t(first) + position;
+        key_guess &guess = guesses[slot];
         if (guess.record != serial) {
             guess.record = serial;
             guess.in_record = 0;
+            if (touched_count < touched_capacity) touched[touched_count] = uint32_t(slot);
+            touched_count++;
         }
         guess.in_record++;
         guess.sightings++;
@@ -221,10 +231,15 @@ private:
     void close_abandoned() {
         if (!open) return;
         open = false;
-        for (key_guess &guess : guesses) {
-            if (guess.record != serial) continue;
+        auto take_back = [this](key_guess &guess) {
+            if (guess.record != serial) return;  // replaced since: set aside with its counts
             guess.sightings -= guess.in_record;
             guess.record = 0;
+        };
+        if (touched_count <= touched_capacity) {
+            for (size_t i = 0; i < touched_count; i++) take_back(guesses[touched[i]]);
+        } else {
+            for (key_guess &guess : guesses) take_back(guess);
         }
         pending_evicted.clear();
     }

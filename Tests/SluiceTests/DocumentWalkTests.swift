@@ -2,9 +2,9 @@ import Testing
 import SluiceFixtures
 @testable import Sluice
 
-/// One document is one record: read whole and walked, as an NDJSON line is, it gives what yajl's events give, with
-/// either tokenizer, for documents clean, failing, damaged, followed by another value, behind blank lines or a byte
-/// order mark, scalar, empty and over the record size limit.
+/// One document is one record: read whole and walked by yajl's matched walk (whichever tokenizer is chosen, both
+/// tried), it gives what yajl's events give, for documents clean, failing, damaged, followed by another value, behind
+/// blank lines or a byte order mark, scalar, empty and over the record size limit.
 @Suite struct DocumentWalkTests {
     static var documents: [[UInt8]] {
         var generator = TweetGenerator(seed: 21)
@@ -48,6 +48,20 @@ import SluiceFixtures
             #expect(engine.tokenizer.matchedRecords == ([0, 1, 2, 3, 7, 10].contains(index) ? 1 : 0), "document \(index)")
             #expect(rows == (index < 3 ? 1 : 0), "document \(index)")
         }
+    }
+
+    /// A read that fails while the document is read whole (a gzip member whose check fails at its end) comes where
+    /// the stream would meet it: after the verdict on what was read before it.
+    @Test(arguments: [#"{"id":1,"id_str":"1","x":tru }"#, #"{"id":1,"id_str":"1","text":"t"}"#])
+    func aReadErrorComesWhereTheStreamMeetsIt(_ document: String) throws {
+        var compressed = Compressor.gzip(Array((document + String(repeating: " ", count: 3000)).utf8))
+        compressed[compressed.count - 6] ^= 0xFF
+        let events = try MatchedWalkTests.run(compressed, ReferenceMapping.fields, schemaOptions: MappingOptions(), matched: false, workers: 1,
+                                              chunkSize: 1 << 20, tokenizer: .yajl, shape: .document)
+        let matched = try MatchedWalkTests.run(compressed, ReferenceMapping.fields, schemaOptions: MappingOptions(), matched: true, workers: 1,
+                                               chunkSize: 1 << 20, tokenizer: .yajl, shape: .document)
+        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        #expect(events.transcript.error != nil)
     }
 
     /// A document over the record size limit is rejected as too large, walked or not.

@@ -9,7 +9,14 @@ extension MappingEngine {
         guard shape == .document, tokenizer.matchesRecords, machine.pointee.takesMatchedRecords, feedFrom == inputStart else { return false }
         while !input.isAtEnd {
             if machine.pointee.sizeLimit.isExceeded(from: inputStart, to: input.endOffset) { return false }
-            try fillInput()
+            do {
+                try fillInput()
+            } catch {
+                // The stream reads what was held first (whose damage, if any, is the verdict) and meets the error
+                // where it would have.
+                peekError = error
+                return false
+            }
         }
         let first = firstNonWhitespace(from: inputStart)
         var last = input.endOffset

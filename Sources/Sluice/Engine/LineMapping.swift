@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// A chunk's NDJSON lines, mapped one by one: each whole by simdjson, or by yajl's matched walk when simdjson is not
-/// chosen or cannot read it, or by yajl's events when neither walk can; a line too long or not UTF-8 is rejected on its own, and the rest of the chunk read on.
+/// chosen or cannot read it; a line neither walk reads is judged by yajl alone (rejected for its damage, or, well-formed,
+/// read by yajl's events). A line too long or not UTF-8 is rejected on its own, and the rest of the chunk read on.
 extension MappingEngine {
     /// Maps the chunk's lines one by one. The chunk reader cut the chunk after a line feed, or at the input's end,
     /// or just past the size limit inside a line too long (the reader drops the rest of it), so each line is whole.
@@ -154,7 +155,8 @@ extension MappingEngine {
         case read
         /// Handed to the machine, which asked to stop.
         case cancelled
-        /// Handed back untouched by both walks (damaged, too deep…): yajl's events read it, from its start.
+        /// Handed back untouched by both walks (damaged, too deep, a row read whole as json): a line is judged by
+        /// yajl, other records are read by its events, from their start.
         case handedBack
         /// Not UTF-8, as simdjson found before handing anything over.
         case notUTF8

@@ -6,8 +6,9 @@ import Synchronization
 /// stream of concatenated values, which no scan can cut cheaply, or one document (read whole and walked).
 ///
 /// A chunk's NDJSON lines are mapped one by one (a bad line then spoils only itself), each whole by simdjson, or by
-/// yajl's matched walk when simdjson is not chosen or cannot read it, or by yajl's events when neither walk can; an
-/// array chunk's elements, whose ends the reader found, go to the walks first as well. A stream goes through one yajl handle slice by slice, and the state machine finds the
+/// yajl's matched walk when simdjson is not chosen or cannot read it, or judged by yajl when neither walk can; an
+/// array chunk's elements, whose ends the reader found, go to the walks first as well. A stream goes through one
+/// yajl handle slice by slice, and the state machine finds the
 /// record boundaries (so too in a nested array's text, which the typed door hands to a chunk engine of its own,
 /// value after value). Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
 /// rejections can copy them.
@@ -28,8 +29,9 @@ final class MappingEngine: BatchSource {
     private let isCancelled = Atomic<Bool>(false)
     /// Whether this engine maps the parallel pipeline's chunks.
     var isMappingChunks = false
-    /// A read that failed while the first bytes were peeked at.
-    private var peekError: SluiceError?
+    /// A read that failed while the bytes held were read ahead (the first bytes peeked at, a document read whole):
+    /// it is thrown when reading reaches it, after what was read before it.
+    var peekError: SluiceError?
 
     // A chunk's NDJSON lines: where the next starts, and its number within the chunk.
     var lineStart = 0

@@ -58,6 +58,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// The records at the input's start to skip, and whether a header row follows them.
     private let leadingRecords: LeadingRecords
     var runningWorkers = 0
+    /// The workers' threads while they run, so that a cancel from one of them does not wait for itself.
+    private var workerThreads: [pthread_t] = []
     /// Bytes the reader read, once it has finished.
     var readerBytes: Int?
     /// Bytes before the reader's start that count as read: a byte-order mark, not the file before a shard; once an
@@ -287,12 +289,16 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     private func work() {
         var engines: [MappingEngine?] = plans.map { _ in nil }
+        condition.lock()
+        workerThreads.append(pthread_self())
+        condition.unlock()
         while true {
             condition.lock()
             while pendingStart == pendingChunks.count && !readerFinished && !isCancelled {
                 condition.wait(as: .worker)
             }
             guard !isCancelled, pendingStart < pendingChunks.count else {
+                workerThreads.removeAll { pthread_equal($0, pthread_self()) != 0 }
                 runningWorkers -= 1
                 condition.wakeEveryone()
                 condition.unlock()
@@ -337,7 +343,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         columnHeader.fail()
         stopThreads(forGood: true)
         condition.lock()
-        while runningWorkers > 0 { condition.wait(as: .stop) }
+        // A worker that cancels (a transform or validator of the caller's, which runs on it) cannot wait for itself.
+        let onWorker = workerThreads.contains { pthread_equal($0, pthread_self()) != 0 }
+        while runningWorkers > 0 && !onWorker { condition.wait(as: .stop) }
         condition.unlock()
     }
 

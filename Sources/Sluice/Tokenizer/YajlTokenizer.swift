@@ -66,7 +66,8 @@ final class YajlTokenizer {
     /// Reads the one record in `count` bytes (its first byte, at absolute `offset`, is the record's) with the matched
     /// walk and hands its tape to the machine: `.ok`, or `.cancelled` where the machine asks to stop. `nil` when the
     /// walk hands the record back untouched (not well-formed, too deep, a row read whole as json), or the machine is
-    /// not between records: the events then read it, from its start.
+    /// not between records: the caller then judges it (``judgeLine(_:count:at:endsWithLineFeed:)``) or has the
+    /// events read it, from its start.
     func matchRecord(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int) -> Status? {
         guard let matcher, let matchTables, machine.pointee.takesMatchedRecords else { return nil }
         var tape: UnsafePointer<sluice_tape_entry>?
