@@ -66,6 +66,32 @@ import Testing
         return outcome
     }
 
+    /// Reads `records` (one a line) with yajl's events and with the matched walks, with the plan's tables, and
+    /// expects the same; returns what the events read. `walksWhole`: every record is also walked whole, none left to
+    /// the events.
+    static func expectWalksAgree<Model: Equatable>(
+        _ records: [String], mapping: Mapping<Model>, tokenizer: TokenizerChoice, workers: Int, walksWhole: Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Outcome<Model> {
+        let text = records.joined(separator: "\n") + "\n"
+        #expect(MatchTables(plan: mapping.plan, mapsElements: true) != nil, sourceLocation: sourceLocation)
+        let events = try read(text, mapping: mapping, tokenizer: tokenizer, matched: false, workers: workers)
+        let matched = try read(text, mapping: mapping, tokenizer: tokenizer, matched: true, workers: workers)
+        #expect(matched == events, sourceLocation: sourceLocation)
+        for (got, wanted) in zip(matched.models, events.models) where got != wanted {
+            Issue.record("\(got)\n  instead of\n\(wanted)", sourceLocation: sourceLocation)
+            break
+        }
+        if matched.rejections != events.rejections {
+            Issue.record("rejections \(matched.rejections)\n  instead of\n\(events.rejections)", sourceLocation: sourceLocation)
+        }
+        if walksWhole {
+            let walked = MatchedWalkTests.walkDirectly(records, plan: mapping.plan, tokenizer: tokenizer)
+            #expect(walked.readWhole == records.map { _ in true }, "\(walked)", sourceLocation: sourceLocation)
+        }
+        return events
+    }
+
     static let routes = [
         #"{"id":1,"points":[[1.5,2.5],[3,4]]}"#,
         #"{"id":2,"points":[]}"#,
@@ -83,17 +109,9 @@ import Testing
 
     @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
     func pointsWrittenAsArraysAgree(_ tokenizer: TokenizerChoice, workers: Int) throws {
-        let text = Self.routes.joined(separator: "\n") + "\n"
-        let mapping = try Self.points()
-        #expect(MatchTables(plan: mapping.plan, mapsElements: true) != nil)
-        let events = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: false, workers: workers)
-        let matched = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: true, workers: workers)
-        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        let events = try Self.expectWalksAgree(Self.routes, mapping: try Self.points(), tokenizer: tokenizer, workers: workers, walksWhole: true)
         #expect(events.models.count >= 5 && events.rejections.count >= 4, "\(events)")
         #expect(events.models.first == Route(id: 1, points: [Point(lon: 1.5, lat: 2.5), Point(lon: 3, lat: 4)]))
-        // Every record is walked whole: none went to the events.
-        let walked = MatchedWalkTests.walkDirectly(Self.routes, plan: mapping.plan, tokenizer: tokenizer)
-        #expect(walked.readWhole == Self.routes.map { _ in true }, "\(walked)")
     }
 
     static let posts = [
@@ -110,16 +128,9 @@ import Testing
 
     @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
     func aFieldAtAnElementsRootBesideItsKeysAgrees(_ tokenizer: TokenizerChoice, workers: Int) throws {
-        let text = Self.posts.joined(separator: "\n") + "\n"
-        let mapping = try Self.tags()
-        #expect(MatchTables(plan: mapping.plan, mapsElements: true) != nil)
-        let events = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: false, workers: workers)
-        let matched = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: true, workers: workers)
-        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        let events = try Self.expectWalksAgree(Self.posts, mapping: try Self.tags(), tokenizer: tokenizer, workers: workers, walksWhole: true)
         #expect(events.models.first == Post(id: 2, tags: [Tag(whole: #"{"text":"t"}"#, text: "t")]), "\(events)")
         #expect(events.rejections.count == 4 && events.models.count == 5, "\(events)")
-        let walked = MatchedWalkTests.walkDirectly(Self.posts, plan: mapping.plan, tokenizer: tokenizer)
-        #expect(walked.readWhole == Self.posts.map { _ in true }, "\(walked)")
     }
 
     struct Mention: Sendable, Equatable {
@@ -150,15 +161,9 @@ import Testing
     @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
     func damagedTweetsWithAWholeElementAgree(_ tokenizer: TokenizerChoice, workers: Int) throws {
         let text = String(decoding: TokenizerDifferentialTests.damagedTweets(count: 300, seed: 11), as: UTF8.self)
-        let mapping = try Self.mentions()
-        #expect(MatchTables(plan: mapping.plan, mapsElements: true) != nil)
-        let events = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: false, workers: workers)
-        let matched = try Self.read(text, mapping: mapping, tokenizer: tokenizer, matched: true, workers: workers)
-        #expect(matched == events)
-        for (got, wanted) in zip(matched.models, events.models) where got != wanted {
-            Issue.record("\(got)\n  instead of\n\(wanted)")
-            break
-        }
+        // Its lines as they stand, so that the text read is the same.
+        let records = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0).map(String.init)
+        let events = try Self.expectWalksAgree(records, mapping: try Self.mentions(), tokenizer: tokenizer, workers: workers, walksWhole: false)
         #expect(events.models.count > 100 && events.models.contains { $0.mentions?.first?.whole != nil }, "\(events.models.prefix(2))")
     }
 }

@@ -1,5 +1,5 @@
-/// One document, which is one record: read whole and walked as an NDJSON line is, instead of streamed through yajl's
-/// events. A stream holds a record whole all the same, up to the record size limit; a document over it, or one the
+/// One document, which is one record: read whole and walked by yajl's matched walk, as an NDJSON line is, instead of
+/// streamed through yajl's events. A stream holds a record whole all the same, up to the record size limit; a document over it, or one the
 /// walks hand back (damaged, or more than one value), is streamed as before, from its start.
 extension MappingEngine {
     /// Reads the document whole and walks it; `false` when it is left to the stream (nothing of it reached the
@@ -19,30 +19,19 @@ extension MappingEngine {
             }
         }
         let first = firstNonWhitespace(from: inputStart)
-        var last = input.endOffset
-        while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
+        let last = endBeforeWhitespace(from: first, to: input.endOffset)
         guard first < last, !machine.pointee.sizeLimit.isExceeded(from: first, to: last) else { return false }
         pointMachineAtBuffer()
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = 1 + NewlineCounter.count(in: UnsafeBufferPointer(start: input.pointer(at: inputStart), count: first - inputStart))
         defer { machine.pointee.knownRecordStart = nil }
-        let keepGoing: Bool
-        switch walkRecord(from: first, to: last) {
-        case .read:
-            keepGoing = machine.pointee.finishDeferredRecord()
-        case .cancelled:
-            keepGoing = machine.pointee.stoppingRejection != nil || machine.pointee.rejectRecordInProgress(nil, end: last)
-        case .handedBack, .notUTF8, .notWalked:
-            return false
-        }
+        let walked = walkRecord(from: first, to: last)
+        guard walked == .read || walked == .cancelled else { return false }
         // Everything read was delivered: the input's frame checks cover it.
         machine.pointee.boundary = input.endOffset
         feedFrom = input.endOffset
-        if keepGoing && machine.pointee.stoppingRejection == nil {
-            end(with: nil)
-        } else {
-            stopByPolicy()
-        }
+        finishWalkedRecord(cancelled: walked == .cancelled, end: last)
+        if !hasEnded { end(with: nil) }
         return true
     }
 }

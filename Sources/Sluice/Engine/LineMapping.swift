@@ -39,6 +39,13 @@ extension MappingEngine {
         return first
     }
 
+    /// Just past the last byte before `end` that is not whitespace, looking no further back than `first`.
+    func endBeforeWhitespace(from first: Int, to end: Int) -> Int {
+        var last = end
+        while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
+        return last
+    }
+
     private func mapLine(from start: Int, to end: Int, endsWithLineFeed: Bool) {
         let first = firstNonWhitespace(from: start, to: end)
         guard first < end else { return }  // a blank line
@@ -52,19 +59,17 @@ extension MappingEngine {
             rejectOversizedLine(first: first)
             return
         }
-        var last = end
-        while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
-
+        let last = endBeforeWhitespace(from: first, to: end)
         pointMachineAtBuffer()
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
         var isUTF8 = true
         switch walkRecord(from: first, to: last) {
         case .read:
-            finishWalkedLine(cancelled: false, end: last)
+            finishWalkedRecord(cancelled: false, end: last)
             return
         case .cancelled:
-            finishWalkedLine(cancelled: true, end: last)
+            finishWalkedRecord(cancelled: true, end: last)
             return
         case .notUTF8:
             isUTF8 = false
@@ -72,12 +77,10 @@ extension MappingEngine {
             // reads whole without a failure is not UTF-8 all the same.
             switch tokenizer.matchRecord(input.pointer(at: first), count: last - first, at: first) {
             case .ok?:
-                finishLine(keepGoing: machine.pointee.holdsCleanRecord
-                    ? machine.pointee.rejectRecordInProgress(invalidUTF8Failure(from: first, to: last), end: last)
-                    : machine.pointee.finishDeferredRecord())
+                finishLine(keepGoing: finishRecordNotUTF8(from: first, to: last))
                 return
             case .cancelled?:
-                finishWalkedLine(cancelled: true, end: last)
+                finishWalkedRecord(cancelled: true, end: last)
                 return
             default:
                 break
@@ -108,9 +111,8 @@ extension MappingEngine {
                     .truncated(at: last, found: "the end of the line"),
                     end: last)
                 tokenizer.reset()
-            } else if !isUTF8 && machine.pointee.holdsCleanRecord {
-                // yajl reads past ill-formed UTF-8 in values no field reads; the record is not UTF-8 all the same.
-                keepGoing = machine.pointee.rejectRecordInProgress(invalidUTF8Failure(from: first, to: last), end: last)
+            } else if !isUTF8 {
+                keepGoing = finishRecordNotUTF8(from: first, to: last)
             } else {
                 keepGoing = machine.pointee.finishDeferredRecord()
             }
@@ -141,12 +143,20 @@ extension MappingEngine {
         }
     }
 
-    /// After a line a walk read whole: the record is finished, or where the machine asked to stop, rejected (unless
-    /// the rejection policy stopped it).
-    private func finishWalkedLine(cancelled: Bool, end last: Int) {
+    /// After a record a walk read whole (a line, a document): the record is finished, or where the machine asked to
+    /// stop, rejected (unless the rejection policy stopped it).
+    func finishWalkedRecord(cancelled: Bool, end last: Int) {
         finishLine(keepGoing: cancelled
             ? machine.pointee.stoppingRejection != nil || machine.pointee.rejectRecordInProgress(nil, end: last)
             : machine.pointee.finishDeferredRecord())
+    }
+
+    /// Finishes the record in `first..<last`, read whole by yajl, which simdjson found not UTF-8: yajl reads past
+    /// ill-formed UTF-8 in values no field reads, so a record without a failure is rejected all the same.
+    private func finishRecordNotUTF8(from first: Int, to last: Int) -> Bool {
+        machine.pointee.holdsCleanRecord
+            ? machine.pointee.rejectRecordInProgress(invalidUTF8Failure(from: first, to: last), end: last)
+            : machine.pointee.finishDeferredRecord()
     }
 
     /// What a walk made of one record whose bytes are all at hand.

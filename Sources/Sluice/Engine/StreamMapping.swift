@@ -117,12 +117,9 @@ extension MappingEngine {
     /// or literal), and where the comma is. `nil` when the line does not end with a comma after something, or
     /// holds more than a record may.
     private func elementOnLine(first: Int, lineEnd: Int) -> (end: Int, comma: Int)? {
-        var last = lineEnd
-        while last > first, ShapeDetector.isWhitespace(input.pointer(at: last - 1).pointee) { last -= 1 }
-        let comma = last - 1
+        let comma = endBeforeWhitespace(from: first, to: lineEnd) - 1
         guard comma > first && input.pointer(at: comma).pointee == UInt8(ascii: ",") else { return nil }
-        var valueEnd = comma
-        while valueEnd > first, ShapeDetector.isWhitespace(input.pointer(at: valueEnd - 1).pointee) { valueEnd -= 1 }
+        let valueEnd = endBeforeWhitespace(from: first, to: comma)
         let lastByte = input.pointer(at: valueEnd - 1).pointee
         let isBare = lastByte != UInt8(ascii: "}") && lastByte != UInt8(ascii: "]") && lastByte != UInt8(ascii: "\"")
         let end = isBare ? valueEnd + 1 : valueEnd

@@ -1,7 +1,7 @@
 import CYajl
 
-/// The event walk: events in (yajl's, or a test's scripted ones), frames of the containers the plan looks into, values matched to their nodes and handed to the value
-/// writes, everything else skipped by counting depth.
+/// The event walk: events in (yajl's, or a test's scripted ones), frames of the containers the plan looks into,
+/// values matched to their nodes and handed to the value writes, everything else skipped by counting depth.
 extension RecordStateMachine {
     mutating func startMap() -> Bool {
         if skipDepth > 0 { return enterSkipped(isArray: false) }
