@@ -2,14 +2,13 @@ import Synchronization
 
 /// One run of a compiled plan over one input: reads, frames, tokenizes and maps, one batch at a time.
 ///
-/// It maps either the chunks of whole records that the ``ChunkReader`` cut (NDJSON lines, an array's elements), or a
-/// stream of concatenated values, which no scan can cut cheaply, or one document (read whole and walked).
+/// It maps either the chunks of whole records that the ``ChunkReader`` cut (NDJSON lines, an array's elements,
+/// concatenated values), or one document (read whole and walked, or streamed when the walks hand it back).
 ///
 /// A chunk's NDJSON lines are mapped one by one (a bad line then spoils only itself), each whole by simdjson, or by
-/// yajl's matched walk when simdjson is not chosen or cannot read it, or judged by yajl when neither walk can; an
-/// array chunk's elements, whose ends the reader found, go to the walks first as well. A stream goes through one
-/// yajl handle slice by slice, and the state machine finds the
-/// record boundaries (so too in a nested array's text, which the typed door hands to a chunk engine of its own,
+/// yajl's matched walk when simdjson is not chosen or cannot read it, or judged by yajl when neither walk can; the
+/// elements or values of other chunks, whose ends the reader found, go to the walks first as well. A stream (what
+/// the walks hand back) goes through one yajl handle slice by slice, and the state machine finds the record boundaries (so too in a nested array's text, which the typed door hands to a chunk engine of its own,
 /// value after value). Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
 /// rejections can copy them.
 final class MappingEngine: BatchSource {

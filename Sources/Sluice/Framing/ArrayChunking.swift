@@ -4,10 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Array chunks: cut at element ends the framer finds byte by byte, or at line feeds where the array is written one
-/// element and its comma a line (probed on the first chunk, checked by the workers).
+/// Chunks of an array's elements or of a stream's values: cut at their ends the framer finds byte by byte, or, for an
+/// array written one element and its comma a line, at line feeds (probed on the first chunk, checked by the workers).
 extension ChunkReader {
-    func frameArray() throws(SluiceError) -> Bool {
+    func frameRecords() throws(SluiceError) -> Bool {
         if arrayLines == .undecided {
             arrayLines = .no
             if let start = firstLineOfElements() {
@@ -25,7 +25,7 @@ extension ChunkReader {
                 if let problem = scan.problem { return handProblem(problem, lastElementEnd: unhandedElementsEnd) }
             }
         }
-        var problem: ArrayFramer.Problem?
+        var problem: RecordFramer.Problem?
         if filled > scanned {
             let arraysBefore = framer.arraysStarted
             let scan = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned)
@@ -88,7 +88,7 @@ extension ChunkReader {
     }
 
     /// Ends the run at a structural problem: the records before it are handed out, then the problem.
-    func handProblem(_ problem: ArrayFramer.Problem, lastElementEnd: Int?) -> Bool {
+    func handProblem(_ problem: RecordFramer.Problem, lastElementEnd: Int?) -> Bool {
         let at = problem.offset - bufferOffset
         if problem.kind == .forWorker {
             // The worker's parser reports what is wrong there, in yajl's words.
@@ -213,7 +213,7 @@ extension ChunkReader {
             }
             return nil
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            while end < filled, ArrayFramer.continuesNumber(buffer[end]) { end += 1 }
+            while end < filled, RecordFramer.continuesNumber(buffer[end]) { end += 1 }
         case UInt8(ascii: "a")...UInt8(ascii: "z"):
             while end < filled, buffer[end] >= UInt8(ascii: "a") && buffer[end] <= UInt8(ascii: "z") { end += 1 }
         default:

@@ -1,9 +1,10 @@
 /// The pipeline's reading side: reads the source in large pieces, cuts the bytes into chunks that end on record
-/// boundaries (NDJSON at line feeds, arrays at element ends found by ``ArrayFramer``), and hands each chunk on.
+/// boundaries (NDJSON at line feeds, an array's elements and a stream's concatenated values where
+/// ``RecordFramer`` finds them to end), and hands each chunk on.
 ///
 /// The bytes after the last boundary are carried into the next chunk's buffer. A record longer than a chunk grows
 /// the buffer, up to the maximum record size: a longer NDJSON line is cut off there (the worker rejects it as too
-/// large) and the rest of it skipped; a longer array element ends the run.
+/// large) and the rest of it skipped; a longer element or value ends the run.
 ///
 /// An array written one element per line, each followed by its comma (as most dumps are), can be cut at line feeds
 /// instead, which spares the framer's pass over every byte (``ArrayFraming/linesWhenShaped``): the workers then
@@ -42,7 +43,7 @@ final class ChunkReader {
     private let pool: ChunkBufferPool
     var arrayLines: ArrayLines
     private let reserve: (_ bytes: Int, _ holding: Int, _ isNewChunk: Bool) -> Int?
-    var framer: ArrayFramer
+    var framer: RecordFramer
     /// Byte-range shard: records (lines) that start inside `range` of the file, whose reading starts at
     /// `range.lowerBound - 1` (to see whether a line starts at the bound), or at the first record when the range
     /// starts inside the file's byte-order mark.
@@ -121,14 +122,14 @@ final class ChunkReader {
         case .exact:
             arrayLines = .no
         case .linesWhenShaped:
-            arrayLines = recordsPaths.count <= 1 && range == nil && elementShardEnd == nil && leadingRecords.toSkip == 0 && !leadingRecords.readsHeader
+            arrayLines = shape == .array && recordsPaths.count <= 1 && range == nil && elementShardEnd == nil && leadingRecords.toSkip == 0 && !leadingRecords.readsHeader
                 ? .undecided : .no
         case .exactAfterComma:
             arrayLines = .no
             startsAfterComma = true
         }
-        framer = ArrayFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShardEnd == nil ? nil : elementShardStartsAtArray,
-                             startsAfterComma: startsAfterComma, pairsBrackets: pairsBrackets)
+        framer = RecordFramer(maximumDepth: maximumDepth, shardStartsAtArray: elementShardEnd == nil ? nil : elementShardStartsAtArray,
+                             startsAfterComma: startsAfterComma, pairsBrackets: pairsBrackets, readsValues: shape == .concatenated)
         if case .exactAfterComma(insideWrapper: true) = arrayFraming { framer.blanksTrailingContent = true }
         elementsEnd = elementShardEnd
         recordsFilter = recordsPaths.isEmpty ? nil : RecordsPathFilter(paths: recordsPaths, maximumDepth: maximumDepth)
@@ -221,7 +222,7 @@ final class ChunkReader {
             if isAtEnd && filled == 0 { isFinished = true }
             return
         }
-        let goesOn = shape != .array ? frameLines() : arrayLines == .yes ? frameArrayLines() : try frameArray()
+        let goesOn = shape == .ndjson ? frameLines() : arrayLines == .yes ? frameArrayLines() : try frameRecords()
         guard goesOn else {
             isFinished = true
             return
@@ -299,10 +300,10 @@ final class ChunkReader {
 
     /// For a read error: where the whole records read so far end, or the structural problem the array's bytes
     /// read so far hold.
-    private func completeRecordsEnd() -> (cut: Int?, problem: ArrayFramer.Problem?) {
+    private func completeRecordsEnd() -> (cut: Int?, problem: RecordFramer.Problem?) {
         guard filled > 0, !isDiscardingLine, !isSkippingToFirstLine else { return (nil, nil) }
-        guard shape == .array && arrayLines != .yes else { return (lastLineFeed(from: 0, to: filled).map { $0 + 1 }, nil) }
-        var problem: ArrayFramer.Problem?
+        guard shape != .ndjson && arrayLines != .yes else { return (lastLineFeed(from: 0, to: filled).map { $0 + 1 }, nil) }
+        var problem: RecordFramer.Problem?
         if filled > scanned {
             let scan = framer.scan(buffer + scanned, count: filled - scanned, at: bufferOffset + scanned)
             if let end = scan.lastElementEnd { unhandedElementsEnd = end }
@@ -326,13 +327,13 @@ final class ChunkReader {
         }
         let containers = recordsFilter?.containers ?? []
         if container >= 0 && container < containers.count { chunk.recordType = containers[container].path }
-        if shape == .array { chunk.elementEnds = framer.takeElementEnds(upTo: bufferOffset + cut) }
+        if shape != .ndjson { chunk.elementEnds = framer.takeElementEnds(upTo: bufferOffset + cut) }
         if let keys = recordsFilter?.keys, keys.pending > 0, containers.count <= 1 || containers[max(container, 0)].isObject {
             // The chunk's records are the elements it holds; their keys come in the same order.
             chunk.recordKeys = keys.take(chunk.elementEnds.count)
         }
         if leadingRecords.toSkip > 0 || leadingRecords.readsHeader {
-            let records = shape == .array ? chunk.elementEnds.count : linesWithContent(upTo: cut)
+            let records = shape != .ndjson ? chunk.elementEnds.count : linesWithContent(upTo: cut)
             (chunk.leadingRecords, chunk.holdsHeader) = leadingRecords.take(records)
         }
         (chunk.droppedBytes, chunk.droppedLineFeeds) = (droppedBytes, droppedLineFeeds)

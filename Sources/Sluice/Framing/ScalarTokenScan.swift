@@ -38,7 +38,7 @@ struct ScalarTokenScan {
 
     private var state = State.integer
 
-    /// Starts a token at its first byte, which ``ArrayFramer/startsValue(_:)`` accepted and is not a string or
+    /// Starts a token at its first byte, which ``RecordFramer/startsValue(_:)`` accepted and is not a string or
     /// container opener.
     mutating func start(_ byte: UInt8) {
         switch byte {

@@ -190,9 +190,9 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         }
     }
 
-    /// An engine for the chunks of `plan`'s records: NDJSON lines, or an array's elements as concatenated values.
+    /// An engine for the chunks of `plan`'s records: NDJSON lines, or concatenated values (an array's elements too).
     private func makeEngine(_ plan: CompiledPlan) -> MappingEngine {
-        MappingEngine(plan: plan, chunkShape: shape == .array ? .concatenated : .ndjson, hiddenOuterLevels: hiddenOuterLevels, options: engineOptions,
+        MappingEngine(plan: plan, chunkShape: shape == .ndjson ? .ndjson : .concatenated, hiddenOuterLevels: hiddenOuterLevels, options: engineOptions,
                       keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
     }
 

@@ -1,9 +1,9 @@
 /// Opens an input for reading: the single-threaded ``MappingEngine`` or the ``ParallelPipeline``, whichever the
 /// options and the input call for.
 enum BatchSourceOpener {
-    /// Opens `input` and picks how to read it: NDJSON and arrays (wrapper documents too) are cut into chunks of
-    /// whole records by the ``ChunkReader`` and mapped chunk by chunk, by worker threads or on the caller's thread;
-    /// concatenated values and single documents stream through one engine on the caller's thread.
+    /// Opens `input` and picks how to read it: NDJSON, arrays (wrapper documents too) and concatenated values are
+    /// cut into chunks of whole records by the ``ChunkReader`` and mapped chunk by chunk, by worker threads or on
+    /// the caller's thread; a single document is read by one engine on the caller's thread.
     static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
         var options = try options.validated()
         try plan.checkDepth(within: options.maximumDepth)
@@ -76,9 +76,9 @@ enum BatchSourceOpener {
         if options.byteRange != nil && (shape != .ndjson || plan.recordsPath != nil) {
             throw .invalidOptions("a byte range can split NDJSON only; this input is read as \(shape.rawValue)")
         }
-        guard shape == .ndjson || shape == .array else {
-            // Concatenated values and documents have no boundaries a scan can find cheaply: one thread reads them
-            // (the byte-order mark still in front, which the engine skips and counts in its offsets).
+        guard shape != .document else {
+            // One document is one record: one thread reads it (the byte-order mark still in front, which the engine
+            // skips and counts in its offsets).
             var sequential = options
             sequential.shape = shape
             return try MappingEngine(plan: plan, source: source, options: sequential, keepsRecordText: keepsRecordText)
@@ -88,9 +88,10 @@ enum BatchSourceOpener {
             startOffset = byteOrderMark
         }
         // One worker reads and maps on the caller's thread, except where a reader thread of its own pays: it
-        // decompresses, or frames a large array's elements for simdjson, while the worker maps, on another core.
+        // decompresses, or frames a large array's elements or stream's values for simdjson, while the worker maps,
+        // on another core.
         let runsInline = options.workers == 1 && !source.isDecompressing
-            && !(shape == .array && (raw.size ?? 0) >= options.chunkSize && options.tokenizer.usesSimdjson)
+            && !(shape != .ndjson && (raw.size ?? 0) >= options.chunkSize && options.tokenizer.usesSimdjson)
         return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames,
                                 runsInline: runsInline, reopenForExactReading: runsInline ? nil : reopening(input, raw: raw, source: source, shape: shape,

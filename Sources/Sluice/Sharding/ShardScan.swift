@@ -189,7 +189,7 @@ struct ShardScan {
     private mutating func scanArray() throws(SluiceError) {
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.blockSize)
         let raw = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.blockSize)
-        var framer = ArrayFramer(maximumDepth: maximumDepth)
+        var framer = RecordFramer(maximumDepth: maximumDepth)
         var filter = recordsPath.map { RecordsPathFilter(paths: [$0], maximumDepth: maximumDepth) }
         filter?.handsOverArrays = true
         framer.blanksTrailingContent = filter != nil
@@ -266,7 +266,7 @@ struct ShardScan {
         return nil
     }
 
-    private func structureError(_ problem: ArrayFramer.Problem) -> SluiceError {
+    private func structureError(_ problem: RecordFramer.Problem) -> SluiceError {
         .io(source: source.name, byteOffset: problem.offset, message: "the array of records is broken there (\(problem.message)), so it cannot be split")
     }
 }

@@ -4,13 +4,14 @@ import Testing
 
 /// The framer finds the same element ends however its input is cut: one byte at a time, at the 8-byte word and
 /// 64-byte block edges of its fast paths, and around them.
-@Suite struct ArrayFramerTests {
-    static func frame(_ text: String, step: Int, pairsBrackets: Bool = true) -> (ends: [Int], problem: ArrayFramer.Problem?, blanked: [UInt8]) {
+@Suite struct RecordFramerTests {
+    static func frame(_ text: String, step: Int, pairsBrackets: Bool = true, readsValues: Bool = false)
+        -> (ends: [Int], problem: RecordFramer.Problem?, blanked: [UInt8]) {
         var bytes = Array(text.utf8)
-        var framer = ArrayFramer(maximumDepth: 1000, pairsBrackets: pairsBrackets)
+        var framer = RecordFramer(maximumDepth: 1000, pairsBrackets: pairsBrackets, readsValues: readsValues)
         defer { framer.deallocate() }
         var ends: [Int] = []
-        var problem: ArrayFramer.Problem?
+        var problem: RecordFramer.Problem?
         bytes.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
@@ -119,11 +120,58 @@ import Testing
     }
 
     @Test func nestingBeyondTheLimitIsAProblem() {
-        var framer = ArrayFramer(maximumDepth: 3)
+        var framer = RecordFramer(maximumDepth: 3)
         defer { framer.deallocate() }
         var bytes = Array(("[" + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "]").utf8)
         let result = bytes.withUnsafeMutableBufferPointer { framer.scan($0.baseAddress!, count: $0.count, at: 0) }
         #expect(result.problem?.message == "nesting too deep")
         #expect(result.problem?.offset == 4)
+    }
+
+    /// A stream of values: each ends where yajl's lexer ends it, wherever the bytes were cut, nothing is blanked,
+    /// and the stream may end after any value (a number at the very end is ended by the end).
+    @Test func concatenatedValuesEndWhereYajlEndsThem() {
+        let text = "{\"a\":\"}{\"}{}[1,[2]] 01 truefalse\"x\"-1.5e3\n\t[]7"
+        let ends = [10, 12, 19, 21, 23, 27, 32, 35, 42, 45, 46]
+        for step in [1, 2, 5, 64, 1 << 20] {
+            var bytes = Array(text.utf8)
+            var framer = RecordFramer(maximumDepth: 1000, readsValues: true)
+            defer { framer.deallocate() }
+            var problem: RecordFramer.Problem?
+            bytes.withUnsafeMutableBufferPointer { buffer in
+                var offset = 0
+                while offset < buffer.count && problem == nil {
+                    let count = min(step, buffer.count - offset)
+                    problem = framer.scan(buffer.baseAddress! + offset, count: count, at: offset).problem
+                    offset += count
+                }
+            }
+            let end = framer.finish(at: bytes.count)
+            #expect(problem == nil && end.problem == nil, "step \(step)")
+            #expect(framer.takeElementEnds(upTo: .max) == ends, "step \(step)")
+            #expect(bytes == Array(text.utf8), "step \(step)")
+        }
+    }
+
+    /// In a stream, whatever is neither whitespace nor the start of a value is the worker's parser's to report, and
+    /// a value cut off by the end is too; the end between values is no problem.
+    @Test func aStreamLeavesItsProblemsToTheWorker() {
+        for (text, offset) in [("{} ,{}", 3), ("1 ]", 2), ("{}}", 2), ("1 x", 2)] {
+            let framed = Self.frame(text, step: 1, readsValues: true)
+            #expect(framed.problem?.kind == .forWorker, "\(text)")
+            #expect(framed.problem?.offset == offset, "\(text)")
+        }
+        for (text, isProblem) in [("{\"a\":1", true), ("\"ab", true), ("tru", true), ("1 ", false), ("{} \n", false), ("", false)] {
+            var bytes = Array(text.utf8)
+            var framer = RecordFramer(maximumDepth: 10, readsValues: true)
+            defer { framer.deallocate() }
+            let scanned = bytes.withUnsafeMutableBufferPointer { buffer in
+                buffer.isEmpty ? nil : framer.scan(buffer.baseAddress!, count: buffer.count, at: 0).problem
+            }
+            #expect(scanned == nil, "\(text)")
+            let end = framer.finish(at: bytes.count)
+            #expect((end.problem?.kind == .forWorker) == isProblem, "\(text)")
+            #expect(end.problem == nil || isProblem, "\(text)")
+        }
     }
 }

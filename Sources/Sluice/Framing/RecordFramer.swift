@@ -1,18 +1,19 @@
 import CStructuralScan
 
-/// Finds the element boundaries of a top-level JSON array without parsing it, so that the parallel pipeline can
-/// cut array files into chunks as it cuts NDJSON at line feeds.
+/// Finds where the records of a top-level JSON array, or of a stream of concatenated values, end without parsing
+/// them, so that the parallel pipeline can cut such files into chunks as it cuts NDJSON at line feeds.
 ///
-/// It tracks strings, escapes and bracket nesting, byte by byte, across calls (a chunk may end anywhere). It
-/// rewrites the outer array's own punctuation — `[`, the commas between elements, `]` — into spaces, in place,
+/// It tracks strings, escapes and bracket nesting, byte by byte, across calls (a chunk may end anywhere). In an
+/// array it rewrites the array's own punctuation — `[`, the commas between elements, `]` — into spaces, in place,
 /// which turns a chunk of elements into concatenated JSON values that a worker maps on its own; every element
 /// keeps its byte offsets. What yajl would have checked about that punctuation, the framer checks: a missing or
-/// doubled comma, a trailing comma, content after the array. Inside elements it checks only that brackets pair up
-/// (so that boundaries cannot drift); the worker's parser checks the rest. For workers that read with simdjson it
-/// only counts them, as simdjson does when it passes over a value no field reads: an element is then cut where
-/// simdjson would end it, and one with brackets of the wrong kind in such a value is mapped, as the same record on
-/// a line of NDJSON, or of an array read by lines, is.
-struct ArrayFramer {
+/// doubled comma, a trailing comma, content after the array. A stream of values has no punctuation: anything
+/// between them but whitespace is left for the worker's parser to report. Inside records it checks only that
+/// brackets pair up (so that boundaries cannot drift); the worker's parser checks the rest. For workers that read
+/// with simdjson it only counts them, as simdjson does when it passes over a value no field reads: a record is then
+/// cut where simdjson would end it, and one with brackets of the wrong kind in such a value is mapped, as the same
+/// record on a line of NDJSON, or of an array read by lines, is.
+struct RecordFramer {
     enum State: Equatable {
         /// Before the `[`.
         case beforeArray
@@ -64,6 +65,9 @@ struct ArrayFramer {
     /// Whether a closing bracket must be of the kind that was opened.
     private let pairsBrackets: Bool
 
+    /// Framing a stream of concatenated values rather than an array: records follow one another at the top level,
+    /// and the input may end between any two.
+    private let readsValues: Bool
     /// Reading a shard of the array's elements (a plan's, see `ShardPlan`): the input ends where the shard does, after
     /// a comma, which is no premature end.
     private let readsShard: Bool
@@ -77,17 +81,19 @@ struct ArrayFramer {
     ///   - startsAfterComma: The input starts after a comma between the array's elements (reading resumes
     ///     there), and runs to the array's end.
     ///   - pairsBrackets: Whether closing brackets must pair by kind with opening ones, or are only counted.
-    init(maximumDepth: Int, shardStartsAtArray: Bool? = nil, startsAfterComma: Bool = false, pairsBrackets: Bool = true) {
+    ///   - readsValues: The input is a stream of concatenated values, each a record, not an array.
+    init(maximumDepth: Int, shardStartsAtArray: Bool? = nil, startsAfterComma: Bool = false, pairsBrackets: Bool = true, readsValues: Bool = false) {
         self.maximumDepth = maximumDepth
         self.pairsBrackets = pairsBrackets
+        self.readsValues = readsValues
         closers = .allocate(capacity: maximumDepth + 1)
         readsShard = shardStartsAtArray != nil
-        if shardStartsAtArray == false || startsAfterComma { state = .beforeElement }
+        if shardStartsAtArray == false || startsAfterComma || readsValues { state = .beforeElement }
     }
 
     /// A framer with the same limit and bracket rule, before the array (its own bracket stack: deallocate it too).
-    func fresh() -> ArrayFramer {
-        var framer = ArrayFramer(maximumDepth: maximumDepth, pairsBrackets: pairsBrackets)
+    func fresh() -> RecordFramer {
+        var framer = RecordFramer(maximumDepth: maximumDepth, pairsBrackets: pairsBrackets, readsValues: readsValues)
         framer.blanksTrailingContent = blanksTrailingContent
         return framer
     }
@@ -237,10 +243,12 @@ struct ArrayFramer {
                         index += 1
                     case .ended:
                         inBareScalar = false
-                        state = .afterElement
+                        state = readsValues ? .beforeElement : .afterElement
                         // A terminator goes with the element, so that a worker's parser sees the number end; any
-                        // other byte is judged after the element, as yajl judges the token after the number.
-                        let isTerminator = ShapeDetector.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
+                        // other byte is judged after the element, as yajl judges the token after the number (in a
+                        // stream, `0` then `1` are two values, as `01` is to yajl's lexer).
+                        let isTerminator = ShapeDetector.isWhitespace(byte)
+                            || !readsValues && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]"))
                         let end = offset + index + (isTerminator ? 1 : 0)
                         lastElementEnd = end
                         elementEnds.append(end)
@@ -254,7 +262,8 @@ struct ArrayFramer {
                 case .continues:
                     break
                 case .ended:
-                    state = .afterElement
+                    // A stream's next value may follow at once (`{}{}`): there is no separator to wait for.
+                    state = readsValues ? .beforeElement : .afterElement
                     lastElementEnd = offset + index
                     elementEnds.append(offset + index)
                 case .tooDeep:
@@ -339,14 +348,15 @@ struct ArrayFramer {
     mutating func finish(at offset: Int) -> (lastElementEnd: Int?, problem: Problem?) {
         if state == .inElement && inBareScalar && scalar.isComplete {
             inBareScalar = false
-            state = .afterElement
+            state = readsValues ? .beforeElement : .afterElement
             elementEnds.append(offset)
-            return (offset, fail(offset, "premature EOF", .endOfInput))
+            // A stream may end after any value; an array must still close.
+            return (offset, readsValues ? nil : fail(offset, "premature EOF", .endOfInput))
         }
         switch state {
         case .afterArray, .failed:
             return (nil, nil)
-        case .beforeElement where readsShard:
+        case .beforeElement where readsShard || readsValues:
             return (nil, nil)
         case .inElement:
             // An element cut short, or a malformed scalar: the worker's parser reports it.

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+import SluiceFixtures
+@testable import Sluice
+
+/// A stream of concatenated values is cut into chunks at the ends of its values (``RecordFramer`` over values at the
+/// top level) and mapped by the pipeline's workers. It must give exactly what one yajl stream over the whole input
+/// gives, which is how such input was read before: the same rows, rejections, counts and unmapped keys, with one
+/// worker or several, either tokenizer, any chunk size, clean and damaged. One difference is allowed, as arrays
+/// have it: a syntax error shows the bytes up to where it was found, not the few after it, since a chunk ends there.
+@Suite struct ConcatenatedFramingTests {
+    struct Outcome: Equatable, CustomStringConvertible {
+        var transcript: RunTranscript
+        var unmappedKeys: [String: Int]
+        var description: String { "\(transcript)\nunmapped: \(unmappedKeys.sorted { $0.key < $1.key })" }
+    }
+
+    /// The stream read by one engine, the way concatenated values were read before they were framed.
+    static func streamed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice) throws -> Outcome {
+        let schema = try MappingSchema(fields: fields, options: schemaOptions)
+        let engine = try MappingEngine(plan: schema.plan, source: try Input.bytes(bytes).open(),
+                                       options: TokenizerDifferentialTests.options(tokenizer, shape: .concatenated))
+        let run = transcript(batchCapacity: ReaderOptions().batchCapacity, next: engine.nextBatch, statistics: { engine.statistics })
+        return outcome(run, unmappedKeys: engine.unmappedKeys)
+    }
+
+    /// The stream cut into chunks by the reader and mapped by `workers`.
+    static func framed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice,
+                       workers: Int, chunkSize: Int) throws -> Outcome {
+        let options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated, workers: workers, chunkSize: chunkSize)
+        let reader = try ColumnarReader(input: .bytes(bytes), schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
+        let run = transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics })
+        return outcome(run, unmappedKeys: reader.unmappedKeys)
+    }
+
+    /// The outcome with the bytes a syntax error shows cut at the error: the allowed difference.
+    static func outcome(_ run: RunTranscript, unmappedKeys: [String: Int]) -> Outcome {
+        func cut(_ text: String) -> String {
+            guard let near = text.range(of: " near \""),
+                  let end = text.range(of: "\" at byte ", options: .backwards, range: near.upperBound..<text.endIndex) else { return text }
+            return String(text[..<near.lowerBound]) + String(text[text.index(after: end.lowerBound)...])
+        }
+        var run = run
+        run.rejections = run.rejections.map(cut)
+        run.error = run.error.map(cut)
+        return Outcome(transcript: run, unmappedKeys: unmappedKeys)
+    }
+
+    /// Runs both readings with both tokenizers at several worker counts and chunk sizes and expects them to agree.
+    /// `simdjsonMayDiffer`: the input may be damaged inside a value no field reads, which simdjson passes over
+    /// unchecked (docs/tokenizers.md); its readings must then agree among themselves, and with yajl's on the records
+    /// before the first that yajl rejects.
+    @discardableResult
+    static func expectAgreement(_ bytes: [UInt8], fields: [FieldSpec] = ReferenceMapping.fields, schemaOptions: MappingOptions = MappingOptions(),
+                                simdjsonMayDiffer: Bool = false, _ comment: @autoclosure () -> String = "",
+                                sourceLocation: SourceLocation = #_sourceLocation) throws -> Outcome {
+        let reference = try streamed(bytes, fields, schemaOptions, tokenizer: .yajl)
+        for tokenizer in [TokenizerChoice.yajl, .simdjson] {
+            var expected = reference
+            for (workers, chunkSize) in [(1, 1 << 20), (1, 1), (2, 300), (3, 2_000)] {
+                let result = try framed(bytes, fields, schemaOptions, tokenizer: tokenizer, workers: workers, chunkSize: chunkSize)
+                if tokenizer == .simdjson && simdjsonMayDiffer && workers == 1 && chunkSize == 1 << 20 {
+                    let agreed = reference.transcript.rejections.isEmpty ? reference.transcript.rows.count
+                        : Int(reference.transcript.rejections[0].split(separator: " ")[2]).map { $0 - 1 } ?? 0
+                    #expect(Array(result.transcript.rows.prefix(agreed)) == Array(reference.transcript.rows.prefix(agreed)), "\(comment())", sourceLocation: sourceLocation)
+                    expected = result
+                }
+                #expect(result == expected, "\(comment())\n\(tokenizer), \(workers) workers, chunks of \(chunkSize)\nexpected:\n\(expected)\nframed:\n\(result)",
+                        sourceLocation: sourceLocation)
+            }
+        }
+        return reference
+    }
+
+    /// Generated tweets as a stream, apart in every way yajl allows: not at all, by spaces, tabs and line ends, some
+    /// pretty-printed over many lines, with scalars among them.
+    static func stream(count: Int, seed: UInt64) -> [UInt8] {
+        var generator = TweetGenerator(seed: seed)
+        let separators = ["", " ", "\n", "\r\n\t", "\n\n  "]
+        var text = ""
+        for ordinal in 1...count {
+            var record = generator.nextRecord(ordinal: ordinal)
+            switch ordinal % 11 {
+            case 3: record = record.replacingOccurrences(of: ",\"", with: ",\n  \"")
+            case 5: record = "42"
+            case 7: record = "\"text\""
+            case 9: record = "[" + record + ",null]"
+            default: break
+            }
+            text += record + separators[(ordinal * 7 + Int(seed)) % separators.count]
+        }
+        return Array(text.utf8)
+    }
+
+    @Test(arguments: [ReferenceMapping.fields, ReferenceMapping.richFields])
+    func cleanStreamsAgree(_ fields: [FieldSpec]) throws {
+        let reference = try Self.expectAgreement(Self.stream(count: 60, seed: 3), fields: fields)
+        #expect(reference.transcript.rows.count > 40)
+        #expect(reference.transcript.error == nil)
+    }
+
+    @Test func strictMappingsAndWholeRecordsAgree() throws {
+        try Self.expectAgreement(Self.stream(count: 40, seed: 5), schemaOptions: MappingOptions(unmappedKeys: .reject))
+        try Self.expectAgreement(Self.stream(count: 40, seed: 6), fields: ReferenceMapping.fields + [field("record", .json, path: "$")])
+        try Self.expectAgreement(Self.stream(count: 40, seed: 7), schemaOptions: MappingOptions(skippedRecords: 4))
+    }
+
+    /// Values that touch: yajl's lexer ends a number or literal where it can go on no further (`01` is two values).
+    @Test func valuesThatTouchAgree() throws {
+        let whole = [field("value", .json, path: "$", optional: true)]
+        for text in ["01", "1 2", "truefalse", "nullnull", "1\"x\"", "\"x\"1", "{}[]", "[]{}", "1{}", "-1.5e3[1]", "0.5 ", "  7", "{\"a\":1}2",
+                     "tru", "1.", "-", "01.5", "1e", "\"open", "{\"a\":", "[1,2", "", "   \n  ", "\u{FEFF}{\"id\":1}", "1 ]", "1,2", "{\"a\":1},{\"a\":2}"] {
+            try Self.expectAgreement(Array(text.utf8), fields: whole, text)
+        }
+    }
+
+    /// Damage at many places: a byte replaced, a byte inserted, the stream cut off. Whatever one stream made of it
+    /// (records before it mapped, then a rejection and the end of the run), the framed stream makes of it too.
+    @Test func damagedStreamsAgree() throws {
+        let clean = Self.stream(count: 12, seed: 9)
+        let bytes: [UInt8] = Array("}],:\"x{[0\\ \n".utf8) + [0x0C, 0x0B, 0xFF, 0x00]
+        var random = SplitMix(seed: 21)
+        for round in 0..<48 {
+            var damaged = clean
+            let at = Int(random.next() % UInt64(clean.count))
+            let byte = bytes[Int(random.next() % UInt64(bytes.count))]
+            switch round % 3 {
+            case 0: damaged[at] = byte
+            case 1: damaged.insert(byte, at: at)
+            default: damaged.removeSubrange(at...)
+            }
+            try Self.expectAgreement(damaged, simdjsonMayDiffer: true, "round \(round): \(round % 3 == 2 ? "cut" : "byte \(byte)") at \(at)")
+        }
+    }
+
+    /// Records nested past the limit and records over the size limit end the run where one stream ends it.
+    @Test func limitsAgree() throws {
+        let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+        try Self.expectAgreement(Array(("{\"id\":1} " + deep + " {\"id\":2}").utf8))
+        var options = ReaderOptions()
+        options.maximumRecordSize = 4096
+        let big = "{\"id\":3,\"text\":\"" + String(repeating: "b", count: 8000) + "\"}"
+        let schema = try MappingSchema(fields: ReferenceMapping.fields)
+        var framedOptions = TokenizerDifferentialTests.options(.simdjson, shape: .concatenated, workers: 2, chunkSize: 1000)
+        framedOptions.maximumRecordSize = 4096
+        var streamOptions = TokenizerDifferentialTests.options(.yajl, shape: .concatenated)
+        streamOptions.maximumRecordSize = 4096
+        let input = Array(("{\"id\":1}\n" + big + "\n{\"id\":2}").utf8)
+        let engine = try MappingEngine(plan: schema.plan, source: try Input.bytes(input).open(), options: streamOptions)
+        let streamed = transcript(batchCapacity: streamOptions.batchCapacity, next: engine.nextBatch, statistics: { engine.statistics })
+        let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: framedOptions)
+        let framed = transcript(batchCapacity: framedOptions.batchCapacity, next: reader.next, statistics: { reader.statistics })
+        #expect(framed == streamed, "streamed:\n\(streamed)\nframed:\n\(framed)")
+        #expect(streamed.error != nil)
+    }
+
+    /// A stream of pretty-printed values now gets every worker: its records come in order, numbered as one reader
+    /// numbers them, and the chunks hold many records each.
+    @Test func severalWorkersShareAStream() throws {
+        let bytes = Self.stream(count: 400, seed: 13)
+        let reference = try Self.streamed(bytes, ReferenceMapping.fields, MappingOptions(), tokenizer: .yajl)
+        for workers in [2, 4] {
+            let result = try Self.framed(bytes, ReferenceMapping.fields, MappingOptions(), tokenizer: .simdjson, workers: workers, chunkSize: 16 << 10)
+            #expect(result == reference, "\(workers) workers")
+        }
+    }
+}
