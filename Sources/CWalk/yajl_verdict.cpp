@@ -29,6 +29,16 @@ struct judge {
         return 0;
     }
 
+    /// yajl's error, at `at` from the first byte judged.
+    void refuse(size_t at) {
+        verdict.kind = SLUICE_VERDICT_MALFORMED;
+        verdict.offset = at;
+        verdict.inside_container = depth > 0;
+        unsigned char *text = yajl_get_error(handle, 0, nullptr, 0);
+        std::snprintf(verdict.message, sizeof verdict.message, "%s", text != nullptr ? reinterpret_cast<const char *>(text) : "malformed JSON");
+        if (text != nullptr) yajl_free_error(handle, text);
+    }
+
     int value() {
         if (depth == 0 && complete) return stop(SLUICE_VERDICT_EXTRA_VALUE);
         if (depth == 0) complete = true;
@@ -50,11 +60,7 @@ struct judge {
     bool judged(yajl_status status) {
         if (status == yajl_status_ok) return false;
         if (status == yajl_status_client_canceled) return true;
-        verdict.kind = SLUICE_VERDICT_MALFORMED;
-        verdict.offset = offset();
-        unsigned char *text = yajl_get_error(handle, 0, nullptr, 0);
-        std::snprintf(verdict.message, sizeof verdict.message, "%s", text != nullptr ? reinterpret_cast<const char *>(text) : "malformed JSON");
-        if (text != nullptr) yajl_free_error(handle, text);
+        refuse(offset());
         return true;
     }
 
@@ -82,7 +88,7 @@ const yajl_callbacks callbacks = {
 
 }  // namespace
 
-extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length, size_t maximum_depth, bool ends_line) {
+extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length, size_t maximum_depth, bool ends_line, bool ends_input) {
     judge state;
     state.maximum_depth = maximum_depth;
     state.verdict.kind = SLUICE_VERDICT_WELL_FORMED;
@@ -103,14 +109,29 @@ extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length,
         }
         state.verdict.kind = SLUICE_VERDICT_MALFORMED;
         state.verdict.offset = before + 1;
+        state.verdict.inside_container = state.depth > 0;
         std::snprintf(state.verdict.message, sizeof state.verdict.message, "lexical error: %s (a control character that is not JSON whitespace)",
                       *stop == 0x0C ? "form feed" : "vertical tab");
         yajl_free(state.handle);
         return state.verdict;
     }
     static const uint8_t line_feed = '\n';
-    const bool judged = state.parse(bytes, length, 0) || (ends_line && state.parse(&line_feed, 1, length));
-    // A line feed ends any number or word, and no string may hold one: only a container can still be open.
+    bool judged = state.parse(bytes, length, 0) || (ends_line && state.parse(&line_feed, 1, length));
+    if (!judged && ends_input && yajl_complete_parse(state.handle) != yajl_status_ok) {
+        // yajl says a value was cut short only in its message; any other refusal is of a number the end left
+        // malformed, placed where the input ends.
+        unsigned char *text = yajl_get_error(state.handle, 0, nullptr, 0);
+        const bool cut_short = text != nullptr && std::strstr(reinterpret_cast<const char *>(text), "premature EOF") != nullptr;
+        if (text != nullptr) yajl_free_error(state.handle, text);
+        if (cut_short) {
+            state.verdict.kind = SLUICE_VERDICT_TRUNCATED;
+        } else {
+            state.refuse(length);
+        }
+        judged = true;
+    }
+    // A line feed ends any number or word, and no string may hold one: only a container can still be open. (At the
+    // input's end yajl has said so already.)
     if (!judged && state.depth > 0) state.verdict.kind = SLUICE_VERDICT_TRUNCATED;
     yajl_free(state.handle);
     return state.verdict;

@@ -1,12 +1,14 @@
 @testable import Sluice
 
-/// What yajl's events alone read differently from the matched walks, by design: a damaged NDJSON line fails for its
+/// What yajl's events alone read differently from the matched walks, by design: a damaged record fails for its
 /// damage alone (yajl's verdict), where the events also named the fields that failed before the damage, and counted
-/// the keys no field reads that they met before it.
+/// the keys no field reads that they met before it. In a stream of records (an array's elements, concatenated values)
+/// damage after the last whole record is still read by the events, so every run is shown alike there.
 enum EventsAlone {
-    /// Whether a run read so, NDJSON with the events alone: its damaged lines are to be read as the walks read them.
+    /// Whether a run's damaged records are to be shown as the walks show them: NDJSON read with the events alone,
+    /// and every run of a stream of records.
     static func differs(_ options: ReaderOptions, _ statistics: ReadStatistics) -> Bool {
-        !options.matchesKeysInWalk && statistics.shape == .ndjson
+        statistics.shape == .ndjson ? !options.matchesKeysInWalk : true
     }
 
     /// `rejection` as the walks word it (its damage alone, where its record is damaged), and where the damaged
@@ -20,8 +22,18 @@ enum EventsAlone {
         return (walked, rejection.location.byteOffset..<rejection.location.byteOffset + rejection.rawText.count)
     }
 
-    /// `input` with the `damaged` records blank, for the keys no field reads that the walks count.
-    static func blanking(_ damaged: [Range<Int>], in input: [UInt8]) -> [UInt8] {
+    /// The error that ended a run, its rejection as the walks word it.
+    static func asWalked(_ error: any Error) -> String {
+        guard case SluiceError.streamEnded(let source, let rejection)? = error as? SluiceError else { return "\(error)" }
+        return "\(SluiceError.streamEnded(source: source, asWalked(rejection).rejection))"
+    }
+
+    /// `input` without the `damaged` records, for the keys no field reads that the walks count: blank (lines), or
+    /// cut off before the first (a stream, whose run ends there).
+    static func undamaged(_ damaged: [Range<Int>], in input: [UInt8], shape: InputShape) -> [UInt8] {
+        if shape != .ndjson, let first = damaged.first {
+            return Array(input[..<min(first.lowerBound, input.count)])
+        }
         var blanked = input
         for range in damaged where range.upperBound <= blanked.count {
             blanked.replaceSubrange(range, with: repeatElement(UInt8(ascii: " "), count: range.count))

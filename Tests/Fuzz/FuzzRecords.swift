@@ -107,7 +107,8 @@ enum FuzzRecords {
                     rejections += batch.rejections
                 }
             } catch {
-                self.error = "\(error)"
+                // Every run alike: a stream's damaged record ends it, whichever reading met the damage.
+                self.error = EventsAlone.asWalked(error)
             }
             lines = numbered.sorted { $0.ordinal < $1.ordinal }.map(\.line)
         }

@@ -91,7 +91,7 @@ enum FuzzTyped {
                         let walked = rejections.map(EventsAlone.asWalked)
                         rejections = walked.map(\.rejection)
                         let damaged = walked.compactMap(\.damaged)
-                        if !damaged.isEmpty, let undamaged = try? TypedReader(input: .bytes(EventsAlone.blanking(damaged, in: input)), mapping: mapping, options: options) {
+                        if !damaged.isEmpty, let undamaged = try? TypedReader(input: .bytes(EventsAlone.undamaged(damaged, in: input, shape: statistics.shape)), mapping: mapping, options: options) {
                             while (try? undamaged.next()) != nil {}
                             unmappedKeys = undamaged.unmappedKeys
                         }
@@ -105,7 +105,8 @@ enum FuzzTyped {
                     rejections += batch.rejections
                 }
             } catch {
-                self.error = "\(error)"
+                // Every run alike: a stream's damaged record ends it, whichever reading met the damage.
+                self.error = EventsAlone.asWalked(error)
             }
             lines = numbered.sorted { $0.ordinal < $1.ordinal }.map(\.line)
         }

@@ -6,8 +6,8 @@ import SluiceFixtures
 /// A stream of concatenated values is cut into chunks at the ends of its values (``RecordFramer`` over values at the
 /// top level) and mapped by the pipeline's workers. It must give exactly what one yajl stream over the whole input
 /// gives, which is how such input was read before: the same rows, rejections, counts and unmapped keys, with one
-/// worker or several, either tokenizer, any chunk size, clean and damaged. One difference is allowed, as arrays
-/// have it: a syntax error shows the bytes up to where it was found, not the few after it, since a chunk ends there.
+/// worker or several, either tokenizer, any chunk size, clean and damaged. One difference is allowed, as lines have
+/// it: a damaged record fails for its damage alone.
 @Suite struct ConcatenatedFramingTests {
     struct Outcome: Equatable, CustomStringConvertible {
         var transcript: RunTranscript
@@ -18,32 +18,31 @@ import SluiceFixtures
     /// The stream read by one engine, the way concatenated values were read before they were framed.
     static func streamed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice) throws -> Outcome {
         let schema = try MappingSchema(fields: fields, options: schemaOptions)
-        let engine = try MappingEngine(plan: schema.plan, source: try Input.bytes(bytes).open(),
-                                       options: TokenizerDifferentialTests.options(tokenizer, shape: .concatenated))
-        let run = transcript(batchCapacity: ReaderOptions().batchCapacity, next: engine.nextBatch, statistics: { engine.statistics })
-        return outcome(run, unmappedKeys: engine.unmappedKeys)
+        let options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated)
+        return try outcome(of: bytes) { input throws(SluiceError) in
+            let engine = try MappingEngine(plan: schema.plan, source: try Input.bytes(input).open(), options: options)
+            return MatchedWalkTests.Reading(next: engine.nextBatch, statistics: { engine.statistics }, unmappedKeys: { engine.unmappedKeys },
+                                            batchCapacity: options.batchCapacity)
+        }
     }
 
     /// The stream cut into chunks by the reader and mapped by `workers`.
     static func framed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice,
                        workers: Int, chunkSize: Int) throws -> Outcome {
         let options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated, workers: workers, chunkSize: chunkSize)
-        let reader = try ColumnarReader(input: .bytes(bytes), schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
-        let run = transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics })
-        return outcome(run, unmappedKeys: reader.unmappedKeys)
+        let schema = try MappingSchema(fields: fields, options: schemaOptions)
+        return try outcome(of: bytes) { input throws(SluiceError) in
+            let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
+            return MatchedWalkTests.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys },
+                                            batchCapacity: options.batchCapacity)
+        }
     }
 
-    /// The outcome with the bytes a syntax error shows cut at the error: the allowed difference.
-    static func outcome(_ run: RunTranscript, unmappedKeys: [String: Int]) -> Outcome {
-        func cut(_ text: String) -> String {
-            guard let near = text.range(of: " near \""),
-                  let end = text.range(of: "\" at byte ", options: .backwards, range: near.upperBound..<text.endIndex) else { return text }
-            return String(text[..<near.lowerBound]) + String(text[text.index(after: end.lowerBound)...])
-        }
-        var run = run
-        run.rejections = run.rejections.map(cut)
-        run.error = run.error.map(cut)
-        return Outcome(transcript: run, unmappedKeys: unmappedKeys)
+    /// The outcome with the difference allowed: a damaged record fails for its damage alone (as the matched walks'
+    /// differential shows it, ``MatchedWalkTests/outcome(of:appliesDifference:isStream:_:)``).
+    static func outcome(of bytes: [UInt8], _ open: ([UInt8]) throws(SluiceError) -> MatchedWalkTests.Reading) throws -> Outcome {
+        let read = try MatchedWalkTests.outcome(of: bytes, appliesDifference: true, isStream: true, open)
+        return Outcome(transcript: read.transcript, unmappedKeys: read.unmappedKeys)
     }
 
     /// Runs both readings with both tokenizers at several worker counts and chunk sizes and expects them to agree.
@@ -130,6 +129,24 @@ import SluiceFixtures
             default: damaged.removeSubrange(at...)
             }
             try Self.expectAgreement(damaged, simdjsonMayDiffer: true, "round \(round): \(round % 3 == 2 ? "cut" : "byte \(byte)") at \(at)")
+        }
+    }
+
+    /// Records passed over and header rows, which no walk reads: passed over without yajl's events when whole, and
+    /// a damaged one ends the run as one stream ends it; rows read by the header's names.
+    @Test func headerRowsAndSkippedRecordsAgree() throws {
+        let fields = [field("id", .int64), field("name", .string, optional: true)]
+        let rows = [#"{"title": "people"}"#, #"["id", "name"]"#, #"[1, "a"]"#, "[2,\n \"b\"]", #"[3]"#, #"[4, "d", "extra"]"#]
+        for separator in ["\n", " ", ""] {
+            let text = rows.joined(separator: separator)
+            try Self.expectAgreement(Array(text.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), text)
+            try Self.expectAgreement(Array(text.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 3), text)
+            let damagedHeader = text.replacingOccurrences(of: #"["id", "name"]"#, with: #"["id", "na\qme"]"#)
+            try Self.expectAgreement(Array(damagedHeader.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), damagedHeader)
+            let notAHeader = text.replacingOccurrences(of: #"["id", "name"]"#, with: #"{"id": 1}"#)
+            try Self.expectAgreement(Array(notAHeader.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), notAHeader)
+            let damagedSkipped = text.replacingOccurrences(of: #""people""#, with: #""peo\qple""#)
+            try Self.expectAgreement(Array(damagedSkipped.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), damagedSkipped)
         }
     }
 

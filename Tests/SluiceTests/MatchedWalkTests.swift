@@ -19,26 +19,71 @@ import SluiceFixtures
     ) throws -> Outcome {
         var options = TokenizerDifferentialTests.options(tokenizer, shape: shape, workers: workers, chunkSize: chunkSize)
         options.matchesKeysInWalk = matched
-        let reader = try ColumnarReader(input: .bytes(bytes), schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
-        // The one difference allowed: a line that is no well-formed JSON value fails for that alone, by yajl's
-        // verdict, where the event walk also named the fields that failed before its damage, and counted the keys
-        // no field reads that it met before it. (An array's damage ends the run in yajl's events either way.)
-        let judgesLines = shape == .ndjson && !matched
+        let schema = try MappingSchema(fields: fields, options: schemaOptions)
+        // Lines: only the event walk differs (damage ends no run there). Streams of records (an array's elements):
+        // a damaged record the walks hand back is judged, but damage after the last whole element is still read by
+        // the events, so both sides are shown alike.
+        let appliesDifference = shape == .ndjson ? !matched : true
+        return try outcome(of: bytes, appliesDifference: appliesDifference, isStream: shape != .ndjson) { input throws(SluiceError) in
+            let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
+            return Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys }, batchCapacity: options.batchCapacity)
+        }
+    }
+
+    /// A run being read, whichever reader reads it.
+    struct Reading {
+        var next: () throws(SluiceError) -> ColumnarBatch?
+        var statistics: () -> ReadStatistics
+        var unmappedKeys: () -> [String: Int]
+        var batchCapacity: Int
+    }
+
+    /// What `open` reads from `bytes`, with the one difference allowed applied where `appliesDifference` says: a
+    /// record that is no well-formed JSON value fails for its damage alone, by yajl's verdict, where the event walk
+    /// also named the fields that failed before its damage, and counted the keys no field reads that it met before
+    /// it. Those keys are then taken from the same input with the damaged records blank (lines), or cut off before
+    /// the damaged record (`isStream`: the run ends there).
+    static func outcome(of bytes: [UInt8], appliesDifference: Bool, isStream: Bool,
+                        _ open: ([UInt8]) throws(SluiceError) -> Reading) throws(SluiceError) -> Outcome {
+        let reading = try open(bytes)
         var damaged: [Range<Int>] = []
-        let transcript = transcript(batchCapacity: options.batchCapacity, next: reader.next, statistics: { reader.statistics }) { rejection in
-            guard judgesLines, let damage = damage(of: rejection) else { return rejection.description }
-            damaged.append(rejection.location.byteOffset..<rejection.location.byteOffset + rejection.rawText.count)
-            var shown = rejection
-            shown.failures = [damage]
+        let next = reading.next
+        let transcript = transcript(batchCapacity: reading.batchCapacity, next: { () throws(SluiceError) -> ColumnarBatch? in
+            do throws(SluiceError) {
+                return try next()
+            } catch {
+                guard case .streamEnded(let source, let rejection) = error else { throw error }
+                throw .streamEnded(source: source, asWalked(rejection, appliesDifference))
+            }
+        }, statistics: reading.statistics) { rejection in
+            let shown = asWalked(rejection, appliesDifference)
+            if shown.failures != rejection.failures || appliesDifference && damage(of: rejection) != nil {
+                damaged.append(rejection.location.byteOffset..<rejection.location.byteOffset + rejection.rawText.count)
+            }
             return shown.description
         }
-        guard !damaged.isEmpty else { return Outcome(transcript: transcript, unmappedKeys: reader.unmappedKeys) }
-        // The keys are those of the same input with its damaged lines blank.
-        var blanked = bytes
-        for range in damaged { blanked.replaceSubrange(range, with: repeatElement(UInt8(ascii: " "), count: range.count)) }
-        let undamaged = try ColumnarReader(input: .bytes(blanked), schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
-        while try undamaged.next() != nil {}
-        return Outcome(transcript: transcript, unmappedKeys: undamaged.unmappedKeys)
+        guard !damaged.isEmpty else { return Outcome(transcript: transcript, unmappedKeys: reading.unmappedKeys()) }
+        var undamagedInput = bytes
+        if isStream, let first = damaged.first {
+            undamagedInput = Array(bytes[..<first.lowerBound])
+        } else {
+            for range in damaged { undamagedInput.replaceSubrange(range, with: repeatElement(UInt8(ascii: " "), count: range.count)) }
+        }
+        let undamaged = try open(undamagedInput)
+        do {
+            while try undamaged.next() != nil {}
+        } catch {
+            // An array cut short ends with an error, after the records before the cut.
+        }
+        return Outcome(transcript: transcript, unmappedKeys: undamaged.unmappedKeys())
+    }
+
+    /// `rejection` with its damage alone, where it has damage and the difference applies.
+    static func asWalked(_ rejection: Rejection, _ appliesDifference: Bool) -> Rejection {
+        guard appliesDifference, let damage = damage(of: rejection) else { return rejection }
+        var shown = rejection
+        shown.failures = [damage]
+        return shown
     }
 
     /// The failure that says a rejected record is no well-formed JSON value, if it is not.

@@ -94,7 +94,16 @@ extension MappingEngine {
                 return
             }
         case .notWalked:
-            break
+            if machine.pointee.passesOverNextRecord {
+                // The header row (lines to skip are passed over above), which no walk reads: judged, and passed over
+                // without the events.
+                if let failure = damage(from: start, to: end, endsWithLineFeed: endsWithLineFeed, record: first..<last) {
+                    finishLine(keepGoing: machine.pointee.rejectRecordInProgress(failure, end: last))
+                } else {
+                    finishLine(keepGoing: machine.pointee.passOverRecord(end: last) && machine.pointee.finishDeferredRecord())
+                }
+                return
+            }
         }
         var status = tokenizer.parse(input.pointer(at: start), count: end - start, at: start)
         if status == .ok && !endsWithLineFeed {
@@ -134,9 +143,9 @@ extension MappingEngine {
     /// Why the line in `start..<end` (its record in `record`) is no well-formed JSON value, by yajl's verdict;
     /// `nil` when it is one.
     private func damage(from start: Int, to end: Int, endsWithLineFeed: Bool, record: Range<Int>) -> Rejection.Failure? {
-        switch tokenizer.judgeLine(input.pointer(at: start), count: end - start, at: start, endsWithLineFeed: endsWithLineFeed) {
+        switch tokenizer.judge(input.pointer(at: start), count: end - start, at: start, ending: endsWithLineFeed ? .lineFeed : .recordEnd) {
         case .wellFormed: nil
-        case .malformed(let message, let offset): syntaxFailure(message, at: offset, within: record)
+        case .malformed(let message, let offset, _): syntaxFailure(message, at: offset, within: record)
         case .truncated: .truncated(at: record.upperBound, found: "the end of the line")
         case .extraValue(let offset): RecordStateMachine.extraValueFailure(at: offset)
         case .tooDeep(let offset): machine.pointee.tooDeepFailure(at: offset)

@@ -37,7 +37,11 @@ final class MappingEngine: BatchSource {
     var lineNumber = 1
     // Streams: the next byte to hand to yajl
     var feedFrom = 0
-    // An array's elements in a chunk: where each ends, and the next to read.
+    // An array's elements in a chunk: whether the walks read them (else yajl's events read the chunk as a stream),
+    // where each ends, and the next to read.
+    private var walksElements = false
+    /// Whether what follows the chunk's last whole element has been judged (``judgeTail()``).
+    private var isTailJudged = false
     var elementEnds: [Int] = []
     var nextElement = 0
     /// The chunk holds an array's lines, one element and its comma each until shown otherwise.
@@ -205,7 +209,10 @@ final class MappingEngine: BatchSource {
         rejectedAfterCommit = 0
         machine.pointee.restart(at: offset)
         tokenizer.reset()
-        self.elementEnds = simdjson == nil && !tokenizer.matchesRecords ? [] : elementEnds
+        // The pipeline's chunks of elements or values, not the nested array text the typed door hands a chunk engine.
+        walksElements = shape == .concatenated && (simdjson != nil || tokenizer.matchesRecords)
+        isTailJudged = false
+        self.elementEnds = walksElements ? elementEnds : []
         nextElement = 0
         exactReadingFrom = nil
         var produced: [ColumnarBatch] = []
@@ -222,6 +229,9 @@ final class MappingEngine: BatchSource {
                     stepArrayLines(endingAt: readerEnd)
                 } else if nextElement < self.elementEnds.count {
                     stepElements()
+                } else if walksElements && !isTailJudged && !machine.pointee.inRecord && machine.pointee.boundary >= feedFrom {
+                    isTailJudged = true
+                    if !judgeTail() { try stepStream() }
                 } else {
                     try stepStream()
                 }

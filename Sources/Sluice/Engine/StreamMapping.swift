@@ -34,9 +34,9 @@ extension MappingEngine {
         }
     }
 
-    /// Reads an array chunk's elements one by one, each whole (``walkRecord(from:to:)``). At the first element that
-    /// is handed back, what was taken from it is forgotten and the rest of the chunk is left to yajl's stream
-    /// (``stepStream()``), which then reads from that element on exactly as it would have from the chunk's start.
+    /// Reads a chunk's elements (or values) one by one, each whole (``walkRecord(from:to:)``); one that both walks
+    /// hand back is judged by yajl (``readHandedBackElement(from:to:)``). What follows the last element, which only
+    /// damage or the input's end can leave, is read by yajl's stream (``stepStream()``).
     func stepElements() {
         pointMachineAtBuffer()
         while !hasEnded && !batches.hasReady && nextElement < elementEnds.count {
@@ -55,10 +55,73 @@ extension MappingEngine {
                 nextElement = elementEnds.count
                 handleStreamStatus(.cancelled)
             case .handedBack, .notUTF8, .notWalked:
-                // Nothing of it reached the machine: yajl's stream reads on from it.
-                nextElement = elementEnds.count
+                // Nothing of it reached the machine.
+                readHandedBackElement(from: first, to: end)
             }
         }
+    }
+
+    /// An element the walks did not read (damaged, a row read whole as json, a record passed over), judged by yajl
+    /// as its stream would read it. A damaged one ends the run where the stream would, failing for its damage
+    /// alone (as a damaged line does); a well-formed one is passed over (a record skipped, the header row), or read
+    /// by yajl's events, alone.
+    private func readHandedBackElement(from first: Int, to end: Int) {
+        pointMachineAtBuffer()
+        let verdict = tokenizer.judge(input.pointer(at: first), count: end - first, at: first, ending: .recordEnd)
+        switch verdict {
+        case .malformed, .tooDeep:
+            _ = failsStream(verdict, recordStart: first)
+            return
+        case .wellFormed where machine.pointee.passesOverNextRecord:
+            if !machine.pointee.passOverRecord(end: end) { endWithMachineRejection() }
+            feedFrom = end
+            nextElement += 1
+            return
+        default:
+            break
+        }
+        let status = tokenizer.parse(input.pointer(at: feedFrom), count: end - feedFrom, at: feedFrom)
+        feedFrom = end
+        handleStreamStatus(status)
+        nextElement += 1
+        // A number or word the element ends with, with no byte after it in the element, is still open in yajl:
+        // the stream reads on from here.
+        if machine.pointee.inRecord || machine.pointee.boundary < end { nextElement = elementEnds.count }
+    }
+
+    /// Ends the run at the damage `verdict` found in the record starting at `recordStart`, as one stream of the
+    /// input would have (``handleStreamStatus(_:)``), but failing for the damage alone; `false` when there is none.
+    private func failsStream(_ verdict: YajlTokenizer.Verdict, recordStart: Int) -> Bool {
+        switch verdict {
+        case .malformed(let message, let offset, let insideContainer):
+            // A container's record begins at its bracket; a string, number or word, only once it is whole, so an
+            // error inside it comes between records, where the stream shows only the byte before it.
+            let shownFrom = insideContainer ? recordStart : max(offset - 1, input.baseOffset)
+            failStream(syntaxFailure(message, at: offset, within: shownFrom..<input.endOffset), end: min(offset, input.endOffset))
+        case .tooDeep(let offset):
+            failStream(machine.pointee.tooDeepFailure(at: offset), end: min(offset, input.endOffset))
+        case .truncated:
+            failStream(.truncated(at: input.endOffset), end: input.endOffset)
+        case .wellFormed, .extraValue:
+            return false
+        }
+        return true
+    }
+
+    /// What follows a chunk's last whole element, which the reader ends after the damage it found (the worker's to
+    /// report), or at the input's end: whitespace, or damage, which ends the run as one stream would end it, or a
+    /// record the end cuts short. yajl judges it; its events read only what its verdict does not settle.
+    /// `false` when the events are to read it.
+    func judgeTail() -> Bool {
+        pointMachineAtBuffer()
+        let first = firstNonWhitespace(from: feedFrom)
+        guard first < input.endOffset else {
+            feedFrom = input.endOffset
+            end(with: nil)
+            return true
+        }
+        let verdict = tokenizer.judge(input.pointer(at: first), count: input.endOffset - first, at: first, ending: .inputEnd)
+        return failsStream(verdict, recordStart: first)
     }
 
     /// Maps the chunk's lines as an array's elements, one element and its comma per line (blank lines aside).
@@ -179,7 +242,6 @@ extension MappingEngine {
                 failStream(nil, end: min(machine.pointee.lastTokenEnd, input.endOffset))
             }
         case .malformed(let message, let offset):
-            readAhead(to: offset + Self.bytesShownPastAProblem)
             let recordStart = machine.pointee.isBetweenRecords ? max(offset - 1, input.baseOffset) : machine.pointee.boundary
             failStream(syntaxFailure(message, at: offset, within: recordStart..<input.endOffset), end: min(offset, input.endOffset))
         case .truncated(let offset):
@@ -193,7 +255,7 @@ extension MappingEngine {
     }
 
     /// Rejects the record in progress and ends the run: a stream cannot be resynchronised.
-    private func failStream(_ failure: Rejection.Failure?, end recordEnd: Int) {
+    func failStream(_ failure: Rejection.Failure?, end recordEnd: Int) {
         pointMachineAtBuffer()
         _ = machine.pointee.rejectRecordInProgress(failure, end: recordEnd)
         // A header that is not one ends the run with a rejection of its own, counted nowhere.
@@ -207,15 +269,6 @@ extension MappingEngine {
 
     private static let bytesShownPastAProblem = 8
 
-    /// Reads until the bytes up to absolute `end` are held (or the input ends), so that what a syntax error shows
-    /// does not depend on how much had been read when it was found. The stream ends there, so a read error
-    /// met on the way is beside the point.
-    private func readAhead(to end: Int) {
-        while input.endOffset < end && !input.isAtEnd {
-            do { try fillInput() } catch { return }
-        }
-    }
-
     /// yajl's message, with the bytes around the offset (which is just past the offending byte) to show where.
     func syntaxFailure(_ message: String, at offset: Int, within record: Range<Int>) -> Rejection.Failure {
         // Never the whitespace before the record's first byte: how much of it a reader holds depends on where its
@@ -225,9 +278,10 @@ extension MappingEngine {
             while start < min(offset, input.endOffset) && ShapeDetector.isWhitespace(input.pointer(at: start).pointee) { start += 1 }
         }
         let from = max(offset - 16, start)
-        // An array chunk ends where the chunk size says: there, show only what leads up to the problem.
-        let to = isMappingChunks && shape != .ndjson ? min(offset, input.endOffset)
-            : min(offset + Self.bytesShownPastAProblem, min(record.upperBound, input.endOffset))
+        // A line shows a few bytes past the problem, up to its end. Elsewhere a chunk or a read ends where its size
+        // says, so only what leads up to the problem is shown, whatever was read past it.
+        let to = shape == .ndjson ? min(offset + Self.bytesShownPastAProblem, min(record.upperBound, input.endOffset))
+            : min(offset, input.endOffset)
         return .malformedJSON(message, near: UnsafeBufferPointer(start: input.pointer(at: from), count: max(to - from, 0)), at: offset)
     }
 }

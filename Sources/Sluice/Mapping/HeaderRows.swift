@@ -22,6 +22,16 @@ extension RecordStateMachine {
         return failHeader(location: location, text: text)
     }
 
+    /// Whether the next record is to be passed over (skipped, or the header row) rather than mapped.
+    var passesOverNextRecord: Bool { recordsToSkip > 0 || readsHeader }
+
+    /// Passes over the next record, which ends at `end` and is well-formed, as the events would have without reading
+    /// its values (a walk does not take it). Returns `false` where a header that is not one ends the run.
+    mutating func passOverRecord(end: Int) -> Bool {
+        guard beginRecordOrOuter(isArrayStart: false) != Self.mustStop else { return false }
+        return endRecord(end: end)
+    }
+
     /// Ends the run at a header that is not an array of strings (or not even JSON): one message for every way it
     /// can fail, and no rejection counted, since the header is not a record.
     mutating func failHeader(location: RecordLocation, text: [UInt8]) -> Bool {

@@ -66,7 +66,7 @@ final class YajlTokenizer {
     /// Reads the one record in `count` bytes (its first byte, at absolute `offset`, is the record's) with the matched
     /// walk and hands its tape to the machine: `.ok`, or `.cancelled` where the machine asks to stop. `nil` when the
     /// walk hands the record back untouched (not well-formed, too deep, a row read whole as json), or the machine is
-    /// not between records: the caller then judges it (``judgeLine(_:count:at:endsWithLineFeed:)``) or has the
+    /// not between records: the caller then judges it (``judge(_:count:at:ending:)``) or has the
     /// events read it, from its start.
     func matchRecord(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int) -> Status? {
         guard let matcher, let matchTables, machine.pointee.takesMatchedRecords else { return nil }
@@ -85,13 +85,13 @@ final class YajlTokenizer {
         return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: isKnownUTF8) ? .ok : .cancelled
     }
 
-    /// yajl's verdict on a line's record that the matched walks handed back, as its callback parser finds it.
+    /// yajl's verdict on a record that the matched walks handed back, as its callback parser finds it.
     enum Verdict: Equatable {
         /// One well-formed value within the depth allowed: handed back for its shape, for the events to read.
         case wellFormed
-        /// yajl refused the byte just before absolute `offset`.
-        case malformed(message: String, offset: Int)
-        /// The line ends inside a container.
+        /// yajl refused the byte just before absolute `offset`, inside a container (a record had begun) or not.
+        case malformed(message: String, offset: Int, insideContainer: Bool)
+        /// The bytes end inside a container, or, at the input's end, inside a value.
         case truncated
         /// A second value's first token ends at absolute `offset`.
         case extraValue(offset: Int)
@@ -99,14 +99,25 @@ final class YajlTokenizer {
         case tooDeep(offset: Int)
     }
 
-    /// Judges the `count` bytes of a line at absolute `offset` (with its line feed, if it has one) as the events
-    /// would read them, without the machine: a record is damaged or not whatever its fields make of it.
-    func judgeLine(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int, endsWithLineFeed: Bool) -> Verdict {
-        let verdict = sluice_yajl_judge(bytes, count, machineDepth, !endsWithLineFeed)
+    /// How the bytes judged end.
+    enum JudgedEnd {
+        /// With a line feed of their own (a line).
+        case lineFeed
+        /// Where a record does, which a line feed after them ends as it ends a line without one (the input's last
+        /// line, an element).
+        case recordEnd
+        /// Where the input does: a value left open there is cut short.
+        case inputEnd
+    }
+
+    /// Judges the `count` bytes at absolute `offset` as the events would read them, without the machine: a record
+    /// is damaged or not whatever its fields make of it.
+    func judge(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int, ending: JudgedEnd) -> Verdict {
+        let verdict = sluice_yajl_judge(bytes, count, machineDepth, ending == .recordEnd, ending == .inputEnd)
         switch verdict.kind {
         case SLUICE_VERDICT_MALFORMED:
             let message = withUnsafeBytes(of: verdict.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            return .malformed(message: message.trimmingWhitespace(), offset: offset + verdict.offset)
+            return .malformed(message: message.trimmingWhitespace(), offset: offset + verdict.offset, insideContainer: verdict.inside_container)
         case SLUICE_VERDICT_TRUNCATED: return .truncated
         case SLUICE_VERDICT_EXTRA_VALUE: return .extraValue(offset: offset + verdict.offset)
         case SLUICE_VERDICT_TOO_DEEP: return .tooDeep(offset: offset + verdict.offset)
