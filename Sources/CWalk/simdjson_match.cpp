@@ -300,7 +300,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     parser->keys.begin(tables);
     matcher walk{{bytes, length, &document}, tables, parser->tape, parser->keys, parser->maximum_depth};
     // A field at `$` captures the whole record: everything in it is checked, as the captured text must be. (A row
-    // so captured is left to yajl's events, which read it by the header's names as an object.)
+    // so captured is left to yajl's matched walk.)
     const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
     const char *opening = nullptr;
     if (document.current_location().get(opening)) return SLUICE_MATCH_UNUSUAL;

@@ -2,7 +2,7 @@
 // tables in C++ as they come, writing the same tape as simdjson's matched walk, so that nothing crosses into Swift
 // but one tape a record. yajl checks everything it reads, so unlike simdjson's walk this one never checks a value
 // itself (only a record's UTF-8, whole, so that yajl need not check each string's); what it cannot read as simply
-// (damage, nesting too deep, a second value, a row read whole as json) is handed back untouched.
+// (damage, nesting too deep, a second value) is handed back untouched.
 
 #include "include/sluice_simdjson.h"
 #include "include/sluice_yajl.h"
@@ -201,13 +201,17 @@ struct sluice_yajl_matcher {
         if (node == element) next.node = node = open_element();
         const size_t opening = consumed() - 1;
         if (frames.empty() && is_array && header_nodes != nullptr) {
-            // A row, read by the header's names, where a scalar field at `$` fails. (One a json field captures whole
-            // is read by yajl's events, as an object of the header's names.) The record's object, or an array without
-            // a header, is read below as at any node.
+            // A row, read by the header's names, where a scalar field at `$` fails and a json field at `$` captures
+            // it whole (whose capture checks the scalar fields too). The record's object, or an array without a
+            // header, is read below as at any node.
             const uint8_t flags = tables->flags[0];
-            if (flags & SLUICE_NODE_CAPTURES) return give_up();
             next.kind = frame::row;
-            if (flags & SLUICE_NODE_SCALAR) push(base + opening, 1, opening + 1, 0, SLUICE_TAPE_MISMATCH);
+            if (flags & SLUICE_NODE_CAPTURES) {
+                next.captured = 0;
+                next.capture_start = opening;
+            } else if (flags & SLUICE_NODE_SCALAR) {
+                push(base + opening, 1, opening + 1, 0, SLUICE_TAPE_MISMATCH);
+            }
             open_lists(0, opening);
             frames.push_back(next);
             return 1;

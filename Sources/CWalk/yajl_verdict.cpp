@@ -117,7 +117,11 @@ extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length,
     }
     static const uint8_t line_feed = '\n';
     bool judged = state.parse(bytes, length, 0) || (ends_line && state.parse(&line_feed, 1, length));
-    if (!judged && ends_input && yajl_complete_parse(state.handle) != yajl_status_ok) {
+    const yajl_status finished = !judged && ends_input ? yajl_complete_parse(state.handle) : yajl_status_ok;
+    if (finished == yajl_status_client_canceled) {
+        // The end completed a number that is a second value: the callback has said so.
+        judged = true;
+    } else if (finished != yajl_status_ok) {
         // yajl says a value was cut short only in its message; any other refusal is of a number the end left
         // malformed, placed where the input ends.
         unsigned char *text = yajl_get_error(state.handle, 0, nullptr, 0);

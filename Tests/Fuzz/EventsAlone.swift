@@ -2,13 +2,11 @@
 
 /// What yajl's events alone read differently from the matched walks, by design: a damaged record fails for its
 /// damage alone (yajl's verdict), where the events also named the fields that failed before the damage, and counted
-/// the keys no field reads that they met before it. In a stream of records (an array's elements, concatenated values)
-/// damage after the last whole record is still read by the events, so every run is shown alike there.
+/// the keys no field reads that they met before it.
 enum EventsAlone {
-    /// Whether a run's damaged records are to be shown as the walks show them: NDJSON read with the events alone,
-    /// and every run of a stream of records.
-    static func differs(_ options: ReaderOptions, _ statistics: ReadStatistics) -> Bool {
-        statistics.shape == .ndjson ? !options.matchesKeysInWalk : true
+    /// Whether a run read with the events alone, whose damaged records are to be shown as the walks show them.
+    static func differs(_ options: ReaderOptions) -> Bool {
+        !options.matchesKeysInWalk
     }
 
     /// `rejection` as the walks word it (its damage alone, where its record is damaged), and where the damaged

@@ -94,7 +94,7 @@ enum FuzzRecords {
                     let statistics = reader.statistics
                     (read, mapped, rejected) = (statistics.recordsRead, statistics.recordsMapped, statistics.recordsRejected)
                     precondition(read == mapped + rejected, "accounting broke: \(statistics)")
-                    if EventsAlone.differs(options, statistics) { rejections = rejections.map { EventsAlone.asWalked($0).rejection } }
+                    if EventsAlone.differs(options) { rejections = rejections.map { EventsAlone.asWalked($0).rejection } }
                     numbered += rejections.map { ($0.location.ordinal, "rejected \($0)") }
                 }
                 while let batch = try reader.next() {
@@ -107,8 +107,7 @@ enum FuzzRecords {
                     rejections += batch.rejections
                 }
             } catch {
-                // Every run alike: a stream's damaged record ends it, whichever reading met the damage.
-                self.error = EventsAlone.asWalked(error)
+                self.error = EventsAlone.differs(options) ? EventsAlone.asWalked(error) : "\(error)"
             }
             lines = numbered.sorted { $0.ordinal < $1.ordinal }.map(\.line)
         }

@@ -87,7 +87,7 @@ enum FuzzTyped {
                     let statistics = reader.statistics
                     precondition(statistics.recordsRead == statistics.recordsMapped + statistics.recordsRejected, "accounting broke: \(statistics)")
                     var unmappedKeys = reader.unmappedKeys
-                    if EventsAlone.differs(options, statistics) {
+                    if EventsAlone.differs(options) {
                         let walked = rejections.map(EventsAlone.asWalked)
                         rejections = walked.map(\.rejection)
                         let damaged = walked.compactMap(\.damaged)
@@ -105,8 +105,7 @@ enum FuzzTyped {
                     rejections += batch.rejections
                 }
             } catch {
-                // Every run alike: a stream's damaged record ends it, whichever reading met the damage.
-                self.error = EventsAlone.asWalked(error)
+                self.error = EventsAlone.differs(options) ? EventsAlone.asWalked(error) : "\(error)"
             }
             lines = numbered.sorted { $0.ordinal < $1.ordinal }.map(\.line)
         }

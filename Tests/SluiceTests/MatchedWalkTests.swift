@@ -20,78 +20,11 @@ import SluiceFixtures
         var options = TokenizerDifferentialTests.options(tokenizer, shape: shape, workers: workers, chunkSize: chunkSize)
         options.matchesKeysInWalk = matched
         let schema = try MappingSchema(fields: fields, options: schemaOptions)
-        // Lines: only the event walk differs (damage ends no run there). Streams of records (an array's elements):
-        // a damaged record the walks hand back is judged, but damage after the last whole element is still read by
-        // the events, so both sides are shown alike.
-        let appliesDifference = shape == .ndjson ? !matched : true
-        return try outcome(of: bytes, appliesDifference: appliesDifference, isStream: shape != .ndjson) { input throws(SluiceError) in
+        // A document the walks hand back is streamed by the events on both sides.
+        return try AllowedDifference.outcome(of: bytes, appliesDifference: !matched && shape != .document, isStream: shape != .ndjson) { input throws(SluiceError) in
             let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
-            return Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys }, batchCapacity: options.batchCapacity)
+            return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys }, batchCapacity: options.batchCapacity)
         }
-    }
-
-    /// A run being read, whichever reader reads it.
-    struct Reading {
-        var next: () throws(SluiceError) -> ColumnarBatch?
-        var statistics: () -> ReadStatistics
-        var unmappedKeys: () -> [String: Int]
-        var batchCapacity: Int
-    }
-
-    /// What `open` reads from `bytes`, with the one difference allowed applied where `appliesDifference` says: a
-    /// record that is no well-formed JSON value fails for its damage alone, by yajl's verdict, where the event walk
-    /// also named the fields that failed before its damage, and counted the keys no field reads that it met before
-    /// it. Those keys are then taken from the same input with the damaged records blank (lines), or cut off before
-    /// the damaged record (`isStream`: the run ends there).
-    static func outcome(of bytes: [UInt8], appliesDifference: Bool, isStream: Bool,
-                        _ open: ([UInt8]) throws(SluiceError) -> Reading) throws(SluiceError) -> Outcome {
-        let reading = try open(bytes)
-        var damaged: [Range<Int>] = []
-        let next = reading.next
-        let transcript = transcript(batchCapacity: reading.batchCapacity, next: { () throws(SluiceError) -> ColumnarBatch? in
-            do throws(SluiceError) {
-                return try next()
-            } catch {
-                guard case .streamEnded(let source, let rejection) = error else { throw error }
-                throw .streamEnded(source: source, asWalked(rejection, appliesDifference))
-            }
-        }, statistics: reading.statistics) { rejection in
-            let shown = asWalked(rejection, appliesDifference)
-            if shown.failures != rejection.failures || appliesDifference && damage(of: rejection) != nil {
-                damaged.append(rejection.location.byteOffset..<rejection.location.byteOffset + rejection.rawText.count)
-            }
-            return shown.description
-        }
-        guard !damaged.isEmpty else { return Outcome(transcript: transcript, unmappedKeys: reading.unmappedKeys()) }
-        var undamagedInput = bytes
-        if isStream, let first = damaged.first {
-            undamagedInput = Array(bytes[..<first.lowerBound])
-        } else {
-            for range in damaged { undamagedInput.replaceSubrange(range, with: repeatElement(UInt8(ascii: " "), count: range.count)) }
-        }
-        let undamaged = try open(undamagedInput)
-        do {
-            while try undamaged.next() != nil {}
-        } catch {
-            // An array cut short ends with an error, after the records before the cut.
-        }
-        return Outcome(transcript: transcript, unmappedKeys: undamaged.unmappedKeys())
-    }
-
-    /// `rejection` with its damage alone, where it has damage and the difference applies.
-    static func asWalked(_ rejection: Rejection, _ appliesDifference: Bool) -> Rejection {
-        guard appliesDifference, let damage = damage(of: rejection) else { return rejection }
-        var shown = rejection
-        shown.failures = [damage]
-        return shown
-    }
-
-    /// The failure that says a rejected record is no well-formed JSON value, if it is not.
-    static func damage(of rejection: Rejection) -> Rejection.Failure? {
-        let kinds: Set<Rejection.Kind> = [.malformedJSON, .truncated, .extraValue, .nestingTooDeep]
-        // Damage is placed in the input; a row past its header's columns is not damage.
-        guard let last = rejection.failures.last, kinds.contains(last.kind) && last.byteOffset != nil else { return nil }
-        return last
     }
 
     static let mappings: [(String, [FieldSpec], MappingOptions)] = [
@@ -407,22 +340,7 @@ import SluiceFixtures
     /// whole, as the event walk reads them) and past the header; rows too short, objects, scalars, damaged rows.
     @Test(arguments: [(1, 1 << 20), (2, 4096)])
     func headerRowsAgree(_ pipeline: (workers: Int, chunkSize: Int)) throws {
-        var random = SplitMix(seed: 5)
-        let values = [#"1"#, #""t\u00e9xt""#, #"null"#, #"2.5"#, #"[1,[2]]"#, #"{"a":[3,4],"b":{}}"#, #"true"#, #""\ud83d""#, #"-0"#, #"1e400"#, #""""#]
-        var lines = [#"["id","text","lang","extra","n","unread"]"#]
-        for ordinal in 1...400 {
-            switch ordinal % 23 {
-            case 1: lines.append(#"{"id":1,"text":"an object row"}"#)
-            case 2: lines.append(#"[1,"x","en",null,2,tru]"#)
-            case 3: lines.append(#"[1,"x","en",null,2,{"a":[}]}]"#)
-            case 4: lines.append("42")
-            case 5: lines.append(#"[1,"x""#)
-            default:
-                let count = 2 + random.below(7)
-                lines.append("[" + (0..<count).map { index in index == 0 ? String(ordinal) : values[random.below(values.count)] }.joined(separator: ",") + "]")
-            }
-        }
-        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let bytes = Array((Self.headerRows(damaged: true).joined(separator: "\n") + "\n").utf8)
         let fields = [field("id", .int64), field("text", .string, optional: true), field("lang", .string, optional: true),
                       field("extra", .json, optional: true), field("values", .int64, path: "extra.a.*", optional: true), field("n", .double, optional: true),
                       field("everything", .json, path: "*", optional: true)]
@@ -443,6 +361,54 @@ import SluiceFixtures
             for (row, readWhole) in zip(rows, walked.readWhole) { #expect(readWhole, "\(tokenizer): \(row)") }
             #expect(walked.matchedRecords == rows.count)
         }
+    }
+
+    /// A header, then rows of values of every kind (and, `damaged`, rows that are not JSON), objects and scalars.
+    static func headerRows(damaged: Bool) -> [String] {
+        var random = SplitMix(seed: 5)
+        let values = [#"1"#, #""t\u00e9xt""#, #"null"#, #"2.5"#, #"[1,[2]]"#, #"{"a":[3,4],"b":{}}"#, #"true"#, #""\ud83d""#, #"-0"#, #"1e400"#, #""""#]
+        var lines = [#"["id","text","lang","extra","n","unread"]"#]
+        for ordinal in 1...400 {
+            switch ordinal % 23 {
+            case 1: lines.append(#"{"id":1,"text":"an object row"}"#)
+            case 2 where damaged: lines.append(#"[1,"x","en",null,2,tru]"#)
+            case 3 where damaged: lines.append(#"[1,"x","en",null,2,{"a":[}]}]"#)
+            case 4: lines.append("42")
+            case 5 where damaged: lines.append(#"[1,"x""#)
+            default:
+                let count = 2 + random.below(7)
+                lines.append("[" + (0..<count).map { index in index == 0 ? String(ordinal) : values[random.below(values.count)] }.joined(separator: ",") + "]")
+            }
+        }
+        return lines
+    }
+
+    /// Rows whose whole text a json field at `$` captures, beside fields read by the header's names: read by yajl's
+    /// matched walk (simdjson's hands them to it) as the event walk reads them, in every shape that holds rows.
+    @Test(arguments: [InputShape.ndjson, .array, .concatenated])
+    func rowsCapturedWholeAgree(_ shape: InputShape) throws {
+        let fields = [field("id", .int64), field("text", .string, optional: true), field("row", .json, path: "$"),
+                      field("values", .int64, path: "extra.a.*", optional: true)]
+        let options = MappingOptions(columnsFromHeader: true)
+        // A damaged row ends an array or a stream of values: there, only the last row is damaged.
+        var lines = Self.headerRows(damaged: shape == .ndjson)
+        if shape != .ndjson { lines.append(#"[1,"x""#) }
+        let text = shape == .ndjson ? lines.joined(separator: "\n") : shape == .array ? "[" + lines.joined(separator: ",\n") + "]" : lines.joined(separator: " ")
+        let bytes = Array(text.utf8)
+        for (workers, chunkSize) in [(1, 1 << 20), (2, 4096)] {
+            let events = try Self.run(bytes, fields, schemaOptions: options, matched: false, workers: workers, chunkSize: chunkSize, shape: shape)
+            for tokenizer in [TokenizerChoice.simdjson, .yajl] {
+                let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: workers, chunkSize: chunkSize, tokenizer: tokenizer, shape: shape)
+                #expect(matched == events, "\(shape), \(tokenizer), \(workers) workers: events\n\(events)\nmatched\n\(matched)")
+            }
+            let read = events.transcript.rows.count + events.transcript.rejections.count
+            #expect(events.transcript.rows.count > 80 && read > 380, "\(events.transcript.rows.count) rows of \(read)")
+        }
+        let rows = [#"[7,"a","en",{"a":[1,2]},1.5,"unread",8]"#, #"[8]"#, #"[9,null,null,[1],null,{"deep":[[]]}]"#]
+        let walked = Self.walkDirectly(rows, plan: try PlanCompiler.compile(fields, options: options), tokenizer: .yajl) { machine in
+            machine.pointee.useHeader(["id", "text", "lang", "extra", "n", "unread"].map { Array($0.utf8) })
+        }
+        #expect(walked.matchedRecords == rows.count)
     }
 
     /// Typed arrays of models (and of models inside their elements), whose element plans may fail a key no field

@@ -99,8 +99,8 @@ typedef struct {
 typedef enum {
     /// The record was walked whole; the tape holds its mapped values and unmapped keys, and `end` is just past it.
     SLUICE_MATCH_OK = 0,
-    /// The record holds something the walk leaves to the next reader (damage, nesting past the walk's depth, a row
-    /// read whole as json; for simdjson's, anything yajl's reads as simply): nothing was handed over.
+    /// The record holds something the walk leaves to the next reader (damage, nesting past the walk's depth; for
+    /// simdjson's, also a row read whole as json and anything yajl's reads as simply): nothing was handed over.
     SLUICE_MATCH_UNUSUAL = 1,
     /// The bytes are not UTF-8.
     SLUICE_MATCH_INVALID_UTF8 = 3,

@@ -174,8 +174,8 @@ extension MappingEngine {
         case read
         /// Handed to the machine, which asked to stop.
         case cancelled
-        /// Handed back untouched by both walks (damaged, too deep, a row read whole as json): a line is judged by
-        /// yajl, other records are read by its events, from their start.
+        /// Handed back untouched by both walks (damaged, too deep): a line or an element is judged by yajl, a
+        /// document streamed from its start.
         case handedBack
         /// Not UTF-8, as simdjson found before handing anything over.
         case notUTF8

@@ -42,6 +42,8 @@ final class MappingEngine: BatchSource {
     private var walksElements = false
     /// Whether what follows the chunk's last whole element has been judged (``judgeTail()``).
     private var isTailJudged = false
+    /// yajl's events read the rest of the chunk: an element they read left a number or word open.
+    var streamReadsRest = false
     var elementEnds: [Int] = []
     var nextElement = 0
     /// The chunk holds an array's lines, one element and its comma each until shown otherwise.
@@ -162,7 +164,8 @@ final class MappingEngine: BatchSource {
     /// Ordinals and lines in the outcome count from the chunk's start (1 and 1). `leadingRecords`: the records to
     /// skip and the header row still to come when the chunk starts; `holdsHeader`: the header row is among its
     /// records.
-    /// `elementEnds`: for an array's elements, where each one ends, so that each can be walked on its own.
+    /// `elementEnds`: for an array's elements or concatenated values, where each one ends, so that each can be walked
+    /// on its own.
     /// `holdsArrayLines`: the chunk holds an array's lines instead, each to be checked to hold one element and its
     /// comma; `exactReadingFrom`: where the reader stopped them, if it did.
     func mapChunk(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int, leadingRecords: LeadingRecords = LeadingRecords(),
@@ -212,6 +215,7 @@ final class MappingEngine: BatchSource {
         // The pipeline's chunks of elements or values, not the nested array text the typed door hands a chunk engine.
         walksElements = shape == .concatenated && (simdjson != nil || tokenizer.matchesRecords)
         isTailJudged = false
+        streamReadsRest = false
         self.elementEnds = walksElements ? elementEnds : []
         nextElement = 0
         exactReadingFrom = nil
@@ -229,7 +233,7 @@ final class MappingEngine: BatchSource {
                     stepArrayLines(endingAt: readerEnd)
                 } else if nextElement < self.elementEnds.count {
                     stepElements()
-                } else if walksElements && !isTailJudged && !machine.pointee.inRecord && machine.pointee.boundary >= feedFrom {
+                } else if walksElements && !isTailJudged && !streamReadsRest && !machine.pointee.inRecord {
                     isTailJudged = true
                     if !judgeTail() { try stepStream() }
                 } else {

@@ -5,8 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Streams (concatenated values, one document) fed to yajl slice by slice, and a chunk's array elements: each whole
-/// where the reader found its end or the chunk holds one a line, else the rest of the chunk read exactly by yajl.
+/// A chunk's elements (an array's, or concatenated values), each walked whole where the reader found its end or the
+/// chunk holds one a line, or judged by yajl; and streams fed to yajl slice by slice: a document the walks hand back,
+/// the nested array text the typed door maps, and whatever of a chunk a verdict does not settle.
 extension MappingEngine {
     func stepStream() throws(SluiceError) {
         while !hasEnded && !batches.hasReady {
@@ -36,7 +37,7 @@ extension MappingEngine {
 
     /// Reads a chunk's elements (or values) one by one, each whole (``walkRecord(from:to:)``); one that both walks
     /// hand back is judged by yajl (``readHandedBackElement(from:to:)``). What follows the last element, which only
-    /// damage or the input's end can leave, is read by yajl's stream (``stepStream()``).
+    /// damage or the input's end can leave, is judged too (``judgeTail()``).
     func stepElements() {
         pointMachineAtBuffer()
         while !hasEnded && !batches.hasReady && nextElement < elementEnds.count {
@@ -61,7 +62,7 @@ extension MappingEngine {
         }
     }
 
-    /// An element the walks did not read (damaged, a row read whole as json, a record passed over), judged by yajl
+    /// An element the walks did not read (damaged, too deep, a record passed over), judged by yajl
     /// as its stream would read it. A damaged one ends the run where the stream would, failing for its damage
     /// alone (as a damaged line does); a well-formed one is passed over (a record skipped, the header row), or read
     /// by yajl's events, alone.
@@ -73,7 +74,8 @@ extension MappingEngine {
             _ = failsStream(verdict, recordStart: first)
             return
         case .wellFormed where machine.pointee.passesOverNextRecord:
-            if !machine.pointee.passOverRecord(end: end) { endWithMachineRejection() }
+            // A number or word ends with the whitespace after it, which is not its text.
+            if !machine.pointee.passOverRecord(end: endBeforeWhitespace(from: first, to: end)) { endWithMachineRejection() }
             feedFrom = end
             nextElement += 1
             return
@@ -85,8 +87,13 @@ extension MappingEngine {
         handleStreamStatus(status)
         nextElement += 1
         // A number or word the element ends with, with no byte after it in the element, is still open in yajl:
-        // the stream reads on from here.
-        if machine.pointee.inRecord || machine.pointee.boundary < end { nextElement = elementEnds.count }
+        // the stream reads on from here, to the chunk's end.
+        let last = input.pointer(at: end - 1).pointee
+        let isOpen = last != UInt8(ascii: "}") && last != UInt8(ascii: "]") && last != UInt8(ascii: "\"") && !ShapeDetector.isWhitespace(last)
+        if machine.pointee.inRecord || isOpen {
+            nextElement = elementEnds.count
+            streamReadsRest = true
+        }
     }
 
     /// Ends the run at the damage `verdict` found in the record starting at `recordStart`, as one stream of the

@@ -241,6 +241,10 @@ struct RecordFramer {
                     switch scalar.step(byte) {
                     case .continues:
                         index += 1
+                    case .ended where byte == 0x0C || byte == 0x0B:
+                        // yajl takes form feed and vertical tab for whitespace and would end the token there; JSON
+                        // does not, and the worker's parser stops at them (the token still open, its record not read).
+                        return (lastElementEnd, fail(offset + index, "form feed or vertical tab", .forWorker))
                     case .ended:
                         inBareScalar = false
                         state = readsValues ? .beforeElement : .afterElement

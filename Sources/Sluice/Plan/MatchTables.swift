@@ -8,8 +8,7 @@ import CWalk
 /// tables. The tape's values go through the event walk's own writes, which apply fallbacks, cleanups and transforms
 /// alike for every walk.
 ///
-/// Every plan gets tables but one with an element plan that reads nothing at its root. (A row read whole as json is
-/// handed back by the walks, row by row.)
+/// Every plan gets tables but one with an element plan that reads nothing at its root.
 final class MatchTables: @unchecked Sendable {
     /// The tables as C reads them; they point into memory these tables own.
     let tables: UnsafeMutablePointer<sluice_plan_tables>

@@ -65,7 +65,7 @@ final class YajlTokenizer {
 
     /// Reads the one record in `count` bytes (its first byte, at absolute `offset`, is the record's) with the matched
     /// walk and hands its tape to the machine: `.ok`, or `.cancelled` where the machine asks to stop. `nil` when the
-    /// walk hands the record back untouched (not well-formed, too deep, a row read whole as json), or the machine is
+    /// walk hands the record back untouched (not well-formed, too deep), or the machine is
     /// not between records: the caller then judges it (``judge(_:count:at:ending:)``) or has the
     /// events read it, from its start.
     func matchRecord(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int) -> Status? {
