@@ -17,7 +17,7 @@ struct ReadingOptions: ParsableArguments {
     var inputFormat: InputShape = .automatic
 
     @Option(help: ArgumentHelp(
-        "The tokenizer: simdjson reads each NDJSON record and array element and passes over values no field reads without checking inside them; yajl reads and checks every value; auto is simdjson on CPUs it has a SIMD kernel for (see docs/tokenizers.md).",
+        "The tokenizer: simdjson reads each NDJSON record, array element and concatenated value and passes over values no field reads without checking inside them; yajl reads and checks every value; auto is simdjson on CPUs it has a SIMD kernel for (see docs/tokenizers.md).",
         valueName: "yajl|simdjson|auto"))
     var tokenizer: TokenizerChoice = .automatic
 

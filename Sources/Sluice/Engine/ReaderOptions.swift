@@ -12,10 +12,10 @@ public enum RejectionPolicy: String, Sendable, Hashable, CaseIterable {
 public enum TokenizerChoice: String, Sendable, Hashable, CaseIterable {
     /// libyajl for everything: it validates every value, mapped or not.
     case yajl
-    /// simdjson On-Demand for each NDJSON record and each element of a top-level array (an array file goes through
-    /// the parallel pipeline then, even with one worker); yajl for the rest and for records simdjson cannot read
-    /// (malformed ones get yajl's verdict). Values no field reads are passed over by counting their brackets,
-    /// without checking inside them.
+    /// simdjson On-Demand for each NDJSON record, each element of a top-level array and each of concatenated values
+    /// (such a file is framed on a reader thread then, even with one worker); yajl for the rest and for records
+    /// simdjson cannot read (malformed ones get yajl's verdict). Values no field reads are passed over by counting
+    /// their brackets, without checking inside them.
     case simdjson
     /// The choice the `SLUICE_TOKENIZER` environment variable names (`yajl` or `simdjson`), so that a process that
     /// embeds Sluice can be switched without a rebuild; without it, simdjson where the CPU has a SIMD kernel for
@@ -51,11 +51,11 @@ public struct ReaderOptions: Sendable, Hashable {
     public var maximumDepth = 1024
     /// Stop at the first rejected record, or collect rejections and go on.
     public var rejectionPolicy: RejectionPolicy = .stop
-    /// Threads that map records. With more than one, NDJSON and top-level arrays are cut into chunks that workers
-    /// map in parallel, and batches still arrive in input order, numbered as by one reader; other shapes are read
-    /// by one thread. With one (the default), the caller's thread reads and maps, except for compressed input and
-    /// (with simdjson) array files of a chunk or more: a reader thread decompresses or finds the elements while one
-    /// worker maps.
+    /// Threads that map records. With more than one, NDJSON, top-level arrays and concatenated values are cut into
+    /// chunks that workers map in parallel, and batches still arrive in input order, numbered as by one reader; a
+    /// single document is read by one thread. With one (the default), the caller's thread reads and maps, except for
+    /// compressed input and (with simdjson) array or concatenated files of a chunk or more: a reader thread
+    /// decompresses or finds the records while one worker maps.
     public var workers = 1
     /// Bytes per chunk handed to a worker (cut at the last record boundary). A record larger than a chunk gets a
     /// chunk of its own, up to ``maximumRecordSize``. An uncompressed file (or shard) smaller than four chunks
