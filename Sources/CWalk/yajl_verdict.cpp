@@ -122,16 +122,10 @@ extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length,
         // The end completed a number that is a second value: the callback has said so.
         judged = true;
     } else if (finished != yajl_status_ok) {
-        // yajl says a value was cut short only in its message; any other refusal is of a number the end left
-        // malformed, placed where the input ends.
-        unsigned char *text = yajl_get_error(state.handle, 0, nullptr, 0);
-        const bool cut_short = text != nullptr && std::strstr(reinterpret_cast<const char *>(text), "premature EOF") != nullptr;
-        if (text != nullptr) yajl_free_error(state.handle, text);
-        if (cut_short) {
-            state.verdict.kind = SLUICE_VERDICT_TRUNCATED;
-        } else {
-            state.refuse(length);
-        }
+        // Any refusal at the end is of a number the end left malformed, placed where the input ends, unless it says
+        // a value was cut short (yajl says so only in its message).
+        state.refuse(length);
+        if (std::strstr(state.verdict.message, "premature EOF") != nullptr) state.verdict.kind = SLUICE_VERDICT_TRUNCATED;
         judged = true;
     }
     // A line feed ends any number or word, and no string may hold one: only a container can still be open. (At the

@@ -29,11 +29,10 @@ enum AllowedDifference {
                 throw .streamEnded(source: source, asWalked(rejection, appliesDifference))
             }
         }, statistics: reading.statistics) { rejection in
-            let shown = asWalked(rejection, appliesDifference)
-            if shown.failures != rejection.failures || appliesDifference && damage(of: rejection) != nil {
-                damaged.append(rejection.location.byteOffset..<rejection.location.byteOffset + rejection.rawText.count)
-            }
-            return shown.description
+            // A damaged record counts as such even where its damage was its one failure: keys before it were counted.
+            guard appliesDifference, damage(of: rejection) != nil else { return rejection.description }
+            damaged.append(rejection.location.byteOffset..<rejection.location.byteOffset + rejection.rawText.count)
+            return asWalked(rejection, appliesDifference).description
         }
         guard !damaged.isEmpty else { return MatchedWalkTests.Outcome(transcript: transcript, unmappedKeys: reading.unmappedKeys()) }
         var undamagedInput = bytes

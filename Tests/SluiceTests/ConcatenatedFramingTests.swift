@@ -9,17 +9,16 @@ import SluiceFixtures
 /// worker or several, either tokenizer, any chunk size, clean and damaged. One difference is allowed, as lines have
 /// it: a damaged record fails for its damage alone.
 @Suite struct ConcatenatedFramingTests {
-    struct Outcome: Equatable, CustomStringConvertible {
-        var transcript: RunTranscript
-        var unmappedKeys: [String: Int]
-        var description: String { "\(transcript)\nunmapped: \(unmappedKeys.sorted { $0.key < $1.key })" }
-    }
+    typealias Outcome = MatchedWalkTests.Outcome
 
-    /// The stream read by one engine, the way concatenated values were read before they were framed.
-    static func streamed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice) throws -> Outcome {
+    /// The stream read by one engine, the way concatenated values were read before they were framed, shown as the
+    /// framed reading shows a damaged record (``AllowedDifference``).
+    static func streamed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice,
+                         maximumRecordSize: Int = ReaderOptions().maximumRecordSize) throws -> Outcome {
         let schema = try MappingSchema(fields: fields, options: schemaOptions)
-        let options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated)
-        return try outcome(of: bytes, appliesDifference: true) { input throws(SluiceError) in
+        var options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated)
+        options.maximumRecordSize = maximumRecordSize
+        return try AllowedDifference.outcome(of: bytes, appliesDifference: true, isStream: true) { input throws(SluiceError) in
             let engine = try MappingEngine(plan: schema.plan, source: try Input.bytes(input).open(), options: options)
             return AllowedDifference.Reading(next: engine.nextBatch, statistics: { engine.statistics }, unmappedKeys: { engine.unmappedKeys },
                                             batchCapacity: options.batchCapacity)
@@ -28,22 +27,15 @@ import SluiceFixtures
 
     /// The stream cut into chunks by the reader and mapped by `workers`.
     static func framed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice,
-                       workers: Int, chunkSize: Int) throws -> Outcome {
-        let options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated, workers: workers, chunkSize: chunkSize)
+                       workers: Int, chunkSize: Int, maximumRecordSize: Int = ReaderOptions().maximumRecordSize) throws -> Outcome {
+        var options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated, workers: workers, chunkSize: chunkSize)
+        options.maximumRecordSize = maximumRecordSize
         let schema = try MappingSchema(fields: fields, options: schemaOptions)
-        return try outcome(of: bytes, appliesDifference: false) { input throws(SluiceError) in
+        return try AllowedDifference.outcome(of: bytes, appliesDifference: false, isStream: true) { input throws(SluiceError) in
             let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
             return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys },
                                             batchCapacity: options.batchCapacity)
         }
-    }
-
-    /// The outcome, with the difference allowed applied where `appliesDifference` (the stream's): a damaged record
-    /// fails for its damage alone, as the framed reading shows it (see
-    /// ``AllowedDifference/outcome(of:appliesDifference:isStream:_:)``).
-    static func outcome(of bytes: [UInt8], appliesDifference: Bool, _ open: ([UInt8]) throws(SluiceError) -> AllowedDifference.Reading) throws -> Outcome {
-        let read = try AllowedDifference.outcome(of: bytes, appliesDifference: appliesDifference, isStream: true, open)
-        return Outcome(transcript: read.transcript, unmappedKeys: read.unmappedKeys)
     }
 
     /// Runs both readings with both tokenizers at several worker counts and chunk sizes and expects them to agree.
@@ -170,21 +162,12 @@ import SluiceFixtures
     @Test func limitsAgree() throws {
         let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
         try Self.expectAgreement(Array(("{\"id\":1} " + deep + " {\"id\":2}").utf8))
-        var options = ReaderOptions()
-        options.maximumRecordSize = 4096
         let big = "{\"id\":3,\"text\":\"" + String(repeating: "b", count: 8000) + "\"}"
-        let schema = try MappingSchema(fields: ReferenceMapping.fields)
-        var framedOptions = TokenizerDifferentialTests.options(.simdjson, shape: .concatenated, workers: 2, chunkSize: 1000)
-        framedOptions.maximumRecordSize = 4096
-        var streamOptions = TokenizerDifferentialTests.options(.yajl, shape: .concatenated)
-        streamOptions.maximumRecordSize = 4096
         let input = Array(("{\"id\":1}\n" + big + "\n{\"id\":2}").utf8)
-        let engine = try MappingEngine(plan: schema.plan, source: try Input.bytes(input).open(), options: streamOptions)
-        let streamed = transcript(batchCapacity: streamOptions.batchCapacity, next: engine.nextBatch, statistics: { engine.statistics })
-        let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: framedOptions)
-        let framed = transcript(batchCapacity: framedOptions.batchCapacity, next: reader.next, statistics: { reader.statistics })
+        let streamed = try Self.streamed(input, ReferenceMapping.fields, MappingOptions(), tokenizer: .yajl, maximumRecordSize: 4096)
+        let framed = try Self.framed(input, ReferenceMapping.fields, MappingOptions(), tokenizer: .simdjson, workers: 2, chunkSize: 1000, maximumRecordSize: 4096)
         #expect(framed == streamed, "streamed:\n\(streamed)\nframed:\n\(framed)")
-        #expect(streamed.error != nil)
+        #expect(streamed.transcript.error != nil)
     }
 
     /// A stream of pretty-printed values now gets every worker: its records come in order, numbered as one reader

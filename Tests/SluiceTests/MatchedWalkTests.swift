@@ -8,9 +8,10 @@ import SluiceFixtures
 /// clean and damaged records, with one worker or several (simdjson on records without damage where no field reads,
 /// which it passes over unchecked).
 @Suite struct MatchedWalkTests {
-    struct Outcome: Equatable {
+    struct Outcome: Equatable, CustomStringConvertible {
         var transcript: RunTranscript
         var unmappedKeys: [String: Int]
+        var description: String { "\(transcript)\nunmapped: \(unmappedKeys.sorted { $0.key < $1.key })" }
     }
 
     static func run(

@@ -8,8 +8,9 @@ import Synchronization
 /// A chunk's NDJSON lines are mapped one by one (a bad line then spoils only itself), each whole by simdjson, or by
 /// yajl's matched walk when simdjson is not chosen or cannot read it, or judged by yajl when neither walk can; the
 /// elements or values of other chunks, whose ends the reader found, go to the walks first as well. A stream (what
-/// the walks hand back) goes through one yajl handle slice by slice, and the state machine finds the record boundaries (so too in a nested array's text, which the typed door hands to a chunk engine of its own,
-/// value after value). Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
+/// the walks hand back) goes through one yajl handle slice by slice, and the state machine finds the record
+/// boundaries (so too in a nested array's text, which the typed door hands to a chunk engine of its own, value after
+/// value). Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
 /// rejections can copy them.
 final class MappingEngine: BatchSource {
     let plan: CompiledPlan
@@ -26,8 +27,6 @@ final class MappingEngine: BatchSource {
     var hasEnded = false
     private var pendingError: SluiceError?
     private let isCancelled = Atomic<Bool>(false)
-    /// Whether this engine maps the parallel pipeline's chunks.
-    var isMappingChunks = false
     /// A read that failed while the bytes held were read ahead (the first bytes peeked at, a document read whole):
     /// it is thrown when reading reaches it, after what was read before it.
     var peekError: SluiceError?
@@ -182,7 +181,6 @@ final class MappingEngine: BatchSource {
         }
         machine.pointee.recordKeys = recordKeys.isEmpty ? nil : RecordKeys(recordKeys)
         input.borrow(bytes, count: count, at: offset)
-        isMappingChunks = true
         self.holdsArrayLines = holdsArrayLines
         machine.pointee.defersFinish = shape == .ndjson || holdsArrayLines
         let produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)

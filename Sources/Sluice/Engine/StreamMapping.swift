@@ -89,8 +89,7 @@ extension MappingEngine {
         // A number or word the element ends with, with no byte after it in the element, is still open in yajl:
         // the stream reads on from here, to the chunk's end.
         let last = input.pointer(at: end - 1).pointee
-        let isOpen = last != UInt8(ascii: "}") && last != UInt8(ascii: "]") && last != UInt8(ascii: "\"") && !ShapeDetector.isWhitespace(last)
-        if machine.pointee.inRecord || isOpen {
+        if machine.pointee.inRecord || Self.endsNumberOrWord(last) && !ShapeDetector.isWhitespace(last) {
             nextElement = elementEnds.count
             streamReadsRest = true
         }
@@ -190,11 +189,15 @@ extension MappingEngine {
         let comma = endBeforeWhitespace(from: first, to: lineEnd) - 1
         guard comma > first && input.pointer(at: comma).pointee == UInt8(ascii: ",") else { return nil }
         let valueEnd = endBeforeWhitespace(from: first, to: comma)
-        let lastByte = input.pointer(at: valueEnd - 1).pointee
-        let isBare = lastByte != UInt8(ascii: "}") && lastByte != UInt8(ascii: "]") && lastByte != UInt8(ascii: "\"")
-        let end = isBare ? valueEnd + 1 : valueEnd
+        let end = Self.endsNumberOrWord(input.pointer(at: valueEnd - 1).pointee) ? valueEnd + 1 : valueEnd
         guard !machine.pointee.sizeLimit.isExceeded(from: first, to: end) else { return nil }
         return (end, comma)
+    }
+
+    /// Whether a value whose last byte is `byte` (not whitespace) is a number or word, which yajl ends only at the
+    /// byte after it, rather than a container or string, which end with their last byte.
+    private static func endsNumberOrWord(_ byte: UInt8) -> Bool {
+        byte != UInt8(ascii: "}") && byte != UInt8(ascii: "]") && byte != UInt8(ascii: "\"")
     }
 
     /// Ends the chunk's lines before the one at `offset`, from which the array is to be read exactly.
