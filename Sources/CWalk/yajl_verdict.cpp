@@ -15,11 +15,14 @@ namespace {
 struct judge {
     yajl_handle handle = nullptr;
     size_t maximum_depth = 0;
+    bool single_value = false;
     size_t depth = 0;
     bool complete = false;
     /// Where the slice being parsed starts, from the first byte judged.
     size_t slice_start = 0;
     sluice_verdict verdict{};
+
+    bool inside_record() const { return depth > 0 || (single_value && complete); }
 
     size_t offset() const { return slice_start + yajl_get_bytes_consumed(handle); }
 
@@ -33,7 +36,7 @@ struct judge {
     void refuse(size_t at) {
         verdict.kind = SLUICE_VERDICT_MALFORMED;
         verdict.offset = at;
-        verdict.inside_container = depth > 0;
+        verdict.inside_record = inside_record();
         unsigned char *text = yajl_get_error(handle, 0, nullptr, 0);
         std::snprintf(verdict.message, sizeof verdict.message, "%s", text != nullptr ? reinterpret_cast<const char *>(text) : "malformed JSON");
         if (text != nullptr) yajl_free_error(handle, text);
@@ -88,9 +91,11 @@ const yajl_callbacks callbacks = {
 
 }  // namespace
 
-extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length, size_t maximum_depth, bool ends_line, bool ends_input) {
+extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length, size_t maximum_depth, bool single_value, bool ends_line,
+                                            bool ends_input) {
     judge state;
     state.maximum_depth = maximum_depth;
+    state.single_value = single_value;
     state.verdict.kind = SLUICE_VERDICT_WELL_FORMED;
     state.handle = yajl_alloc(&callbacks, nullptr, &state);
     if (state.handle == nullptr) {
@@ -98,7 +103,7 @@ extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length,
         std::snprintf(state.verdict.message, sizeof state.verdict.message, "%s", "the JSON parser could not be allocated");
         return state.verdict;
     }
-    yajl_config(state.handle, yajl_allow_multiple_values, 1);
+    yajl_config(state.handle, yajl_allow_multiple_values, single_value ? 0 : 1);
     // The first form feed or vertical tab ends the input, wherever it is: inside a string yajl rejects it anyway.
     const uint8_t *stop = std::find_if(bytes, bytes + length, [](uint8_t byte) { return byte == 0x0C || byte == 0x0B; });
     const size_t before = size_t(stop - bytes);
@@ -109,7 +114,7 @@ extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length,
         }
         state.verdict.kind = SLUICE_VERDICT_MALFORMED;
         state.verdict.offset = before + 1;
-        state.verdict.inside_container = state.depth > 0;
+        state.verdict.inside_record = state.inside_record();
         std::snprintf(state.verdict.message, sizeof state.verdict.message, "lexical error: %s (a control character that is not JSON whitespace)",
                       *stop == 0x0C ? "form feed" : "vertical tab");
         yajl_free(state.handle);

@@ -3,7 +3,8 @@ import Testing
 
 /// The one difference allowed between the matched walks and yajl's events, as the differential tests apply it: a
 /// record that is no well-formed JSON value fails for its damage alone, by yajl's verdict, where the event walk also
-/// named the fields that failed before its damage, and counted the keys no field reads that it met before it.
+/// named the fields that failed before its damage, and counted the keys no field reads that it met before it. So too
+/// a document over the size limit, which is never read: the event walk counted the keys it met before the limit.
 enum AllowedDifference {
     /// A run being read, whichever reader reads it.
     struct Reading {
@@ -60,7 +61,7 @@ enum AllowedDifference {
 
     /// The failure that says a rejected record is no well-formed JSON value, if it is not.
     static func damage(of rejection: Rejection) -> Rejection.Failure? {
-        let kinds: Set<Rejection.Kind> = [.malformedJSON, .truncated, .extraValue, .nestingTooDeep]
+        let kinds: Set<Rejection.Kind> = [.malformedJSON, .truncated, .extraValue, .nestingTooDeep, .recordTooLarge]
         // Damage is placed in the input; a row past its header's columns is not damage.
         guard let last = rejection.failures.last, kinds.contains(last.kind) && last.byteOffset != nil else { return nil }
         return last

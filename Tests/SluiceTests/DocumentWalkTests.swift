@@ -64,6 +64,39 @@ import SluiceFixtures
         #expect(events.transcript.error != nil)
     }
 
+    /// Documents over the record size limit, or damaged before or after it, read in small pieces: rejected as too
+    /// large, or failing for the damage the stream would have met first, as the events read them.
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl])
+    func documentsNearTheLimitAgree(_ tokenizer: TokenizerChoice) throws {
+        var generator = TweetGenerator(seed: 5)
+        let tweet = generator.nextRecord(ordinal: 1)
+        let damagedEarly = tweet.replacingOccurrences(of: #""id":"#, with: #""id":x"#)
+        let damagedLate = String(tweet.dropLast()) + "]"
+        let documents = [tweet, "  \n" + tweet, damagedEarly, damagedLate, tweet + " x", tweet + String(repeating: " ", count: 900) + "{}",
+                         String(tweet.dropLast(3)), "\"" + String(repeating: "a", count: 1500) + "\"", "\"" + String(repeating: "a", count: 1500)]
+        for (index, document) in documents.enumerated() {
+            for limit in [64, 700, tweet.utf8.count - 1, tweet.utf8.count, 1 << 20] {
+                for readBufferSize in [100, 4096] {
+                    for schemaOptions in [MappingOptions(), MappingOptions(skippedRecords: 1)] {
+                        var outcomes: [MatchedWalkTests.Outcome] = []
+                        for matched in [false, true] {
+                            var options = TokenizerDifferentialTests.options(tokenizer, shape: .document, readBufferSize: readBufferSize)
+                            options.maximumRecordSize = limit
+                            options.matchesKeysInWalk = matched
+                            let schema = try MappingSchema(fields: ReferenceMapping.fields, options: schemaOptions)
+                            outcomes.append(try AllowedDifference.outcome(of: Array(document.utf8), appliesDifference: !matched, isStream: true) { input throws(SluiceError) in
+                                let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
+                                return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys },
+                                                                 batchCapacity: options.batchCapacity)
+                            })
+                        }
+                        #expect(outcomes[1] == outcomes[0], "document \(index), limit \(limit), reads of \(readBufferSize): events\n\(outcomes[0])\nmatched\n\(outcomes[1])")
+                    }
+                }
+            }
+        }
+    }
+
     /// A document over the record size limit is rejected as too large, walked or not.
     @Test func aDocumentOverTheLimitIsRejected() throws {
         var options = TokenizerDifferentialTests.options(.simdjson, shape: .document)

@@ -53,17 +53,18 @@ typedef struct {
     size_t offset;
     /// yajl's message (SLUICE_VERDICT_MALFORMED), NUL-terminated, cut to fit.
     char message[160];
-    /// SLUICE_VERDICT_MALFORMED: yajl refused the byte inside a container (a record had begun), not in a value at
-    /// the top level (a string, number or word, which begins a record only once it is whole).
-    bool inside_container;
+    /// SLUICE_VERDICT_MALFORMED: yajl refused the byte inside a record: in a container, or (`single_value`) after the
+    /// value, which a document's record holds until the input ends; not in a value at the top level (a string, number
+    /// or word, which begins a record only once it is whole), nor after a value of a stream, whose record has ended.
+    bool inside_record;
 } sluice_verdict;
 
-/// Judges `bytes[0..<length]` as yajl's callback parser reads a line of values, containers opening at most
-/// `maximum_depth` levels deep; `ends_line`: a line feed is fed after them, as one ends a line that lacks its own;
+/// Judges `bytes[0..<length]` as yajl's callback parser reads a line of values (or, `single_value`, a document of one
+/// value, which yajl ends with "trailing garbage"), containers opening at most `maximum_depth` levels deep; `ends_line`: a line feed is fed after them, as one ends a line that lacks its own;
 /// `ends_input`: the input ends after them, as yajl is told once a stream ends (a value cut short there is
 /// SLUICE_VERDICT_TRUNCATED, a number left malformed SLUICE_VERDICT_MALFORMED at `length`).
 /// Form feed and vertical tab, which yajl takes for whitespace, are malformed JSON here.
-sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length, size_t maximum_depth, bool ends_line, bool ends_input);
+sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length, size_t maximum_depth, bool single_value, bool ends_line, bool ends_input);
 
 #ifdef __cplusplus
 }

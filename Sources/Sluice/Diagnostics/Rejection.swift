@@ -52,6 +52,11 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
             Failure(keyPath: "$", kind: .truncated, expected: "the rest of the record", found: found, byteOffset: offset)
         }
 
+        /// A document that ends, at `offset`, before any value.
+        static func noValue(at offset: Int) -> Failure {
+            Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: offset)
+        }
+
         /// Ill-formed JSON, in yajl's words (`message`), with the bytes that show where (`near`, none when empty).
         static func malformedJSON(_ message: String, near shown: UnsafeBufferPointer<UInt8>, at offset: Int) -> Failure {
             var found = message.hasSuffix(".") ? String(message.dropLast()) : message

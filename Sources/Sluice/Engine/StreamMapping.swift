@@ -97,12 +97,12 @@ extension MappingEngine {
 
     /// Ends the run at the damage `verdict` found in the record starting at `recordStart`, as one stream of the
     /// input would have (``handleStreamStatus(_:)``), but failing for the damage alone; `false` when there is none.
-    private func failsStream(_ verdict: YajlTokenizer.Verdict, recordStart: Int) -> Bool {
+    func failsStream(_ verdict: YajlTokenizer.Verdict, recordStart: Int) -> Bool {
         switch verdict {
-        case .malformed(let message, let offset, let insideContainer):
+        case .malformed(let message, let offset, let insideRecord):
             // A container's record begins at its bracket; a string, number or word, only once it is whole, so an
             // error inside it comes between records, where the stream shows only the byte before it.
-            let shownFrom = insideContainer ? recordStart : max(offset - 1, input.baseOffset)
+            let shownFrom = insideRecord ? recordStart : max(offset - 1, input.baseOffset)
             failStream(syntaxFailure(message, at: offset, within: shownFrom..<input.endOffset), end: min(offset, input.endOffset))
         case .tooDeep(let offset):
             failStream(machine.pointee.tooDeepFailure(at: offset), end: min(offset, input.endOffset))
@@ -209,7 +209,7 @@ extension MappingEngine {
     private func finishStream() {
         pointMachineAtBuffer()
         if shape == .document && machine.pointee.ordinal == 0 && machine.pointee.recordInProgressStart >= input.endOffset {
-            failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "a JSON value", found: "no value", byteOffset: input.endOffset), end: input.endOffset)
+            failStream(.noValue(at: input.endOffset), end: input.endOffset)
             return
         }
         // Only whitespace after the last value: nothing for yajl to complete (it would call an input without a

@@ -88,8 +88,9 @@ final class YajlTokenizer {
     enum Verdict: Equatable {
         /// One well-formed value within the depth allowed (a record passed over, which no walk reads).
         case wellFormed
-        /// yajl refused the byte just before absolute `offset`, inside a container (a record had begun) or not.
-        case malformed(message: String, offset: Int, insideContainer: Bool)
+        /// yajl refused the byte just before absolute `offset`, inside a record (a container is open, or a document's
+        /// value whole) or not.
+        case malformed(message: String, offset: Int, insideRecord: Bool)
         /// The bytes end inside a container, or, at the input's end, inside a value.
         case truncated
         /// A second value's first token ends at absolute `offset`.
@@ -107,16 +108,20 @@ final class YajlTokenizer {
         case recordEnd
         /// Where the input does: a value left open there is cut short.
         case inputEnd
+        /// Where the bytes read so far do, the input going on: a value left open there is neither ended nor cut
+        /// short (`.truncated` says a container is open).
+        case readSoFar
     }
 
     /// Judges the `count` bytes at absolute `offset` as the events would read them, without the machine: a record
-    /// is damaged or not whatever its fields make of it.
-    func judge(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int, ending: JudgedEnd) -> Verdict {
-        let verdict = sluice_yajl_judge(bytes, count, machineDepth, ending == .recordEnd, ending == .inputEnd)
+    /// is damaged or not whatever its fields make of it. `isDocument`: they are a document, one value, which anything
+    /// after it but whitespace damages, as yajl reads one.
+    func judge(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int, ending: JudgedEnd, isDocument: Bool = false) -> Verdict {
+        let verdict = sluice_yajl_judge(bytes, count, machineDepth, isDocument, ending == .recordEnd, ending == .inputEnd)
         switch verdict.kind {
         case SLUICE_VERDICT_MALFORMED:
             let message = withUnsafeBytes(of: verdict.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            return .malformed(message: message.trimmingWhitespace(), offset: offset + verdict.offset, insideContainer: verdict.inside_container)
+            return .malformed(message: message.trimmingWhitespace(), offset: offset + verdict.offset, insideRecord: verdict.inside_record)
         case SLUICE_VERDICT_TRUNCATED: return .truncated
         case SLUICE_VERDICT_EXTRA_VALUE: return .extraValue(offset: offset + verdict.offset)
         case SLUICE_VERDICT_TOO_DEEP: return .tooDeep(offset: offset + verdict.offset)
