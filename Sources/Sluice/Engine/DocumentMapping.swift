@@ -7,7 +7,7 @@ extension MappingEngine {
     /// the machine).
     func walkDocument() throws(SluiceError) -> Bool {
         isDocumentWalkTried = true
-        guard shape == .document, tokenizer.matchesRecords, machine.pointee.takesMatchedRecords, feedFrom == inputStart else { return false }
+        guard shape == .document, feedFrom == inputStart else { return false }
         var first = firstNonWhitespace(from: inputStart)
         while !input.isAtEnd {
             // Checked between reads, as a stream checks the record in progress once it has read what it holds.

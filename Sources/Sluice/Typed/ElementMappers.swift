@@ -19,13 +19,24 @@ final class ElementMappers<Element>: Sendable {
         let engine = idle.withLock { $0.popLast() } ?? ElementEngine(mapping: mapping)
         defer { idle.withLock { $0.append(engine) } }
         var bytes = consume text
-        let outcome = bytes.withUnsafeMutableBufferPointer { buffer -> MappingEngine.ChunkOutcome? in
+        let framed = bytes.withUnsafeMutableBufferPointer { buffer -> Result<MappingEngine.ChunkOutcome, ValueFailure>? in
             guard let start = buffer.baseAddress else { return nil }
+            let elementEnds: [Int]
+            switch Self.frameElements(start, count: buffer.count, maximumDepth: engine.engine.options.maximumDepth) {
+            case .success(let ends): elementEnds = ends
+            case .failure(let failure): return .failure(failure)
+            }
             let plan = mapping.plan
-            return engine.engine.mapChunk(start, count: buffer.count, at: 0,
-                                          leadingRecords: LeadingRecords(toSkip: plan.skippedRecords, readsHeader: plan.columnsFromHeader))
+            return .success(engine.engine.mapChunk(start, count: buffer.count, at: 0,
+                                                   leadingRecords: LeadingRecords(toSkip: plan.skippedRecords, readsHeader: plan.columnsFromHeader),
+                                                   elementEnds: elementEnds))
         }
-        guard let outcome else { return .success([]) }
+        let outcome: MappingEngine.ChunkOutcome
+        switch framed {
+        case nil: return .success([])
+        case .failure(let failure)?: return .failure(failure)
+        case .success(let mapped)?: outcome = mapped
+        }
         defer { for batch in outcome.batches { engine.engine.recycle(batch) } }
         var elements = ContiguousArray<Element>()
         for batch in outcome.batches {
@@ -64,6 +75,19 @@ final class ElementMappers<Element>: Sendable {
         return .success(Array(elements))
     }
 
+    /// Where each element of the array in `bytes` ends, as the chunk reader frames an array, its `[`, commas and `]`
+    /// blanked in place so that the elements are a stream of values; the failure of an array that is not one.
+    private static func frameElements(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, maximumDepth: Int) -> Result<[Int], ValueFailure> {
+        var framer = RecordFramer(maximumDepth: maximumDepth)
+        defer { framer.deallocate() }
+        var problem = framer.scan(bytes, count: count, at: 0).problem
+        if problem == nil { problem = framer.finish(at: count).problem }
+        if let problem {
+            return .failure(ValueFailure(keyPath: "$", kind: .malformedJSON, expected: "an array", found: "\(problem.message) at byte \(problem.offset)"))
+        }
+        return .success(framer.takeElementEnds(upTo: count))
+    }
+
     private static func startsWithNull(_ text: [UInt8], at offset: Int) -> Bool {
         offset + 4 <= text.count && text[offset] == UInt8(ascii: "n") && text[offset + 1] == UInt8(ascii: "u")
             && text[offset + 2] == UInt8(ascii: "l") && text[offset + 3] == UInt8(ascii: "l")
@@ -76,8 +100,9 @@ private final class ElementEngine: @unchecked Sendable {
     let engine: MappingEngine
 
     init<Element>(mapping: Mapping<Element>) {
-        engine = MappingEngine(plan: mapping.plan, chunkShape: .array, hiddenOuterLevels: 0,
-                               options: ReaderOptions(shape: .array, batchCapacity: 16, rejectionPolicy: .collect),
+        // Its elements framed, an array is a stream of values, each walked whole.
+        engine = MappingEngine(plan: mapping.plan, chunkShape: .concatenated, hiddenOuterLevels: 0,
+                               options: ReaderOptions(shape: .concatenated, batchCapacity: 16, rejectionPolicy: .collect),
                                keepsRecordText: mapping.rejectsAfterCommit, sourceName: "$", columnHeader: ColumnHeader())
     }
 }
