@@ -359,7 +359,7 @@ sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_
                                       const sluice_plan_tables *tables, const int32_t *header_nodes, size_t header_count,
                                       const sluice_tape_entry **tape, size_t *count, size_t *end, bool *known_utf8) {
     // yajl takes form feed and vertical tab for whitespace; JSON does not, and the event walk says so.
-    if (matcher->maximum_depth == 0 || std::memchr(bytes, 0x0C, length) != nullptr || std::memchr(bytes, 0x0B, length) != nullptr) {
+    if (std::memchr(bytes, 0x0C, length) != nullptr || std::memchr(bytes, 0x0B, length) != nullptr) {
         return SLUICE_MATCH_UNUSUAL;
     }
     // Well-formed UTF-8 is stricter than what yajl checks, so a record that is needs no check of yajl's, nor of

@@ -170,6 +170,45 @@ import SluiceFixtures
         #expect(streamed.transcript.error != nil)
     }
 
+    /// Elements that simdjson finds not UTF-8 go to yajl's walk, which reads past ill-formed UTF-8 in values no
+    /// field reads (and checks mapped text); scalar elements of an array allowed one level of nesting are walked
+    /// though no container may open in them. Both as yajl's events read them, in arrays and streams of values.
+    @Test(arguments: [InputShape.array, .concatenated])
+    func elementsNotUTF8AndShallowArraysAgree(_ shape: InputShape) throws {
+        let elements: [[UInt8]] = [Array(#"{"id":1,"id_str":"1","text":"ok"}"#.utf8),
+                                   Array(#"{"id":2,"id_str":"2","text":"ok","source":""#.utf8) + [0xC0, 0x80] + Array(#""}"#.utf8),
+                                   Array(#"{"id":3,"id_str":"3","text":""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8),
+                                   Array("4".utf8), Array(#""five""#.utf8), Array("null".utf8), Array(#"{"id":7,"user":{"id":1}}"#.utf8)]
+        let input = shape == .array ? Array("[".utf8) + Array(elements.joined(separator: Array(",".utf8))) + Array("]".utf8)
+            : Array(elements.joined(separator: Array(" ".utf8)))
+        // An overlong encoding and a surrogate, which yajl lets through and simdjson does not.
+        let fields = [field("id", .int64, optional: true), field("text", .string, optional: true)]
+        for maximumDepth in [1, 2, 64] {
+            for tokenizer in [TokenizerChoice.simdjson, .yajl] {
+                for (workers, chunkSize) in [(1, 1 << 20), (2, 40)] {
+                    var outcomes: [Outcome] = []
+                    for matched in [false, true] {
+                        var options = TokenizerDifferentialTests.options(tokenizer, shape: shape, workers: workers, chunkSize: chunkSize)
+                        options.maximumDepth = maximumDepth
+                        options.matchesKeysInWalk = matched
+                        let schema = try MappingSchema(fields: fields)
+                        outcomes.append(try AllowedDifference.outcome(of: input, appliesDifference: !matched, isStream: true) { bytes throws(SluiceError) in
+                            let reader = try ColumnarReader(input: .bytes(bytes), schema: schema, options: options)
+                            return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys },
+                                                             batchCapacity: options.batchCapacity)
+                        })
+                    }
+                    #expect(outcomes[1] == outcomes[0], "depth \(maximumDepth), \(tokenizer), \(workers) workers: events\n\(outcomes[0])\nwalked\n\(outcomes[1])")
+                    // The record whose ill-formed bytes no field reads is mapped; the one whose text holds them is not;
+                    // the last nests two levels deep (three with an array's own).
+                    let mapped = outcomes[1].transcript.rows.map { String($0.prefix(3)) }
+                    #expect(Array(mapped.prefix(2)) == ["#1@", "#2@"] && (mapped.last == "#7@") == (maximumDepth > (shape == .array ? 2 : 1)),
+                            "\(outcomes[1])")
+                }
+            }
+        }
+    }
+
     /// A stream of pretty-printed values now gets every worker: its records come in order, numbered as one reader
     /// numbers them, and the chunks hold many records each.
     @Test func severalWorkersShareAStream() throws {

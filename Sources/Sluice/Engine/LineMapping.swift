@@ -75,11 +75,11 @@ extension MappingEngine {
             isUTF8 = false
             // yajl's walk checks mapped text, and reads past ill-formed UTF-8 in values no field reads: a record it
             // reads whole without a failure is not UTF-8 all the same.
-            switch tokenizer.matchRecord(input.pointer(at: first), count: last - first, at: first) {
-            case .ok?:
+            switch walkRecordWithYajl(from: first, to: last) {
+            case .read:
                 finishLine(keepGoing: finishRecordNotUTF8(from: first, to: last))
                 return
-            case .cancelled?:
+            case .cancelled:
                 finishWalkedRecord(cancelled: true, end: last)
                 return
             default:
@@ -195,6 +195,12 @@ extension MappingEngine {
             case .unreadable: break  // nothing reached the machine
             }
         }
+        return walkRecordWithYajl(from: first, to: end)
+    }
+
+    /// Reads the record in `first..<end` with yajl's matched walk, which checks mapped text only: where simdjson
+    /// found the record not UTF-8, too.
+    func walkRecordWithYajl(from first: Int, to end: Int) -> WalkOutcome {
         switch tokenizer.matchRecord(input.pointer(at: first), count: end - first, at: first) {
         case .ok?: return .read
         case .cancelled?: return .cancelled

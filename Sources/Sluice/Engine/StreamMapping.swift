@@ -47,7 +47,10 @@ extension MappingEngine {
                 nextElement = elementEnds.count
                 return
             }
-            switch walkRecord(from: first, to: end) {
+            var walked = walkRecord(from: first, to: end)
+            // yajl's walk reads past ill-formed UTF-8 in values no field reads, as yajl reads any element.
+            if walked == .notUTF8 { walked = walkRecordWithYajl(from: first, to: end) }
+            switch walked {
             case .read:
                 feedFrom = end
                 nextElement += 1
@@ -127,6 +130,11 @@ extension MappingEngine {
             return true
         }
         let verdict = tokenizer.judge(input.pointer(at: first), count: input.endOffset - first, at: first, ending: .inputEnd)
+        if verdict == .wellFormed {
+            // One value the input's end ends (the reader ends a value only where a byte after it does): an element.
+            elementEnds.append(input.endOffset)
+            return true
+        }
         return failsStream(verdict, recordStart: first)
     }
 
