@@ -218,14 +218,15 @@ import Testing
             #"{"id":\#(index),"tags":["# + (0..<20).map { #"{"text":"t\#($0)"}"# }.joined(separator: ",") + "]}"
         }.joined(separator: "\n") + "\n"
         let plan = try Self.mapping(readsTextToo: false).plan
-        let engine = try MappingEngine(plan: plan, source: try Input.bytes(Array(text.utf8)).open(), options: ReaderOptions(shape: .concatenated, batchCapacity: 50))
-        var batches = 0
-        while let batch = try engine.nextBatch() {
-            batches += 1
-            #expect(batch.elementBatches.count == 2)
+        let source = try BatchSourceOpener.open(.bytes(Array(text.utf8)), plan: plan, options: ReaderOptions(shape: .concatenated, batchCapacity: 50),
+                                                keepsRecordText: false, progress: ProgressMonitor())
+        var rows = 0
+        while let batch = try source.nextBatch() {
+            rows += batch.count
+            #expect(batch.count <= 50 && batch.elementBatches.count == 2)
             #expect(batch.elementBatches.allSatisfy { $0.capacity <= 1024 })
         }
-        #expect(batches == 40)
+        #expect(rows == 2000)
     }
 
     @Test func elementsOfADocumentAndOfFoundationValuesAreMappedInThePass() throws {
