@@ -84,7 +84,7 @@ import SluiceFixtures
                             options.maximumRecordSize = limit
                             options.matchesKeysInWalk = matched
                             let schema = try MappingSchema(fields: ReferenceMapping.fields, options: schemaOptions)
-                            outcomes.append(try AllowedDifference.outcome(of: Array(document.utf8), appliesDifference: !matched, isStream: true) { input throws(SluiceError) in
+                            outcomes.append(try AllowedDifference.outcome(of: Array(document.utf8), appliesDifference: !matched, isStream: true, isDocument: true) { input throws(SluiceError) in
                                 let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
                                 return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys },
                                                                  batchCapacity: options.batchCapacity)

@@ -21,7 +21,8 @@ import SluiceFixtures
         var options = TokenizerDifferentialTests.options(tokenizer, shape: shape, workers: workers, chunkSize: chunkSize)
         options.matchesKeysInWalk = matched
         let schema = try MappingSchema(fields: fields, options: schemaOptions)
-        return try AllowedDifference.outcome(of: bytes, appliesDifference: !matched, isStream: shape != .ndjson) { input throws(SluiceError) in
+        return try AllowedDifference.outcome(of: bytes, appliesDifference: !matched, isStream: shape != .ndjson,
+                                             isDocument: shape == .document) { input throws(SluiceError) in
             let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
             return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys }, batchCapacity: options.batchCapacity)
         }

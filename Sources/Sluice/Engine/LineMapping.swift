@@ -174,8 +174,7 @@ extension MappingEngine {
         case read
         /// Handed to the machine, which asked to stop.
         case cancelled
-        /// Handed back untouched by both walks (damaged, too deep): a line or an element is judged by yajl, a
-        /// document streamed from its start.
+        /// Handed back untouched by both walks (damaged, too deep): the record is judged by yajl.
         case handedBack
         /// Not UTF-8, as simdjson found before handing anything over.
         case notUTF8

@@ -3,15 +3,15 @@ import Synchronization
 /// One run of a compiled plan over one input: reads, frames, tokenizes and maps, one batch at a time.
 ///
 /// It maps either the chunks of whole records that the ``ChunkReader`` cut (NDJSON lines, an array's elements,
-/// concatenated values), or one document (read whole and walked, or streamed when the walks hand it back).
+/// concatenated values), or one document (read whole and walked, or judged by yajl when the walks hand it back).
 ///
 /// A chunk's NDJSON lines are mapped one by one (a bad line then spoils only itself), each whole by simdjson, or by
 /// yajl's matched walk when simdjson is not chosen or cannot read it, or judged by yajl when neither walk can; the
-/// elements or values of other chunks, whose ends the reader found, go to the walks first as well. A stream (what
-/// the walks hand back) goes through one yajl handle slice by slice, and the state machine finds the record
-/// boundaries (so too in a nested array's text, which the typed door hands to a chunk engine of its own, value after
-/// value). Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields and
-/// rejections can copy them.
+/// elements or values of other chunks, whose ends the reader found (or the typed door's framer, in a nested array's
+/// text), go to the walks first as well. What a verdict leaves unread (a well-formed record both walks hand back,
+/// which only a plan without tables leaves) goes through one yajl handle slice by slice, and the state machine finds
+/// the record boundaries. Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields
+/// and rejections can copy them.
 final class MappingEngine: BatchSource {
     let plan: CompiledPlan
     let options: ReaderOptions
@@ -27,8 +27,8 @@ final class MappingEngine: BatchSource {
     var hasEnded = false
     private var pendingError: SluiceError?
     private let isCancelled = Atomic<Bool>(false)
-    /// A read that failed while the bytes held were read ahead (the first bytes peeked at, a document read whole):
-    /// it is thrown when reading reaches it, after what was read before it.
+    /// A read that failed while the first bytes were peeked at: it is thrown when reading reaches it, after what was
+    /// read before it.
     var peekError: SluiceError?
 
     // A chunk's NDJSON lines: where the next starts, and its number within the chunk.
@@ -210,7 +210,7 @@ final class MappingEngine: BatchSource {
         rejectedAfterCommit = 0
         machine.pointee.restart(at: offset)
         tokenizer.reset()
-        // The pipeline's chunks of elements or values, not the nested array text the typed door hands a chunk engine.
+        // Chunks of elements or values, the pipeline's or the typed door's framed array text.
         walksElements = shape == .concatenated && (simdjson != nil || tokenizer.matchesRecords)
         isTailJudged = false
         streamReadsRest = false

@@ -6,8 +6,8 @@ import Darwin
 #endif
 
 /// A chunk's elements (an array's, or concatenated values), each walked whole where the reader found its end or the
-/// chunk holds one a line, or judged by yajl; and streams fed to yajl slice by slice: a document the walks hand back,
-/// the nested array text the typed door maps, and whatever of a chunk a verdict does not settle.
+/// chunk holds one a line, or judged by yajl; and streams fed to yajl slice by slice: whatever of a chunk or document
+/// a verdict does not settle.
 extension MappingEngine {
     func stepStream() throws(SluiceError) {
         while !hasEnded && !batches.hasReady {
@@ -37,7 +37,7 @@ extension MappingEngine {
 
     /// Reads a chunk's elements (or values) one by one, each whole (``walkRecord(from:to:)``); one that both walks
     /// hand back is judged by yajl (``readHandedBackElement(from:to:)``). What follows the last element, which only
-    /// damage or the input's end can leave, is judged too (``judgeTail()``).
+    /// damage or the input's end can leave, is judged too (``judgeTail()``), and walked when it is one more value.
     func stepElements() {
         pointMachineAtBuffer()
         while !hasEnded && !batches.hasReady && nextElement < elementEnds.count {
@@ -59,7 +59,7 @@ extension MappingEngine {
                 nextElement = elementEnds.count
                 handleStreamStatus(.cancelled)
             case .handedBack, .notUTF8, .notWalked:
-                // Nothing of it reached the machine.
+                // Nothing of it reached the machine (``walkRecordWithYajl(from:to:)`` never finds it not UTF-8).
                 readHandedBackElement(from: first, to: end)
             }
         }
@@ -119,8 +119,8 @@ extension MappingEngine {
 
     /// What follows a chunk's last whole element, which the reader ends after the damage it found (the worker's to
     /// report), or at the input's end: whitespace, or damage, which ends the run as one stream would end it, or a
-    /// record the end cuts short. yajl judges it; its events read only what its verdict does not settle.
-    /// `false` when the events are to read it.
+    /// record the end cuts short, or one value the end ends, which is then walked as the chunk's last element. yajl
+    /// judges it; its events read only what its verdict does not settle. `false` when the events are to read it.
     func judgeTail() -> Bool {
         pointMachineAtBuffer()
         let first = firstNonWhitespace(from: feedFrom)

@@ -66,7 +66,7 @@ final class YajlTokenizer {
     /// Reads the one record in `count` bytes (its first byte, at absolute `offset`, is the record's) with the matched
     /// walk and hands its tape to the machine: `.ok`, or `.cancelled` where the machine asks to stop. `nil` when the
     /// walk hands the record back untouched (not well-formed, too deep), or the machine is not between records: the
-    /// caller then judges it (``judge(_:count:at:ending:)``) or has the events read it, from its start.
+    /// caller then judges it (``judge(_:count:at:ending:isDocument:)``) or has the events read it, from its start.
     func matchRecord(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int) -> Status? {
         guard let matcher, let matchTables, machine.pointee.takesMatchedRecords else { return nil }
         var tape: UnsafePointer<sluice_tape_entry>?
@@ -86,7 +86,8 @@ final class YajlTokenizer {
 
     /// yajl's verdict on a record that the matched walks handed back, as its callback parser finds it.
     enum Verdict: Equatable {
-        /// One well-formed value within the depth allowed (a record passed over, which no walk reads).
+        /// No damage: one well-formed value within the depth allowed (a record passed over, which no walk reads), or,
+        /// judging what was read so far, no damage yet.
         case wellFormed
         /// yajl refused the byte just before absolute `offset`, inside a record (a container is open, or a document's
         /// value whole) or not.

@@ -22,7 +22,7 @@ final class ElementMappers<Element>: Sendable {
         let framed = bytes.withUnsafeMutableBufferPointer { buffer -> Result<MappingEngine.ChunkOutcome, ValueFailure>? in
             guard let start = buffer.baseAddress else { return nil }
             let elementEnds: [Int]
-            switch Self.frameElements(start, count: buffer.count, maximumDepth: engine.engine.options.maximumDepth) {
+            switch Self.frameElements(start, count: buffer.count, maximumDepth: engine.framingDepth) {
             case .success(let ends): elementEnds = ends
             case .failure(let failure): return .failure(failure)
             }
@@ -94,15 +94,20 @@ final class ElementMappers<Element>: Sendable {
     }
 }
 
-/// An engine that maps one array value at a time, as the elements of a top-level array. One thread uses it at a
-/// time: it is taken from its pool under the pool's lock and given back the same way.
+/// An engine that maps one array value at a time, its elements framed into a stream of values, each walked whole, as
+/// the pipeline's workers map a top-level array's. One thread uses it at a time: it is taken from its pool under the
+/// pool's lock and given back the same way.
 private final class ElementEngine: @unchecked Sendable {
     let engine: MappingEngine
+    /// How deep the framer lets an element nest: the array's own level counts, as it does for a top-level array.
+    let framingDepth: Int
 
     init<Element>(mapping: Mapping<Element>) {
-        // Its elements framed, an array is a stream of values, each walked whole.
-        engine = MappingEngine(plan: mapping.plan, chunkShape: .concatenated, hiddenOuterLevels: 0,
-                               options: ReaderOptions(shape: .concatenated, batchCapacity: 16, rejectionPolicy: .collect),
+        var options = ReaderOptions(shape: .concatenated, batchCapacity: 16, rejectionPolicy: .collect)
+        framingDepth = options.maximumDepth
+        // The framer blanks the array's brackets: the elements' limit is one level lower, as the pipeline's is.
+        options.maximumDepth -= 1
+        engine = MappingEngine(plan: mapping.plan, chunkShape: .concatenated, hiddenOuterLevels: 1, options: options,
                                keepsRecordText: mapping.rejectsAfterCommit, sourceName: "$", columnHeader: ColumnHeader())
     }
 }
