@@ -61,8 +61,9 @@ typedef struct {
 
 /// Judges `bytes[0..<length]` as yajl's callback parser reads a line of values (or, `single_value`, a document of one
 /// value, which yajl ends with "trailing garbage"), containers opening at most `maximum_depth` levels deep;
-/// `ends_line`: a line feed is fed after them, as one ends a line that lacks its own; `ends_input`: the input ends after them, as yajl is told once a stream ends (a value cut short there is
-/// SLUICE_VERDICT_TRUNCATED, a number left malformed SLUICE_VERDICT_MALFORMED at `length`).
+/// `ends_line`: a line feed is fed after them, as one ends a line that lacks its own; `ends_input`: the input ends
+/// after them, as yajl is told once a stream ends (a value cut short there is SLUICE_VERDICT_TRUNCATED, a number left
+/// malformed SLUICE_VERDICT_MALFORMED at `length`).
 /// Form feed and vertical tab, which yajl takes for whitespace, are malformed JSON here.
 sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length, size_t maximum_depth, bool single_value, bool ends_line, bool ends_input);
 

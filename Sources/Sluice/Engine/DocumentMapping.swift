@@ -61,7 +61,7 @@ extension MappingEngine {
         // A record passed over is never too large: it is not read.
         if machine.pointee.passesOverNextRecord {
             feedFrom = input.endOffset
-            if !machine.pointee.passOverRecord(end: last) || !machine.pointee.finishDeferredRecord() { stopByPolicy() }
+            if !machine.pointee.passOverRecord(end: last) { stopByPolicy() }
             if !hasEnded { end(with: nil) }
             return true
         }

@@ -100,7 +100,7 @@ extension MappingEngine {
                 if let failure = damage(from: start, to: end, endsWithLineFeed: endsWithLineFeed, record: first..<last) {
                     finishLine(keepGoing: machine.pointee.rejectRecordInProgress(failure, end: last))
                 } else {
-                    finishLine(keepGoing: machine.pointee.passOverRecord(end: last) && machine.pointee.finishDeferredRecord())
+                    finishLine(keepGoing: machine.pointee.passOverRecord(end: last))
                 }
                 return
             }

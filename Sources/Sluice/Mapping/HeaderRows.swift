@@ -25,11 +25,14 @@ extension RecordStateMachine {
     /// Whether the next record is to be passed over (skipped, or the header row) rather than mapped.
     var passesOverNextRecord: Bool { recordsToSkip > 0 || readsHeader }
 
-    /// Passes over the next record, which ends at `end` and is well-formed, as the events would have without reading
-    /// its values (a walk does not take it). Returns `false` where a header that is not one ends the run.
+    /// Passes over the next record (``passesOverNextRecord``), which ends at `end` and was judged well-formed whole,
+    /// as the events would have without reading its values (a walk does not take it). Nothing after it can change
+    /// that, so it is finished at once, never held back (``defersFinish``). Returns `false` where a header that is not
+    /// one ends the run.
     mutating func passOverRecord(end: Int) -> Bool {
         guard beginRecordOrOuter(isArrayStart: false) != Self.mustStop else { return false }
-        return endRecord(end: end)
+        inRecord = false
+        return finishPassingOver(end: end)
     }
 
     /// Ends the run at a header that is not an array of strings (or not even JSON): one message for every way it
