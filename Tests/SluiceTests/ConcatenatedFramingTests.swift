@@ -44,9 +44,10 @@ import SluiceFixtures
     /// before the first that yajl rejects.
     @discardableResult
     static func expectAgreement(_ bytes: [UInt8], fields: [FieldSpec] = ReferenceMapping.fields, schemaOptions: MappingOptions = MappingOptions(),
-                                simdjsonMayDiffer: Bool = false, _ comment: @autoclosure () -> String = "",
+                                simdjsonMayDiffer: Bool = false, named name: String,
                                 sourceLocation: SourceLocation = #_sourceLocation) throws -> Outcome {
         let reference = try streamed(bytes, fields, schemaOptions, tokenizer: .yajl)
+        EventWalkDigests.expect(reference, named: "concatenated/\(name)", sourceLocation: sourceLocation)
         for tokenizer in [TokenizerChoice.yajl, .simdjson] {
             var expected = reference
             for (workers, chunkSize) in [(1, 1 << 20), (1, 1), (2, 300), (3, 2_000)] {
@@ -55,11 +56,11 @@ import SluiceFixtures
                     // The rows before yajl's first rejection (`record N (line …`) are simdjson's too.
                     let firstRejected = reference.transcript.rejections.first.flatMap { Int($0.split(separator: " ")[1]) } ?? .max
                     let agreed = reference.transcript.rows.prefix { row in Int(row.dropFirst().prefix { $0 != "@" }).map { $0 < firstRejected } ?? false }
-                    #expect(agreed.count > 0 || firstRejected <= 2, "\(comment())", sourceLocation: sourceLocation)
-                    #expect(Array(result.transcript.rows.prefix(agreed.count)) == Array(agreed), "\(comment())", sourceLocation: sourceLocation)
+                    #expect(agreed.count > 0 || firstRejected <= 2, "\(name)", sourceLocation: sourceLocation)
+                    #expect(Array(result.transcript.rows.prefix(agreed.count)) == Array(agreed), "\(name)", sourceLocation: sourceLocation)
                     expected = result
                 }
-                #expect(result == expected, "\(comment())\n\(tokenizer), \(workers) workers, chunks of \(chunkSize)\nexpected:\n\(expected)\nframed:\n\(result)",
+                #expect(result == expected, "\(name)\n\(tokenizer), \(workers) workers, chunks of \(chunkSize)\nexpected:\n\(expected)\nframed:\n\(result)",
                         sourceLocation: sourceLocation)
             }
         }
@@ -88,15 +89,15 @@ import SluiceFixtures
 
     @Test(arguments: [ReferenceMapping.fields, ReferenceMapping.richFields])
     func cleanStreamsAgree(_ fields: [FieldSpec]) throws {
-        let reference = try Self.expectAgreement(Self.stream(count: 60, seed: 3), fields: fields)
+        let reference = try Self.expectAgreement(Self.stream(count: 60, seed: 3), fields: fields, named: "clean, \(fields.count) fields")
         #expect(reference.transcript.rows.count > 40)
         #expect(reference.transcript.error == nil)
     }
 
     @Test func strictMappingsAndWholeRecordsAgree() throws {
-        try Self.expectAgreement(Self.stream(count: 40, seed: 5), schemaOptions: MappingOptions(unmappedKeys: .reject))
-        try Self.expectAgreement(Self.stream(count: 40, seed: 6), fields: ReferenceMapping.fields + [field("record", .json, path: "$")])
-        try Self.expectAgreement(Self.stream(count: 40, seed: 7), schemaOptions: MappingOptions(skippedRecords: 4))
+        try Self.expectAgreement(Self.stream(count: 40, seed: 5), schemaOptions: MappingOptions(unmappedKeys: .reject), named: "strict")
+        try Self.expectAgreement(Self.stream(count: 40, seed: 6), fields: ReferenceMapping.fields + [field("record", .json, path: "$")], named: "whole records")
+        try Self.expectAgreement(Self.stream(count: 40, seed: 7), schemaOptions: MappingOptions(skippedRecords: 4), named: "passing over 4")
     }
 
     /// Values that touch: yajl's lexer ends a number or literal where it can go on no further (`01` is two values).
@@ -105,7 +106,7 @@ import SluiceFixtures
         for text in ["01", "1 2", "truefalse", "nullnull", "1\"x\"", "\"x\"1", "{}[]", "[]{}", "1{}", "-1.5e3[1]", "0.5 ", "  7", "{\"a\":1}2",
                      "tru", "1.", "-", "01.5", "1e", "\"open", "{\"a\":", "[1,2", "", "   \n  ", "\u{FEFF}{\"id\":1}", "1 ]", "1,2", "{\"a\":1},{\"a\":2}",
                      "12\u{0C}", "{\"a\":1}12\u{0B}", "1\u{0C}2", "{}\u{0C}{}", "\"x\"\u{0C}"] {
-            try Self.expectAgreement(Array(text.utf8), fields: whole, text)
+            try Self.expectAgreement(Array(text.utf8), fields: whole, named: "touching: \(text)")
         }
     }
 
@@ -124,7 +125,7 @@ import SluiceFixtures
             case 1: damaged.insert(byte, at: at)
             default: damaged.removeSubrange(at...)
             }
-            try Self.expectAgreement(damaged, simdjsonMayDiffer: true, "round \(round): \(round % 3 == 2 ? "cut" : "byte \(byte)") at \(at)")
+            try Self.expectAgreement(damaged, simdjsonMayDiffer: true, named: "damaged round \(round): \(round % 3 == 2 ? "cut" : "byte \(byte)") at \(at)")
         }
     }
 
@@ -133,18 +134,18 @@ import SluiceFixtures
     @Test func headerRowsAndSkippedRecordsAgree() throws {
         let fields = [field("id", .int64), field("name", .string, optional: true)]
         let scalarHeader = "5\n" + #"[1, "a"]"#
-        try Self.expectAgreement(Array(scalarHeader.utf8), fields: fields, schemaOptions: MappingOptions(columnsFromHeader: true), scalarHeader)
+        try Self.expectAgreement(Array(scalarHeader.utf8), fields: fields, schemaOptions: MappingOptions(columnsFromHeader: true), named: "scalar header")
         let rows = [#"{"title": "people"}"#, #"["id", "name"]"#, #"[1, "a"]"#, "[2,\n \"b\"]", #"[3]"#, #"[4, "d", "extra"]"#]
         for separator in ["\n", " ", ""] {
             let text = rows.joined(separator: separator)
-            try Self.expectAgreement(Array(text.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), text)
-            try Self.expectAgreement(Array(text.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 3), text)
+            try Self.expectAgreement(Array(text.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), named: "header: \(text)")
+            try Self.expectAgreement(Array(text.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 3), named: "passing over 3: \(text)")
             let damagedHeader = text.replacingOccurrences(of: #"["id", "name"]"#, with: #"["id", "na\qme"]"#)
-            try Self.expectAgreement(Array(damagedHeader.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), damagedHeader)
+            try Self.expectAgreement(Array(damagedHeader.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), named: "damaged header: \(damagedHeader)")
             let notAHeader = text.replacingOccurrences(of: #"["id", "name"]"#, with: #"{"id": 1}"#)
-            try Self.expectAgreement(Array(notAHeader.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), notAHeader)
+            try Self.expectAgreement(Array(notAHeader.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), named: "not a header: \(notAHeader)")
             let damagedSkipped = text.replacingOccurrences(of: #""people""#, with: #""peo\qple""#)
-            try Self.expectAgreement(Array(damagedSkipped.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), damagedSkipped)
+            try Self.expectAgreement(Array(damagedSkipped.utf8), fields: fields, schemaOptions: MappingOptions(skippedRecords: 1, columnsFromHeader: true), named: "damaged, passed over: \(damagedSkipped)")
         }
     }
 
@@ -153,7 +154,7 @@ import SluiceFixtures
     @Test func damageAfterAScalarFailsForItsDamageAlone() throws {
         let fields = [field("id", .int64), field("name", .string, optional: true)]
         for text in [#"42 {"id":"x","zz":1,"#, #"{"id":1} {"id":"x","zz":1,"#, #"true {"id":"x","zz":1,"name":tru}"#, #""s" {"id":"x","zz":1] "#] {
-            let outcome = try Self.expectAgreement(Array(text.utf8), fields: fields, text)
+            let outcome = try Self.expectAgreement(Array(text.utf8), fields: fields, named: "damage after a scalar: \(text)")
             #expect(outcome.transcript.rejections.last?.contains("$.id") == false, "\(text): \(outcome)")
         }
     }
@@ -161,12 +162,13 @@ import SluiceFixtures
     /// Records nested past the limit and records over the size limit end the run where one stream ends it.
     @Test func limitsAgree() throws {
         let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
-        try Self.expectAgreement(Array(("{\"id\":1} " + deep + " {\"id\":2}").utf8))
+        try Self.expectAgreement(Array(("{\"id\":1} " + deep + " {\"id\":2}").utf8), named: "too deep")
         let big = "{\"id\":3,\"text\":\"" + String(repeating: "b", count: 8000) + "\"}"
         let input = Array(("{\"id\":1}\n" + big + "\n{\"id\":2}").utf8)
         let streamed = try Self.streamed(input, ReferenceMapping.fields, MappingOptions(), tokenizer: .yajl, maximumRecordSize: 4096)
         let framed = try Self.framed(input, ReferenceMapping.fields, MappingOptions(), tokenizer: .simdjson, workers: 2, chunkSize: 1000, maximumRecordSize: 4096)
         #expect(framed == streamed, "streamed:\n\(streamed)\nframed:\n\(framed)")
+        EventWalkDigests.expect(streamed, named: "concatenated/too large")
         #expect(streamed.transcript.error != nil)
     }
 
@@ -198,6 +200,7 @@ import SluiceFixtures
                                                              batchCapacity: options.batchCapacity)
                         })
                     }
+                    EventWalkDigests.expect(outcomes[0], named: "not UTF-8/\(shape), depth \(maximumDepth), \(tokenizer), \(workers) workers")
                     #expect(outcomes[1] == outcomes[0], "depth \(maximumDepth), \(tokenizer), \(workers) workers: events\n\(outcomes[0])\nwalked\n\(outcomes[1])")
                     // The record whose ill-formed bytes no field reads is mapped; the one whose text holds them is not;
                     // the last nests two levels deep (three with an array's own).
@@ -214,6 +217,7 @@ import SluiceFixtures
     @Test func severalWorkersShareAStream() throws {
         let bytes = Self.stream(count: 400, seed: 13)
         let reference = try Self.streamed(bytes, ReferenceMapping.fields, MappingOptions(), tokenizer: .yajl)
+        EventWalkDigests.expect(reference, named: "concatenated/shared by workers")
         for workers in [2, 4] {
             let result = try Self.framed(bytes, ReferenceMapping.fields, MappingOptions(), tokenizer: .simdjson, workers: workers, chunkSize: 16 << 10)
             #expect(result == reference, "\(workers) workers")

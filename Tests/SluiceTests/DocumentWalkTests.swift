@@ -27,12 +27,13 @@ import SluiceFixtures
     @Test(arguments: [TokenizerChoice.simdjson, .yajl])
     func documentsAgree(_ tokenizer: TokenizerChoice) throws {
         for (index, document) in Self.documents.enumerated() {
-            for fields in [ReferenceMapping.fields, ReferenceMapping.richFields, [field("record", .json, path: "$")]] {
+            for (fieldsName, fields) in [("reference", ReferenceMapping.fields), ("rich", ReferenceMapping.richFields), ("whole", [field("record", .json, path: "$")])] {
                 let events = try MatchedWalkTests.run(document, fields, schemaOptions: MappingOptions(), matched: false, workers: 1, chunkSize: 1 << 20,
                                                       tokenizer: tokenizer, shape: .document)
                 let matched = try MatchedWalkTests.run(document, fields, schemaOptions: MappingOptions(), matched: true, workers: 1, chunkSize: 1 << 20,
                                                        tokenizer: tokenizer, shape: .document)
                 #expect(matched == events, "document \(index): events\n\(events)\nmatched\n\(matched)")
+                EventWalkDigests.expect(events, named: "documents/\(index), \(fieldsName), \(tokenizer)")
             }
         }
     }
@@ -61,6 +62,7 @@ import SluiceFixtures
         let matched = try MatchedWalkTests.run(compressed, ReferenceMapping.fields, schemaOptions: MappingOptions(), matched: true, workers: 1,
                                                chunkSize: 1 << 20, tokenizer: .yajl, shape: .document)
         #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        EventWalkDigests.expect(events, named: "a read error/\(document)")
         #expect(events.transcript.error != nil)
     }
 
@@ -91,6 +93,7 @@ import SluiceFixtures
                             })
                         }
                         #expect(outcomes[1] == outcomes[0], "document \(index), limit \(limit), reads of \(readBufferSize): events\n\(outcomes[0])\nmatched\n\(outcomes[1])")
+                        EventWalkDigests.expect(outcomes[0], named: "documents near the limit/\(index), limit \(limit), reads of \(readBufferSize), skipping \(schemaOptions.skippedRecords), \(tokenizer)")
                     }
                 }
             }

@@ -70,7 +70,7 @@ import Testing
     /// expects the same; returns what the events read. `walksWhole`: every record is also walked whole, none left to
     /// the events.
     static func expectWalksAgree<Model: Equatable>(
-        _ records: [String], mapping: Mapping<Model>, tokenizer: TokenizerChoice, workers: Int, walksWhole: Bool,
+        _ records: [String], named name: String, mapping: Mapping<Model>, tokenizer: TokenizerChoice, workers: Int, walksWhole: Bool,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Outcome<Model> {
         let text = records.joined(separator: "\n") + "\n"
@@ -78,6 +78,7 @@ import Testing
         let events = try read(text, mapping: mapping, tokenizer: tokenizer, matched: false, workers: workers)
         let matched = try read(text, mapping: mapping, tokenizer: tokenizer, matched: true, workers: workers)
         #expect(matched == events, sourceLocation: sourceLocation)
+        EventWalkDigests.expect("\(events.models)\n\(events.rejections)", named: "element shapes/\(name)/\(tokenizer), \(workers) workers", sourceLocation: sourceLocation)
         for (got, wanted) in zip(matched.models, events.models) where got != wanted {
             Issue.record("\(got)\n  instead of\n\(wanted)", sourceLocation: sourceLocation)
             break
@@ -109,7 +110,7 @@ import Testing
 
     @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
     func pointsWrittenAsArraysAgree(_ tokenizer: TokenizerChoice, workers: Int) throws {
-        let events = try Self.expectWalksAgree(Self.routes, mapping: try Self.points(), tokenizer: tokenizer, workers: workers, walksWhole: true)
+        let events = try Self.expectWalksAgree(Self.routes, named: "points", mapping: try Self.points(), tokenizer: tokenizer, workers: workers, walksWhole: true)
         #expect(events.models.count >= 5 && events.rejections.count >= 4, "\(events)")
         #expect(events.models.first == Route(id: 1, points: [Point(lon: 1.5, lat: 2.5), Point(lon: 3, lat: 4)]))
     }
@@ -128,7 +129,7 @@ import Testing
 
     @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
     func aFieldAtAnElementsRootBesideItsKeysAgrees(_ tokenizer: TokenizerChoice, workers: Int) throws {
-        let events = try Self.expectWalksAgree(Self.posts, mapping: try Self.tags(), tokenizer: tokenizer, workers: workers, walksWhole: true)
+        let events = try Self.expectWalksAgree(Self.posts, named: "tags", mapping: try Self.tags(), tokenizer: tokenizer, workers: workers, walksWhole: true)
         #expect(events.models.first == Post(id: 2, tags: [Tag(whole: #"{"text":"t"}"#, text: "t")]), "\(events)")
         #expect(events.rejections.count == 4 && events.models.count == 5, "\(events)")
     }
@@ -163,7 +164,7 @@ import Testing
         let text = String(decoding: TokenizerDifferentialTests.damagedTweets(count: 300, seed: 11), as: UTF8.self)
         // Its lines as they stand, so that the text read is the same.
         let records = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0).map(String.init)
-        let events = try Self.expectWalksAgree(records, mapping: try Self.mentions(), tokenizer: tokenizer, workers: workers, walksWhole: false)
+        let events = try Self.expectWalksAgree(records, named: "damaged tweets", mapping: try Self.mentions(), tokenizer: tokenizer, workers: workers, walksWhole: false)
         #expect(events.models.count > 100 && events.models.contains { $0.mentions?.first?.whole != nil }, "\(events.models.prefix(2))")
     }
 }

@@ -214,6 +214,7 @@ import SluiceFixtures
             let events = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: pipeline.tokenizer)
             let matched = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: pipeline.tokenizer)
             #expect(matched == events, "\(name), \(pipeline.tokenizer), seed \(seed): events\n\(events)\nmatched\n\(matched)")
+            EventWalkDigests.expect(events, named: "tweets/\(name)/\(pipeline.workers) workers, chunks of \(pipeline.chunkSize), \(pipeline.tokenizer)/seed \(seed)")
             #expect(events.transcript.rows.count + events.transcript.rejections.count > 250 && !events.transcript.rejections.isEmpty, "\(name): the input is read and rejects")
         }
     }
@@ -232,6 +233,7 @@ import SluiceFixtures
                 let events = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: false, workers: workers, chunkSize: chunkSize, tokenizer: tokenizer, shape: .array)
                 let matched = try Self.run(bytes, fields, schemaOptions: schemaOptions, matched: true, workers: workers, chunkSize: chunkSize, tokenizer: tokenizer, shape: .array)
                 #expect(matched == events, "\(name), \(workers) workers: events\n\(events)\nmatched\n\(matched)")
+                EventWalkDigests.expect(events, named: "array elements/\(name)/\(tokenizer), one per line: \(onePerLine), \(workers) workers")
                 #expect(events.transcript.rows.count + events.transcript.rejections.count > 300, "\(name): the input is read")
             }
         }
@@ -292,6 +294,7 @@ import SluiceFixtures
         let events = try Self.run(bytes, fields, schemaOptions: MappingOptions(), matched: false, workers: 1, chunkSize: 1 << 20, tokenizer: tokenizer)
         let matched = try Self.run(bytes, fields, schemaOptions: MappingOptions(), matched: true, workers: 1, chunkSize: 1 << 20, tokenizer: tokenizer)
         #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        EventWalkDigests.expect(events, named: "scalar records/\(tokenizer), \(type)")
         #expect(events.transcript.rows.count > 2 && events.transcript.rejections.count > 5)
         // yajl's matched walk reads every well-formed record whole, scalars too.
         let wellFormed = Array(records.prefix(13))
@@ -333,6 +336,7 @@ import SluiceFixtures
         let events = try Self.run(bytes, fields, schemaOptions: options, matched: false, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: pipeline.tokenizer)
         let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: pipeline.tokenizer)
         #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
+        EventWalkDigests.expect(events, named: "record keys/\(pipeline.workers) workers, chunks of \(pipeline.chunkSize), \(pipeline.tokenizer)")
         #expect(events.transcript.rows.count > 150 && events.transcript.rows.contains { $0.contains(#"key="k7""#) }, "\(events.transcript.rows.prefix(3))")
         #expect(MatchTables(plan: try PlanCompiler.compile(fields, options: options), mapsElements: true) != nil)
     }
@@ -351,6 +355,7 @@ import SluiceFixtures
             let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: pipeline.workers, chunkSize: pipeline.chunkSize, tokenizer: tokenizer)
             #expect(matched == events, "\(tokenizer): events\n\(events)\nmatched\n\(matched)")
         }
+        EventWalkDigests.expect(events, named: "header rows/\(pipeline.workers) workers, chunks of \(pipeline.chunkSize)")
         #expect(events.transcript.rows.count > 50 && events.transcript.rejections.count > 50, "\(events.transcript.rows.count) rows, \(events.transcript.rejections.count) rejections")
 
         // Its rows go through the matched walk.
@@ -402,6 +407,7 @@ import SluiceFixtures
                 let matched = try Self.run(bytes, fields, schemaOptions: options, matched: true, workers: workers, chunkSize: chunkSize, tokenizer: tokenizer, shape: shape)
                 #expect(matched == events, "\(shape), \(tokenizer), \(workers) workers: events\n\(events)\nmatched\n\(matched)")
             }
+            EventWalkDigests.expect(events, named: "rows captured whole/\(shape), \(workers) workers")
             let read = events.transcript.rows.count + events.transcript.rejections.count
             #expect(events.transcript.rows.count > 80 && read > 380, "\(events.transcript.rows.count) rows of \(read)")
         }
@@ -432,6 +438,8 @@ import SluiceFixtures
             options.matchesKeysInWalk = true
             let matched = try ElementPassTests.read(text, mapping: mapping, options: options)
             ElementPassTests.expectSame(matched, walkedByEvents, "\(workers) workers, \(tokenizer)")
+            EventWalkDigests.expect("\(walkedByEvents.posts)\n\(walkedByEvents.rejections)\n\(walkedByEvents.unmappedKeys.sorted { $0.key < $1.key })",
+                                    named: "typed arrays/odds \(odds), \(strictness)/\(workers) workers, \(tokenizer)")
             if strictness != "strict records" {
                 #expect(walkedByEvents.unmappedKeys == ["$.note": text.split(separator: "\n").count { $0.contains(#""note""#) }])
             }
@@ -476,6 +484,7 @@ import SluiceFixtures
             return result
         }
         let walkedByEvents = try read(matched: false)
+        EventWalkDigests.expect("\(walkedByEvents.grids)\n\(walkedByEvents.rejections)", named: "arrays of arrays")
         for tokenizer in [TokenizerChoice.simdjson, .yajl] {
             let matched = try read(matched: true, tokenizer: tokenizer)
             #expect(matched.grids == walkedByEvents.grids, "\(tokenizer)")
