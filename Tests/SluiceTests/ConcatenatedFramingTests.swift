@@ -4,41 +4,23 @@ import SluiceFixtures
 @testable import Sluice
 
 /// A stream of concatenated values is cut into chunks at the ends of its values (``RecordFramer`` over values at the
-/// top level) and mapped by the pipeline's workers. It must give exactly what one yajl stream over the whole input
-/// gives, which is how such input was read before: the same rows, rejections, counts and unmapped keys, with one
-/// worker or several, either tokenizer, any chunk size, clean and damaged. One difference is allowed, as lines have
-/// it: a damaged record fails for its damage alone.
+/// top level) and mapped by the pipeline's workers. It must give exactly what one yajl stream of events over the
+/// whole input gave, which is how such input was read before (``EventWalkDigests``): the same rows, rejections,
+/// counts and unmapped keys, with one worker or several, either tokenizer, any chunk size, clean and damaged. One
+/// difference is allowed, as lines have it: a damaged record fails for its damage alone.
 @Suite struct ConcatenatedFramingTests {
     typealias Outcome = MatchedWalkTests.Outcome
-
-    /// The stream read by one engine, the way concatenated values were read before they were framed, shown as the
-    /// framed reading shows a damaged record (``AllowedDifference``).
-    static func streamed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice,
-                         maximumRecordSize: Int = ReaderOptions().maximumRecordSize) throws -> Outcome {
-        let schema = try MappingSchema(fields: fields, options: schemaOptions)
-        var options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated)
-        options.maximumRecordSize = maximumRecordSize
-        return try AllowedDifference.outcome(of: bytes, appliesDifference: true, isStream: true) { input throws(SluiceError) in
-            let engine = try MappingEngine(plan: schema.plan, source: try Input.bytes(input).open(), options: options)
-            return AllowedDifference.Reading(next: engine.nextBatch, statistics: { engine.statistics }, unmappedKeys: { engine.unmappedKeys },
-                                            batchCapacity: options.batchCapacity)
-        }
-    }
 
     /// The stream cut into chunks by the reader and mapped by `workers`.
     static func framed(_ bytes: [UInt8], _ fields: [FieldSpec], _ schemaOptions: MappingOptions, tokenizer: TokenizerChoice,
                        workers: Int, chunkSize: Int, maximumRecordSize: Int = ReaderOptions().maximumRecordSize) throws -> Outcome {
         var options = TokenizerDifferentialTests.options(tokenizer, shape: .concatenated, workers: workers, chunkSize: chunkSize)
         options.maximumRecordSize = maximumRecordSize
-        let schema = try MappingSchema(fields: fields, options: schemaOptions)
-        return try AllowedDifference.outcome(of: bytes, appliesDifference: false, isStream: true) { input throws(SluiceError) in
-            let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
-            return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys },
-                                            batchCapacity: options.batchCapacity)
-        }
+        return try MatchedWalkTests.outcome(of: bytes, schema: try MappingSchema(fields: fields, options: schemaOptions), options: options)
     }
 
-    /// Runs both readings with both tokenizers at several worker counts and chunk sizes and expects them to agree.
+    /// Reads the stream with both tokenizers at several worker counts and chunk sizes and expects what one stream of
+    /// yajl's events gave, recorded under `name`; returns yajl's reading with one worker.
     /// `simdjsonMayDiffer`: the input may be damaged inside a value no field reads, which simdjson passes over
     /// unchecked (docs/tokenizers.md); its readings must then agree among themselves, and with yajl's on the records
     /// before the first that yajl rejects.
@@ -46,7 +28,7 @@ import SluiceFixtures
     static func expectAgreement(_ bytes: [UInt8], fields: [FieldSpec] = ReferenceMapping.fields, schemaOptions: MappingOptions = MappingOptions(),
                                 simdjsonMayDiffer: Bool = false, named name: String,
                                 sourceLocation: SourceLocation = #_sourceLocation) throws -> Outcome {
-        let reference = try streamed(bytes, fields, schemaOptions, tokenizer: .yajl)
+        let reference = try framed(bytes, fields, schemaOptions, tokenizer: .yajl, workers: 1, chunkSize: 1 << 20)
         EventWalkDigests.expect(reference, named: "concatenated/\(name)", sourceLocation: sourceLocation)
         for tokenizer in [TokenizerChoice.yajl, .simdjson] {
             var expected = reference
@@ -129,7 +111,7 @@ import SluiceFixtures
         }
     }
 
-    /// Records passed over and header rows, which no walk reads: passed over without yajl's events when whole, and
+    /// Records passed over and header rows, which no walk reads: passed over unread when whole, and
     /// a damaged one ends the run as one stream ends it; rows read by the header's names.
     @Test func headerRowsAndSkippedRecordsAgree() throws {
         let fields = [field("id", .int64), field("name", .string, optional: true)]
@@ -165,11 +147,11 @@ import SluiceFixtures
         try Self.expectAgreement(Array(("{\"id\":1} " + deep + " {\"id\":2}").utf8), named: "too deep")
         let big = "{\"id\":3,\"text\":\"" + String(repeating: "b", count: 8000) + "\"}"
         let input = Array(("{\"id\":1}\n" + big + "\n{\"id\":2}").utf8)
-        let streamed = try Self.streamed(input, ReferenceMapping.fields, MappingOptions(), tokenizer: .yajl, maximumRecordSize: 4096)
-        let framed = try Self.framed(input, ReferenceMapping.fields, MappingOptions(), tokenizer: .simdjson, workers: 2, chunkSize: 1000, maximumRecordSize: 4096)
-        #expect(framed == streamed, "streamed:\n\(streamed)\nframed:\n\(framed)")
-        EventWalkDigests.expect(streamed, named: "concatenated/too large")
-        #expect(streamed.transcript.error != nil)
+        for (tokenizer, workers, chunkSize) in [(TokenizerChoice.yajl, 1, 1 << 20), (.simdjson, 2, 1000)] {
+            let framed = try Self.framed(input, ReferenceMapping.fields, MappingOptions(), tokenizer: tokenizer, workers: workers, chunkSize: chunkSize, maximumRecordSize: 4096)
+            EventWalkDigests.expect(framed, named: "concatenated/too large")
+            #expect(framed.transcript.error != nil)
+        }
     }
 
     /// Elements that simdjson finds not UTF-8 go to yajl's walk, which reads past ill-formed UTF-8 in values no
@@ -188,25 +170,15 @@ import SluiceFixtures
         for maximumDepth in [1, 2, 64] {
             for tokenizer in [TokenizerChoice.simdjson, .yajl] {
                 for (workers, chunkSize) in [(1, 1 << 20), (2, 40)] {
-                    var outcomes: [Outcome] = []
-                    for matched in [false, true] {
-                        var options = TokenizerDifferentialTests.options(tokenizer, shape: shape, workers: workers, chunkSize: chunkSize)
-                        options.maximumDepth = maximumDepth
-                        options.matchesKeysInWalk = matched
-                        let schema = try MappingSchema(fields: fields)
-                        outcomes.append(try AllowedDifference.outcome(of: input, appliesDifference: !matched, isStream: true) { bytes throws(SluiceError) in
-                            let reader = try ColumnarReader(input: .bytes(bytes), schema: schema, options: options)
-                            return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys },
-                                                             batchCapacity: options.batchCapacity)
-                        })
-                    }
-                    EventWalkDigests.expect(outcomes[0], named: "not UTF-8/\(shape), depth \(maximumDepth), \(tokenizer), \(workers) workers")
-                    #expect(outcomes[1] == outcomes[0], "depth \(maximumDepth), \(tokenizer), \(workers) workers: events\n\(outcomes[0])\nwalked\n\(outcomes[1])")
+                    var options = TokenizerDifferentialTests.options(tokenizer, shape: shape, workers: workers, chunkSize: chunkSize)
+                    options.maximumDepth = maximumDepth
+                    let outcome = try MatchedWalkTests.outcome(of: input, schema: try MappingSchema(fields: fields), options: options)
+                    EventWalkDigests.expect(outcome, named: "not UTF-8/\(shape), depth \(maximumDepth), \(tokenizer), \(workers) workers")
                     // The record whose ill-formed bytes no field reads is mapped; the one whose text holds them is not;
                     // the last nests two levels deep (three with an array's own).
-                    let mapped = outcomes[1].transcript.rows.map { String($0.prefix(3)) }
+                    let mapped = outcome.transcript.rows.map { String($0.prefix(3)) }
                     #expect(Array(mapped.prefix(2)) == ["#1@", "#2@"] && (mapped.last == "#7@") == (maximumDepth > (shape == .array ? 2 : 1)),
-                            "\(outcomes[1])")
+                            "\(outcome)")
                 }
             }
         }
@@ -216,7 +188,7 @@ import SluiceFixtures
     /// numbers them, and the chunks hold many records each.
     @Test func severalWorkersShareAStream() throws {
         let bytes = Self.stream(count: 400, seed: 13)
-        let reference = try Self.streamed(bytes, ReferenceMapping.fields, MappingOptions(), tokenizer: .yajl)
+        let reference = try Self.framed(bytes, ReferenceMapping.fields, MappingOptions(), tokenizer: .yajl, workers: 1, chunkSize: 1 << 20)
         EventWalkDigests.expect(reference, named: "concatenated/shared by workers")
         for workers in [2, 4] {
             let result = try Self.framed(bytes, ReferenceMapping.fields, MappingOptions(), tokenizer: .simdjson, workers: workers, chunkSize: 16 << 10)

@@ -3,7 +3,7 @@ import SluiceFixtures
 @testable import Sluice
 
 /// One document is one record: read whole and walked by yajl's matched walk (whichever tokenizer is chosen, both
-/// tried), it gives what yajl's events give, for documents clean, failing, damaged, followed by another value, behind
+/// tried), it gives what yajl's events gave, for documents clean, failing, damaged, followed by another value, behind
 /// blank lines or a byte order mark, scalar, empty and over the record size limit.
 @Suite struct DocumentWalkTests {
     static var documents: [[UInt8]] {
@@ -28,17 +28,14 @@ import SluiceFixtures
     func documentsAgree(_ tokenizer: TokenizerChoice) throws {
         for (index, document) in Self.documents.enumerated() {
             for (fieldsName, fields) in [("reference", ReferenceMapping.fields), ("rich", ReferenceMapping.richFields), ("whole", [field("record", .json, path: "$")])] {
-                let events = try MatchedWalkTests.run(document, fields, schemaOptions: MappingOptions(), matched: false, workers: 1, chunkSize: 1 << 20,
-                                                      tokenizer: tokenizer, shape: .document)
-                let matched = try MatchedWalkTests.run(document, fields, schemaOptions: MappingOptions(), matched: true, workers: 1, chunkSize: 1 << 20,
+                let matched = try MatchedWalkTests.run(document, fields, schemaOptions: MappingOptions(), workers: 1, chunkSize: 1 << 20,
                                                        tokenizer: tokenizer, shape: .document)
-                #expect(matched == events, "document \(index): events\n\(events)\nmatched\n\(matched)")
-                EventWalkDigests.expect(events, named: "documents/\(index), \(fieldsName), \(tokenizer)")
+                EventWalkDigests.expect(matched, named: "documents/\(index), \(fieldsName), \(tokenizer)")
             }
         }
     }
 
-    /// The documents yajl's walk reads whole go through it, not through the events.
+    /// The documents yajl's walk reads whole go through it; only damaged ones go to its verdict.
     @Test func cleanDocumentsAreWalked() throws {
         let plan = try PlanCompiler.compile(ReferenceMapping.fields)
         for (index, document) in Self.documents.enumerated() {
@@ -57,13 +54,10 @@ import SluiceFixtures
     func aReadErrorComesWhereTheStreamMeetsIt(_ document: String) throws {
         var compressed = Compressor.gzip(Array((document + String(repeating: " ", count: 3000)).utf8))
         compressed[compressed.count - 6] ^= 0xFF
-        let events = try MatchedWalkTests.run(compressed, ReferenceMapping.fields, schemaOptions: MappingOptions(), matched: false, workers: 1,
-                                              chunkSize: 1 << 20, tokenizer: .yajl, shape: .document)
-        let matched = try MatchedWalkTests.run(compressed, ReferenceMapping.fields, schemaOptions: MappingOptions(), matched: true, workers: 1,
+        let matched = try MatchedWalkTests.run(compressed, ReferenceMapping.fields, schemaOptions: MappingOptions(), workers: 1,
                                                chunkSize: 1 << 20, tokenizer: .yajl, shape: .document)
-        #expect(matched == events, "events\n\(events)\nmatched\n\(matched)")
-        EventWalkDigests.expect(events, named: "a read error/\(document)")
-        #expect(events.transcript.error != nil)
+        EventWalkDigests.expect(matched, named: "a read error/\(document)")
+        #expect(matched.transcript.error != nil)
     }
 
     /// Documents over the record size limit, or damaged before or after it, read in small pieces: rejected as too
@@ -80,20 +74,11 @@ import SluiceFixtures
             for limit in [64, 700, tweet.utf8.count - 1, tweet.utf8.count, 1 << 20] {
                 for readBufferSize in [100, 4096] {
                     for schemaOptions in [MappingOptions(), MappingOptions(skippedRecords: 1)] {
-                        var outcomes: [MatchedWalkTests.Outcome] = []
-                        for matched in [false, true] {
-                            var options = TokenizerDifferentialTests.options(tokenizer, shape: .document, readBufferSize: readBufferSize)
-                            options.maximumRecordSize = limit
-                            options.matchesKeysInWalk = matched
-                            let schema = try MappingSchema(fields: ReferenceMapping.fields, options: schemaOptions)
-                            outcomes.append(try AllowedDifference.outcome(of: Array(document.utf8), appliesDifference: !matched, isStream: true, isDocument: true) { input throws(SluiceError) in
-                                let reader = try ColumnarReader(input: .bytes(input), schema: schema, options: options)
-                                return AllowedDifference.Reading(next: reader.next, statistics: { reader.statistics }, unmappedKeys: { reader.unmappedKeys },
-                                                                 batchCapacity: options.batchCapacity)
-                            })
-                        }
-                        #expect(outcomes[1] == outcomes[0], "document \(index), limit \(limit), reads of \(readBufferSize): events\n\(outcomes[0])\nmatched\n\(outcomes[1])")
-                        EventWalkDigests.expect(outcomes[0], named: "documents near the limit/\(index), limit \(limit), reads of \(readBufferSize), skipping \(schemaOptions.skippedRecords), \(tokenizer)")
+                        var options = TokenizerDifferentialTests.options(tokenizer, shape: .document, readBufferSize: readBufferSize)
+                        options.maximumRecordSize = limit
+                        let schema = try MappingSchema(fields: ReferenceMapping.fields, options: schemaOptions)
+                        let outcome = try MatchedWalkTests.outcome(of: Array(document.utf8), schema: schema, options: options)
+                        EventWalkDigests.expect(outcome, named: "documents near the limit/\(index), limit \(limit), reads of \(readBufferSize), skipping \(schemaOptions.skippedRecords), \(tokenizer)")
                     }
                 }
             }

@@ -6,7 +6,11 @@ import Testing
 /// What yajl's event walk, the core the matched walks replaced, gave on the differential tests' inputs: a digest of
 /// each run's whole outcome (rows, rejections with their raw text, counts, unmapped keys), kept under a name in
 /// Fixtures/golden/event-walk.digests. They were recorded from the event walk itself while it was still there, when
-/// the matched walks gave the same; the matched walks are held to them now that it is gone.
+/// the matched walks gave the same; the matched walks are held to them now that it is gone. They hold the one
+/// difference allowed (``MatchedWalkTests/aDamagedLineFailsForItsDamageAlone(_:workers:)`` shows it): a record that
+/// is no well-formed JSON value fails for its damage alone, where the events also named the fields that failed
+/// before it and counted the keys no field reads that they met before it (for a document, also before the size
+/// limit).
 ///
 /// `SLUICE_UPDATE_GOLDEN=1 swift test` records the runs as they stand instead of checking them: only for a change
 /// of behaviour that is meant, named in the CHANGELOG, after reading the failing case's transcript.

@@ -2,7 +2,8 @@ import Testing
 import SluiceBench
 @testable import Sluice
 
-/// The yajl wrapper on its own: slices, statuses, offsets, the end of input, and a fresh handle after an error.
+/// yajl's verdict on its own: absolute offsets, where the bytes end, JSON's whitespace, and one document's second
+/// value.
 @Suite struct TokenizerTests {
     final class Harness {
         let plan: CompiledPlan
@@ -10,12 +11,12 @@ import SluiceBench
         let machine: UnsafeMutablePointer<RecordStateMachine>
         let tokenizer: YajlTokenizer
 
-        init(allowsMultipleValues: Bool = true) throws {
+        init() throws {
             plan = try PlanCompiler.compile([field("n", .int64, path: "$")])
             queue = BatchQueue(fields: plan.fields, capacity: 16)
             machine = .allocate(capacity: 1)
             machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, outerLevels: 0, defersFinish: false, maximumDepth: 8, stopsAtFirstRejection: false))
-            tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: allowsMultipleValues)
+            tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: true)
         }
 
         deinit {
@@ -24,65 +25,46 @@ import SluiceBench
             machine.deallocate()
         }
 
-        func feed(_ text: String, at offset: Int = 0) -> YajlTokenizer.Status {
-            Array(text.utf8).withUnsafeBufferPointer { tokenizer.parse($0.baseAddress!, count: $0.count, at: offset) }
-        }
-
-        var values: [Int64] {
-            machine.pointee.flush()
-            var result: [Int64] = []
-            while let batch = queue.takeReady() {
-                result += (0..<batch.count).compactMap { batch.column(0).int64($0) }
-                queue.recycle(batch)
-            }
-            return result
+        func judge(_ text: String, at offset: Int = 0, ending: YajlTokenizer.JudgedEnd = .inputEnd, isDocument: Bool = false) -> YajlTokenizer.Verdict {
+            Array(text.utf8).withUnsafeBufferPointer { tokenizer.judge($0.baseAddress!, count: $0.count, at: offset, ending: ending, isDocument: isDocument) }
         }
     }
 
-    @Test func aNumberSplitAcrossSlicesArrivesWhole() throws {
+    @Test func malformedInputIsPlacedAtTheAbsoluteOffsetJustPastTheBadByte() throws {
         let harness = try Harness()
-        #expect(harness.feed("12") == .ok)
-        #expect(harness.feed("34 5") == .ok)
-        #expect(harness.tokenizer.finish() == .ok)
-        #expect(harness.values == [1234, 5])
+        #expect(harness.judge("[1, x", at: 100) == .malformed(message: "lexical error: invalid char in json text.", offset: 105, insideRecord: true))
+        #expect(harness.judge(" x", at: 100) == .malformed(message: "lexical error: invalid char in json text.", offset: 102, insideRecord: false))
     }
 
-    @Test func malformedInputReportsTheAbsoluteOffsetJustPastTheBadByte() throws {
+    /// A value cut off by the end of the input is truncated; cut off by the end of what was read so far, it is not
+    /// yet damaged, though a container is open.
+    @Test func aValueCutOffByTheEndIsTruncatedOnlyAtTheInputsEnd() throws {
         let harness = try Harness()
-        #expect(harness.feed("1 2 ", at: 100) == .ok)
-        #expect(harness.feed("x", at: 104) == .malformed(message: "lexical error: invalid char in json text.", offset: 105))
-    }
-
-    /// The tokenizer, not its caller, tells a value cut off by the end of the input from a malformed one.
-    @Test func aValueCutOffByTheEndIsReportedAtTheEnd() throws {
-        let harness = try Harness()
-        #expect(harness.feed("[1, 2", at: 0) == .ok)
-        #expect(harness.tokenizer.finish() == .truncated(offset: 5))
-        let malformed = try Harness()
-        #expect(malformed.feed("[1, 2 x", at: 0) == .malformed(message: "lexical error: invalid char in json text.", offset: 7))
+        #expect(harness.judge("[1, 2") == .truncated)
+        #expect(harness.judge("[1, 2", ending: .readSoFar) == .truncated)
+        #expect(harness.judge("12", ending: .readSoFar) == .wellFormed)
+        #expect(harness.judge("[1, 2 x") == .malformed(message: "lexical error: invalid char in json text.", offset: 7, insideRecord: true))
     }
 
     @Test func formFeedAndVerticalTabAreNotWhitespace() throws {
         let harness = try Harness()
-        #expect(harness.feed("1 \u{0C}2") == .malformed(message: "lexical error: form feed (a control character that is not JSON whitespace)", offset: 3))
-        harness.tokenizer.reset()
-        #expect(harness.feed("\u{0B}") == .malformed(message: "lexical error: vertical tab (a control character that is not JSON whitespace)", offset: 1))
+        #expect(harness.judge("[1, \u{0C}2]") == .malformed(message: "lexical error: form feed (a control character that is not JSON whitespace)", offset: 5, insideRecord: true))
+        #expect(harness.judge("\u{0B}") == .malformed(message: "lexical error: vertical tab (a control character that is not JSON whitespace)", offset: 1, insideRecord: false))
     }
 
-    @Test func aFreshHandleForgetsAnError() throws {
+    @Test func aRecordFollowedByAnotherValueIsNotOneRecord() throws {
         let harness = try Harness()
-        #expect(harness.feed("]") != .ok)
-        #expect(harness.feed("7 ") != .ok)
-        harness.tokenizer.reset()
-        #expect(harness.feed("7 ") == .ok)
-        #expect(harness.values == [7])
+        #expect(harness.judge("1 {}", ending: .lineFeed) == .extraValue(offset: 3))
+        #expect(harness.judge("1 2", ending: .recordEnd) == .extraValue(offset: 3))
+        // A document is one value, as yajl reads one: anything after it but whitespace is trailing garbage.
+        #expect(harness.judge("1 2", isDocument: true) == .malformed(message: "parse error: trailing garbage", offset: 3, insideRecord: true))
+        #expect(harness.judge("{} \n", isDocument: true) == .wellFormed)
     }
 
-    @Test func oneDocumentRejectsASecondValue() throws {
-        let harness = try Harness(allowsMultipleValues: false)
-        // The second value is only known to be complete at the end of the input.
-        #expect(harness.feed("1 2") == .ok)
-        #expect(harness.tokenizer.finish() == .malformed(message: "parse error: trailing garbage", offset: 3))
+    @Test func nestingPastTheLimitIsPlacedWhereItOpens() throws {
+        let harness = try Harness()
+        #expect(harness.judge(String(repeating: "[", count: 9) + String(repeating: "]", count: 9)) == .tooDeep(offset: 9))
+        #expect(harness.judge(String(repeating: "[", count: 8) + String(repeating: "]", count: 8)) == .wellFormed)
     }
 
     @Test func theBaselineTokenizesAndRejectsMalformedInput() throws {
