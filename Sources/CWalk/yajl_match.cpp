@@ -370,7 +370,7 @@ sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_
         // One handle of each kind reads record after record: it takes a value after a value, and is made again
         // after a failure.
         handle = yajl_alloc(&callbacks, nullptr, matcher);
-        if (handle == nullptr) return SLUICE_MATCH_UNUSUAL;
+        if (handle == nullptr) return SLUICE_MATCH_NO_MEMORY;
         yajl_config(handle, yajl_allow_multiple_values, 1);
         if (matcher->known_utf8) yajl_config(handle, yajl_dont_validate_strings, 1);
     }

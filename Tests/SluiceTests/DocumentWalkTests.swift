@@ -39,7 +39,7 @@ import SluiceFixtures
     @Test func cleanDocumentsAreWalked() throws {
         let plan = try PlanCompiler.compile(ReferenceMapping.fields)
         for (index, document) in Self.documents.enumerated() {
-            let engine = try MappingEngine(plan: plan, source: MemorySource(bytes: document), options: TokenizerDifferentialTests.options(.yajl, shape: .document))
+            let engine = try MappingEngine(plan: plan, document: MemorySource(bytes: document), options: TokenizerDifferentialTests.options(.yajl, shape: .document))
             var rows = 0
             while let batch = try? engine.nextBatch() { rows += batch.count }
             // Walked whole: the clean ones, the one whose id fails, a scalar (which fails), one missing fields.

@@ -72,7 +72,6 @@ import Testing
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Outcome<Model> {
         let text = records.joined(separator: "\n") + "\n"
-        #expect(MatchTables(plan: mapping.plan, mapsElements: true) != nil, sourceLocation: sourceLocation)
         let matched = try read(text, mapping: mapping, tokenizer: tokenizer, workers: workers)
         EventWalkDigests.expect("\(matched.models)\n\(matched.rejections)", named: "element shapes/\(name)/\(tokenizer), \(workers) workers", sourceLocation: sourceLocation)
         if walksWhole {

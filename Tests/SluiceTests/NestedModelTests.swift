@@ -51,6 +51,18 @@ import Testing
         return (companies, rejections)
     }
 
+    /// An array's elements have no key: an element mapping that reads `$key` is refused with the array's field named.
+    @Test func anElementMappingThatReadsAKeyIsRefused() throws {
+        struct Keyed: Sendable { var key = "" }
+        struct Holder: Sendable { var items: [Keyed] = [] }
+        let element = try Mapping({ Keyed() }, options: MappingOptions(recordsPath: "data"), fields: [Field("$key", \.key)])
+        #expect {
+            try Mapping({ Holder() }, fields: [Field("items", \.items, elements: element)])
+        } throws: { error in
+            "\(error)".contains("items") && "\(error)".contains("$key")
+        }
+    }
+
     @Test func nestedObjectsAggregationsAndOneSourceForTwoTargets() throws {
         let result = try read("""
             {"name":"Acme","company_ceo":{"name":"Ann","age":50},"hq":{"latitude":1.5,"longitude":2.5},"latitude":10,"longitude":20,"distance":3}

@@ -16,7 +16,7 @@ import SluiceBench
             queue = BatchQueue(fields: plan.fields, capacity: 16)
             machine = .allocate(capacity: 1)
             machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, outerLevels: 0, defersFinish: false, maximumDepth: 8, stopsAtFirstRejection: false))
-            tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: true)
+            tokenizer = YajlTokenizer(machine: machine, matchTables: MatchTables(plan: plan, mapsElements: false))
         }
 
         deinit {

@@ -102,6 +102,8 @@ typedef enum {
     /// The record holds something the walk leaves to the next reader (damage, nesting past the walk's depth; for
     /// simdjson's, also a row read whole as json and anything yajl's reads as simply): nothing was handed over.
     SLUICE_MATCH_UNUSUAL = 1,
+    /// The walk's parser could not be allocated: nothing was handed over, and nothing can be read.
+    SLUICE_MATCH_NO_MEMORY = 2,
     /// The bytes are not UTF-8.
     SLUICE_MATCH_INVALID_UTF8 = 3,
 } sluice_match_status;

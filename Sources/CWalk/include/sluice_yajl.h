@@ -24,7 +24,8 @@ void sluice_yajl_matcher_free(sluice_yajl_matcher *matcher);
 /// unescaped from it are well-formed UTF-8 (else only as well-formed as yajl checks: mapped text is to be checked).
 /// The entries are the matcher's, valid until its next record; their bytes point into `bytes` (text without escapes,
 /// captured containers), which must outlive them, or into the matcher (text yajl unescaped). Anything else (not
-/// well-formed, too deep, a second value) is SLUICE_MATCH_UNUSUAL, with nothing handed over.
+/// well-formed, too deep, a second value) is SLUICE_MATCH_UNUSUAL, with nothing handed over; SLUICE_MATCH_NO_MEMORY
+/// when yajl's parser could not be allocated.
 sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_t *bytes, size_t length,
                                       const sluice_plan_tables *tables, const int32_t *header_nodes, size_t header_count,
                                       const sluice_tape_entry **tape, size_t *count, size_t *end, bool *known_utf8);

@@ -5,8 +5,8 @@ import Darwin
 #endif
 
 /// A chunk's NDJSON lines, mapped one by one: each whole by simdjson, or by yajl's matched walk when simdjson is not
-/// chosen or cannot read it; a line neither walk reads is judged by yajl alone (rejected for its damage, or, well-formed,
-/// read by yajl's events). A line too long or not UTF-8 is rejected on its own, and the rest of the chunk read on.
+/// chosen or cannot read it; a line neither walk reads is judged by yajl alone and rejected for its damage. A line
+/// too long or not UTF-8 is rejected on its own, and the rest of the chunk read on.
 extension MappingEngine {
     /// Maps the chunk's lines one by one. The chunk reader cut the chunk after a line feed, or at the input's end,
     /// or just past the size limit inside a line too long (the reader drops the rest of it), so each line is whole.
@@ -27,8 +27,6 @@ extension MappingEngine {
             }
         }
     }
-
-    private static let lineFeed: [UInt8] = [0x0A]
 
     /// The first byte from `start` that is not whitespace, or `end` (the input's end by default): a line looks no
     /// further than itself, so that a run of blank lines costs time linear in its length.
@@ -63,16 +61,16 @@ extension MappingEngine {
         pointMachineAtBuffer()
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
-        var isUTF8 = true
-        switch walkRecord(from: first, to: last) {
-        case .read:
-            finishWalkedRecord(cancelled: false, end: last)
+        // The header row (lines to skip are passed over above), which no walk reads, is only judged.
+        let walked = machine.pointee.passesOverNextRecord ? .handedBack : walkRecord(from: first, to: last)
+        switch walked {
+        case .read, .cancelled:
+            finishWalkedRecord(cancelled: walked == .cancelled, end: last)
             return
-        case .cancelled:
-            finishWalkedRecord(cancelled: true, end: last)
+        case .noMemory:
+            self.end(with: Self.noMemoryError(source: source.name, at: first))
             return
         case .notUTF8:
-            isUTF8 = false
             // yajl's walk checks mapped text, and reads past ill-formed UTF-8 in values no field reads: a record it
             // reads whole without a failure is not UTF-8 all the same.
             switch walkRecordWithYajl(from: first, to: last) {
@@ -82,62 +80,23 @@ extension MappingEngine {
             case .cancelled:
                 finishWalkedRecord(cancelled: true, end: last)
                 return
-            default:
+            case .noMemory:
+                self.end(with: Self.noMemoryError(source: source.name, at: first))
+                return
+            case .handedBack, .notUTF8:
                 break
             }
-            fallthrough
         case .handedBack:
-            // yajl judges the record as its events would, but whatever its fields make of it: a damaged record
-            // fails for its damage alone. The events read a well-formed one.
-            if let failure = damage(from: start, to: end, endsWithLineFeed: endsWithLineFeed, record: first..<last) {
-                finishLine(keepGoing: machine.pointee.rejectRecordInProgress(failure, end: last))
-                return
-            }
-        case .notWalked:
-            if machine.pointee.passesOverNextRecord {
-                // The header row (lines to skip are passed over above), which no walk reads: judged, and passed over
-                // without the events.
-                if let failure = damage(from: start, to: end, endsWithLineFeed: endsWithLineFeed, record: first..<last) {
-                    finishLine(keepGoing: machine.pointee.rejectRecordInProgress(failure, end: last))
-                } else {
-                    finishLine(keepGoing: machine.pointee.passOverRecord(end: last))
-                }
-                return
-            }
+            break
         }
-        var status = tokenizer.parse(input.pointer(at: start), count: end - start, at: start)
-        if status == .ok && !endsWithLineFeed {
-            // A line feed ends a number or literal that the input's last line leaves open.
-            status = Self.lineFeed.withUnsafeBufferPointer { newline in
-                newline.baseAddress.map { tokenizer.parse($0, count: 1, at: end) } ?? .ok
-            }
+        // yajl judges the record whatever its fields make of it: a damaged record fails for its damage alone.
+        if let failure = damage(from: start, to: end, endsWithLineFeed: endsWithLineFeed, record: first..<last) {
+            finishLine(keepGoing: machine.pointee.rejectRecordInProgress(failure, end: last))
+        } else if machine.pointee.passesOverNextRecord {
+            finishLine(keepGoing: machine.pointee.passOverRecord(end: last))
+        } else {
+            finishLine(keepGoing: machine.pointee.rejectRecordInProgress(Self.unreadFailure(at: first), end: last))
         }
-        var keepGoing = true
-        switch status {
-        case .ok:
-            if machine.pointee.inRecord {
-                keepGoing = machine.pointee.rejectRecordInProgress(
-                    .truncated(at: last, found: "the end of the line"),
-                    end: last)
-                tokenizer.reset()
-            } else if !isUTF8 {
-                keepGoing = finishRecordNotUTF8(from: first, to: last)
-            } else {
-                keepGoing = machine.pointee.finishDeferredRecord()
-            }
-        case .cancelled:
-            if machine.pointee.stoppingRejection == nil {
-                keepGoing = machine.pointee.rejectRecordInProgress(nil, end: last)
-            }
-            tokenizer.reset()
-        case .malformed(let message, let offset):
-            keepGoing = machine.pointee.rejectRecordInProgress(syntaxFailure(message, at: offset, within: first..<last), end: last)
-            tokenizer.reset()
-        case .truncated(let offset):
-            keepGoing = machine.pointee.rejectRecordInProgress(.truncated(at: offset), end: last)
-            tokenizer.reset()
-        }
-        finishLine(keepGoing: keepGoing)
     }
 
     /// Why the line in `start..<end` (its record in `record`) is no well-formed JSON value, by yajl's verdict;
@@ -168,43 +127,21 @@ extension MappingEngine {
             : machine.pointee.finishDeferredRecord()
     }
 
-    /// What a walk made of one record whose bytes are all at hand.
-    enum WalkOutcome {
-        /// Read whole and handed to the machine.
-        case read
-        /// Handed to the machine, which asked to stop.
-        case cancelled
-        /// Handed back untouched by both walks (damaged, too deep): the record is judged by yajl.
-        case handedBack
-        /// Not UTF-8, as simdjson found before handing anything over.
-        case notUTF8
-        /// Not for the walks: the plan has no tables, or the machine is not between records (a header row to read).
-        case notWalked
-    }
-
-    /// Reads the record in `first..<end` with simdjson where it is chosen, else (or where it cannot read it) with
-    /// yajl's matched walk.
-    func walkRecord(from first: Int, to end: Int) -> WalkOutcome {
-        guard tokenizer.matchesRecords && machine.pointee.takesMatchedRecords else { return .notWalked }
+    /// Reads the record in `first..<end` with simdjson where it is chosen, else (or where it hands the record back)
+    /// with yajl's matched walk.
+    func walkRecord(from first: Int, to end: Int) -> WalkStatus {
         if let simdjson {
-            switch simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first) {
-            case .ok: return .read
-            case .cancelled: return .cancelled
-            case .invalidUTF8: return .notUTF8
-            case .unreadable: break  // nothing reached the machine
-            }
+            let walked = simdjson.walk(input.pointer(at: first), count: end - first, readable: input.readableBytes(from: first), at: first)
+            // Handed back, nothing of it reached the machine.
+            guard walked == .handedBack else { return walked }
         }
         return walkRecordWithYajl(from: first, to: end)
     }
 
     /// Reads the record in `first..<end` with yajl's matched walk, which checks mapped text only: where simdjson
     /// found the record not UTF-8, too.
-    func walkRecordWithYajl(from first: Int, to end: Int) -> WalkOutcome {
-        switch tokenizer.matchRecord(input.pointer(at: first), count: end - first, at: first) {
-        case .ok?: return .read
-        case .cancelled?: return .cancelled
-        default: return .handedBack
-        }
+    func walkRecordWithYajl(from first: Int, to end: Int) -> WalkStatus {
+        tokenizer.matchRecord(input.pointer(at: first), count: end - first, at: first)
     }
 
     func finishLine(keepGoing: Bool) {

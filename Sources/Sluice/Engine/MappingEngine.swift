@@ -6,12 +6,10 @@ import Synchronization
 /// concatenated values), or one document (read whole and walked, or judged by yajl when the walks hand it back).
 ///
 /// A chunk's NDJSON lines are mapped one by one (a bad line then spoils only itself), each whole by simdjson, or by
-/// yajl's matched walk when simdjson is not chosen or cannot read it, or judged by yajl when neither walk can; the
-/// elements or values of other chunks, whose ends the reader found (or the typed door's framer, in a nested array's
-/// text), go to the walks first as well. What a verdict leaves unread (a well-formed record both walks hand back,
-/// which only a plan without tables leaves) goes through one yajl handle slice by slice, and the state machine finds
-/// the record boundaries. Either way the bytes of the record being mapped stay in ``InputBuffer``, so json fields
-/// and rejections can copy them.
+/// yajl's matched walk when simdjson is not chosen or cannot read it, or judged by yajl when neither walk can; so are
+/// the elements or values of other chunks, whose ends the reader found (or the typed door's framer, in a nested
+/// array's text). The bytes of the record being mapped stay in ``InputBuffer``, so json fields and rejections can
+/// copy them.
 final class MappingEngine: BatchSource {
     let plan: CompiledPlan
     let options: ReaderOptions
@@ -20,8 +18,9 @@ final class MappingEngine: BatchSource {
     let input: InputBuffer
     let batches: BatchQueue
     let machine: UnsafeMutablePointer<RecordStateMachine>
+    /// Reads what simdjson is not chosen for or cannot read, and judges what neither walk reads.
     let tokenizer: YajlTokenizer
-    /// Reads NDJSON records first when the options ask for it; yajl reads what it cannot.
+    /// Reads records first when the options ask for it; yajl reads what it cannot.
     let simdjson: SimdjsonTokenizer?
     private var lentBatch: ColumnarBatch?
     var hasEnded = false
@@ -34,15 +33,11 @@ final class MappingEngine: BatchSource {
     // A chunk's NDJSON lines: where the next starts, and its number within the chunk.
     var lineStart = 0
     var lineNumber = 1
-    // Streams: the next byte to hand to yajl
-    var feedFrom = 0
-    // An array's elements in a chunk: whether the walks read them (else yajl's events read the chunk as a stream),
-    // where each ends, and the next to read.
-    private var walksElements = false
+    /// Where the bytes not yet read begin: the next element's, or the document's.
+    var readFrom = 0
+    // An array's elements or concatenated values in a chunk: where each ends, and the next to read.
     /// Whether what follows the chunk's last whole element has been judged (``judgeTail()``).
     private var isTailJudged = false
-    /// yajl's events read the rest of the chunk: an element they read left a number or word open.
-    var streamReadsRest = false
     var elementEnds: [Int] = []
     var nextElement = 0
     /// The chunk holds an array's lines, one element and its comma each until shown otherwise.
@@ -51,8 +46,8 @@ final class MappingEngine: BatchSource {
     var exactReadingFrom: Int?
     /// Where the input's first value may start (past a byte-order mark).
     var inputStart = 0
-    /// One document: whether the walks have been tried on it.
-    var isDocumentWalkTried = false
+    /// One document: whether it has been read.
+    private var isDocumentRead = false
 
     /// Keys no field reads that the matched walk counted, taken from it for ``unmappedKeys`` and not yet handed on.
     private var keysCountedInWalk: [UnmappedKey: Int] = [:]  // lint: reporting, not the per-value path
@@ -61,20 +56,19 @@ final class MappingEngine: BatchSource {
     /// How far the records handed out reach, against the input's frame checksums.
     var delivered: DeliveredInput
 
-    /// Opens `source` as a stream: concatenated values or one document. Its first bytes are looked at for a byte
-    /// order mark and, when asked, the shape. The plan's records path is not followed here: wrapper documents go
-    /// through the chunk reader.
-    convenience init(plan: CompiledPlan, source: any ByteSource, options: ReaderOptions, keepsRecordText: Bool = false) throws(SluiceError) {
+    /// Opens `source` as one document, which is one record. Its first bytes are looked at for a byte order mark. The
+    /// plan's records path is not followed here: wrapper documents go through the chunk reader.
+    convenience init(plan: CompiledPlan, document source: any ByteSource, options: ReaderOptions, keepsRecordText: Bool = false) throws(SluiceError) {
         let options = try options.validated()
         var source = source
         // Small inputs of known size get a buffer of their size.
         let capacity = max(options.readBufferSize, 64 << 10)
         let input = InputBuffer(capacity: source.size.map { min(capacity, $0 + 16) } ?? capacity)
 
-        // Peek at the first bytes: a byte order mark to skip, and the shape when it is to be detected. A small
-        // input is then read whole before yajl sees it, so where yajl places an error does not depend on the read
-        // size; from a pipe, with the shape given, no more than the mark's bytes, so its first record is not held back.
-        let peekSize = options.shape == .automatic || source.size != nil ? 64 << 10 : 3
+        // Peek at the first bytes, for a byte order mark to skip. A small input of known size is read whole at once,
+        // so where its size limit is found does not depend on the read size; from a pipe, no more than the mark's
+        // bytes.
+        let peekSize = source.size != nil ? 64 << 10 : 3
         var peekError: SluiceError?
         while input.count < peekSize && !input.isAtEnd {
             do {
@@ -86,14 +80,7 @@ final class MappingEngine: BatchSource {
             }
         }
         let start = ShapeDetector.byteOrderMarkLength(UnsafeBufferPointer(start: input.storage, count: input.count))
-        let shape = options.shape == .automatic
-            ? ShapeDetector.detect(UnsafeBufferPointer(start: input.storage + start, count: input.count - start))
-            : options.shape
-        guard shape != .ndjson else {
-            // Lines are cut by the chunk reader, whose chunks ``mapChunk(_:count:at:leadingRecords:holdsHeader:recordKeys:elementEnds:)`` maps.
-            throw .invalidOptions("NDJSON is read in chunks; open it with a reader")
-        }
-        self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
+        self.init(plan: plan, shape: .document, options: options, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
         self.peekError = peekError
         machine.pointee.recordsToSkip = plan.skippedRecords
         machine.pointee.readsHeader = plan.columnsFromHeader
@@ -121,7 +108,7 @@ final class MappingEngine: BatchSource {
         self.shape = shape
         delivered = DeliveredInput(checks: source.frameChecks)
         lineStart = start
-        feedFrom = start
+        readFrom = start
         inputStart = start
 
         // The current batch, those ready and the consumer's together stay within a share of the budget, however
@@ -131,16 +118,16 @@ final class MappingEngine: BatchSource {
         batches = BatchQueue(fields: plan.fields, capacity: capacity, keepsRecordText: keepsRecordText)
         machine = .allocate(capacity: 1)
         machine.initialize(to: RecordStateMachine(
-            plan: plan, batches: batches, outerLevels: shape == .array ? 1 : 0,
+            plan: plan, batches: batches, outerLevels: 0,
             defersFinish: shape == .ndjson || shape == .document, maximumDepth: options.maximumDepth,
             maximumRecordSize: options.maximumRecordSize,
             stopsAtFirstRejection: options.rejectionPolicy == .stop
         ))
         machine.pointee.boundary = start
-        let matchTables = options.matchesKeysInWalk ? MatchTables(plan: plan, mapsElements: !machine.pointee.elementMachines.isEmpty) : nil
-        tokenizer = YajlTokenizer(machine: machine, allowsMultipleValues: shape == .ndjson || shape == .concatenated, matchTables: matchTables)
-        // NDJSON lines, and the elements of an array that the pipeline's chunks name one by one.
-        if let matchTables, (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson {
+        let matchTables = MatchTables(plan: plan, mapsElements: !machine.pointee.elementMachines.isEmpty)
+        tokenizer = YajlTokenizer(machine: machine, matchTables: matchTables)
+        // NDJSON lines, and the elements of an array or values of a stream that the pipeline's chunks name one by one.
+        if (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson {
             simdjson = SimdjsonTokenizer(machine: machine, matchTables: matchTables)
         } else {
             simdjson = nil
@@ -203,18 +190,15 @@ final class MappingEngine: BatchSource {
     /// Maps the borrowed chunk's records from its start, `offset`, and returns their batches.
     private func mapRecords(from offset: Int, elementEnds: [Int], linesEndAt readerEnd: Int?) -> [ColumnarBatch] {
         lineStart = offset
-        feedFrom = offset
+        readFrom = offset
         lineNumber = 1
         hasEnded = false
         pendingError = nil
         rejectedAfterCommit = 0
         machine.pointee.restart(at: offset)
-        tokenizer.reset()
         // Chunks of elements or values, the pipeline's or the typed door's framed array text.
-        walksElements = shape == .concatenated && (simdjson != nil || tokenizer.matchesRecords)
         isTailJudged = false
-        streamReadsRest = false
-        self.elementEnds = walksElements ? elementEnds : []
+        self.elementEnds = elementEnds
         nextElement = 0
         exactReadingFrom = nil
         var produced: [ColumnarBatch] = []
@@ -224,21 +208,17 @@ final class MappingEngine: BatchSource {
                 continue
             }
             if hasEnded { break }
-            do {
-                if shape == .ndjson {
-                    stepLines()
-                } else if holdsArrayLines {
-                    stepArrayLines(endingAt: readerEnd)
-                } else if nextElement < self.elementEnds.count {
-                    stepElements()
-                } else if walksElements && !isTailJudged && !streamReadsRest && !machine.pointee.inRecord {
-                    isTailJudged = true
-                    if !judgeTail() { try stepStream() }
-                } else {
-                    try stepStream()
-                }
-            } catch {
-                end(with: error)
+            if shape == .ndjson {
+                stepLines()
+            } else if holdsArrayLines {
+                stepArrayLines(endingAt: readerEnd)
+            } else if nextElement < self.elementEnds.count {
+                stepElements()
+            } else if !isTailJudged {
+                isTailJudged = true
+                judgeTail()
+            } else {
+                end(with: nil)
             }
         }
         return produced
@@ -326,8 +306,11 @@ final class MappingEngine: BatchSource {
                 return nil
             }
             do {
-                if !isDocumentWalkTried, try walkDocument() { continue }
-                try stepStream()
+                if !isDocumentRead {
+                    isDocumentRead = true
+                    try walkDocument()
+                }
+                if !hasEnded { end(with: nil) }
             } catch {
                 end(with: error)
             }
@@ -347,12 +330,6 @@ final class MappingEngine: BatchSource {
             throw peekError
         }
         try input.fill(from: &source, readSize: options.readBufferSize)
-    }
-
-    /// Whether everything read is whitespace and still held (yajl holds a bare value at the end, `42` or `"ab`,
-    /// without a word: only blank input may skip its verdict).
-    func isBlankSinceStart() -> Bool {
-        !machine.pointee.inRecord && input.baseOffset <= inputStart && firstNonWhitespace(from: inputStart) == input.endOffset
     }
 
     func pointMachineAtBuffer() {

@@ -86,10 +86,6 @@ public struct ReaderOptions: Sendable, Hashable {
     /// The tokenizer that reads records. Output is the same with each, except where a value no field reads is
     /// malformed, or is not UTF-8 (see ``TokenizerChoice``).
     public var tokenizer: TokenizerChoice = .automatic
-    /// Whether whole records go to the matched walks (keys matched in C++, one tape a record; simdjson reads only so)
-    /// rather than to yajl's events. Output is the same either way, but for what simdjson passes over unchecked;
-    /// tests compare them.
-    package var matchesKeysInWalk = true
     /// Whether an array file whose elements are written one per line may be cut at line feeds (and read exactly
     /// from the first line that is not one element and its comma); off, the framer reads every byte. Output is the
     /// same either way: tests compare the two.

@@ -7,8 +7,6 @@ import CWalk
 /// rows read by a header's names; typed arrays of models, whose element plans' tries follow the record's in the same
 /// tables. The tape's values go through the event walk's own writes, which apply fallbacks, cleanups and transforms
 /// alike for every walk.
-///
-/// Every plan gets tables but one with an element plan that reads nothing at its root.
 final class MatchTables: @unchecked Sendable {
     /// The tables as C reads them; they point into memory these tables own.
     let tables: UnsafeMutablePointer<sluice_plan_tables>
@@ -18,7 +16,7 @@ final class MatchTables: @unchecked Sendable {
     ///   - plan: The record's plan.
     ///   - mapsElements: Whether the record's typed arrays of models are mapped element by element (its batches hold
     ///     element rows); if not, they are json text, as any json field. Element plans' own arrays always are.
-    init?(plan: CompiledPlan, mapsElements: Bool) {
+    init(plan: CompiledPlan, mapsElements: Bool) {
         // The record's plan, then each element plan, one after the other: a plan's node `n` is node `base + n`.
         var plans: [(plan: CompiledPlan, base: Int32, mapsElements: Bool)] = [(plan, 0, mapsElements)]
         var nodeTotal = Int32(plan.nodeCount)
@@ -27,12 +25,11 @@ final class MatchTables: @unchecked Sendable {
         while next < plans.count {
             let (plan, _, mapsElements) = plans[next]
             next += 1
-            guard Self.canBeMatched(plan, isElementPlan: next > 1) else { return nil }
             // Only element plans a node maps by are walked: an element column whose array is also read otherwise (as
             // json text, by a list, under validators) has no element machine, and its plan no place in the tables.
             var roots = [Int32](repeating: -1, count: plan.elementColumns.count)
             for (machine, column) in plan.elementColumns.enumerated() where mapsElements && plan.mapsElements(by: machine) {
-                guard let elementPlan = plan.fields[column].elementPlan as? CompiledPlan else { return nil }
+                guard let elementPlan = plan.fields[column].elementPlan as? CompiledPlan else { continue }
                 roots[machine] = nodeTotal
                 plans.append((elementPlan, nodeTotal, true))
                 nodeTotal += Int32(elementPlan.nodeCount)
@@ -93,11 +90,6 @@ final class MatchTables: @unchecked Sendable {
     /// captured (and walked on the way where fields read beneath it), and the scalar fields there fail on it, as in
     /// the event walk. An element plan's root reads keys (a model's), array elements by index (a point written
     /// `[lon, lat]`), or is read whole (a scalar's, a field at `$`, also beside keys).
-    private static func canBeMatched(_ plan: CompiledPlan, isElementPlan: Bool) -> Bool {
-        guard let root = UnsafeBufferPointer(start: plan.nodes, count: plan.nodeCount).first else { return false }
-        return !isElementPlan || root.keyEntryCount > 0 || root.indexEntryCount > 0 || root.targetCount > 0
-    }
-
     /// The node's SLUICE_NODE_* flags. Keys no field reads inside a typed array's elements are not counted (an
     /// element plan's machine keeps no report of them), unless they fail their element.
     private static func flags(of node: PlanNode, at index: Int, in plan: CompiledPlan, isElementPlan: Bool, mapsElements: Bool) -> UInt8 {

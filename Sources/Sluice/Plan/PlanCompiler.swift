@@ -58,6 +58,9 @@ enum PlanCompiler {
             // The fallbacks are checked even when the path cannot be read, so that all of a field's problems show.
             let fallbacks = fallbackPaths(of: field, problems: &fallbackProblems)
             guard let path else { continue }
+            if let elements = field.elementPlan as? CompiledPlan, elements.keyNode >= 0 {
+                problems.append(MappingProblem(field: field.name, message: "its elements' mapping reads $key, which an array's elements do not have"))
+            }
             if field.isList { checkList(field, path: path, problems: &listProblems) }
             trie.insert(path.segments[...], column: column)
             for (offset, fallback) in fallbacks.enumerated() {

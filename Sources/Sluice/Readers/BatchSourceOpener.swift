@@ -81,7 +81,7 @@ enum BatchSourceOpener {
             // skips and counts in its offsets).
             var sequential = options
             sequential.shape = shape
-            return try MappingEngine(plan: plan, source: source, options: sequential, keepsRecordText: keepsRecordText)
+            return try MappingEngine(plan: plan, document: source, options: sequential, keepsRecordText: keepsRecordText)
         }
         if byteOrderMark > 0 {
             try source.skip(byteOrderMark)

@@ -10,19 +10,9 @@ import Darwin
 /// simdjson unread.
 ///
 /// simdjson checks a record's structure, its strings and its UTF-8 as a whole, but the values it passes over only
-/// for structure. Whatever the walk cannot read, it hands back untouched (``Status/unreadable``): the driver then
+/// for structure. Whatever the walk cannot read, it hands back untouched (``WalkStatus/handedBack``): the driver then
 /// lets yajl read the record, so malformed records get yajl's verdict and wording whichever tokenizer runs.
 final class SimdjsonTokenizer {
-    enum Status: Equatable {
-        case ok
-        /// The machine took the record and asked to stop; it knows why.
-        case cancelled
-        /// The walk cannot read the record: nothing was handed over, and the bytes are for yajl to read.
-        case unreadable
-        /// The record is not UTF-8; nothing was delivered.
-        case invalidUTF8
-    }
-
     /// Bytes simdjson may read past a record; allocations that hand records to it leave this much room.
     static let padding = Int(sluice_simdjson_padding())
 
@@ -65,10 +55,10 @@ final class SimdjsonTokenizer {
 
     /// Walks the one value in `count` bytes whose first byte sits at absolute `offset`; `readable` bytes from
     /// `bytes` may be read.
-    func walk(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int, at offset: Int) -> Status {
-        guard let parser, count <= Self.maximumRecordSize, machine.pointee.takesMatchedRecords else { return .unreadable }
+    func walk(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int, at offset: Int) -> WalkStatus {
+        guard let parser, count <= Self.maximumRecordSize, machine.pointee.takesMatchedRecords else { return .handedBack }
         // Each level takes two bytes at least: only a long record needs its brackets counted.
-        guard count / 2 <= openingLimit || sluice_count_openings(bytes, count) <= openingLimit else { return .unreadable }
+        guard count / 2 <= openingLimit || sluice_count_openings(bytes, count) <= openingLimit else { return .handedBack }
         var start = bytes
         var capacity = readable
         if readable < count + Self.padding {
@@ -84,11 +74,11 @@ final class SimdjsonTokenizer {
         switch status {
         case SLUICE_MATCH_OK:
             let walked = UnsafeBufferPointer(start: tape, count: entries)
-            return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: true) ? .ok : .cancelled
+            return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: true) ? .read : .cancelled
         case SLUICE_MATCH_INVALID_UTF8:
-            return .invalidUTF8
+            return .notUTF8
         default:
-            return .unreadable
+            return .handedBack
         }
     }
 

@@ -206,7 +206,7 @@ public struct Mapping<Model>: Sendable {
     @discardableResult
     public func update(_ model: inout Model, from input: Input) throws(SluiceError) -> [PartialKeyPath<Model> & Sendable] {
         let source = try input.open()
-        let engine = try MappingEngine(plan: updatePlan, source: source, options: ReaderOptions(shape: .document, rejectionPolicy: .collect))
+        let engine = try MappingEngine(plan: updatePlan, document: source, options: ReaderOptions(shape: .document, rejectionPolicy: .collect))
         guard let batch = try engine.nextBatch() else { throw .invalidInput(source: source.name, message: "no record in it") }
         if let rejection = batch.rejections.first { throw .rejected(rejection) }
         guard batch.count == 1 else { throw .invalidInput(source: source.name, message: "no record in it") }

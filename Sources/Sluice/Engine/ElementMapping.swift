@@ -6,144 +6,129 @@ import Darwin
 #endif
 
 /// A chunk's elements (an array's, or concatenated values), each walked whole where the reader found its end or the
-/// chunk holds one a line, or judged by yajl; and streams fed to yajl slice by slice: whatever of a chunk or document
-/// a verdict does not settle.
+/// chunk holds one a line, or judged by yajl; and how a run that cannot go on past a record ends.
 extension MappingEngine {
-    func stepStream() throws(SluiceError) {
-        while !hasEnded && !batches.hasReady {
-            if feedFrom == input.endOffset {
-                if input.isAtEnd {
-                    finishStream()
-                    return
-                }
-                pointMachineAtBuffer()
-                if machine.pointee.sizeLimit.isExceeded(from: machine.pointee.recordInProgressStart, to: input.endOffset) {
-                    machine.pointee.rejectOversizedRecordInProgress(end: input.endOffset)
-                    endWithMachineRejection()
-                    return
-                }
-                machine.pointee.countLines(upTo: machine.pointee.boundary)
-                input.discard(before: machine.pointee.boundary)
-                try fillInput()
-                continue
-            }
-            pointMachineAtBuffer()
-            let count = input.endOffset - feedFrom
-            let status = tokenizer.parse(input.pointer(at: feedFrom), count: count, at: feedFrom)
-            feedFrom = input.endOffset
-            handleStreamStatus(status)
-        }
-    }
-
     /// Reads a chunk's elements (or values) one by one, each whole (``walkRecord(from:to:)``); one that both walks
-    /// hand back is judged by yajl (``readHandedBackElement(from:to:)``). What follows the last element, which only
+    /// hand back is judged by yajl (``judgeHandedBackElement(from:to:)``). What follows the last element, which only
     /// damage or the input's end can leave, is judged too (``judgeTail()``), and walked when it is one more value.
     func stepElements() {
         pointMachineAtBuffer()
         while !hasEnded && !batches.hasReady && nextElement < elementEnds.count {
-            let first = firstNonWhitespace(from: feedFrom)
+            let first = firstNonWhitespace(from: readFrom)
             let end = elementEnds[nextElement]
             guard first < end else {
                 nextElement = elementEnds.count
                 return
             }
-            var walked = walkRecord(from: first, to: end)
+            // A record passed over (skipped, the header row), which no walk reads, is only judged.
+            var walked = machine.pointee.passesOverNextRecord ? .handedBack : walkRecord(from: first, to: end)
             // yajl's walk reads past ill-formed UTF-8 in values no field reads, as yajl reads any element.
             if walked == .notUTF8 { walked = walkRecordWithYajl(from: first, to: end) }
             switch walked {
             case .read:
-                feedFrom = end
+                readFrom = end
                 nextElement += 1
             case .cancelled:
-                feedFrom = end
+                readFrom = end
                 nextElement = elementEnds.count
-                handleStreamStatus(.cancelled)
-            case .handedBack, .notUTF8, .notWalked:
+                stopAfterCancel(end: end)
+            case .noMemory:
+                self.end(with: Self.noMemoryError(source: source.name, at: first))
+            case .handedBack, .notUTF8:
                 // Nothing of it reached the machine (``walkRecordWithYajl(from:to:)`` never finds it not UTF-8).
-                readHandedBackElement(from: first, to: end)
+                judgeHandedBackElement(from: first, to: end)
             }
         }
     }
 
-    /// An element the walks did not read (damaged, too deep, a record passed over), judged by yajl
-    /// as its stream would read it. A damaged one ends the run where the stream would, failing for its damage
-    /// alone (as a damaged line does); a well-formed one is passed over (a record skipped, the header row), or read
-    /// by yajl's events, alone.
-    private func readHandedBackElement(from first: Int, to end: Int) {
+    /// An element the walks did not read (damaged, too deep, a record passed over), judged by yajl. A damaged one
+    /// ends the run, failing for its damage alone (as a damaged line does); a well-formed one is passed over.
+    private func judgeHandedBackElement(from first: Int, to end: Int) {
         pointMachineAtBuffer()
         let verdict = tokenizer.judge(input.pointer(at: first), count: end - first, at: first, ending: .recordEnd)
-        switch verdict {
-        case .malformed, .tooDeep:
-            _ = failsStream(verdict, recordStart: first)
-            return
-        case .wellFormed where machine.pointee.passesOverNextRecord:
-            // A number or word ends with the whitespace after it, which is not its text.
-            if !machine.pointee.passOverRecord(end: endBeforeWhitespace(from: first, to: end)) { endWithMachineRejection() }
-            feedFrom = end
-            nextElement += 1
-            return
-        default:
-            break
-        }
-        let status = tokenizer.parse(input.pointer(at: feedFrom), count: end - feedFrom, at: feedFrom)
-        feedFrom = end
-        handleStreamStatus(status)
+        readFrom = end
         nextElement += 1
-        // A number or word the element ends with, with no byte after it in the element, is still open in yajl:
-        // the stream reads on from here, to the chunk's end.
-        let last = input.pointer(at: end - 1).pointee
-        if machine.pointee.inRecord || Self.endsNumberOrWord(last) && !ShapeDetector.isWhitespace(last) {
-            nextElement = elementEnds.count
-            streamReadsRest = true
+        guard !failsRun(verdict, recordStart: first) else { return }
+        // A number or word ends with the whitespace after it, which is not its text.
+        let last = endBeforeWhitespace(from: first, to: end)
+        if machine.pointee.passesOverNextRecord {
+            if !machine.pointee.passOverRecord(end: last) { endWithMachineRejection() }
+        } else {
+            failRun(Self.unreadFailure(at: first), end: last)
         }
     }
 
-    /// Ends the run at the damage `verdict` found in the record starting at `recordStart`, as one stream of the
-    /// input would have (``handleStreamStatus(_:)``), but failing for the damage alone; `false` when there is none.
-    func failsStream(_ verdict: YajlTokenizer.Verdict, recordStart: Int) -> Bool {
+    /// Ends the run at the damage `verdict` found in the record starting at `recordStart`, as one stream of the input
+    /// would have, but failing for the damage alone; `false` when there is none.
+    func failsRun(_ verdict: YajlTokenizer.Verdict, recordStart: Int) -> Bool {
         switch verdict {
         case .malformed(let message, let offset, let insideRecord):
             // A container's record begins at its bracket; a string, number or word, only once it is whole, so an
             // error inside it comes between records, where the stream shows only the byte before it.
             let shownFrom = insideRecord ? recordStart : max(offset - 1, input.baseOffset)
-            failStream(syntaxFailure(message, at: offset, within: shownFrom..<input.endOffset), end: min(offset, input.endOffset))
+            failRun(syntaxFailure(message, at: offset, within: shownFrom..<input.endOffset), end: min(offset, input.endOffset))
         case .tooDeep(let offset):
-            failStream(machine.pointee.tooDeepFailure(at: offset), end: min(offset, input.endOffset))
+            failRun(machine.pointee.tooDeepFailure(at: offset), end: min(offset, input.endOffset))
         case .truncated:
-            failStream(.truncated(at: input.endOffset), end: input.endOffset)
-        case .wellFormed, .extraValue:
+            failRun(.truncated(at: input.endOffset), end: input.endOffset)
+        case .extraValue(let offset):
+            failRun(RecordStateMachine.extraValueFailure(at: offset), end: min(offset, input.endOffset))
+        case .wellFormed:
             return false
         }
         return true
     }
 
+    /// The failure of a record yajl judges well-formed that its walk handed back all the same, which no input is
+    /// known to give: rejected, so that it is not lost.
+    static func unreadFailure(at offset: Int) -> Rejection.Failure {
+        Rejection.Failure(keyPath: "$", kind: .malformedJSON, expected: "a record yajl's walk reads",
+                          found: "a well-formed record it handed back", byteOffset: offset)
+    }
+
+    /// The run cannot go on when yajl's parser cannot be allocated.
+    static func noMemoryError(source: String, at offset: Int) -> SluiceError {
+        .io(source: source, byteOffset: offset, message: "the JSON parser could not be allocated (out of memory)")
+    }
+
+    /// After a record the machine took and asked to stop at: the rejection policy stopped the run, or a header that
+    /// is not one ended it, or the record is rejected and the run ends.
+    func stopAfterCancel(end: Int) {
+        if machine.pointee.stoppingRejection != nil {
+            stopByPolicy()
+        } else if machine.pointee.endingRejection != nil {
+            endWithMachineRejection()
+        } else {
+            failRun(nil, end: min(end, input.endOffset))
+        }
+    }
+
     /// What follows a chunk's last whole element, which the reader ends after the damage it found (the worker's to
     /// report), or at the input's end: whitespace, or damage, which ends the run as one stream would end it, or a
-    /// record the end cuts short, or one value the end ends, which is then walked as the chunk's last element. yajl
-    /// judges it; its events read only what its verdict does not settle. `false` when the events are to read it.
-    func judgeTail() -> Bool {
+    /// record the end cuts short, or one value the end ends, which is then walked as the chunk's last element.
+    func judgeTail() {
         pointMachineAtBuffer()
-        let first = firstNonWhitespace(from: feedFrom)
+        let first = firstNonWhitespace(from: readFrom)
         guard first < input.endOffset else {
-            feedFrom = input.endOffset
+            readFrom = input.endOffset
             end(with: nil)
-            return true
+            return
         }
         let verdict = tokenizer.judge(input.pointer(at: first), count: input.endOffset - first, at: first, ending: .inputEnd)
         if verdict == .wellFormed {
             // One value the input's end ends (the reader ends a value only where a byte after it does): an element.
             elementEnds.append(input.endOffset)
-            return true
+        } else {
+            _ = failsRun(verdict, recordStart: first)
         }
-        return failsStream(verdict, recordStart: first)
     }
 
     /// Maps the chunk's lines as an array's elements, one element and its comma per line (blank lines aside).
     /// Every line before the first holds one (the reader started lines after a comma, and the earlier chunks are
     /// checked before this one is delivered), so each line starts at an element; a walk of the line up to its
     /// comma refuses anything but one value. At the first line that is not one element and its comma, or that the
-    /// walks hand back, the chunk ends before it and the array is to be read exactly from there: by the framer and,
-    /// where the walks cannot, by yajl's events, as if lines had never been tried.
+    /// walks hand back, the chunk ends before it and the array is to be read exactly from there, by the framer, as if
+    /// lines had never been tried.
     func stepArrayLines(endingAt readerEnd: Int?) {
         while !hasEnded && !batches.hasReady {
             guard lineStart < input.endOffset else {
@@ -171,14 +156,15 @@ extension MappingEngine {
             pointMachineAtBuffer()
             machine.pointee.knownRecordStart = first
             machine.pointee.knownRecordLine = lineNumber
-            switch walkRecord(from: first, to: element.end) {
+            switch machine.pointee.passesOverNextRecord ? .handedBack : walkRecord(from: first, to: element.end) {
             case .read:
                 finishLine(keepGoing: machine.pointee.finishDeferredRecord())
             case .cancelled:
-                feedFrom = element.end
-                handleStreamStatus(.cancelled)
+                stopAfterCancel(end: element.end)
                 machine.pointee.knownRecordStart = nil
-            case .handedBack, .notUTF8, .notWalked:
+            case .noMemory:
+                self.end(with: Self.noMemoryError(source: source.name, at: first))
+            case .handedBack, .notUTF8:
                 // Nothing of it reached the machine: the array is read exactly from its line.
                 machine.pointee.knownRecordStart = nil
                 readExactly(from: lineStart)
@@ -214,66 +200,13 @@ extension MappingEngine {
         end(with: nil)
     }
 
-    private func finishStream() {
-        pointMachineAtBuffer()
-        if shape == .document && machine.pointee.ordinal == 0 && machine.pointee.recordInProgressStart >= input.endOffset {
-            failStream(.noValue(at: input.endOffset), end: input.endOffset)
-            return
-        }
-        // Only whitespace after the last value: nothing for yajl to complete (it would call an input without a
-        // value malformed, though an empty stream of values is not). So too an array input that held only
-        // whitespace: an empty input holds no records, as the parallel pipeline reads it.
-        let onlyWhitespaceLeft = shape == .concatenated && !machine.pointee.inRecord
-            && machine.pointee.recordInProgressStart >= input.endOffset
-            || shape == .array && !machine.pointee.isOuterOpen && !machine.pointee.isOuterClosed && isBlankSinceStart()
-        let status = onlyWhitespaceLeft ? .ok : tokenizer.finish()
-        handleStreamStatus(status)
-        guard !hasEnded else { return }
-        if shape == .concatenated && !onlyWhitespaceLeft && !machine.pointee.inRecord && machine.pointee.recordInProgressStart < input.endOffset {
-            // yajl holds a value cut short outside any container (a string, a literal) without a word at the end
-            // of a stream of values: the last record was cut off.
-            failStream(.truncated(at: input.endOffset), end: input.endOffset)
-            return
-        }
-        if machine.pointee.inRecord || machine.pointee.isOuterOpen {
-            failStream(Rejection.Failure(keyPath: "$", kind: .truncated, expected: "the rest of the input", found: "the end of the input", byteOffset: input.endOffset), end: input.endOffset)
-            return
-        }
-        if shape == .document {
-            if machine.pointee.hasDeferredRecord {
-                if !machine.pointee.finishDeferredRecord() { stopByPolicy() }
-            }
-        }
-        if !hasEnded { end(with: nil) }
-    }
-
-    private func handleStreamStatus(_ status: YajlTokenizer.Status) {
-        switch status {
-        case .ok:
-            return
-        case .cancelled:
-            if machine.pointee.stoppingRejection != nil {
-                stopByPolicy()
-            } else if machine.pointee.endingRejection != nil {
-                endWithMachineRejection()
-            } else {
-                failStream(nil, end: min(machine.pointee.lastTokenEnd, input.endOffset))
-            }
-        case .malformed(let message, let offset):
-            let recordStart = machine.pointee.isBetweenRecords ? max(offset - 1, input.baseOffset) : machine.pointee.boundary
-            failStream(syntaxFailure(message, at: offset, within: recordStart..<input.endOffset), end: min(offset, input.endOffset))
-        case .truncated(let offset):
-            failStream(.truncated(at: offset), end: min(offset, input.endOffset))
-        }
-    }
-
     func endWithMachineRejection() {
         guard let rejection = machine.pointee.endingRejection else { return }
         end(with: .streamEnded(source: source.name, rejection))
     }
 
-    /// Rejects the record in progress and ends the run: a stream cannot be resynchronised.
-    func failStream(_ failure: Rejection.Failure?, end recordEnd: Int) {
+    /// Rejects the record in progress and ends the run: an array or a stream of values cannot be resynchronised.
+    func failRun(_ failure: Rejection.Failure?, end recordEnd: Int) {
         pointMachineAtBuffer()
         _ = machine.pointee.rejectRecordInProgress(failure, end: recordEnd)
         // A header that is not one ends the run with a rejection of its own, counted nowhere.
