@@ -24,8 +24,7 @@ struct matcher : record_view {
         if (node >= 0) tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
     }
 
-    /// Hands over the scalar in `value` for `node`, checked as the event walk checks it; with no node (-1), only
-    /// checks it.
+    /// Hands over the scalar in `value` for `node`, checked as yajl checks it; with no node (-1), only checks it.
     step scalar(ondemand::value &value, ondemand::json_type type, std::string_view token, int32_t node) {
         const uint8_t *start = reinterpret_cast<const uint8_t *>(token.data());
         size_t size = trimmed_length(token);
@@ -137,8 +136,8 @@ struct matcher : record_view {
         }
         if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR)) {
             // A container where a field reads a scalar, or of the other kind than the plan looks for: the fields it
-            // does not fit fail on it. One of the other kind is checked whole and passed over, as the event walk
-            // reads what it skips; one of the right kind is still walked, as the event walk still reads beneath it.
+            // does not fit fail on it. One of the other kind is checked whole and passed over, as yajl's walk reads
+            // what it passes over; one of the right kind is still walked, as yajl's walk still reads beneath it.
             push(reinterpret_cast<const uint8_t *>(token.data()), 1, offset(token.data()) + 1, node, SLUICE_TAPE_MISMATCH);
             return looked_into ? walk(value, token, is_object, node, depth, strict) : check(value, type, depth);
         }
@@ -160,8 +159,8 @@ struct matcher : record_view {
     }
 
     /// Walks an array whose elements the plan at `element_root[node]` maps: each element's entries follow an element
-    /// marker that counts them. Nulls are no elements. Everything inside is checked whole, as the event walk
-    /// checks what follows an element that fails (which only Swift can tell), so that both walks agree on damage.
+    /// marker that counts them. Nulls are no elements. Everything inside is checked whole, as yajl's walk checks
+    /// what follows an element that fails (which only Swift can tell), so that both walks agree on damage.
     step element_rows(ondemand::value &value, std::string_view token, int32_t node, size_t depth) {
         if (depth >= maximum_depth) return step::unusual;
         const int32_t root = tables->element_root[node];
@@ -195,9 +194,8 @@ struct matcher : record_view {
         if (tables->flags[node] & SLUICE_NODE_STARTS_LISTS) push(nullptr, 0, offset(opening) + 1, node, SLUICE_TAPE_LIST_START);
     }
 
-    /// Checks a value a json field captures, or one the event walk skips (a container of the wrong kind), everything
-    /// in it, as the event walk does: keys' escapes, scalars'
-    /// grammar and ends, nesting.
+    /// Checks a value a json field captures, or one passed over (a container of the wrong kind), everything in it,
+    /// as yajl's walk does: keys' escapes, scalars' grammar and ends, nesting.
     step check(ondemand::value &value, ondemand::json_type type, size_t depth) {
         if (depth >= maximum_depth) return step::unusual;
         if (type == ondemand::json_type::object) {
@@ -241,7 +239,7 @@ struct matcher : record_view {
     }
 
     /// Walks a row read by a header's names (an array at the root, its `[` at `opening`): its values no field reads
-    /// are checked whole, as the event walk reads them, and the first value past the header's columns fails the
+    /// are checked whole, as yajl's walk reads them, and the first value past the header's columns fails the
     /// record.
     step row(ondemand::array &array, const int32_t *header_nodes, size_t header_count, const char *opening) {
         open_lists(0, opening);

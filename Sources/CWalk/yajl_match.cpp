@@ -225,7 +225,7 @@ struct sluice_yajl_matcher {
         }
         // Only a container the plan looks into, of the kind it looks for, is walked; a json field's other containers
         // are captured unread, and where a field reads a scalar, or the kind is the other, the fields it does not
-        // fit fail on it (one of the right kind is still walked, as the event walk walks it).
+        // fit fail on it (one of the right kind is still walked, for the fields beneath it).
         const bool looked_into = is_array ? tables->index_count[node] > 0 : tables->key_count[node] > 0;
         if (flags & SLUICE_NODE_CAPTURES) {
             next.captured = node;
@@ -358,7 +358,7 @@ void sluice_yajl_matcher_free(sluice_yajl_matcher *matcher) {
 sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_t *bytes, size_t length,
                                       const sluice_plan_tables *tables, const int32_t *header_nodes, size_t header_count,
                                       const sluice_tape_entry **tape, size_t *count, size_t *end, bool *known_utf8) {
-    // yajl takes form feed and vertical tab for whitespace; JSON does not, and the event walk says so.
+    // yajl takes form feed and vertical tab for whitespace; JSON does not, and yajl's verdict says so.
     if (std::memchr(bytes, 0x0C, length) != nullptr || std::memchr(bytes, 0x0B, length) != nullptr) {
         return SLUICE_MATCH_UNUSUAL;
     }

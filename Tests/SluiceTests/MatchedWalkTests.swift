@@ -483,7 +483,7 @@ import SluiceFixtures
         // One batch holds them all: no consumer takes batches here.
         let queue = BatchQueue(fields: plan.fields, capacity: max(records.count, 64))
         let machine = UnsafeMutablePointer<RecordStateMachine>.allocate(capacity: 1)
-        machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, outerLevels: 0, defersFinish: false, maximumDepth: maximumDepth, stopsAtFirstRejection: false))
+        machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, defersFinish: false, maximumDepth: maximumDepth, stopsAtFirstRejection: false))
         defer {
             machine.pointee.deallocate()
             machine.deinitialize(count: 1)

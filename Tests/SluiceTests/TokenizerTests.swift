@@ -15,7 +15,7 @@ import SluiceBench
             plan = try PlanCompiler.compile([field("n", .int64, path: "$")])
             queue = BatchQueue(fields: plan.fields, capacity: 16)
             machine = .allocate(capacity: 1)
-            machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, outerLevels: 0, defersFinish: false, maximumDepth: 8, stopsAtFirstRejection: false))
+            machine.initialize(to: RecordStateMachine(plan: plan, batches: queue, defersFinish: false, maximumDepth: 8, stopsAtFirstRejection: false))
             tokenizer = YajlTokenizer(machine: machine, matchTables: MatchTables(plan: plan, mapsElements: false))
         }
 

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-/// yajl's matched walk: the same matching and the same tape as simdjson's, over yajl's events, for a record whose
+/// yajl's matched walk: the same matching and the same tape as simdjson's, over yajl's callbacks, for a record whose
 /// bytes are all at hand.
 typedef struct sluice_yajl_matcher sluice_yajl_matcher;
 

@@ -7,7 +7,7 @@ extension MappingEngine {
     func walkDocument() throws(SluiceError) {
         var first = firstNonWhitespace(from: inputStart)
         while !input.isAtEnd {
-            // Checked between reads, as a stream checks the record in progress once it has read what it holds.
+            // Checked between reads: what was read so far tells whether the document is over the limit.
             if machine.pointee.sizeLimit.isExceeded(from: first, to: input.endOffset) {
                 judgeUnfinishedDocument(from: first, thenFailWith: nil)
                 return
@@ -15,7 +15,8 @@ extension MappingEngine {
             do {
                 try fillInput()
             } catch {
-                // Met where the stream would meet it: after the verdict on what was held before it.
+                // Met where yajl reading the document as it arrives would meet it: after the verdict on what was
+                // held before it.
                 judgeUnfinishedDocument(from: first, thenFailWith: error)
                 return
             }

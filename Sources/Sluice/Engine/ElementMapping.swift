@@ -1,4 +1,3 @@
-import CYajl
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -118,7 +118,7 @@ final class MappingEngine: BatchSource {
         batches = BatchQueue(fields: plan.fields, capacity: capacity, keepsRecordText: keepsRecordText)
         machine = .allocate(capacity: 1)
         machine.initialize(to: RecordStateMachine(
-            plan: plan, batches: batches, outerLevels: 0,
+            plan: plan, batches: batches,
             defersFinish: shape == .ndjson || shape == .document, maximumDepth: options.maximumDepth,
             maximumRecordSize: options.maximumRecordSize,
             stopsAtFirstRejection: options.rejectionPolicy == .stop

@@ -26,11 +26,10 @@ extension RecordStateMachine {
     var passesOverNextRecord: Bool { recordsToSkip > 0 || readsHeader }
 
     /// Passes over the next record (``passesOverNextRecord``), which ends at `end` and was judged well-formed whole,
-    /// as the events would have without reading its values (a walk does not take it). Nothing after it can change
-    /// that, so it is finished at once, never held back (``defersFinish``). Returns `false` where a header that is not
-    /// one ends the run.
+    /// without reading its values (a walk does not take it). Nothing after it can change that, so it is finished at
+    /// once, never held back (``defersFinish``). Returns `false` where a header that is not one ends the run.
     mutating func passOverRecord(end: Int) -> Bool {
-        guard beginRecordOrOuter(isArrayStart: false) != Self.mustStop else { return false }
+        beginRecord()
         inRecord = false
         return finishPassingOver(end: end)
     }
@@ -57,14 +56,6 @@ extension RecordStateMachine {
             }
         }
         knowsHeader = true
-    }
-
-    /// The node of a row's value at `index`; a value past the header's columns is a failure of its record.
-    @inline(__always)
-    mutating func headerNode(_ index: Int) -> Int32 {
-        if index < headerNodes.count { return headerNodes[index] }
-        if index == headerNodes.count { failRowPastHeader() }
-        return Self.unmapped
     }
 
     /// A row holds more values than the header has columns: its record fails, once.

@@ -1,14 +1,13 @@
 import CWalk
 
-/// A record walked by the matched walk (``MatchTables``): its keys were matched in C++, and its tape holds the values
-/// fields read and the keys no field reads, in document order. They go through the same writes, counts and commit as
-/// the events of the event walk would, so the outcome is the same; only the way there is shorter.
+/// A record a matched walk read (``MatchTables``): its keys were matched in C++, and its tape holds the values fields
+/// read, the containers of the wrong kind and the keys no field reads, in document order. They go to the value
+/// writes, the unmapped-key counts and the record's outcome.
 extension RecordStateMachine {
-    /// Whether the next record would start at the plan's root with nothing open, which is what the matched walk
-    /// assumes: not inside a top-level array still to be opened, not passing over skipped records or a header.
+    /// Whether the next record starts at the plan's root with nothing open or waiting, which is what the matched walks
+    /// assume: not passing over skipped records or a header.
     var takesMatchedRecords: Bool {
-        frameCount == 0 && skipDepth == 0 && !inRecord && !hasDeferredRecord && recordsToSkip == 0 && !readsHeader
-            && (outerLevels == 0 || isOuterOpen)
+        !inRecord && !hasDeferredRecord && recordsToSkip == 0 && !readsHeader
     }
 
     /// Calls `body` with the header's nodes (one per column, -1 where no field reads) once the header is known, else
@@ -20,27 +19,22 @@ extension RecordStateMachine {
         return headerNodes.withUnsafeBufferPointer { body($0.baseAddress, $0.count) }
     }
 
-    /// Writes a whole record a walk read, whose first byte sits at absolute `offset`: the tape's offsets count from it,
-    /// and yajl's event handle is set aside meanwhile. `isKnownUTF8`: the walk checked the whole record's UTF-8
-    /// (simdjson's does, and the text it unescaped is UTF-8), so mapped text need not be checked again.
+    /// Writes a whole record a walk read, whose first byte sits at absolute `offset`: the tape's offsets count from it.
+    /// `isKnownUTF8`: the walk checked the whole record's UTF-8 (simdjson's does, and the text it unescaped is UTF-8),
+    /// so mapped text need not be checked again.
     mutating func takeWalkedRecord(_ tape: UnsafeBufferPointer<sluice_tape_entry>, end: Int, at offset: Int, isKnownUTF8: Bool) -> Bool {
-        let eventHandle = handle
-        handle = nil
-        sliceOffset = offset
+        recordOffset = offset
         recordIsKnownUTF8 = isKnownUTF8
-        defer {
-            handle = eventHandle
-            recordIsKnownUTF8 = false
-        }
+        defer { recordIsKnownUTF8 = false }
         return takeMatchedRecord(tape, end: end)
     }
 
-    /// Writes the record the tape describes and ends it at `end` (relative to ``sliceOffset``, as the tape's
-    /// offsets are); returns `false` where the event walk's end of record would have asked the tokenizer to stop.
+    /// Writes the record the tape describes and ends it at `end` (relative to ``recordOffset``, as the tape's
+    /// offsets are); returns `false` where the record's end asks the walk's caller to stop (the rejection policy).
     /// The tape's nodes count from `nodeBase`, this machine's root among the tables' nodes (an element plan's
     /// nodes follow the record's).
     mutating func takeMatchedRecord(_ tape: UnsafeBufferPointer<sluice_tape_entry>, end: Int, nodeBase: Int32 = 0) -> Bool {
-        guard beginRecordOrOuter(isArrayStart: false) == 0 else { return false }
+        beginRecord()
         guard var cursor = tape.baseAddress else { return endMatchedRecord(end: end) }
         let tapeEnd = cursor + tape.count
         var elementsBase: Int32 = 0
@@ -55,7 +49,7 @@ extension RecordStateMachine {
                 _ = match(entry.bytes ?? emptyBytes, entry.length, at: node, position: entry.end)
                 continue
             }
-            scriptedOffset = sliceOffset + entry.end
+            entryEnd = recordOffset + entry.end
             // Values first: the kinds are compared in turn, and values are most of a tape.
             switch kind {
             case SLUICE_TAPE_STRING:
@@ -69,7 +63,7 @@ extension RecordStateMachine {
             case SLUICE_TAPE_LIST_START:
                 startLists(at: node)
             case SLUICE_TAPE_CAPTURE:
-                captureMatched(node: node, from: scriptedOffset - entry.length, to: scriptedOffset, isArray: entry.bytes?.pointee == UInt8(ascii: "["))
+                captureMatched(node: node, from: entryEnd - entry.length, to: entryEnd, isArray: entry.bytes?.pointee == UInt8(ascii: "["))
             case SLUICE_TAPE_ELEMENTS_START:
                 elementsBase = Int32(entry.length)
                 openElements(node: node, machine: Int(nodes[Int(node)].elementMachine))
@@ -92,7 +86,83 @@ extension RecordStateMachine {
     }
 
     private mutating func endMatchedRecord(end: Int) -> Bool {
-        scriptedOffset = sliceOffset + end
-        return endRecord(end: min(scriptedOffset, scalarEndLimit))
+        entryEnd = recordOffset + end
+        return endRecord(end: entryEnd)
+    }
+
+
+    /// Starts a record at the plan's root, or one passed over (``passesOverNextRecord``).
+    @inline(never)
+    mutating func beginRecord() {
+        // Rejections fill a batch as rows do, so that a stream of rejected records is handed on batch by batch
+        // instead of held whole until enough records map. The batch is handed on when the next record starts,
+        // never at a rejection that ends the run, which must stay with the batch it ends. A flag, not the batch's
+        // count, is what every record tests: reaching into the batch costs hundreds of instructions a record.
+        if batchNeedsCare {
+            batchNeedsCare = false
+            if batches.current.rejections.count >= batches.current.capacity {
+                batches.completeCurrent(count: row)
+                row = 0
+            }
+            columns = batches.current.columns
+            if !elementMachines.isEmpty { bindElementBatches(of: batches.current) }
+        }
+        inRecord = true
+        serial &+= 1
+        if serial == 0 { restartSerials() }
+        if passesOverNextRecord {
+            isPassingOver = true
+            if plan.keyNode >= 0 { _ = takeRecordKey() }
+            return
+        }
+        if plan.keyNode >= 0 { writeRecordKey() }
+    }
+
+    /// The record's key: the one an abandoned record gave back, or the next.
+    private mutating func takeRecordKey() -> [UInt8]? {
+        let key = abandonedRecordKey ?? recordKeys?.take()
+        abandonedRecordKey = nil
+        recordKeyInProgress = key
+        return key
+    }
+
+    /// `$key` fields: the record's key in the object of records (nothing for the elements of an array).
+    @inline(never)
+    private mutating func writeRecordKey() {
+        guard let key = takeRecordKey(), !key.isEmpty else { return }
+        key.withUnsafeBufferPointer { buffer in
+            writeScalar(node: plan.keyNode, .string, buffer.baseAddress, buffer.count, false)
+        }
+    }
+
+    /// Whether a container of this kind fits `node`, the plan looking into it; the fields that cannot take it fail
+    /// (scalar fields there, and the fields beneath it when it does not fit).
+    @discardableResult
+    mutating func checkContainer(node nodeID: Int32, isArray: Bool) -> Bool {
+        let node = nodes[Int(nodeID)]
+        // A row of a CSV-like input is read by its header's names, as if it were an object.
+        let fitsShape = isArray ? node.expectsArray || (nodeID == 0 && knowsHeader) : node.expectsObject
+        if !fitsShape || node.hasScalarTargets {
+            reportContainerMismatches(node: nodeID, isArray: isArray, fitsShape: fitsShape)
+        }
+        return fitsShape
+    }
+
+    /// Fields that cannot take this container: scalar fields on the node, and fields beneath it when the
+    /// container is of the other kind (an array where an object was expected).
+    @inline(never)
+    mutating func reportContainerMismatches(node nodeID: Int32, isArray: Bool, fitsShape: Bool) {
+        let node = nodes[Int(nodeID)]
+        let found = isArray ? ValueDescription.array : ValueDescription.object
+        for target in Int(node.targetStart)..<Int(node.targetStart + node.targetCount) {
+            let column = Int(targets[target])
+            stamps[Int(column)] = serial
+            if !columnTypes[column].keepsJSONText && !columnIsTransformed[column] {
+                failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: plan.fields[column].shownTypeName, found: found))
+            }
+        }
+        if !fitsShape && node.hasChildren && !plan.feedsNoField[Int(nodeID)] {
+            failures.append(Rejection.Failure(keyPath: plan.displayPaths[Int(nodeID)], kind: .typeMismatch, expected: "an object", found: found))
+        }
     }
 }

@@ -148,7 +148,7 @@ extension RecordStateMachine {
         return true
     }
 
-    /// A record over the size limit in a stream, whether the limit was noticed while reading
+    /// A record over the size limit, whether the limit was noticed while a document was read
     /// (``rejectOversizedRecordInProgress(end:)``) or once the record was whole (see ``RecordSizeLimit``).
     @inline(never)
     private mutating func rejectOversized(location: RecordLocation) -> Bool {
@@ -159,7 +159,7 @@ extension RecordStateMachine {
         return false
     }
 
-    /// The stream's reader holds more than the size limit of the record in progress.
+    /// A document read so far holds more than the size limit.
     mutating func rejectOversizedRecordInProgress(end: Int) {
         let location = locateRecord(end: end)
         _ = rejectOversized(location: location)
@@ -174,18 +174,6 @@ extension RecordStateMachine {
 
     /// Line feeds counted so far (up to the last record's start, or where ``countLines(upTo:)`` was asked).
     var linesCounted: Int { line - 1 }
-
-    /// Where the record in progress starts, as far as the bytes read tell (streams only).
-    var recordInProgressStart: Int {
-        var start = boundary
-        guard let buffer else { return start }
-        while start < bufferOffset + bufferCount {
-            let byte = buffer[start - bufferOffset]
-            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == UInt8(ascii: ",") else { break }
-            start += 1
-        }
-        return start
-    }
 
     // MARK: - Failures
 
@@ -217,11 +205,6 @@ extension RecordStateMachine {
         return false
     }
 
-    @inline(never)
-    mutating func tooDeep() -> Bool {
-        fatal(tooDeepFailure(at: offsetAfterToken())) >= 0
-    }
-
     /// A container opening past ``maximumDepth``, just before absolute `offset`.
     func tooDeepFailure(at offset: Int) -> Rejection.Failure {
         Rejection.Failure(keyPath: "$", kind: .nestingTooDeep, expected: "at most \(maximumDepth + hiddenOuterLevels) levels of nesting",
@@ -231,14 +214,6 @@ extension RecordStateMachine {
     /// A second value on a record's line, whose first token ends at absolute `offset`.
     static func extraValueFailure(at offset: Int) -> Rejection.Failure {
         Rejection.Failure(keyPath: "$", kind: .extraValue, expected: "one JSON value per line", found: "another value after it", byteOffset: offset)
-    }
-
-    /// Notes a problem that the record cannot be read past, and asks the tokenizer to stop; the driver then
-    /// rejects the record with ``rejectRecordInProgress(_:end:)``.
-    @inline(never)
-    mutating func fatal(_ failure: Rejection.Failure) -> Int32 {
-        failures.append(failure)
-        return Self.mustStop
     }
 
     /// Rejects the record in progress (or, between records, the bytes where one should have been) for a problem
@@ -270,8 +245,7 @@ extension RecordStateMachine {
         for column in 0..<columnCount where stamps[column] == serial { columns[column].setNull(row: row) }
     }
 
-    /// Leaves the record in progress: no container open or skipped, no record waiting, and a new serial so that no
-    /// column counts as given by it.
+    /// Leaves the record in progress: no record waiting, and a new serial so that no column counts as given by it.
     mutating func leaveRecord(mayWriteBatch: Bool = true) {
         if elementsColumn >= 0 {
             // A batch handed on is the consumer's: its element rows are not touched.
@@ -284,10 +258,6 @@ extension RecordStateMachine {
             elementsColumn = -1
             feedsElements = false
         }
-        frameCount = 0
-        openCaptures = 0
-        skipDepth = 0
-        skipCaptureNode = -1
         inRecord = false
         hasDeferredRecord = false
         serial &+= 1

@@ -1,20 +1,17 @@
-import CYajl
 import Foundation
 
-/// Walks the event stream of one input against a ``CompiledPlan`` and writes each record into the current batch.
+/// Writes the records the matched walks read (one tape each, against a ``CompiledPlan``) into the current batch:
+/// converts mapped values straight into column storage and, at the end of each record, either commits the row or
+/// rolls it back and reports a ``Rejection``.
 ///
-/// It receives yajl's events (or scripted events in tests), keeps a stack of ``Frame``s for the containers the plan
-/// looks into, skips everything else by counting depth, converts mapped values straight into column storage, and
-/// at the end of each record either commits the row or rolls it back and reports a ``Rejection``.
+/// Taking a record returns `false` to ask the walk's caller to stop. The caller then finds why: the rejection policy
+/// said stop (``stoppingRejection``), or the machine rejected a record the input cannot be read past
+/// (``endingRejection``: a header that is not one). A record the walks hand back is judged by yajl and rejected
+/// with ``rejectRecordInProgress(_:end:rawTextIsTruncated:)``.
 ///
-/// Each event method returns `false` to ask the tokenizer to stop. The driver then finds why: the rejection policy
-/// said stop (``stoppingRejection``), the machine rejected a record the input cannot be read past
-/// (``endingRejection``), or the record in progress cannot be read on (nesting too deep, a second value on an
-/// NDJSON line, no top-level array), which the driver rejects with ``rejectRecordInProgress(_:end:rawTextIsTruncated:)``.
-///
-/// This file holds the machine's state; its jobs live beside it, one file each: the event walk, key matching and
+/// This file holds the machine's state; its jobs live beside it, one file each: the walked record, key matching and
 /// unmapped keys, value writes, list columns, typed arrays element by element, header rows, and the record's
-/// outcome. The matched walk (``MatchTables``) hands whole records to the same value writes and outcome.
+/// outcome.
 struct RecordStateMachine {
     // MARK: Plan, cached as raw pointers (the plan outlives the machine).
     let plan: CompiledPlan
@@ -30,7 +27,6 @@ struct RecordStateMachine {
     let listOrdinals: UnsafeMutablePointer<Int32>?
     let listScratch: UnsafeMutablePointer<ColumnStorage>?
     var listSeen: [Set<[UInt8]>]
-    let startsLists: UnsafeMutablePointer<Bool>
     let columnIsUniqueList: UnsafeMutablePointer<Bool>
     /// The list columns and, per list, the node of its array: copied out of the plan so that the per-record
     /// paths read them without retaining the plan's arrays.
@@ -41,7 +37,7 @@ struct RecordStateMachine {
     let requiredColumns: [Int]
     let columnPaths: [String]
 
-    /// Stands in for a null pointer yajl may pass with an empty key or string.
+    /// Stands in for a null pointer a tape entry may hold for an empty key or string.
     let emptyBytes: UnsafePointer<UInt8>
 
     // MARK: Output
@@ -56,21 +52,8 @@ struct RecordStateMachine {
     var serial: UInt32 = 1
 
     // MARK: Position in the input
-    let frames: UnsafeMutablePointer<Frame>
-    var frameCount = 0
-    /// Open containers being skipped; 0 when not skipping.
-    var skipDepth = 0
-    /// While skipping a subtree that a json field captures: its node and first byte.
-    var skipCaptureNode: Int32 = -1
-    /// Open containers that a json field captures: everything inside them is read, to be checked.
-    var openCaptures = 0
-    /// Set by a tokenizer that has checked the whole record's UTF-8 itself (simdjson), while it delivers it.
+    /// Set by a walk that has checked the whole record's UTF-8 itself (simdjson's), while it delivers it.
     var recordIsKnownUTF8 = false
-    var skipCaptureStart = 0
-    /// Containers around the records: 0 when top-level values are records, 1 when elements of a top-level array are.
-    let outerLevels: Int
-    var outerOpen = false
-    var outerClosed = false
     let maximumDepth: Int
     /// Levels around each record that the input no longer shows (an array's, in a chunk of its elements): the
     /// limit is lowered by them, and messages state it as the user set it.
@@ -98,12 +81,11 @@ struct RecordStateMachine {
     /// map goes into that batch's rejections, not the run's: the array's row names it, and the model made from
     /// the row is refused with the failures of every other value made then.
     var elementBatch: ColumnarBatch?
-    /// While an array is mapped element by element: its column (-1 otherwise), element machine, the index of its
-    /// next element, its first row, and the element batch's rejections before it. `feedsElements` is cleared at
-    /// the first element that fails: the rest of the array is skipped.
+    /// While an array is mapped element by element: its column (-1 otherwise), element machine, its first row, and
+    /// the element batch's rejections before it. `feedsElements` is cleared at the first element that fails: the
+    /// rest of the array is passed over.
     var elementsColumn = -1
     var elementsMachine = 0
-    var elementsIndex = 0
     var elementsStart = 0
     var elementsRejectionsBefore = 0
     var feedsElements = false
@@ -121,22 +103,19 @@ struct RecordStateMachine {
     var hasDeferredRecord = false
     var deferredEnd = 0
 
-    // MARK: Where bytes are: set by the driver before each slice it feeds.
+    // MARK: Where bytes are: set by the driver before each record it hands to a walk.
     /// The bytes retained by the driver, and the absolute offset of `buffer[0]`.
     var buffer: UnsafePointer<UInt8>?
     var bufferOffset = 0
     var bufferCount = 0
-    /// The yajl handle parsing the current slice, and the slice's absolute offset; a scripted test leaves the
-    /// handle `nil` and sets ``scriptedOffset`` instead.
-    var handle: yajl_handle?
-    var sliceOffset = 0
-    /// While yajl completes the input: its end, past which a top-level number cannot reach.
-    var scalarEndLimit = Int.max
-    var scriptedOffset = 0
-    /// NDJSON: the start and line of the record on the current line, known from framing.
+    /// The absolute offset of the record being taken (its tape's offsets count from it), and just past the tape
+    /// entry being written.
+    var recordOffset = 0
+    var entryEnd = 0
+    /// NDJSON, an array's lines, a document: the start and line of the record, known from framing.
     var knownRecordStart: Int?
     var knownRecordLine = 1
-    /// Streams: records start at the first byte after `boundary` that is not whitespace or a comma; lines are
+    /// Elements: records start at the first byte after `boundary` that is not whitespace or a comma; lines are
     /// counted up to `lineCountedTo`.
     var boundary = 0
     var lineCountedTo = 0
@@ -169,12 +148,12 @@ struct RecordStateMachine {
     let stopsAtFirstRejection: Bool
     /// The rejection that made the machine stop under ``RejectionPolicy/stop``.
     var stoppingRejection: Rejection?
-    /// A rejection the machine made itself that the input cannot be read past (a record over the size limit in a
-    /// stream); the driver ends the run with it.
+    /// A rejection the machine made itself that the input cannot be read past (a document over the size limit, a
+    /// header that is not one); the driver ends the run with it.
     var endingRejection: Rejection?
 
     init(
-        plan: CompiledPlan, batches: BatchQueue, outerLevels: Int, defersFinish: Bool, maximumDepth: Int,
+        plan: CompiledPlan, batches: BatchQueue, defersFinish: Bool, maximumDepth: Int,
         maximumRecordSize: Int = .max, stopsAtFirstRejection: Bool, elementBatch: ColumnarBatch? = nil
     ) {
         self.plan = plan
@@ -203,7 +182,6 @@ struct RecordStateMachine {
         }
         self.listOrdinals = listOrdinals
         self.listScratch = listScratch
-        startsLists = plan.startsLists
         columnIsUniqueList = plan.columnIsUniqueList
         listColumnTable = plan.listColumns
         listArrayNodeTable = plan.listArrayNodes
@@ -226,10 +204,8 @@ struct RecordStateMachine {
         stamps.initialize(repeating: 0, count: max(columnCount, 1))
         defaultedStamps = .allocate(capacity: max(columnCount, 1))
         defaultedStamps.initialize(repeating: 0, count: max(columnCount, 1))
-        frames = .allocate(capacity: plan.maxDepth + 1)
         keyOrder = KeyOrderCache(plan: plan)
         rejectsUnmappedKeys = plan.rejectsUnmappedKeys
-        self.outerLevels = outerLevels
         self.defersFinish = defersFinish
         self.maximumDepth = maximumDepth
         sizeLimit = RecordSizeLimit(bytes: maximumRecordSize)
@@ -241,7 +217,7 @@ struct RecordStateMachine {
             // The record's machine checks the depth of everything inside the array; an element's records are
             // never stopped for their own.
             elementMachines.append(RecordStateMachine(
-                plan: elementPlan, batches: BatchQueue(fields: elementPlan.fields, capacity: 1), outerLevels: 0, defersFinish: false,
+                plan: elementPlan, batches: BatchQueue(fields: elementPlan.fields, capacity: 1), defersFinish: false,
                 maximumDepth: Int.max / 2, stopsAtFirstRejection: false, elementBatch: host.elementBatches[index]))
         }
     }
@@ -252,7 +228,6 @@ struct RecordStateMachine {
         emptyBytes.deallocate()
         stamps.deallocate()
         defaultedStamps.deallocate()
-        frames.deallocate()
         keyOrder.deallocate()
         listOrdinals?.deallocate()
         if let listScratch {
@@ -262,27 +237,14 @@ struct RecordStateMachine {
         }
     }
 
-    /// Absolute offset just past the token being delivered.
-    @inline(__always)
-    func offsetAfterToken() -> Int {
-        guard let handle else { return scriptedOffset }
-        return sliceOffset + Int(yajl_get_bytes_consumed(handle))
-    }
-
-    /// ``nodeForValue(isArrayStart:)`` results besides a node: no field reads the value (-1), the event opened the
-    /// top-level array, or the machine must stop.
+    /// What key matching gives besides a node: no field reads the value.
     static let unmapped: Int32 = -1
-    static let consumedByOuter: Int32 = -2
-    static let mustStop: Int32 = -3
-    /// A key no field reads where an ignored path covers it: skipped like an unmapped one, but neither counted
+    /// A key no field reads where an ignored path covers it: passed over like an unmapped one, but neither counted
     /// nor rejected.
     static let ignored: Int32 = -4
 
     /// Whether a whole record (not one passed over) waits to be finished with no failure found so far.
     var holdsCleanRecord: Bool { hasDeferredRecord && failures.isEmpty && !isPassingOver }
-
-    /// The absolute offset just past the last token yajl delivered (for errors raised outside callbacks).
-    var lastTokenEnd: Int { offsetAfterToken() }
 
     /// After 2^32 records in one machine (a long run's worker, an array field's kept engine) the serials start
     /// again from 1, and the stamps of earlier records are cleared so that none of them can match a new serial.
@@ -297,9 +259,6 @@ struct RecordStateMachine {
     /// Whether the last record finished gave `column` a value or a null (as opposed to missing it).
     func lastRecordHad(column: Int) -> Bool { stamps[column] == serial && defaultedStamps[column] != serial }
 
-    /// Whether no record is in progress or waiting to be finished.
-    var isBetweenRecords: Bool { !inRecord && !hasDeferredRecord }
-
     /// Forgets the input read so far, to read another one whose first byte sits at absolute `offset`: counters,
     /// lines and the position start over; the plan's caches and the unmapped-key counts are kept.
     mutating func restart(at offset: Int) {
@@ -309,8 +268,6 @@ struct RecordStateMachine {
         line = 1
         lineCountedTo = offset
         boundary = offset
-        outerOpen = false
-        outerClosed = false
         clearFailures()
         deferredEnd = 0
         stoppingRejection = nil
@@ -327,9 +284,4 @@ struct RecordStateMachine {
         batchNeedsCare = true
         row = 0
     }
-
-    /// Whether the top-level array (for `outerLevels == 1`) is still open.
-    var isOuterOpen: Bool { outerOpen }
-    /// Whether the top-level array was opened and closed again.
-    var isOuterClosed: Bool { outerClosed }
 }

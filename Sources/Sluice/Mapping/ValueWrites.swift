@@ -242,7 +242,7 @@ extension RecordStateMachine {
     }
 
     /// A container the matched walk checked whole at a node json fields read (and walked, where fields beneath
-    /// it read its values): as the event walk's container there, the mismatches it makes, then its text captured.
+    /// it read its values): the mismatches the container makes at the node, then its text captured.
     mutating func captureMatched(node nodeID: Int32, from start: Int, to end: Int, isArray: Bool) {
         checkContainer(node: nodeID, isArray: isArray)
         capture(node: nodeID, from: start, to: end)

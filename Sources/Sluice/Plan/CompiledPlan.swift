@@ -81,12 +81,10 @@ final class CompiledPlan: ElementPlanning, @unchecked Sendable {
     let displayPaths: [String]
     let nodeCount: Int
     let keyEntryCount: Int
-    /// The deepest container nesting the plan looks into (the root is depth 1).
-    let maxDepth: Int
 
     init(
         fields: [FieldSpec], conversions: ColumnConversionTable, validators: [CompiledValidator], rejectsUnmappedKeys: Bool, nodes: [PlanNode], keyEntries: [KeyEntry], keySlots: [Int32],
-        keyBytes: [UInt8], indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String], maxDepth: Int
+        keyBytes: [UInt8], indexEntries: [IndexEntry], targets: [Int32], displayPaths: [String]
     ) {
         self.fields = fields
         columnPaths = fields.map { field in
@@ -119,7 +117,6 @@ final class CompiledPlan: ElementPlanning, @unchecked Sendable {
         listColumns = fields.indices.filter { fields[$0].isList }
         elementColumns = fields.indices.filter { fields[$0].elementPlan != nil }
         self.displayPaths = displayPaths
-        self.maxDepth = maxDepth
     }
 
     deinit {
@@ -223,20 +220,6 @@ final class CompiledPlan: ElementPlanning, @unchecked Sendable {
             if self.entry(entry, matches: key, length) { return entry }
             slot = (slot + 1) & mask
         }
-    }
-
-    /// The index child of `node` for array element `index`; -1 if none.
-    @inline(__always)
-    func lookupIndex(node: PlanNode, index: Int) -> Int32 {
-        var position = Int(node.indexEntryStart)
-        let end = position + Int(node.indexEntryCount)
-        while position < end {
-            let entry = indexEntries[position]
-            // `*` is the last entry, index -1: every index the entries before it do not name.
-            if entry.index == index || entry.index < 0 { return entry.node }
-            position += 1
-        }
-        return -1
     }
 }
 

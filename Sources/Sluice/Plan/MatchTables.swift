@@ -5,8 +5,8 @@ import CWalk
 /// or transformed, or as json text (also from a node that other fields read beneath, and at `$`, the whole record);
 /// scalar fields at `$`; ignored paths, also beneath keys the plan reads; `$key`; records passed over at the start;
 /// rows read by a header's names; typed arrays of models, whose element plans' tries follow the record's in the same
-/// tables. The tape's values go through the event walk's own writes, which apply fallbacks, cleanups and transforms
-/// alike for every walk.
+/// tables. The tape's values go through the machine's writes, which apply fallbacks, cleanups and transforms alike
+/// for both walks.
 final class MatchTables: @unchecked Sendable {
     /// The tables as C reads them; they point into memory these tables own.
     let tables: UnsafeMutablePointer<sluice_plan_tables>
@@ -85,11 +85,6 @@ final class MatchTables: @unchecked Sendable {
         tables.deallocate()
     }
 
-    /// Whether the matched walks read every node of `plan` as the event walk would. A node only an ignored path leads
-    /// to is passed over when nothing lies beneath it. A container where a json field or a transform reads is
-    /// captured (and walked on the way where fields read beneath it), and the scalar fields there fail on it, as in
-    /// the event walk. An element plan's root reads keys (a model's), array elements by index (a point written
-    /// `[lon, lat]`), or is read whole (a scalar's, a field at `$`, also beside keys).
     /// The node's SLUICE_NODE_* flags. Keys no field reads inside a typed array's elements are not counted (an
     /// element plan's machine keeps no report of them), unless they fail their element.
     private static func flags(of node: PlanNode, at index: Int, in plan: CompiledPlan, isElementPlan: Bool, mapsElements: Bool) -> UInt8 {

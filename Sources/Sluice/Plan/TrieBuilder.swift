@@ -26,7 +26,6 @@ struct TrieBuilder {
 
     struct Node {
         var parent: Int32
-        var depth: Int32
         var step: Step
         /// The length of the node's key path as rejections print it, which the budget bounds.
         var displayLength: Int32
@@ -55,7 +54,7 @@ struct TrieBuilder {
         var next: Int32 = -1
     }
 
-    private(set) var nodes: [Node] = [Node(parent: -1, depth: 1, step: .root, displayLength: 1)]
+    private(set) var nodes: [Node] = [Node(parent: -1, step: .root, displayLength: 1)]
     private(set) var keyBytes: [UInt8] = []
     private(set) var targets: [Target] = []
     /// Open addressing over (parent, key) for every key child in the trie; -1 is an empty slot.
@@ -145,7 +144,7 @@ struct TrieBuilder {
         steps += 1
         pathBytes += displayLength
         let id = Int32(nodes.count)
-        nodes.append(Node(parent: parent, depth: nodes[Int(parent)].depth + 1, step: step, displayLength: Int32(clamping: displayLength)))
+        nodes.append(Node(parent: parent, step: step, displayLength: Int32(clamping: displayLength)))
         return id
     }
 
@@ -429,7 +428,6 @@ struct TrieBuilder {
         // Everything else read from the builder's nodes is taken out before they are let go, so that the nodes and
         // the plan's copies of its tables are never held at once.
         let displayPaths = displayPaths()
-        let maxDepth = Int(nodes.lazy.map(\.depth).max() ?? 1)
         // Each list starts (as `[]`) where its array does, so that an empty array gives an empty list: the node of
         // the innermost array whose `*` the list's node lies beneath.
         var listArray = [Int32](repeating: -1, count: nodes.count)
@@ -465,7 +463,7 @@ struct TrieBuilder {
         let plan = CompiledPlan(
             fields: fields, conversions: conversions, validators: validators, rejectsUnmappedKeys: rejectsUnmappedKeys, nodes: planNodes,
             keyEntries: keyEntries, keySlots: keySlots, keyBytes: keyBytes, indexEntries: indexEntries, targets: planTargets,
-            displayPaths: displayPaths, maxDepth: maxDepth
+            displayPaths: displayPaths
         )
         plan.listArrayNodes = plan.listColumns.map { arrayNodes[$0] }
         plan.targetRanks = targetRanks

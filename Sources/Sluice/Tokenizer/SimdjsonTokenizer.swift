@@ -43,7 +43,7 @@ final class SimdjsonTokenizer {
     ///   - matchTables: The plan's tables.
     init(machine: UnsafeMutablePointer<RecordStateMachine>, matchTables: MatchTables) {
         self.machine = machine
-        openingLimit = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
+        openingLimit = max(machine.pointee.maximumDepth, 0)
         parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
         self.matchTables = matchTables
     }

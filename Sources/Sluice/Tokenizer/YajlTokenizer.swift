@@ -1,7 +1,7 @@
 import CWalk
 
 /// yajl, as the engine uses it: its matched walk reads a record whose bytes are all at hand (keys matched in C++ over
-/// yajl's events, one tape a record), and its verdict judges what the walks hand back, so that damaged records get
+/// yajl's callbacks, one tape a record), and its verdict judges what the walks hand back, so that damaged records get
 /// yajl's wording whichever tokenizer runs.
 final class YajlTokenizer {
     private let machine: UnsafeMutablePointer<RecordStateMachine>
@@ -19,7 +19,7 @@ final class YajlTokenizer {
     init(machine: UnsafeMutablePointer<RecordStateMachine>, matchTables: MatchTables) {
         self.machine = machine
         self.matchTables = matchTables
-        machineDepth = max(machine.pointee.maximumDepth - machine.pointee.outerLevels, 0)
+        machineDepth = max(machine.pointee.maximumDepth, 0)
         matcher = sluice_yajl_matcher_create(machineDepth)
     }
 
