@@ -54,11 +54,11 @@ let package = Package(
         ),
         // The array framer's 64-byte block scan, in C for the SSE2 byte masks Swift has no portable form of.
         .target(name: "CStructuralScan"),
-        // The engine is one module on purpose: tokenizer callbacks, the state machine, conversion and
-        // column writes call each other per value, and whole-module optimisation inlines across them.
+        // The engine is one module on purpose: the state machine, conversion and column writes call each other per
+        // value, and whole-module optimisation inlines across them. yajl reaches it through the walks (CWalk).
         .target(
             name: "Sluice",
-            dependencies: ["CYajl", "CWalk", "CZlib", "CZstd", "CPCRE2", "CStructuralScan",
+            dependencies: ["CWalk", "CZlib", "CZstd", "CPCRE2", "CStructuralScan",
                            .target(name: "CLibYAML", condition: .when(traits: ["MappingFiles"]))]
         ),
         .target(

@@ -314,7 +314,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     } else {
         ondemand::object object;
         if (document.get_object().get(object)) return SLUICE_MATCH_UNUSUAL;
-        // An object where the plan reads no key is not walked, nor are its keys counted: only checked, as the event
+        // An object where the plan reads no key is not walked, nor are its keys counted: only checked, as yajl's
         // walk reads what it passes over.
         const step walked = tables->key_count[0] == 0 ? walk.check_members(object, 1) : walk.members(object, 0, 1, captures_record);
         if (walked != step::ok) return SLUICE_MATCH_UNUSUAL;

@@ -141,6 +141,22 @@ import SluiceFixtures
         }
     }
 
+    /// Damage right after an element, which a chunk may begin with: the bytes shown near it are the same whatever
+    /// the chunks (a chunk does not hold the element before it).
+    @Test(arguments: [InputShape.array, .concatenated])
+    func damageRightAfterAnElementReadsTheSameWithAnyChunks(_ shape: InputShape) throws {
+        let text = shape == .array ? #"["asin","brand"/dp/x",3]"# : #""asin" "brand"/dp/x" 3"#
+        let fields = [field("value", .json, path: "$")]
+        let reference = try Self.framed(Array(text.utf8), fields, MappingOptions(), tokenizer: .yajl, workers: 1, chunkSize: 1 << 20)
+        #expect(reference.transcript.error?.contains("probable comment") == true, "\(reference)")
+        for tokenizer in [TokenizerChoice.yajl, .simdjson] {
+            for (workers, chunkSize) in [(1, 1 << 20), (2, 1), (2, 4), (3, 7)] {
+                let result = try Self.framed(Array(text.utf8), fields, MappingOptions(), tokenizer: tokenizer, workers: workers, chunkSize: chunkSize)
+                #expect(result == reference, "\(tokenizer), \(workers) workers, chunks of \(chunkSize):\n\(result)\nagainst\n\(reference)")
+            }
+        }
+    }
+
     /// Records nested past the limit and records over the size limit end the run where one stream ends it.
     @Test func limitsAgree() throws {
         let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)

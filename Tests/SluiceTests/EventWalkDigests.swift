@@ -26,8 +26,9 @@ enum EventWalkDigests {
         }
         return digests
     }()
-    /// The digests a recording run has written so far, kept whole so that concurrent tests each add theirs.
-    static let written = Mutex<[String: String]?>(nil)
+    /// The digests a recording run has written so far, kept whole so that concurrent tests each add theirs, and the
+    /// names it wrote: runs recorded under one name must agree.
+    static let written = Mutex<(digests: [String: String], names: Set<String>)?>(nil)
 
     /// Expects the digest of `text` to be the one recorded under `name` (or records it).
     static func expect(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -35,9 +36,13 @@ enum EventWalkDigests {
         let digest = Self.digest(of: text)
         guard !updates else {
             written.withLock { written in
-                var digests = written ?? recorded
+                var (digests, names) = written ?? (recorded, [])
+                if names.contains(key), digests[key] != digest {
+                    Issue.record("\(name): runs recorded under one name differ; this one gave:\n\(text)", sourceLocation: sourceLocation)
+                }
                 digests[key] = digest
-                written = digests
+                names.insert(key)
+                written = (digests, names)
                 let lines = digests.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)\n" }.joined()
                 do {
                     try lines.write(to: url, atomically: false, encoding: .utf8)

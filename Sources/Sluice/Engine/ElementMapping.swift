@@ -57,21 +57,23 @@ extension MappingEngine {
         }
     }
 
-    /// Ends the run at the damage `verdict` found in the record starting at `recordStart`, as one stream of the input
-    /// would have, but failing for the damage alone; `false` when there is none.
+    /// Ends the run at the damage `verdict` found in the record starting at `recordStart`, where yajl reading the
+    /// input from its start would have, but failing for the damage alone; `false` when there is none.
     func failsRun(_ verdict: YajlTokenizer.Verdict, recordStart: Int) -> Bool {
         switch verdict {
         case .malformed(let message, let offset, let insideRecord):
             // A container's record begins at its bracket; a string, number or word, only once it is whole, so an
-            // error inside it comes between records, where the stream shows only the byte before it.
-            let shownFrom = insideRecord ? recordStart : max(offset - 1, input.baseOffset)
+            // error inside it comes between records, where only the byte before it is shown: never a byte before
+            // `recordStart`, which a chunk of elements may not hold, so that the text is the same with any chunks.
+            let shownFrom = insideRecord ? recordStart : max(offset - 1, recordStart)
             failRun(syntaxFailure(message, at: offset, within: shownFrom..<input.endOffset), end: min(offset, input.endOffset))
         case .tooDeep(let offset):
             failRun(machine.pointee.tooDeepFailure(at: offset), end: min(offset, input.endOffset))
         case .truncated:
             failRun(.truncated(at: input.endOffset), end: input.endOffset)
         case .extraValue(let offset):
-            failRun(RecordStateMachine.extraValueFailure(at: offset), end: min(offset, input.endOffset))
+            failRun(Rejection.Failure(keyPath: "$", kind: .extraValue, expected: "one JSON value", found: "another value after it", byteOffset: offset),
+                    end: min(offset, input.endOffset))
         case .wellFormed:
             return false
         }
@@ -103,7 +105,7 @@ extension MappingEngine {
     }
 
     /// What follows a chunk's last whole element, which the reader ends after the damage it found (the worker's to
-    /// report), or at the input's end: whitespace, or damage, which ends the run as one stream would end it, or a
+    /// report), or at the input's end: whitespace, or damage, which ends the run where yajl would end it, or a
     /// record the end cuts short, or one value the end ends, which is then walked as the chunk's last element.
     func judgeTail() {
         pointMachineAtBuffer()

@@ -35,9 +35,9 @@ final class MappingEngine: BatchSource {
     var lineNumber = 1
     /// Where the bytes not yet read begin: the next element's, or the document's.
     var readFrom = 0
-    // An array's elements or concatenated values in a chunk: where each ends, and the next to read.
     /// Whether what follows the chunk's last whole element has been judged (``judgeTail()``).
     private var isTailJudged = false
+    /// An array's elements or concatenated values in a chunk: where each ends, and the next to read.
     var elementEnds: [Int] = []
     var nextElement = 0
     /// The chunk holds an array's lines, one element and its comma each until shown otherwise.
@@ -171,7 +171,7 @@ final class MappingEngine: BatchSource {
         self.holdsArrayLines = holdsArrayLines
         machine.pointee.defersFinish = shape == .ndjson || holdsArrayLines
         let produced = mapRecords(from: offset, elementEnds: elementEnds, linesEndAt: exactReadingFrom)
-        // NDJSON framing counted every line already. In a stream the machine counted lines up to the last record's
+        // NDJSON framing counted every line already. Among elements the machine counted lines up to the last record's
         // start; only the rest of the chunk is left to count.
         let lineFeeds: Int
         if shape == .ndjson || holdsArrayLines {

@@ -53,16 +53,6 @@ final class InputBuffer {
     /// A pointer to the byte at absolute `offset`, which must be held.
     @inline(__always) func pointer(at offset: Int) -> UnsafeMutablePointer<UInt8> { storage + (offset - baseOffset) }
 
-    /// Drops the bytes before absolute `offset`, moving the rest to the front.
-    func discard(before offset: Int) {
-        let dropped = min(max(offset - baseOffset, 0), count)
-        guard dropped > 0 else { return }
-        let kept = count - dropped
-        if kept > 0 { storage.update(from: storage + dropped, count: kept) }
-        count = kept
-        baseOffset += dropped
-    }
-
     /// Reads once from `source`, up to `readSize` bytes, growing the buffer if it is full. Returns the number of
     /// bytes read, 0 at the end of the input.
     @discardableResult

@@ -90,7 +90,6 @@ extension RecordStateMachine {
         return endRecord(end: entryEnd)
     }
 
-
     /// Starts a record at the plan's root, or one passed over (``passesOverNextRecord``).
     @inline(never)
     mutating func beginRecord() {

@@ -165,7 +165,7 @@ extension RecordStateMachine {
         _ = rejectOversized(location: location)
     }
 
-    /// Counts the lines up to `offset` (at most the boundary), before the driver lets go of the bytes before it.
+    /// Counts the lines up to `offset` (at most the boundary), while the bytes before it are still held.
     mutating func countLines(upTo offset: Int) {
         guard let buffer, offset > lineCountedTo, lineCountedTo >= bufferOffset else { return }
         line += NewlineCounter.count(in: UnsafeBufferPointer(start: buffer + (lineCountedTo - bufferOffset), count: offset - lineCountedTo))
@@ -217,7 +217,7 @@ extension RecordStateMachine {
     }
 
     /// Rejects the record in progress (or, between records, the bytes where one should have been) for a problem
-    /// the tokenizer could not go on from, adding `failure` to what the record already collected. `end` is where
+    /// its reading could not go on from, adding `failure` to what the record already collected. `end` is where
     /// the record's text ends. Returns `false` when the rejection policy says stop.
     mutating func rejectRecordInProgress(_ failure: Rejection.Failure?, end: Int, rawTextIsTruncated: Bool = false) -> Bool {
         if readsHeader && recordsToSkip == 0 && (isPassingOver || !inRecord) {

@@ -131,7 +131,7 @@ struct RecordStateMachine {
     // MARK: Records passed over at the start, and the column header
     /// Records still to pass over before the data (or the header) starts.
     var recordsToSkip = 0
-    /// Whether this machine reads the header from the stream (it meets the input's start); others wait for it.
+    /// Whether this machine reads the header row (its chunk holds the input's start); others wait for it.
     var readsHeader = false
     /// Where the header's names are shared with the run's other machines.
     var columnHeader: ColumnHeader?
