@@ -99,8 +99,7 @@ extern "C" sluice_verdict sluice_yajl_judge(const uint8_t *bytes, size_t length,
     state.verdict.kind = SLUICE_VERDICT_WELL_FORMED;
     state.handle = yajl_alloc(&callbacks, nullptr, &state);
     if (state.handle == nullptr) {
-        state.verdict.kind = SLUICE_VERDICT_MALFORMED;
-        std::snprintf(state.verdict.message, sizeof state.verdict.message, "%s", "the JSON parser could not be allocated");
+        state.verdict.kind = SLUICE_VERDICT_NO_MEMORY;
         return state.verdict;
     }
     yajl_config(state.handle, yajl_allow_multiple_values, single_value ? 0 : 1);

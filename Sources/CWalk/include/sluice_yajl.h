@@ -46,6 +46,8 @@ typedef enum {
     SLUICE_VERDICT_EXTRA_VALUE = 3,
     /// A container opens deeper than allowed: `offset` is just past its opening bracket.
     SLUICE_VERDICT_TOO_DEEP = 4,
+    /// yajl's parser could not be allocated: nothing was judged.
+    SLUICE_VERDICT_NO_MEMORY = 5,
 } sluice_verdict_kind;
 
 typedef struct {

@@ -70,7 +70,7 @@ extension MappingEngine {
         readFrom = input.endOffset
         let verdict = tokenizer.judge(input.pointer(at: first), count: input.endOffset - first, at: first, ending: .readSoFar, isDocument: true)
         switch verdict {
-        case .malformed, .tooDeep:
+        case .malformed, .tooDeep, .noMemory:
             _ = failsRun(verdict, recordStart: first)
         case .wellFormed, .truncated, .extraValue:
             if let error {

@@ -71,6 +71,8 @@ extension MappingEngine {
             failRun(machine.pointee.tooDeepFailure(at: offset), end: min(offset, input.endOffset))
         case .truncated:
             failRun(.truncated(at: input.endOffset), end: input.endOffset)
+        case .noMemory:
+            end(with: Self.noMemoryError(source: source.name, at: recordStart))
         case .extraValue(let offset):
             failRun(Rejection.Failure(keyPath: "$", kind: .extraValue, expected: "one JSON value", found: "another value after it", byteOffset: offset),
                     end: min(offset, input.endOffset))

@@ -90,7 +90,10 @@ extension MappingEngine {
             break
         }
         // yajl judges the record whatever its fields make of it: a damaged record fails for its damage alone.
-        if let failure = damage(from: start, to: end, endsWithLineFeed: endsWithLineFeed, record: first..<last) {
+        let verdict = tokenizer.judge(input.pointer(at: start), count: end - start, at: start, ending: endsWithLineFeed ? .lineFeed : .recordEnd)
+        if verdict == .noMemory {
+            self.end(with: Self.noMemoryError(source: source.name, at: first))
+        } else if let failure = damage(verdict, record: first..<last) {
             finishLine(keepGoing: machine.pointee.rejectRecordInProgress(failure, end: last))
         } else if machine.pointee.passesOverNextRecord {
             finishLine(keepGoing: machine.pointee.passOverRecord(end: last))
@@ -99,11 +102,11 @@ extension MappingEngine {
         }
     }
 
-    /// Why the line in `start..<end` (its record in `record`) is no well-formed JSON value, by yajl's verdict;
-    /// `nil` when it is one.
-    private func damage(from start: Int, to end: Int, endsWithLineFeed: Bool, record: Range<Int>) -> Rejection.Failure? {
-        switch tokenizer.judge(input.pointer(at: start), count: end - start, at: start, ending: endsWithLineFeed ? .lineFeed : .recordEnd) {
-        case .wellFormed: nil
+    /// Why the line whose record is in `record` is no well-formed JSON value, by yajl's `verdict` on it; `nil` when it
+    /// is one (or was not judged).
+    private func damage(_ verdict: YajlTokenizer.Verdict, record: Range<Int>) -> Rejection.Failure? {
+        switch verdict {
+        case .wellFormed, .noMemory: nil
         case .malformed(let message, let offset, _): syntaxFailure(message, at: offset, within: record)
         case .truncated: .truncated(at: record.upperBound, found: "the end of the line")
         case .extraValue(let offset): RecordStateMachine.extraValueFailure(at: offset)

@@ -66,6 +66,8 @@ final class YajlTokenizer {
         case extraValue(offset: Int)
         /// A container deeper than allowed opens just before absolute `offset`.
         case tooDeep(offset: Int)
+        /// yajl's parser could not be allocated: nothing was judged, and nothing can be read.
+        case noMemory
     }
 
     /// How the bytes judged end.
@@ -94,6 +96,7 @@ final class YajlTokenizer {
         case SLUICE_VERDICT_TRUNCATED: return .truncated
         case SLUICE_VERDICT_EXTRA_VALUE: return .extraValue(offset: offset + verdict.offset)
         case SLUICE_VERDICT_TOO_DEEP: return .tooDeep(offset: offset + verdict.offset)
+        case SLUICE_VERDICT_NO_MEMORY: return .noMemory
         default: return .wellFormed
         }
     }
