@@ -51,7 +51,7 @@ extension MappingEngine {
     /// the run; a well-formed one is passed over (a record skipped, the header row) or rejected as too large.
     private func judgeWholeDocument(from first: Int, to last: Int) {
         pointMachineAtBuffer()
-        let verdict = tokenizer.judge(input.pointer(at: first), count: input.endOffset - first, at: first, ending: .inputEnd, isDocument: true)
+        let verdict = judge(from: first, to: input.endOffset, ending: .inputEnd, isDocument: true)
         guard !failsRun(verdict, recordStart: first) else { return }
         // A record passed over is never too large: it is not read.
         if machine.pointee.passesOverNextRecord {
@@ -68,7 +68,7 @@ extension MappingEngine {
     private func judgeUnfinishedDocument(from first: Int, thenFailWith error: SluiceError?) {
         pointMachineAtBuffer()
         readFrom = input.endOffset
-        let verdict = tokenizer.judge(input.pointer(at: first), count: input.endOffset - first, at: first, ending: .readSoFar, isDocument: true)
+        let verdict = judge(from: first, to: input.endOffset, ending: .readSoFar, isDocument: true)
         switch verdict {
         case .malformed, .tooDeep, .noMemory:
             _ = failsRun(verdict, recordStart: first)

@@ -44,7 +44,7 @@ extension MappingEngine {
     /// ends the run, failing for its damage alone (as a damaged line does); a well-formed one is passed over.
     private func judgeHandedBackElement(from first: Int, to end: Int) {
         pointMachineAtBuffer()
-        let verdict = tokenizer.judge(input.pointer(at: first), count: end - first, at: first, ending: .recordEnd)
+        let verdict = judge(from: first, to: end, ending: .recordEnd)
         readFrom = end
         nextElement += 1
         guard !failsRun(verdict, recordStart: first) else { return }
@@ -117,7 +117,7 @@ extension MappingEngine {
             end(with: nil)
             return
         }
-        let verdict = tokenizer.judge(input.pointer(at: first), count: input.endOffset - first, at: first, ending: .inputEnd)
+        let verdict = judge(from: first, to: input.endOffset, ending: .inputEnd)
         if verdict == .wellFormed {
             // One value the input's end ends (the reader ends a value only where a byte after it does): an element.
             elementEnds.append(input.endOffset)

@@ -62,35 +62,26 @@ extension MappingEngine {
         machine.pointee.knownRecordStart = first
         machine.pointee.knownRecordLine = lineNumber
         // The header row (lines to skip are passed over above), which no walk reads, is only judged.
-        let walked = machine.pointee.passesOverNextRecord ? .handedBack : walkRecord(from: first, to: last)
+        var walked = machine.pointee.passesOverNextRecord ? .handedBack : walkRecord(from: first, to: last)
+        // yajl's walk checks mapped text, and reads past ill-formed UTF-8 in values no field reads: a record it reads
+        // whole without a failure is not UTF-8 all the same.
+        let isUTF8 = walked != .notUTF8
+        if !isUTF8 { walked = walkRecordWithYajl(from: first, to: last) }
         switch walked {
-        case .read, .cancelled:
-            finishWalkedRecord(cancelled: walked == .cancelled, end: last)
+        case .read:
+            finishLine(keepGoing: isUTF8 ? machine.pointee.finishDeferredRecord() : finishRecordNotUTF8(from: first, to: last))
+            return
+        case .cancelled:
+            finishWalkedRecord(cancelled: true, end: last)
             return
         case .noMemory:
             self.end(with: Self.noMemoryError(source: source.name, at: first))
             return
-        case .notUTF8:
-            // yajl's walk checks mapped text, and reads past ill-formed UTF-8 in values no field reads: a record it
-            // reads whole without a failure is not UTF-8 all the same.
-            switch walkRecordWithYajl(from: first, to: last) {
-            case .read:
-                finishLine(keepGoing: finishRecordNotUTF8(from: first, to: last))
-                return
-            case .cancelled:
-                finishWalkedRecord(cancelled: true, end: last)
-                return
-            case .noMemory:
-                self.end(with: Self.noMemoryError(source: source.name, at: first))
-                return
-            case .handedBack, .notUTF8:
-                break
-            }
-        case .handedBack:
+        case .handedBack, .notUTF8:
             break
         }
         // yajl judges the record whatever its fields make of it: a damaged record fails for its damage alone.
-        let verdict = tokenizer.judge(input.pointer(at: start), count: end - start, at: start, ending: endsWithLineFeed ? .lineFeed : .recordEnd)
+        let verdict = judge(from: start, to: end, ending: endsWithLineFeed ? .lineFeed : .recordEnd)
         if verdict == .noMemory {
             self.end(with: Self.noMemoryError(source: source.name, at: first))
         } else if let failure = damage(verdict, record: first..<last) {
@@ -145,6 +136,11 @@ extension MappingEngine {
     /// found the record not UTF-8, too.
     func walkRecordWithYajl(from first: Int, to end: Int) -> WalkStatus {
         tokenizer.matchRecord(input.pointer(at: first), count: end - first, at: first)
+    }
+
+    /// yajl's verdict on the held bytes in `first..<end`, which the walks did not read.
+    func judge(from first: Int, to end: Int, ending: YajlTokenizer.JudgedEnd, isDocument: Bool = false) -> YajlTokenizer.Verdict {
+        tokenizer.judge(input.pointer(at: first), count: end - first, at: first, ending: ending, isDocument: isDocument)
     }
 
     func finishLine(keepGoing: Bool) {

@@ -23,7 +23,7 @@ extension RecordStateMachine {
         let machine = elementsMachine
         elementMachines[machine].startElement(ordinal: index)
         elementMachines[machine].follow(buffer: buffer, bufferOffset: bufferOffset, bufferCount: bufferCount, recordOffset: recordOffset,
-                                        entryEnd: entryEnd, isKnownUTF8: recordIsKnownUTF8)
+                                        isKnownUTF8: recordIsKnownUTF8)
         _ = elementMachines[machine].takeMatchedRecord(tape, end: end, nodeBase: nodeBase)
         if let batch = elementMachines[machine].elementBatch, batch.rejections.count > elementsRejectionsBefore {
             feedsElements = false
@@ -66,13 +66,12 @@ extension RecordStateMachine {
 
     /// An element machine: the element about to be taken lies where its record's machine is.
     private mutating func follow(
-        buffer: UnsafePointer<UInt8>?, bufferOffset: Int, bufferCount: Int, recordOffset: Int, entryEnd: Int, isKnownUTF8: Bool
+        buffer: UnsafePointer<UInt8>?, bufferOffset: Int, bufferCount: Int, recordOffset: Int, isKnownUTF8: Bool
     ) {
         self.buffer = buffer
         self.bufferOffset = bufferOffset
         self.bufferCount = bufferCount
         self.recordOffset = recordOffset
-        self.entryEnd = entryEnd
         recordIsKnownUTF8 = isKnownUTF8
     }
 

@@ -49,7 +49,8 @@ extension RecordStateMachine {
                 _ = match(entry.bytes ?? emptyBytes, entry.length, at: node, position: entry.end)
                 continue
             }
-            entryEnd = recordOffset + entry.end
+            // Just past the entry's value, absolute.
+            let entryEnd = recordOffset + entry.end
             // Values first: the kinds are compared in turn, and values are most of a tape.
             switch kind {
             case SLUICE_TAPE_STRING:
@@ -86,8 +87,7 @@ extension RecordStateMachine {
     }
 
     private mutating func endMatchedRecord(end: Int) -> Bool {
-        entryEnd = recordOffset + end
-        return endRecord(end: entryEnd)
+        endRecord(end: recordOffset + end)
     }
 
     /// Starts a record at the plan's root, or one passed over (``passesOverNextRecord``).

@@ -108,10 +108,8 @@ struct RecordStateMachine {
     var buffer: UnsafePointer<UInt8>?
     var bufferOffset = 0
     var bufferCount = 0
-    /// The absolute offset of the record being taken (its tape's offsets count from it), and just past the tape
-    /// entry being written.
+    /// The absolute offset of the record being taken (its tape's offsets count from it).
     var recordOffset = 0
-    var entryEnd = 0
     /// NDJSON, an array's lines, a document: the start and line of the record, known from framing.
     var knownRecordStart: Int?
     var knownRecordLine = 1
