@@ -43,7 +43,7 @@ import SluiceFixtures
             var rows = 0
             while let batch = try? engine.nextBatch() { rows += batch.count }
             // Walked whole: the clean ones, the one whose id fails, a scalar (which fails), one missing fields.
-            #expect(engine.tokenizer.matchedRecords == ([0, 1, 2, 3, 7, 10].contains(index) ? 1 : 0), "document \(index)")
+            #expect(engine.yajl.matchedRecords == ([0, 1, 2, 3, 7, 10].contains(index) ? 1 : 0), "document \(index)")
             #expect(rows == (index < 3 ? 1 : 0), "document \(index)")
         }
     }

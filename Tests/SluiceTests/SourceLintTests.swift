@@ -64,6 +64,23 @@ import Testing
         #expect("if field.type == .date {".contains(comparison) && "[.int64, .uint64].contains(field.type)".contains(comparison))
     }
 
+    /// The tokenizer is chosen once a run: the opener alone reads the options' choice, `Tokenizer` alone resolves it
+    /// (and reads the environment), and every other part of the run asks the resolved `Tokenizer`.
+    @Test func theTokenizerIsChosenOnce() throws {
+        let homes = ["Tokenizer/TokenizerChoice.swift", "Engine/ReaderOptions.swift", "Tokenizer/Tokenizer.swift", "Readers/BatchSourceOpener.swift"]
+        let readsOptions = try Regex("[oO]ptions\\.tokenizer\\b")
+        let found = try Self.lines(under: Self.sources.appendingPathComponent("Sluice")).filter { line in
+            let code = line.text.components(separatedBy: "//").first ?? ""
+            let asksTheChoice = code.contains(readsOptions) || code.contains("TokenizerChoice") || code.contains("SLUICE_TOKENIZER")
+            return asksTheChoice && !homes.contains { line.file.hasSuffix($0) }
+        }.map { "\($0.file):\($0.number): \($0.text.trimmingCharacters(in: .whitespaces))" }
+        #expect(found.isEmpty, "\(found)")
+        let environment = try Self.violations(under: Self.sources.appendingPathComponent("Sluice"), patterns: ["SLUICE_TOKENIZER"])
+        #expect(environment.allSatisfy { $0.contains("Tokenizer/Tokenizer.swift") } && !environment.isEmpty, "\(environment)")
+        // The rule sees a read of the choice.
+        #expect("guard options.tokenizer == .yajl".contains(readsOptions) && !"self.tokenizer = tokenizer".contains(readsOptions))
+    }
+
     /// A file that grows past 600 lines holds more than one job: it is split by job (an extension a file), not
     /// left to grow.
     @Test func noSourceFileIsLongerThan600Lines() throws {

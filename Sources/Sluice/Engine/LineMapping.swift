@@ -135,12 +135,12 @@ extension MappingEngine {
     /// Reads the record in `first..<end` with yajl's matched walk, which checks mapped text only: where simdjson
     /// found the record not UTF-8, too.
     func walkRecordWithYajl(from first: Int, to end: Int) -> WalkStatus {
-        tokenizer.matchRecord(input.pointer(at: first), count: end - first, at: first)
+        yajl.matchRecord(input.pointer(at: first), count: end - first, at: first)
     }
 
     /// yajl's verdict on the held bytes in `first..<end`, which the walks did not read.
     func judge(from first: Int, to end: Int, ending: YajlTokenizer.JudgedEnd, isDocument: Bool = false) -> YajlTokenizer.Verdict {
-        tokenizer.judge(input.pointer(at: first), count: end - first, at: first, ending: ending, isDocument: isDocument)
+        yajl.judge(input.pointer(at: first), count: end - first, at: first, ending: ending, isDocument: isDocument)
     }
 
     func finishLine(keepGoing: Bool) {

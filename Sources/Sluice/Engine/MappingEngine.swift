@@ -19,8 +19,8 @@ final class MappingEngine: BatchSource {
     let batches: BatchQueue
     let machine: UnsafeMutablePointer<RecordStateMachine>
     /// Reads what simdjson is not chosen for or cannot read, and judges what neither walk reads.
-    let tokenizer: YajlTokenizer
-    /// Reads records first when the options ask for it; yajl reads what it cannot.
+    let yajl: YajlTokenizer
+    /// Reads records first when the run walks with simdjson; yajl reads what it cannot.
     let simdjson: SimdjsonTokenizer?
     private var lentBatch: ColumnarBatch?
     var hasEnded = false
@@ -80,7 +80,8 @@ final class MappingEngine: BatchSource {
             }
         }
         let start = ShapeDetector.byteOrderMarkLength(UnsafeBufferPointer(start: input.storage, count: input.count))
-        self.init(plan: plan, shape: .document, options: options, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
+        // A document, one record of any size, is walked by yajl alone.
+        self.init(plan: plan, shape: .document, options: options, tokenizer: .yajl, keepsRecordText: keepsRecordText, source: source, input: input, start: start)
         self.peekError = peekError
         machine.pointee.recordsToSkip = plan.skippedRecords
         machine.pointee.readsHeader = plan.columnsFromHeader
@@ -91,16 +92,16 @@ final class MappingEngine: BatchSource {
     /// (``InputShape/ndjson`` or ``InputShape/concatenated``). The run's engines share `columnHeader`: the one that
     /// maps the chunk holding the header row reads the names into it.
     /// `hiddenOuterLevels`: levels around each record that chunks no longer show (1 for an array's elements);
-    /// `options.maximumDepth` is already lowered by them.
-    convenience init(plan: CompiledPlan, chunkShape shape: InputShape, hiddenOuterLevels: Int, options: ReaderOptions, keepsRecordText: Bool,
-                     sourceName: String, columnHeader: ColumnHeader) {
-        self.init(plan: plan, shape: shape, options: options, keepsRecordText: keepsRecordText,
+    /// `options.maximumDepth` is already lowered by them. `tokenizer`: the run's, resolved once for all its engines.
+    convenience init(plan: CompiledPlan, chunkShape shape: InputShape, hiddenOuterLevels: Int, options: ReaderOptions, tokenizer: Tokenizer,
+                     keepsRecordText: Bool, sourceName: String, columnHeader: ColumnHeader) {
+        self.init(plan: plan, shape: shape, options: options, tokenizer: tokenizer, keepsRecordText: keepsRecordText,
                   source: MemorySource(bytes: [], name: sourceName), input: InputBuffer(capacity: 16), start: 0)
         machine.pointee.columnHeader = columnHeader
         machine.pointee.hiddenOuterLevels = hiddenOuterLevels
     }
 
-    private init(plan: CompiledPlan, shape: InputShape, options: ReaderOptions, keepsRecordText: Bool, source: any ByteSource, input: InputBuffer, start: Int) {
+    private init(plan: CompiledPlan, shape: InputShape, options: ReaderOptions, tokenizer chosen: Tokenizer, keepsRecordText: Bool, source: any ByteSource, input: InputBuffer, start: Int) {
         self.plan = plan
         self.options = options
         self.source = source
@@ -125,9 +126,9 @@ final class MappingEngine: BatchSource {
         ))
         machine.pointee.boundary = start
         let matchTables = MatchTables(plan: plan, mapsElements: !machine.pointee.elementMachines.isEmpty)
-        tokenizer = YajlTokenizer(machine: machine, matchTables: matchTables)
+        yajl = YajlTokenizer(machine: machine, matchTables: matchTables)
         // NDJSON lines, and the elements of an array or values of a stream that the pipeline's chunks name one by one.
-        if (shape == .ndjson || shape == .concatenated) && options.tokenizer.usesSimdjson {
+        if (shape == .ndjson || shape == .concatenated) && chosen.walksWithSimdjson {
             simdjson = SimdjsonTokenizer(machine: machine, matchTables: matchTables)
         } else {
             simdjson = nil
@@ -249,7 +250,7 @@ final class MappingEngine: BatchSource {
     /// The keys no field reads that the matched walks counted themselves since the last call.
     private func takeKeysCountedInWalks(into counts: inout [UnmappedKey: Int]) {  // lint: reporting, once per chunk
         simdjson?.takeUnmappedKeyCounts(into: &counts)
-        tokenizer.takeUnmappedKeyCounts(into: &counts)
+        yajl.takeUnmappedKeyCounts(into: &counts)
     }
 
     /// The unmapped keys seen since the last call, by trie node (see ``RecordStateMachine/takeUnmappedKeyCounts()``),

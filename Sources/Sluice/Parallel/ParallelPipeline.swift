@@ -13,6 +13,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     let plans: [CompiledPlan]
     var plan: CompiledPlan { plans[0] }
     private let options: ReaderOptions
+    /// What the run's engines walk records with, and how its elements are framed for them.
+    private let tokenizer: Tokenizer
     let sourceName: String
     /// Bytes per chunk: the option, made smaller when a small input or the budget needs it.
     private let chunkSize: Int
@@ -125,7 +127,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// for, handing each read's whole records on at once (so records from a pipe are mapped as they arrive).
     /// `reopenForExactReading`: an array file, which a reader thread may cut at line feeds (when its elements are
     /// written one per line), and open again to read exactly from the first line that is not one element.
-    init(plans: [CompiledPlan], source: any ByteSource, shape: InputShape, startOffset: Int, options: ReaderOptions,
+    init(plans: [CompiledPlan], source: any ByteSource, shape: InputShape, startOffset: Int, options: ReaderOptions, tokenizer: Tokenizer,
          keepsRecordText: Bool, startsAtInputStart: Bool = true, columnNames: [[UInt8]]? = nil, runsInline: Bool = false,
          reopenForExactReading: ReopenAt? = nil) {
         self.plans = plans
@@ -139,6 +141,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         typeTotals = plans.map { _ in ReadStatistics() }
         self.shape = shape
         self.options = options
+        self.tokenizer = tokenizer
         leadingRecords = startsAtInputStart ? LeadingRecords(toSkip: plan.skippedRecords, readsHeader: plan.columnsFromHeader) : LeadingRecords()
         bytesBeforeReader = startsAtInputStart ? startOffset : 0
         if let columnNames { columnHeader.publish(columnNames) }
@@ -193,7 +196,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// An engine for the chunks of `plan`'s records: NDJSON lines, or concatenated values (an array's elements too).
     private func makeEngine(_ plan: CompiledPlan) -> MappingEngine {
         MappingEngine(plan: plan, chunkShape: shape == .ndjson ? .ndjson : .concatenated, hiddenOuterLevels: hiddenOuterLevels, options: engineOptions,
-                      keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
+                      tokenizer: tokenizer, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
     }
 
     /// The smallest chunk worth a hand-off to a worker.
@@ -260,8 +263,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             elementShardEnd: options.shard.flatMap { $0.content == .lines ? nil : $0.byteRange.upperBound },
             elementShardStartsAtArray: options.shard?.content == .arrayOpening,
             leadingRecords: leadingRecords, handsEachRead: handsEachRead, arrayFraming: framing,
-            // simdjson passes over a value no field reads by counting its brackets: elements are cut so too.
-            pairsBrackets: !options.tokenizer.usesSimdjson,
+            pairsBrackets: tokenizer.framingPairsBrackets,
             // Not owning: the pipeline holds the reader that runs on the caller's thread, and the reader thread holds
             // the pipeline while its reader lives, so the reader never outlives it.
             reserve: { [unowned self] bytes, holding, isNewChunk in reserve(bytes, holding: holding, isNewChunk: isNewChunk) })

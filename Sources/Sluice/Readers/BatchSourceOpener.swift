@@ -7,13 +7,14 @@ enum BatchSourceOpener {
     static func open(_ input: Input, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor) throws(SluiceError) -> any BatchSource {
         var options = try options.validated()
         try plan.checkDepth(within: options.maximumDepth)
+        let tokenizer = Tokenizer(options.tokenizer)
         if let shard = options.shard {
             if shard.content == .lines {
                 guard plan.recordsPath == nil else { throw .invalidOptions("a shard of lines holds no wrapper document's records") }
                 // Lines are read as a byte range is; the shard only numbers them as in the whole file.
                 options.byteRange = shard.byteRange
             } else {
-                return try openArrayShard(input, shard: shard, plan: plan, options: options, keepsRecordText: keepsRecordText, progress: progress)
+                return try openArrayShard(input, shard: shard, plan: plan, options: options, tokenizer: tokenizer, keepsRecordText: keepsRecordText, progress: progress)
             }
         }
         // A shard past the file's start holds neither the records to skip nor the header: they are read from
@@ -91,10 +92,10 @@ enum BatchSourceOpener {
         // decompresses, or frames a large array's elements or stream's values for simdjson, while the worker maps,
         // on another core.
         let runsInline = options.workers == 1 && !source.isDecompressing
-            && !(shape != .ndjson && (raw.size ?? 0) >= options.chunkSize && options.tokenizer.usesSimdjson)
-        return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options,
+            && !(shape != .ndjson && (raw.size ?? 0) >= options.chunkSize && tokenizer.framesElementsOnReaderThread)
+        return ParallelPipeline(plans: [plan], source: source, shape: shape, startOffset: startOffset, options: options, tokenizer: tokenizer,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: startsAtInputStart, columnNames: columnNames,
-                                runsInline: runsInline, reopenForExactReading: runsInline ? nil : reopening(input, raw: raw, source: source, shape: shape,
+                                runsInline: runsInline, reopenForExactReading: runsInline ? nil : reopening(input, raw: raw, source: source, shape: shape, tokenizer: tokenizer,
                                                                                                           plan: plan, options: options, progress: progress))
     }
 
@@ -102,9 +103,9 @@ enum BatchSourceOpener {
     /// line): how to open it again where its lines stop being one element each, to read it exactly from there.
     /// `nil` where lines are not tried: the input is a stream or compressed, or split, or starts with records that
     /// are not mapped. A file is opened again through its open descriptor, so it is the file that was read.
-    private static func reopening(_ input: Input, raw: any ByteSource, source: PrefixedSource, shape: InputShape, plan: CompiledPlan,
+    private static func reopening(_ input: Input, raw: any ByteSource, source: PrefixedSource, shape: InputShape, tokenizer: Tokenizer, plan: CompiledPlan,
                                   options: ReaderOptions, progress: ProgressMonitor) -> ParallelPipeline.ReopenAt? {
-        guard shape == .array, options.readsArrayLines, options.tokenizer.usesSimdjson, !source.isDecompressing, raw.size != nil,
+        guard shape == .array, options.readsArrayLines, tokenizer.readsArrayLines, !source.isDecompressing, raw.size != nil,
               options.byteRange == nil, options.shard == nil, plan.skippedRecords == 0, !plan.columnsFromHeader else { return nil }
         let file = raw as? FileSource
         guard file != nil || input.holdsItsBytes else { return nil }
@@ -127,7 +128,7 @@ enum BatchSourceOpener {
     /// A shard of an array's elements: read from its first byte to its last, mapped as elements of the records
     /// array (a wrapper's other members lie outside it), numbered as in the whole file.
     private static func openArrayShard(
-        _ input: Input, shard: InputShard, plan: CompiledPlan, options: ReaderOptions, keepsRecordText: Bool, progress: ProgressMonitor
+        _ input: Input, shard: InputShard, plan: CompiledPlan, options: ReaderOptions, tokenizer: Tokenizer, keepsRecordText: Bool, progress: ProgressMonitor
     ) throws(SluiceError) -> any BatchSource {
         if plan.skippedRecords > 0 || plan.columnsFromHeader {
             throw .invalidOptions("skipped records and header rows are not read from shards of an array")
@@ -141,7 +142,7 @@ enum BatchSourceOpener {
         try source.skip(shard.byteRange.lowerBound - (shard.zstdFrame?.offset ?? 0))
         var arrayOptions = options
         arrayOptions.shape = .array
-        return ParallelPipeline(plans: [plan], source: source, shape: .array, startOffset: shard.byteRange.lowerBound, options: arrayOptions,
+        return ParallelPipeline(plans: [plan], source: source, shape: .array, startOffset: shard.byteRange.lowerBound, options: arrayOptions, tokenizer: tokenizer,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: false, runsInline: options.workers == 1)
     }
 
@@ -201,6 +202,7 @@ enum BatchSourceOpener {
         var (_, source) = try openCounting(input, options: options, progress: progress)
         let byteOrderMark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
         if byteOrderMark > 0 { try source.skip(byteOrderMark) }
-        return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options, keepsRecordText: false)
+        return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options,
+                                tokenizer: Tokenizer(options.tokenizer), keepsRecordText: false)
     }
 }

@@ -107,7 +107,8 @@ private final class ElementEngine: @unchecked Sendable {
         framingDepth = options.maximumDepth
         // The framer blanks the array's brackets: the elements' limit is one level lower, as the pipeline's is.
         options.maximumDepth -= 1
+        // The array's text reached the model outside any reader's run: the process's tokenizer walks its elements.
         engine = MappingEngine(plan: mapping.plan, chunkShape: .concatenated, hiddenOuterLevels: 1, options: options,
-                               keepsRecordText: mapping.rejectsAfterCommit, sourceName: "$", columnHeader: ColumnHeader())
+                               tokenizer: .processDefault, keepsRecordText: mapping.rejectsAfterCommit, sourceName: "$", columnHeader: ColumnHeader())
     }
 }
