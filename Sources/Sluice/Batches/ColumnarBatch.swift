@@ -11,7 +11,14 @@ public final class ColumnarBatch {
     /// The most records the batch holds.
     public private(set) var capacity: Int
     /// The number of records in the batch.
-    public internal(set) var count = 0
+    public internal(set) var count: Int {
+        get { rowCount.pointee }
+        set { rowCount.pointee = newValue }
+    }
+    /// Where ``count`` is kept: read for every value a consumer reads (the row is checked against it) and written for
+    /// every record committed, it is memory of the batch's own, as the columns are, which costs no dynamic
+    /// exclusivity check (a class's stored `var` costs one on each access from another type).
+    private let rowCount: UnsafeMutablePointer<Int>
     /// Records rejected while this batch was being filled, in input order (with ``RejectionPolicy/collect``).
     public internal(set) var rejections: [Rejection] = []
 
@@ -50,6 +57,8 @@ public final class ColumnarBatch {
         ordinals = .allocate(capacity: capacity)
         lines = .allocate(capacity: capacity)
         byteOffsets = .allocate(capacity: capacity)
+        rowCount = .allocate(capacity: 1)
+        rowCount.initialize(to: 0)
     }
 
     /// About how many bytes a batch of `fields` allocates for each row of its capacity: the columns' values,
@@ -126,6 +135,7 @@ public final class ColumnarBatch {
         ordinals.deallocate()
         lines.deallocate()
         byteOffsets.deallocate()
+        rowCount.deallocate()
     }
 
     /// Empties the batch for reuse, keeping every buffer.
