@@ -37,6 +37,9 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
+        // libbz2 ships no pkg-config file on Debian: its header and library are in the default paths.
+        .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"]), .brew(["bzip2"])]),
+        .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"]), .brew(["xz"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // Parquet pages may be snappy-compressed (zstd is the default).
         .systemLibrary(name: "CSnappy", pkgConfig: "snappy", providers: [.apt(["libsnappy-dev"]), .brew(["snappy"])]),
@@ -58,7 +61,7 @@ let package = Package(
         // value, and whole-module optimisation inlines across them. yajl reaches it through the walks (CWalk).
         .target(
             name: "Sluice",
-            dependencies: ["CWalk", "CZlib", "CZstd", "CPCRE2", "CStructuralScan",
+            dependencies: ["CWalk", "CZlib", "CZstd", "CBzip2", "CLzma", "CPCRE2", "CStructuralScan",
                            .target(name: "CLibYAML", condition: .when(traits: ["MappingFiles"]))]
         ),
         .target(
@@ -128,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceWriters", "SluiceImport", "SluiceFixtures", "SluiceBench", "SluiceSinkCases", "CStructuralScan", "CZlib", "CZstd", "CSQLite", "CPostgres"]
+            dependencies: ["Sluice", "SluiceWriters", "SluiceImport", "SluiceFixtures", "SluiceBench", "SluiceSinkCases", "CStructuralScan", "CZlib", "CZstd", "CBzip2", "CLzma", "CSQLite", "CPostgres"]
         ),
     ],
     cxxLanguageStandard: .cxx17

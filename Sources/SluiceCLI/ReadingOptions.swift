@@ -51,7 +51,7 @@ struct ReadingOptions: ParsableArguments {
     var memoryBudget = 128
 
     @Option(name: .customLong("max-window"), parsing: .unconditional, help: ArgumentHelp(
-        "The largest decompression window a compressed input may need (1 to 2048; zstd --long dumps name up to 2048).", valueName: "MiB"))
+        "The largest decompression window a compressed input may need (1 to 2048; zstd --long dumps name up to 2048); for xz, the most memory its decoder may use.", valueName: "MiB"))
     var maximumWindow = 128
 
     @Option(name: .customLong("byte-range"), parsing: .unconditional, help: ArgumentHelp("Only the records that start in START..<END of the file (NDJSON), e.g. 0:1048576.", valueName: "start:end"))

@@ -6,8 +6,8 @@ import Sluice
 /// The first byte picks the variant: the mapping (dates, enums, lists, nested paths, json and the whole record as
 /// json; skipped records and a header; a records path; 2,000 fields, which the small memory budget must hold; or
 /// json fields read beneath), the shape, the tokenizer, and whether a long run of whitespace goes into the input (the
-/// second byte says where, how long and of which characters). The rest is the input, which may also be gzip or zstd
-/// (the seeds hold both), damaged or not.
+/// second byte says where, how long and of which characters). The rest is the input, which may also be gzip, zstd,
+/// bzip2 or xz (the seeds hold each), damaged or not.
 enum FuzzRecords {
     static let fieldMapping = """
         fields:

@@ -1,3 +1,5 @@
+import CBzip2
+import CLzma
 import CZlib
 import CZstd
 
@@ -19,6 +21,51 @@ enum Compressor {
                 stream.avail_out = UInt32(outputBuffer.count)
                 guard deflate(&stream, Z_FINISH) == Z_STREAM_END else { return 0 }
                 return outputBuffer.count - Int(stream.avail_out)
+            }
+        }
+        return Array(output[..<produced])
+    }
+
+    /// One bzip2 stream holding `bytes`, in blocks of `blockSize` × 100 kB (1 to 9), as `bzip2 -N` writes.
+    static func bzip2(_ bytes: [UInt8], blockSize: Int32 = 9) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: bytes.count + bytes.count / 100 + 600)
+        var produced = UInt32(output.count)
+        var input = bytes
+        let status = input.withUnsafeMutableBytes { inputBuffer in
+            output.withUnsafeMutableBytes { outputBuffer in
+                BZ2_bzBuffToBuffCompress(outputBuffer.baseAddress?.assumingMemoryBound(to: CChar.self), &produced,
+                                         inputBuffer.baseAddress?.assumingMemoryBound(to: CChar.self), UInt32(inputBuffer.count), blockSize, 0, 0)
+            }
+        }
+        guard status == BZ_OK else { return [] }
+        return Array(output[..<Int(produced)])
+    }
+
+    /// One xz stream holding `bytes`, with a CRC-64 check, as `xz -6` writes; `blockSize`: a new block every this
+    /// many bytes, as `xz -T` writes (one block when `nil`).
+    static func xz(_ bytes: [UInt8], blockSize: Int? = nil) -> [UInt8] {
+        var stream = lzma_stream()
+        var options = lzma_mt()
+        options.flags = 0
+        options.threads = 1
+        options.block_size = UInt64(blockSize ?? 0)
+        options.preset = 6
+        options.check = LZMA_CHECK_CRC64
+        let started = blockSize == nil ? lzma_easy_encoder(&stream, 6, LZMA_CHECK_CRC64) : lzma_stream_encoder_mt(&stream, &options)
+        guard started == LZMA_OK else { return [] }
+        defer { lzma_end(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(lzma_stream_buffer_bound(bytes.count)) + 4096)
+        let produced = bytes.withUnsafeBufferPointer { inputBuffer in
+            output.withUnsafeMutableBufferPointer { outputBuffer -> Int in
+                stream.next_in = inputBuffer.baseAddress
+                stream.avail_in = inputBuffer.count
+                stream.next_out = outputBuffer.baseAddress
+                stream.avail_out = outputBuffer.count
+                while true {
+                    let status = lzma_code(&stream, LZMA_FINISH)
+                    if status == LZMA_STREAM_END { return outputBuffer.count - stream.avail_out }
+                    if status != LZMA_OK { return 0 }
+                }
             }
         }
         return Array(output[..<produced])

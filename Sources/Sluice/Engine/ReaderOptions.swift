@@ -53,7 +53,8 @@ public struct ReaderOptions: Sendable, Hashable {
     /// written with `--long` (large dumps often are) name windows up to 2 GiB; a frame that needs more than this
     /// ends the run with an error saying how much it needs. zstd rounds the limit down to a power of two. The
     /// window is held besides ``memoryBudget``. The default is libzstd's own limit, 128 MiB; gzip never needs more
-    /// than 32 KiB.
+    /// than 32 KiB, bzip2 about 4 MB. For xz it limits the decoder's memory, its dictionary foremost (8 MiB for
+    /// `xz -6`, 64 MiB for `xz -9`), likewise.
     public var maximumDecompressionWindow = Compression.defaultMaximumWindow
     /// The tokenizer that reads records. Output is the same with each, except where a value no field reads is
     /// malformed, or is not UTF-8 (see ``TokenizerChoice``).

@@ -7,8 +7,8 @@ public enum Input: Sendable, Hashable {
     /// Bytes already in memory; `name` is how errors refer to them.
     case bytes([UInt8], name: String = "<memory>")
 
-    /// Opens the input; gzip and zstd data (recognised by their first bytes, whatever the name) are decompressed
-    /// as they are read.
+    /// Opens the input; gzip, zstd, bzip2 and xz data (recognised by their first bytes, whatever the name) are
+    /// decompressed as they are read, and archives and formats Sluice does not read are refused by name.
     func open() throws(SluiceError) -> any ByteSource {
         try Compression.decompressing(try openRaw())
     }

@@ -63,8 +63,9 @@ struct ShardScan {
         var prefixed = PrefixedSource(self.source)
         var prefix = try prefixed.peek(64 << 10)
         switch Compression.detect(prefix) {
-        case .gzip:
-            throw .invalidOptions("\(source.name) is gzip-compressed, which cannot be split (each byte depends on all before it): decompress it, or compress it as zstd frames (pzstd) to split it")
+        case let format? where format != .zstd:
+            let reason = format == .gzip ? "which cannot be split (each byte depends on all before it)" : "which Sluice does not split yet"
+            throw .invalidOptions("\(source.name) is \(format.name)-compressed, \(reason): decompress it, or compress it as zstd frames (pzstd) to split it")
         case .zstd:
             let zstd = try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks())
             zstd.logsFrameStarts = true
@@ -72,7 +73,7 @@ struct ShardScan {
             zstdFrames = 0
             prefixed = PrefixedSource(zstd, isDecompressing: true)
             prefix = try prefixed.peek(64 << 10)
-        case nil:
+        default:
             break
         }
         self.source = prefixed

@@ -2,13 +2,56 @@
 enum Compression: Sendable, Equatable {
     case gzip
     case zstd
+    case bzip2
+    case xz
+
+    /// How the format is called in messages.
+    var name: String {
+        switch self {
+        case .gzip: "gzip"
+        case .zstd: "zstd"
+        case .bzip2: "bzip2"
+        case .xz: "xz"
+        }
+    }
+
+    /// Bytes to peek at to recognise every format, those read and those refused (a tar header's magic sits at
+    /// byte 257).
+    static let recognisedPrefix = 262
 
     /// gzip members start with 1F 8B; zstd frames with the little-endian magic number FD2FB528, or a skippable
-    /// frame's, 184D2A50 to 184D2A5F (`pzstd` writes one before each frame).
+    /// frame's, 184D2A50 to 184D2A5F (`pzstd` writes one before each frame); bzip2 streams with `BZh` and the block
+    /// size, 1 to 9; xz streams with FD `7zXZ` 00.
     static func detect(_ prefix: [UInt8]) -> Compression? {
-        if prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B { return .gzip }
-        if prefix.count >= 4 && prefix[0] == 0x28 && prefix[1] == 0xB5 && prefix[2] == 0x2F && prefix[3] == 0xFD { return .zstd }
+        if prefix.starts(with: [0x1F, 0x8B]) { return .gzip }
+        if prefix.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) { return .zstd }
         if prefix.count >= 4 && prefix[0] & 0xF0 == 0x50 && prefix[1] == 0x2A && prefix[2] == 0x4D && prefix[3] == 0x18 { return .zstd }
+        if prefix.count >= 4 && prefix.starts(with: Array("BZh".utf8)) && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(prefix[3]) { return .bzip2 }
+        if prefix.starts(with: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return .xz }
+        return nil
+    }
+
+    /// The name of a format Sluice does not read that `prefix` (the input's first bytes) or `name` shows, and how
+    /// to get the JSON out of it; `nil` for anything else. Such an input is refused at once instead of being read
+    /// as text, which would reject every "record" of it.
+    static func unreadFormat(_ prefix: [UInt8], name: String) -> (format: String, advice: String)? {
+        if prefix.starts(with: [0x50, 0x4B, 0x03, 0x04]) || prefix.starts(with: [0x50, 0x4B, 0x05, 0x06]) || prefix.starts(with: [0x50, 0x4B, 0x07, 0x08]) {
+            return ("a zip archive", "extract the JSON file from it (unzip -p ARCHIVE FILE | sluice ... -)")
+        }
+        if prefix.starts(with: [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]) { return ("a 7z archive", "extract the JSON file from it (7z x)") }
+        if prefix.starts(with: [0x04, 0x22, 0x4D, 0x18]) || prefix.starts(with: [0x02, 0x21, 0x4C, 0x18]) {
+            return ("lz4-compressed", "decompress it (lz4 -dc FILE | sluice ... -), or compress it with zstd")
+        }
+        if prefix.starts(with: Array("LZIP".utf8)) { return ("lzip-compressed", "decompress it (lzip -dc FILE | sluice ... -), or compress it with xz or zstd") }
+        if prefix.starts(with: [0x1F, 0x9D]) { return ("compressed by Unix compress (.Z)", "decompress it (gzip -dc FILE | sluice ... -)") }
+        if prefix.count >= 262 && prefix[257..<262].elementsEqual("ustar".utf8) {
+            return ("a tar archive", "extract the JSON file from it (tar -xOf ARCHIVE FILE | sluice ... -)")
+        }
+        // brotli has no magic number: a file named so that does not start as JSON does is taken at its word.
+        let first = prefix.first { !ShapeDetector.isWhitespace($0) }
+        if name.hasSuffix(".br"), let first, !Array("{[\"-0123456789tfn".utf8).contains(first) {
+            return ("brotli-compressed (by its name)", "decompress it (brotli -dc FILE | sluice ... -), or compress it with zstd")
+        }
         return nil
     }
 
@@ -28,13 +71,25 @@ enum Compression: Sendable, Equatable {
 
     /// Wraps `source` in a decompressor when its first bytes say it is compressed; either way the result can
     /// still be peeked at. A zstd frame that needs a window larger than `maximumWindow` bytes is an error.
+    /// - Throws: ``SluiceError/invalidInput(source:message:)`` for a format Sluice does not read (an archive, lz4,
+    ///   brotli), named.
     static func decompressing(_ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
-        let prefix = try prefixed.peek(4)
+        // A file is peeked at as far as a tar header's magic; a pipe no further than the magic numbers (four bytes
+        // unless they may be xz's six), so that a short first record is not held back.
+        let prefix = source.size != nil
+            ? try prefixed.peek(recognisedPrefix)
+            : try prefixed.peek(upTo: 6) { $0.count >= 4 && !$0.starts(with: [0xFD, 0x37, 0x7A, 0x58]) }
         switch detect(prefix) {
         case .gzip: return PrefixedSource(try GzipSource(compressed: prefixed, checks: FrameChecks()), isDecompressing: true)
         case .zstd: return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks()), isDecompressing: true)
-        case nil: return prefixed
+        case .bzip2: return PrefixedSource(try Bzip2Source(compressed: prefixed, checks: FrameChecks()), isDecompressing: true)
+        case .xz: return PrefixedSource(try XzSource(compressed: prefixed, maximumMemory: maximumWindow, checks: FrameChecks()), isDecompressing: true)
+        case nil:
+            if let (format, advice) = unreadFormat(prefix, name: source.name) {
+                throw .invalidInput(source: source.name, message: "it is \(format), which Sluice does not read: \(advice)")
+            }
+            return prefixed
         }
     }
 }

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import SluiceFixtures
+@testable import Sluice
+
+/// bzip2 and xz read like their plain twins (several blocks, several streams, any worker count), damage named by
+/// file and offset after the records before it, xz's memory limit, and the formats Sluice does not read refused at
+/// once by name instead of being read as text.
+@Suite struct CompressionFormatTests {
+    static let lines: [String] = {
+        var generator = TweetGenerator(seed: 41)
+        return (1...600).map { generator.nextRecord(ordinal: $0) }
+    }()
+    static let plain = Array((lines.joined(separator: "\n") + "\n").utf8)
+
+    static func reference() throws -> RunTranscript {
+        try transcript(of: .bytes(plain), fields: ReferenceMapping.fields, options: ReaderOptions(rejectionPolicy: .collect))
+    }
+
+    @Test(arguments: [1, 3])
+    func bzip2AndXzMatchTheirPlainTwins(_ workers: Int) throws {
+        let half = Array((Self.lines[..<300].joined(separator: "\n") + "\n").utf8)
+        let rest = Array((Self.lines[300...].joined(separator: "\n") + "\n").utf8)
+        let reference = try Self.reference()
+        #expect(reference.rows.count == 600)
+        let twins: [(String, [UInt8])] = [
+            ("bzip2", Compressor.bzip2(Self.plain)), ("bzip2 in 100 kB blocks", Compressor.bzip2(Self.plain, blockSize: 1)),
+            ("two bzip2 streams", Compressor.bzip2(half) + Compressor.bzip2(rest)),
+            ("xz", Compressor.xz(Self.plain)), ("xz in 16 KiB blocks", Compressor.xz(Self.plain, blockSize: 16 << 10)),
+            ("two xz streams", Compressor.xz(half) + Compressor.xz(rest)),
+            ("two xz streams with padding between", Compressor.xz(half) + [0, 0, 0, 0] + Compressor.xz(rest)),
+        ]
+        let options = ReaderOptions(batchCapacity: 64, rejectionPolicy: .collect, workers: workers, chunkSize: 10_000)
+        for (name, compressed) in twins {
+            #expect(compressed.count > 0 && compressed.count < Self.plain.count / 2, "\(name)")
+            let url = try temporaryFile(compressed, name: "twin-\(name.replacingOccurrences(of: " ", with: "-"))")
+            let result = try transcript(of: .file(url.path), fields: ReferenceMapping.fields, options: options)
+            #expect(result.error == nil && result.rows == reference.rows, "\(name): \(result.error ?? "\(result.rows.count) rows")")
+            #expect(result.statistics.bytesRead == Self.plain.count, "\(name)")
+        }
+        // Empty input compressed is no records and no error.
+        for empty in [Compressor.bzip2([]), Compressor.xz([])] {
+            let result = try transcript(of: .bytes(empty), fields: ReferenceMapping.fields, options: options)
+            #expect(result.error == nil && result.rows.isEmpty)
+        }
+    }
+
+    /// Cut short, or followed by garbage where a next stream would start: the records before are delivered (all of
+    /// them before garbage), then the run fails naming the file, the format and the damage.
+    @Test(arguments: ["bzip2", "xz"])
+    func damagedBzip2AndXzNameTheFileAndOffset(_ format: String) throws {
+        let compressed = format == "bzip2" ? Compressor.bzip2(Self.plain, blockSize: 1) : Compressor.xz(Self.plain)
+        let truncated = try temporaryFile(Array(compressed[..<(compressed.count * 2 / 3)]), name: "truncated.\(format)")
+        let corrupted = try temporaryFile(compressed + Array("not compressed at all".utf8), name: "corrupt.\(format)")
+        let reference = try Self.reference()
+        for workers in [1, 2] {
+            let options = ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 4096)
+            let cut = try transcript(of: .file(truncated.path), fields: ReferenceMapping.fields, options: options)
+            #expect(cut.error?.contains(truncated.path) == true && cut.error?.contains("truncated \(format) data") == true, "\(cut.error ?? "no error")")
+            #expect(cut.rows.count > 0 && cut.rows.count < 600, "\(cut.rows.count)")
+            #expect(cut.rows == Array(reference.rows.prefix(cut.rows.count)))
+            let bad = try transcript(of: .file(corrupted.path), fields: ReferenceMapping.fields, options: options)
+            #expect(bad.error?.contains(corrupted.path) == true && bad.error?.contains("corrupt \(format) data") == true, "\(bad.error ?? "no error")")
+            #expect(bad.rows == reference.rows)
+        }
+    }
+
+    /// An xz file whose dictionary needs more memory than allowed says how much it needs; allowed, it reads.
+    @Test func xzNeedsItsDictionaryAllowed() throws {
+        let url = try temporaryFile(Compressor.xz(Self.plain), name: "dictionary.xz")
+        var options = ReaderOptions(rejectionPolicy: .collect)
+        options.maximumDecompressionWindow = 1 << 20
+        let refusal = #expect(throws: SluiceError.self) {
+            try transcript(of: .file(url.path), fields: ReferenceMapping.fields, options: options)
+        }
+        let message = refusal.map { "\($0)" } ?? ""
+        #expect(message.contains(url.path) && message.contains("bytes of memory to decompress (its dictionary), more than the 1048576 allowed"), "\(message)")
+        options.maximumDecompressionWindow = 64 << 20
+        #expect(try transcript(of: .file(url.path), fields: ReferenceMapping.fields, options: options).rows == Self.reference().rows)
+    }
+
+    /// Archives and codecs Sluice does not read are refused when the input is opened, naming the format and how to
+    /// get the JSON out, instead of rejecting every line as malformed.
+    @Test func formatsSluiceDoesNotReadAreRefusedByName() throws {
+        let json = Array("{\"id\": 1}\n".utf8)
+        var tar = [UInt8](repeating: 0, count: 512)
+        tar.replaceSubrange(0..<9, with: Array("dump.json".utf8))
+        tar.replaceSubrange(257..<263, with: Array("ustar\u{0}".utf8))
+        let cases: [(String, [UInt8], String)] = [
+            ("dump.zip", [0x50, 0x4B, 0x03, 0x04, 20, 0, 0, 0] + json, "it is a zip archive, which Sluice does not read: extract the JSON file from it"),
+            ("dump.7z", [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C, 0, 4] + json, "it is a 7z archive, which Sluice does not read"),
+            ("dump.lz4", [0x04, 0x22, 0x4D, 0x18, 0x64, 0x40, 0xA7] + json, "it is lz4-compressed, which Sluice does not read"),
+            ("dump.lz", Array("LZIP".utf8) + [1, 12] + json, "it is lzip-compressed, which Sluice does not read"),
+            ("dump.Z", [0x1F, 0x9D, 0x90] + json, "it is compressed by Unix compress (.Z), which Sluice does not read"),
+            ("dump.tar", tar + json, "it is a tar archive, which Sluice does not read: extract the JSON file from it"),
+            ("dump.json.br", [0x1B, 0x2F, 0x00, 0x00] + json, "it is brotli-compressed (by its name), which Sluice does not read"),
+        ]
+        for (name, bytes, expected) in cases {
+            let url = try temporaryFile(bytes, name: name)
+            let refusal = #expect(throws: SluiceError.self, "\(name)") {
+                try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: [FieldSpec(name: "id", type: .int64)]))
+            }
+            let message = refusal.map { "\($0)" } ?? ""
+            #expect(message.hasPrefix(url.path) && message.contains(expected), "\(name): \(message)")
+            if case .invalidInput? = refusal {} else { Issue.record("\(name): \(message) is not an input error") }
+        }
+        // JSON that only carries such a name is JSON.
+        let named = try temporaryFile(json, name: "plain.json.br")
+        #expect(try transcript(of: .file(named.path), fields: [FieldSpec(name: "id", type: .int64)]).rows.count == 1)
+    }
+}
