@@ -15,7 +15,7 @@ struct SplitCommand: ParsableCommand {
             wrapper document (--records-at), at element starts, found by one scan of the whole file. The plan \
             fits that version of the file only: sluice import --shard PLAN:INDEX checks its size, modification \
             time and first MiB. A zstd file of several frames (written by pzstd, or pieces compressed apart and \
-            joined with cat) is cut where frames start; gzip, and zstd in a single frame, cannot be split. With \
+            joined with cat) is cut where frames start; gzip, and zstd in a single frame, cannot be split, nor bzip2 or xz yet. With \
             --index, the scan's cuts (about 4096 of them, at most one per zstd frame) are kept in a file, and a \
             later split of the unchanged file, into any number of parts, is cut from them without reading the file.
             """

@@ -273,6 +273,7 @@ import Testing
         }
         #expect(error(Compressor.gzip(Array(Self.ndjson.utf8))) == "invalid options: <memory> is gzip-compressed, which cannot be split (each byte depends on all before it): decompress it, or compress it as zstd frames (pzstd) to split it")
         #expect(error(Compressor.bzip2(Array(Self.ndjson.utf8))) == "invalid options: <memory> is bzip2-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) to split it")
+        #expect(error([0x50, 0x4B, 0x03, 0x04] + Array(Self.ndjson.utf8)).hasPrefix("<memory>: it is a zip archive, which Sluice does not read"))
         #expect(error(Compressor.xz(Array(Self.ndjson.utf8))) == "invalid options: <memory> is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) to split it")
         #expect(error(Array(#"{"a": [1, 2],\#n "b": 3}"#.utf8)) == "invalid options: <memory> holds a single document or concatenated values, which split only at the records inside a wrapper document: give their records path")
         #expect(error(Array(#"{"data": {"1": {"id": 1}, "2": {"id": 2}}}"#.utf8), recordsPath: "data") == "invalid options: the records at $.data are the members of an object, which are not split; only an array of records is")

@@ -30,7 +30,8 @@ public enum ShardSize: Sendable, Hashable {
 /// NDJSON is split at line starts; a top-level array, or the array at a wrapper document's records path, at
 /// element starts, found by one sequential structural scan of the whole input (which also checks that its
 /// brackets pair up). A zstd file of several frames is split where frames start (see ``InputShard/zstdFrame``);
-/// gzip, and zstd in one frame, cannot be split: their bytes at an offset depend on everything before.
+/// gzip, and zstd in one frame, cannot be split: their bytes at an offset depend on everything before; nor, yet,
+/// bzip2 and xz.
 /// Processes given one shard each (``ReaderOptions/shard``) read every record once, numbered as one reader would.
 public struct ShardPlan: Sendable, Hashable, Codable {
     /// The input's name, as errors give it.
@@ -57,7 +58,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     ///   - shape: ``InputShape/automatic`` looks at the first bytes; only NDJSON and arrays split.
     ///   - recordsPath: The key path of the records array inside a wrapper document.
     ///   - maximumWindow: The largest window a zstd frame may ask for, as ``ReaderOptions/maximumDecompressionWindow``.
-    /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (gzip, a stream, a single
+    /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (gzip, bzip2, xz, a stream, a single
     ///   document without records path, records in an object), ``SluiceError/io(source:byteOffset:message:)``
     ///   for a read failure or an array whose structure is broken.
     public init(

@@ -74,7 +74,7 @@ struct ShardScan {
             prefixed = PrefixedSource(zstd, isDecompressing: true)
             prefix = try prefixed.peek(64 << 10)
         default:
-            break
+            try Compression.refuseUnreadFormat(prefix, name: source.name)
         }
         self.source = prefixed
         let chosen = self.recordsPath != nil ? .array : shape == .automatic ? ShapeDetector.detect(fileStart: prefix) : shape

@@ -31,10 +31,18 @@ enum Compression: Sendable, Equatable {
         return nil
     }
 
+    /// Throws ``SluiceError/invalidInput(source:message:)`` naming the format Sluice does not read that `prefix` (the
+    /// input's first bytes) or `name` shows, and how to get the JSON out of it.
+    static func refuseUnreadFormat(_ prefix: [UInt8], name: String) throws(SluiceError) {
+        if let (format, advice) = unreadFormat(prefix, name: name) {
+            throw .invalidInput(source: name, message: "it is \(format), which Sluice does not read: \(advice)")
+        }
+    }
+
     /// The name of a format Sluice does not read that `prefix` (the input's first bytes) or `name` shows, and how
     /// to get the JSON out of it; `nil` for anything else. Such an input is refused at once instead of being read
     /// as text, which would reject every "record" of it.
-    static func unreadFormat(_ prefix: [UInt8], name: String) -> (format: String, advice: String)? {
+    private static func unreadFormat(_ prefix: [UInt8], name: String) -> (format: String, advice: String)? {
         if prefix.starts(with: [0x50, 0x4B, 0x03, 0x04]) || prefix.starts(with: [0x50, 0x4B, 0x05, 0x06]) || prefix.starts(with: [0x50, 0x4B, 0x07, 0x08]) {
             return ("a zip archive", "extract the JSON file from it (unzip -p ARCHIVE FILE | sluice ... -)")
         }
@@ -86,9 +94,7 @@ enum Compression: Sendable, Equatable {
         case .bzip2: return PrefixedSource(try Bzip2Source(compressed: prefixed, checks: FrameChecks()), isDecompressing: true)
         case .xz: return PrefixedSource(try XzSource(compressed: prefixed, maximumMemory: maximumWindow, checks: FrameChecks()), isDecompressing: true)
         case nil:
-            if let (format, advice) = unreadFormat(prefix, name: source.name) {
-                throw .invalidInput(source: source.name, message: "it is \(format), which Sluice does not read: \(advice)")
-            }
+            try refuseUnreadFormat(prefix, name: source.name)
             return prefixed
         }
     }
