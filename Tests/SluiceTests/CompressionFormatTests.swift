@@ -104,8 +104,16 @@ import SluiceFixtures
             #expect(message.hasPrefix(url.path) && message.contains(expected), "\(name): \(message)")
             if case .invalidInput? = refusal {} else { Issue.record("\(name): \(message) is not an input error") }
         }
-        // JSON that only carries such a name is JSON.
-        let named = try temporaryFile(json, name: "plain.json.br")
+        // JSON that only carries such a name is JSON, after a byte order mark too, and so is JSON that holds
+        // "ustar" where a tar header's magic would be.
+        for bytes in [json, [0xEF, 0xBB, 0xBF] + json] {
+            let named = try temporaryFile(bytes, name: "plain.json.br")
+            #expect(try transcript(of: .file(named.path), fields: [FieldSpec(name: "id", type: .int64)]).rows.count == 1)
+        }
+        let start = "{\"id\": 1, \"pad\": \""
+        let custard = Array((start + String(repeating: "x", count: 257 - start.utf8.count) + "ustar  \"}\n").utf8)
+        #expect(custard[257..<262].elementsEqual("ustar".utf8))
+        let named = try temporaryFile(custard, name: "custard.json")
         #expect(try transcript(of: .file(named.path), fields: [FieldSpec(name: "id", type: .int64)]).rows.count == 1)
     }
 }

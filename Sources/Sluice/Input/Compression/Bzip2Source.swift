@@ -30,8 +30,8 @@ final class Bzip2Source: ByteSource {
         stream.initialize(to: bz_stream())
         let status = BZ2_bzDecompressInit(stream, 0, 0)
         guard status == BZ_OK else {
-            stream.deallocate()
-            input.deallocate()
+            // No decoder to end: deinit, which runs as the initialiser throws, frees the buffers alone.
+            betweenStreams = true
             throw .io(source: compressed.name, byteOffset: 0, message: "cannot start bzip2 decompression (libbz2 status \(status))")
         }
     }
@@ -91,8 +91,8 @@ final class Bzip2Source: ByteSource {
                 let error = SluiceError.io(source: name, byteOffset: compressedOffset, message: "corrupt bzip2 data: \(Self.describe(status))")
                 // What libbz2 produced before it found the damage is delivered, then the run fails; a block is checked
                 // only once it is all out, so imports commit no byte of a stream before the stream's check passes.
-                guard produced > 0 else { throw error }
                 pendingError = error
+                guard produced > 0 else { throw error }
                 return produced
             }
             if produced > 0 { return produced }

@@ -17,7 +17,7 @@ enum Compression: Sendable, Equatable {
 
     /// Bytes to peek at to recognise every format, those read and those refused (a tar header's magic sits at
     /// byte 257).
-    static let recognisedPrefix = 262
+    static let recognisedPrefix = 265
 
     /// gzip members start with 1F 8B; zstd frames with the little-endian magic number FD2FB528, or a skippable
     /// frame's, 184D2A50 to 184D2A5F (`pzstd` writes one before each frame); bzip2 streams with `BZh` and the block
@@ -52,11 +52,12 @@ enum Compression: Sendable, Equatable {
         }
         if prefix.starts(with: Array("LZIP".utf8)) { return ("lzip-compressed", "decompress it (lzip -dc FILE | sluice ... -), or compress it with xz or zstd") }
         if prefix.starts(with: [0x1F, 0x9D]) { return ("compressed by Unix compress (.Z)", "decompress it (gzip -dc FILE | sluice ... -)") }
-        if prefix.count >= 262 && prefix[257..<262].elementsEqual("ustar".utf8) {
+        // POSIX `ustar\0`, or GNU `ustar  \0`: with a NUL byte, which JSON text never holds raw.
+        if prefix.count >= 263 && (prefix[257..<263].elementsEqual("ustar\0".utf8) || prefix.count >= 265 && prefix[257..<265].elementsEqual("ustar  \0".utf8)) {
             return ("a tar archive", "extract the JSON file from it (tar -xOf ARCHIVE FILE | sluice ... -)")
         }
         // brotli has no magic number: a file named so that does not start as JSON does is taken at its word.
-        let first = prefix.first { !ShapeDetector.isWhitespace($0) }
+        let first = prefix.dropFirst(prefix.withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)).first { !ShapeDetector.isWhitespace($0) }
         if name.hasSuffix(".br"), let first, !Array("{[\"-0123456789tfn".utf8).contains(first) {
             return ("brotli-compressed (by its name)", "decompress it (brotli -dc FILE | sluice ... -), or compress it with zstd")
         }
@@ -84,10 +85,10 @@ enum Compression: Sendable, Equatable {
     static func decompressing(_ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
         // A file is peeked at as far as a tar header's magic; a pipe no further than the magic numbers (four bytes
-        // unless they may be xz's six), so that a short first record is not held back.
+        // unless they may be xz's or 7z's six), so that a short first record is not held back.
         let prefix = source.size != nil
             ? try prefixed.peek(recognisedPrefix)
-            : try prefixed.peek(upTo: 6) { $0.count >= 4 && !$0.starts(with: [0xFD, 0x37, 0x7A, 0x58]) }
+            : try prefixed.peek(upTo: 6) { $0.count >= 4 && !$0.starts(with: [0xFD, 0x37, 0x7A, 0x58]) && !$0.starts(with: [0x37, 0x7A, 0xBC, 0xAF]) }
         switch detect(prefix) {
         case .gzip: return PrefixedSource(try GzipSource(compressed: prefixed, checks: FrameChecks()), isDecompressing: true)
         case .zstd: return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks()), isDecompressing: true)

@@ -29,9 +29,8 @@ final class GzipSource: ByteSource {
         stream.initialize(to: z_stream())
         // 15 + 32: the largest window, and detect a gzip or zlib header.
         let status = czlib_inflate_init(stream, 15 + 32)
+        // deinit, which runs as the initialiser throws, frees the buffers (inflateEnd is harmless on a failed start).
         guard status == Z_OK else {
-            stream.deallocate()
-            input.deallocate()
             throw .io(source: compressed.name, byteOffset: 0, message: "cannot start gzip decompression (zlib status \(status))")
         }
     }

@@ -34,9 +34,8 @@ final class XzSource: ByteSource {
         // All zeros is LZMA_STREAM_INIT.
         stream.initialize(to: lzma_stream())
         let status = lzma_stream_decoder(stream, UInt64(max(maximumMemory, 1)), sluice_lzma_concatenated)
+        // deinit, which runs as the initialiser throws, frees the buffers (lzma_end is harmless on a failed start).
         guard status == LZMA_OK else {
-            stream.deallocate()
-            input.deallocate()
             throw .io(source: compressed.name, byteOffset: 0, message: "cannot start xz decompression (liblzma status \(status.rawValue))")
         }
     }
@@ -80,8 +79,8 @@ final class XzSource: ByteSource {
                 let error = failure(status)
                 // What liblzma produced before it found the damage is delivered, then the run fails; imports commit
                 // none of it before the checks pass.
-                guard produced > 0 else { throw error }
                 pendingError = error
+                guard produced > 0 else { throw error }
                 return produced
             }
         }
