@@ -17,7 +17,8 @@ let package = Package(
     // can leave them out: `.package(url: …, from: …, traits: [])`.
     traits: [
         .trait(name: "MappingFiles", description: "Mapping files: MappingSchema(mappingText:) and MappingSchema(contentsOfFile:), read with libyaml."),
-        .default(enabledTraits: ["MappingFiles"]),
+        .trait(name: "FastGzip", description: "gzip inflated with Intel's ISA-L (libisal), about four times as fast as zlib, which is used otherwise."),
+        .default(enabledTraits: ["MappingFiles", "FastGzip"]),
     ],
     // Package.resolved stays out of git (each machine's package mirror has its own commit ids), so the versions are
     // pinned here instead: bug fixes only.
@@ -36,6 +37,7 @@ let package = Package(
         // The command returns what compiling a mapping freed before the run's threads start (glibc's malloc_trim).
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(name: "CIsal", pkgConfig: "libisal", providers: [.apt(["libisal-dev"]), .brew(["isa-l"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         // libbz2 ships no pkg-config file on Debian: its header and library are in the default paths.
         .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"]), .brew(["bzip2"])]),
@@ -62,7 +64,8 @@ let package = Package(
         .target(
             name: "Sluice",
             dependencies: ["CWalk", "CZlib", "CZstd", "CBzip2", "CLzma", "CPCRE2", "CStructuralScan",
-                           .target(name: "CLibYAML", condition: .when(traits: ["MappingFiles"]))]
+                           .target(name: "CLibYAML", condition: .when(traits: ["MappingFiles"])),
+                           .target(name: "CIsal", condition: .when(traits: ["FastGzip"]))]
         ),
         .target(
             name: "SluiceFixtures",

@@ -74,7 +74,7 @@ import SluiceFixtures
             try transcript(of: .file(url.path), fields: ReferenceMapping.fields, options: options)
         }
         let message = refusal.map { "\($0)" } ?? ""
-        #expect(message.contains(url.path) && message.contains("bytes of memory to decompress (its dictionary), more than the 1048576 allowed"), "\(message)")
+        #expect(message.contains(url.path) && message.contains("of memory to decompress (its dictionary), more than the 1 MiB allowed"), "\(message)")
         options.maximumDecompressionWindow = 64 << 20
         #expect(try transcript(of: .file(url.path), fields: ReferenceMapping.fields, options: options).rows == Self.reference().rows)
     }

@@ -75,6 +75,12 @@ enum Compression: Sendable, Equatable {
         return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks(), startingAt: frame), isDecompressing: true)
     }
 
+    /// A window or memory size as messages give it: `512 KiB`, `64 MiB`, `1.5 MiB`.
+    static func describe(memory bytes: Int) -> String {
+        if bytes < 1 << 20 { return "\(bytes >> 10) KiB" }
+        return (bytes % (1 << 20) == 0 ? "\(bytes >> 20)" : String(format: "%.1f", Double(bytes) / Double(1 << 20))) + " MiB"
+    }
+
     /// libzstd's own limit on the history window a frame may ask for, which the reader options start from.
     static let defaultMaximumWindow = 128 << 20
 
@@ -90,10 +96,15 @@ enum Compression: Sendable, Equatable {
             ? try prefixed.peek(recognisedPrefix)
             : try prefixed.peek(upTo: 6) { $0.count >= 4 && !$0.starts(with: [0xFD, 0x37, 0x7A, 0x58]) && !$0.starts(with: [0x37, 0x7A, 0xBC, 0xAF]) }
         switch detect(prefix) {
-        case .gzip: return PrefixedSource(try GzipSource(compressed: prefixed, checks: FrameChecks()), isDecompressing: true)
-        case .zstd: return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks()), isDecompressing: true)
-        case .bzip2: return PrefixedSource(try Bzip2Source(compressed: prefixed, checks: FrameChecks()), isDecompressing: true)
-        case .xz: return PrefixedSource(try XzSource(compressed: prefixed, maximumMemory: maximumWindow, checks: FrameChecks()), isDecompressing: true)
+        case .gzip:
+            return PrefixedSource(try GzipInflater.preferred.source(decompressing: prefixed), isDecompressing: true)
+        case .zstd:
+            return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks()), isDecompressing: true)
+        case .bzip2:
+            return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: Bzip2Decoder(), checks: FrameChecks()), isDecompressing: true)
+        case .xz:
+            let decoder = XzDecoder(maximumMemory: maximumWindow)
+            return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: decoder, checks: FrameChecks()), isDecompressing: true)
         case nil:
             try refuseUnreadFormat(prefix, name: source.name)
             return prefixed

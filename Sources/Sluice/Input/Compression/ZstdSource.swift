@@ -133,14 +133,9 @@ final class ZstdSource: ByteSource {
     }
 
     private func windowTooLargeMessage() -> String {
-        let needed = ZstdFrameHeader.windowSize(frameHeader).map { "a window of " + Self.size($0) } ?? "a larger window"
-        return "this zstd frame needs \(needed), more than the \(Self.size(maximumWindow)) allowed (written with zstd --long?); "
+        let needed = ZstdFrameHeader.windowSize(frameHeader).map { "a window of " + Compression.describe(memory: $0) } ?? "a larger window"
+        return "this zstd frame needs \(needed), more than the \(Compression.describe(memory: maximumWindow)) allowed (written with zstd --long?); "
             + "raise ReaderOptions.maximumDecompressionWindow (sluice map --max-window MiB)"
-    }
-
-    private static func size(_ bytes: Int) -> String {
-        if bytes < 1 << 20 { return "\(bytes >> 10) KiB" }
-        return (bytes % (1 << 20) == 0 ? "\(bytes >> 20)" : String(format: "%.1f", Double(bytes) / Double(1 << 20))) + " MiB"
     }
 }
 

@@ -1,0 +1,119 @@
+/// One decompression library's streaming step, as ``DecompressingSource`` drives it.
+///
+/// A conformer owns the library's state (freed in its `deinit`) and knows its format's units: a gzip member, a
+/// bzip2 stream, the whole of an xz input. A unit ends only once its checks passed.
+protocol StreamDecoder: AnyObject {
+    /// How the format is called in messages: `gzip`.
+    static var format: String { get }
+    /// What its units are called in messages: `member`.
+    static var unit: String { get }
+    /// Whether the input may end here: no unit is begun.
+    var isBetweenUnits: Bool { get }
+    /// Decodes from the front of `input` into `output`, advancing `input` past the bytes consumed. `inputEnded`
+    /// says that `input` holds the last of the compressed bytes.
+    func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep
+}
+
+/// What one ``StreamDecoder/decode(_:into:inputEnded:)`` call did.
+struct DecodeStep {
+    enum Outcome {
+        /// More to come, or more input needed.
+        case running
+        /// A unit ended with its checks passed, after the bytes produced.
+        case unitEnded
+        /// The data is damaged, cut or needs too much memory; the message says which, without the source's name.
+        case failed(String)
+    }
+
+    var produced: Int
+    var outcome: Outcome
+}
+
+/// Decompresses a compressed source as it is read, through one ``StreamDecoder``: feeds it the compressed bytes,
+/// counts the units whose checks passed (``FrameChecks``), and places errors at the compressed offset reached.
+final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
+    let name: String
+    var size: Int? { nil }
+    let frameChecks: FrameChecks?
+    private var compressed: any ByteSource
+    private let decoder: Decoder
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// The compressed bytes read and not yet consumed by the decoder.
+    private var pending = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var inputEnded = false
+    /// Compressed bytes read from the source so far.
+    private var readLength = 0
+    /// Decompressed bytes produced so far.
+    private var producedLength = 0
+    /// Where the last unit ended in the compressed input, if one did, and the bytes produced by then.
+    private var lastUnitEnd: Int?
+    private var producedAtUnitEnd = 0
+    /// An error found by the call that also produced bytes: those bytes are returned first, the error from then on.
+    private var pendingError: SluiceError?
+
+    init(compressed: any ByteSource, decoder: Decoder, checks: FrameChecks) {
+        self.compressed = compressed
+        self.decoder = decoder
+        frameChecks = checks
+        name = compressed.name
+        buffer = .allocate(byteCount: 256 << 10, alignment: 16)
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// Compressed bytes the decoder consumed: where an error is found.
+    private var compressedOffset: Int { readLength - pending.count }
+
+    func read(into output: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
+        guard output.count > 0 else { return 0 }
+        if let pendingError { throw pendingError }
+        while true {
+            if pending.isEmpty && !inputEnded {
+                let read = try compressed.read(into: buffer)
+                readLength += read
+                inputEnded = read == 0
+                pending = UnsafeRawBufferPointer(rebasing: buffer[..<read])
+            }
+            if pending.isEmpty && inputEnded && decoder.isBetweenUnits { return 0 }
+            let startsUnit = decoder.isBetweenUnits
+            let step = decoder.decode(&pending, into: output, inputEnded: inputEnded)
+            producedLength += step.produced
+            switch step.outcome {
+            case .unitEnded:
+                lastUnitEnd = compressedOffset
+                producedAtUnitEnd = producedLength
+                frameChecks?.frameEnded(at: producedLength)
+            case .running:
+                if step.produced == 0 && pending.isEmpty && inputEnded {
+                    let message = "truncated \(Decoder.format) data: the input ends inside compressed data"
+                    guard let lastUnitEnd, producedLength == producedAtUnitEnd else { return try fail(message, produced: 0) }
+                    return try fail(afterUnit(lastUnitEnd, message), produced: 0, at: lastUnitEnd)
+                }
+            case .failed(let message) where startsUnit && step.produced == 0 && lastUnitEnd != nil:
+                return try fail(afterUnit(lastUnitEnd ?? 0, message), produced: 0, at: lastUnitEnd)
+            case .failed(let message):
+                // What the library produced before it found the damage is delivered, then the run fails; imports
+                // commit none of a unit before its checks pass.
+                return try fail(message, produced: step.produced)
+            }
+            if step.produced > 0 { return step.produced }
+        }
+    }
+
+    /// Bytes after a whole unit that start no other: something appended, or the next unit's header damaged. The
+    /// tools differ (gzip warns, bzip2 and igzip say nothing, xz fails); the run fails after every record before
+    /// them, saying so.
+    private func afterUnit(_ end: Int, _ detail: String) -> String {
+        "the bytes after the \(Decoder.format) \(Decoder.unit) that ends at byte \(end) do not start another whole one (damaged, or something else appended): \(detail)"
+    }
+
+    /// Keeps the error for every later read; throws it now unless `produced` bytes come first.
+    private func fail(_ message: String, produced: Int, at offset: Int? = nil) throws(SluiceError) -> Int {
+        let error = SluiceError.io(source: name, byteOffset: offset ?? compressedOffset, message: message)
+        pendingError = error
+        guard produced > 0 else { throw error }
+        return produced
+    }
+}

@@ -1,0 +1,30 @@
+/// Which library inflates gzip input. ISA-L (the `FastGzip` trait, on by default) inflates about four times as
+/// fast as zlib; zlib is there without it. Both end a member only once its CRC-32 and length matched, and read the
+/// members of a multi-member file one after another.
+enum GzipInflater: CaseIterable {
+    #if FastGzip
+    case isal
+    #endif
+    case zlib
+
+    /// The fastest the build has.
+    static var preferred: GzipInflater {
+        #if FastGzip
+        .isal
+        #else
+        .zlib
+        #endif
+    }
+
+    /// A source that inflates `compressed`, which starts with a gzip member.
+    func source(decompressing compressed: any ByteSource) throws(SluiceError) -> any ByteSource {
+        switch self {
+        #if FastGzip
+        case .isal:
+            DecompressingSource(compressed: compressed, decoder: IsalInflater(), checks: FrameChecks())
+        #endif
+        case .zlib:
+            DecompressingSource(compressed: compressed, decoder: try ZlibInflater(source: compressed.name), checks: FrameChecks())
+        }
+    }
+}

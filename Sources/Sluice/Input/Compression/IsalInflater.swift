@@ -1,0 +1,58 @@
+#if FastGzip
+import CIsal
+
+/// Inflates gzip members with Intel's ISA-L (`isal_inflate`), one after another. ISA-L parses each member's header
+/// and ends the member only once its trailer's CRC-32 and length matched.
+final class IsalInflater: StreamDecoder {
+    static let unit = "member"
+    static let format = "gzip"
+    /// ISA-L's state holds its Huffman tables and a 64 KiB window: one allocation for the whole input.
+    private let state: UnsafeMutablePointer<inflate_state>
+    /// The last member ended and the next has not started.
+    private(set) var isBetweenUnits = true
+
+    init() {
+        state = .allocate(capacity: 1)
+        isal_inflate_init(state)
+    }
+
+    deinit {
+        state.deallocate()
+    }
+
+    func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
+        if isBetweenUnits && !input.isEmpty {
+            isal_inflate_reset(state)
+            state.pointee.crc_flag = UInt32(ISAL_GZIP)
+            isBetweenUnits = false
+        }
+        let inputCount = min(input.count, Int(UInt32.max)), room = min(output.count, Int(UInt32.max))
+        state.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        state.pointee.avail_in = UInt32(inputCount)
+        state.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        state.pointee.avail_out = UInt32(room)
+        let status = isal_inflate(state)
+        input = UnsafeRawBufferPointer(rebasing: input[(inputCount - Int(state.pointee.avail_in))...])
+        let produced = room - Int(state.pointee.avail_out)
+        if status < 0 {
+            return DecodeStep(produced: produced, outcome: .failed("corrupt gzip data: " + Self.describe(status)))
+        }
+        guard state.pointee.block_state == ISAL_BLOCK_FINISH else { return DecodeStep(produced: produced, outcome: .running) }
+        isBetweenUnits = true
+        return DecodeStep(produced: produced, outcome: .unitEnded)
+    }
+
+    private static func describe(_ status: Int32) -> String {
+        switch status {
+        case ISAL_INVALID_BLOCK: "invalid deflate block"
+        case ISAL_INVALID_SYMBOL: "invalid deflate symbol"
+        case ISAL_INVALID_LOOKBACK: "invalid back-reference distance"
+        case ISAL_INVALID_WRAPPER: "invalid gzip header"
+        case ISAL_UNSUPPORTED_METHOD: "the header names a method other than deflate"
+        case ISAL_INCORRECT_CHECKSUM: "incorrect data check (the member's CRC-32 or length does not match)"
+        case ISAL_NEED_DICT: "the data needs a preset dictionary"
+        default: "ISA-L status \(status)"
+        }
+    }
+}
+#endif

@@ -1,0 +1,89 @@
+import CLzma
+
+/// Decompresses xz streams with liblzma, one after another, with the stream padding (NUL bytes, a multiple of four)
+/// xz allows between and after them. Each block is checked against the check its stream names (CRC-32, CRC-64,
+/// SHA-256, or none when written with `--check=none`) as it ends; a stream ends once its index and footer are
+/// verified too.
+final class XzDecoder: StreamDecoder {
+    static let unit = "stream"
+    static let format = "xz"
+    private let stream: UnsafeMutablePointer<lzma_stream>
+    /// The most memory the decoder may use, its dictionary foremost.
+    private let maximumMemory: Int
+    /// A stream has begun and not yet ended.
+    private var isInStream = false
+    /// NUL bytes of stream padding since the last stream ended.
+    private var paddingLength = 0
+    var isBetweenUnits: Bool { !isInStream && paddingLength % 4 == 0 }
+
+    /// - Parameter maximumMemory: The most memory the decoder may use: a file whose dictionary needs more ends the
+    ///   run with an error saying how much it needs.
+    init(maximumMemory: Int) {
+        self.maximumMemory = maximumMemory
+        stream = .allocate(capacity: 1)
+        // All zeros is LZMA_STREAM_INIT.
+        stream.initialize(to: lzma_stream())
+    }
+
+    deinit {
+        lzma_end(stream)
+        stream.deallocate()
+    }
+
+    func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
+        if !isInStream {
+            let zeros = input.prefix { $0 == 0 }.count
+            paddingLength += zeros
+            input = UnsafeRawBufferPointer(rebasing: input[zeros...])
+            if input.isEmpty && !(inputEnded && paddingLength % 4 != 0) { return DecodeStep(produced: 0, outcome: .running) }
+            guard paddingLength % 4 == 0 else {
+                return DecodeStep(produced: 0, outcome: .failed("corrupt xz data: \(paddingLength) bytes of stream padding, not a multiple of four"))
+            }
+            // Each stream gets a fresh decoder (liblzma reuses the memory of the last); the padding is skipped here,
+            // so that a stream's end is seen as such.
+            let status = lzma_stream_decoder(stream, UInt64(max(maximumMemory, 1)), 0)
+            guard status == LZMA_OK else {
+                return DecodeStep(produced: 0, outcome: .failed("cannot start xz decompression (liblzma status \(status.rawValue))"))
+            }
+            paddingLength = 0
+            isInStream = true
+        }
+        stream.pointee.next_in = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        stream.pointee.avail_in = input.count
+        stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        stream.pointee.avail_out = output.count
+        // Once the input has ended, liblzma is told so: only then can it tell a last stream from a cut one.
+        let status = lzma_code(stream, inputEnded ? LZMA_FINISH : LZMA_RUN)
+        input = UnsafeRawBufferPointer(rebasing: input[(input.count - stream.pointee.avail_in)...])
+        let produced = output.count - stream.pointee.avail_out
+        switch status {
+        case LZMA_STREAM_END:
+            isInStream = false
+            return DecodeStep(produced: produced, outcome: .unitEnded)
+        case LZMA_OK:
+            return DecodeStep(produced: produced, outcome: .running)
+        default:
+            return DecodeStep(produced: produced, outcome: .failed(describe(status)))
+        }
+    }
+
+    private func describe(_ status: lzma_ret) -> String {
+        switch status {
+        case LZMA_BUF_ERROR:
+            "truncated xz data: the input ends inside compressed data"
+        case LZMA_MEMLIMIT_ERROR:
+            "this xz data needs \(Compression.describe(memory: Int(lzma_memusage(stream)))) of memory to decompress (its dictionary), more than the \(Compression.describe(memory: maximumMemory)) allowed; "
+                + "raise ReaderOptions.maximumDecompressionWindow (sluice map --max-window MiB)"
+        case LZMA_FORMAT_ERROR:
+            "corrupt xz data: not an xz stream where one should start"
+        case LZMA_DATA_ERROR:
+            "corrupt xz data: a block fails its check, or is malformed"
+        case LZMA_OPTIONS_ERROR:
+            "corrupt xz data: it names options liblzma does not support"
+        case LZMA_MEM_ERROR:
+            "not enough memory to decompress xz data"
+        default:
+            "corrupt xz data (liblzma status \(status.rawValue))"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CZlib
+
+/// Inflates gzip members with zlib, one after another (`cat a.gz b.gz`, a day of hourly dumps). zlib ends a member
+/// only once its CRC-32 and length matched.
+final class ZlibInflater: StreamDecoder {
+    static let unit = "member"
+    static let format = "gzip"
+    private let stream: UnsafeMutablePointer<z_stream>
+    /// The last member ended and the next has not started.
+    private(set) var isBetweenUnits = true
+
+    init(source: String) throws(SluiceError) {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        // 15 + 32: the largest window, and detect a gzip or zlib header.
+        let status = czlib_inflate_init(stream, 15 + 32)
+        // deinit, which runs as the initialiser throws, frees the stream (inflateEnd is harmless on a failed start).
+        guard status == Z_OK else {
+            throw .io(source: source, byteOffset: 0, message: "cannot start gzip decompression (zlib status \(status))")
+        }
+    }
+
+    deinit {
+        inflateEnd(stream)
+        stream.deallocate()
+    }
+
+    func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
+        if isBetweenUnits && !input.isEmpty {
+            inflateReset(stream)
+            isBetweenUnits = false
+        }
+        let inputCount = min(input.count, Int(UInt32.max)), room = min(output.count, Int(UInt32.max))
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        stream.pointee.avail_in = UInt32(inputCount)
+        stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        stream.pointee.avail_out = UInt32(room)
+        let status = inflate(stream, Z_NO_FLUSH)
+        input = UnsafeRawBufferPointer(rebasing: input[(inputCount - Int(stream.pointee.avail_in))...])
+        let produced = room - Int(stream.pointee.avail_out)
+        switch status {
+        case Z_STREAM_END:
+            isBetweenUnits = true
+            return DecodeStep(produced: produced, outcome: .unitEnded)
+        case Z_OK, Z_BUF_ERROR:
+            return DecodeStep(produced: produced, outcome: .running)
+        default:
+            let detail = stream.pointee.msg.map { String(cString: $0) } ?? "zlib status \(status)"
+            return DecodeStep(produced: produced, outcome: .failed("corrupt gzip data: \(detail)"))
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import SluiceFixtures
+@testable import Sluice
+
+/// Sluice's decompressors against the system's tools (`gzip -dc`, `igzip -dc`, `bzip2 -dc`, `xz -dc`), which
+/// `scripts/install-deps` installs: the same bytes wherever the tool succeeds, an error wherever it fails, and never a
+/// byte vouched for by the checks that differs from what was compressed. Each gzip inflater the build has is tried.
+@Suite struct DecompressorDifferentialTests {
+    /// One way to decompress: a codec's name, its tool, and how Sluice reads it.
+    struct Codec: CustomStringConvertible, Sendable {
+        let description: String
+        let tools: [[String]]
+        let compress: @Sendable ([UInt8]) -> [UInt8]
+        let open: @Sendable (any ByteSource) throws(SluiceError) -> any ByteSource
+    }
+
+    static let codecs: [Codec] = GzipInflater.allCases.map { inflater in
+        Codec(description: "gzip (\(inflater))", tools: [["gzip", "-dc"], ["igzip", "-dc"]], compress: Compressor.gzip) { source throws(SluiceError) in
+            try inflater.source(decompressing: source)
+        }
+    } + [
+        Codec(description: "bzip2", tools: [["bzip2", "-dc"]], compress: { Compressor.bzip2($0, blockSize: 1) }) { source in
+            DecompressingSource(compressed: source, decoder: Bzip2Decoder(), checks: FrameChecks())
+        },
+        Codec(description: "xz", tools: [["xz", "-dc"]], compress: { Compressor.xz($0, blockSize: 20_000) }) { source in
+            DecompressingSource(compressed: source, decoder: XzDecoder(maximumMemory: 64 << 20), checks: FrameChecks())
+        },
+    ]
+
+    static let text: [UInt8] = {
+        var generator = TweetGenerator(seed: 7)
+        return Array((1...700).map { generator.nextRecord(ordinal: $0) + "\n" }.joined().utf8)
+    }()
+
+    /// What Sluice made of `compressed`: every byte it delivered, how many of them the checks vouch for, and the
+    /// error that ended it. Input arrives in pieces of varying size and output is taken into buffers as small as a
+    /// byte, so that every "needs input" and "output full" edge is met.
+    static func sluice(_ codec: Codec, _ compressed: [UInt8], seed: UInt64) -> (bytes: [UInt8], verified: Int, error: SluiceError?) {
+        var random = ParquetCase.Generator(state: seed)
+        var bytes: [UInt8] = []
+        var source: any ByteSource = TrickleSource(bytes: compressed, seed: seed)
+        do {
+            source = try codec.open(source)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+            defer { buffer.deallocate() }
+            while true {
+                let room = [1, 7, 4096, 1 << 16][Int(random.next() % 4)]
+                let read = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<room]))
+                if read == 0 { break }
+                bytes += buffer[..<read]
+            }
+            return (bytes, source.frameChecks?.verifiedLength ?? bytes.count, nil)
+        } catch {
+            return (bytes, source.frameChecks?.verifiedLength ?? 0, error)
+        }
+    }
+
+    /// The tool's output and whether it succeeded (gzip's exit status 2 is a warning, such as trailing garbage,
+    /// which Sluice treats as damage: it counts as a failure here).
+    static func tool(_ command: [String], _ compressed: [UInt8]) throws -> (bytes: [UInt8], succeeded: Bool) {
+        let url = try temporaryFile(compressed, name: "differential-input")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command + [url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let bytes = Array(output.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        return (bytes, process.terminationStatus == 0)
+    }
+
+    /// Sluice and every tool agree on `compressed`, which decompresses to a prefix of `original` where it is whole.
+    static func expectAgreement(_ codec: Codec, _ compressed: [UInt8], original: [UInt8], _ label: String) throws {
+        let ours = sluice(codec, compressed, seed: UInt64(compressed.count))
+        #expect(ours.verified <= ours.bytes.count && ours.bytes[..<ours.verified].elementsEqual(original.prefix(ours.verified)),
+                "\(codec) \(label): a byte the checks vouch for differs from what was compressed")
+        for command in codec.tools {
+            let theirs = try tool(command, compressed)
+            if theirs.succeeded {
+                #expect(ours.error == nil && ours.bytes == theirs.bytes, "\(codec) \(label): \(command[0]) succeeded, Sluice gave \(ours.bytes.count) bytes and \(ours.error.map { "\($0)" } ?? "no error")")
+            } else {
+                #expect(ours.error != nil, "\(codec) \(label): \(command[0]) failed and Sluice did not")
+            }
+        }
+        if let error = ours.error {
+            #expect("\(error)".contains("<trickle>") && "\(error)".contains(codec.description.prefix(while: { $0 != " " })), "\(error)")
+        }
+    }
+
+    @Test(arguments: codecs)
+    func wholeInputsMatchTheTools(_ codec: Codec) throws {
+        let half = Self.text.count / 2
+        let cases: [(String, [UInt8], [UInt8])] = [
+            ("one unit", codec.compress(Self.text), Self.text),
+            ("empty", codec.compress([]), []),
+            ("two units", codec.compress(Array(Self.text[..<half])) + codec.compress(Array(Self.text[half...])), Self.text),
+            ("an empty unit between two", codec.compress(Array(Self.text[..<half])) + codec.compress([]) + codec.compress(Array(Self.text[half...])), Self.text),
+            ("a one-byte unit", codec.compress([0x7B]), [0x7B]),
+        ]
+        for (label, compressed, original) in cases {
+            let ours = Self.sluice(codec, compressed, seed: 1)
+            #expect(ours.error == nil && ours.bytes == original && ours.verified == original.count, "\(codec) \(label): \(ours.error.map { "\($0)" } ?? "\(ours.bytes.count) bytes")")
+            try Self.expectAgreement(codec, compressed, original: original, label)
+        }
+    }
+
+    /// xz allows NUL bytes between and after streams, four at a time.
+    @Test func xzStreamPaddingAgreesWithXz() throws {
+        guard let xz = Self.codecs.first(where: { $0.description == "xz" }) else { return }
+        let stream = xz.compress(Self.text)
+        for padding in [0, 3, 4, 8, 9] {
+            let zeros = [UInt8](repeating: 0, count: padding)
+            try Self.expectAgreement(xz, stream + zeros, original: Self.text, "\(padding) bytes of padding after")
+            try Self.expectAgreement(xz, stream + zeros + xz.compress(Self.text), original: Self.text + Self.text, "\(padding) bytes of padding between")
+        }
+    }
+
+    /// Cut at random places, a byte changed at random places, garbage after the end.
+    @Test(arguments: codecs)
+    func damagedInputsAgreeWithTheTools(_ codec: Codec) throws {
+        let compressed = codec.compress(Array(Self.text[..<(Self.text.count / 2)])) + codec.compress(Array(Self.text[(Self.text.count / 2)...]))
+        var random = ParquetCase.Generator(state: 43)
+        for _ in 0..<12 {
+            let cut = Int(random.next() % UInt64(compressed.count))
+            try Self.expectAgreement(codec, Array(compressed[..<cut]), original: Self.text, "cut at \(cut)")
+        }
+        for _ in 0..<24 {
+            var damaged = compressed
+            let place = Int(random.next() % UInt64(compressed.count))
+            damaged[place] ^= UInt8(1 + random.next() % 255)
+            try Self.expectAgreement(codec, damaged, original: Self.text, "byte \(place) changed")
+        }
+        // The tools differ on bytes after the last unit (gzip warns, bzip2 and igzip ignore them, xz fails): Sluice
+        // delivers every byte, all vouched for, then fails, saying what it found.
+        let appended = Self.sluice(codec, compressed + Array("garbage".utf8), seed: 5)
+        let message = appended.error.map { "\($0)" } ?? "no error"
+        #expect(appended.bytes == Self.text && appended.verified == Self.text.count, "\(codec): \(message)")
+        #expect(message.contains("garbage") || message.contains("do not start another"), "\(codec): \(message)")
+    }
+}
+
+/// Compressed bytes handed out a few at a time, as a pipe gives them.
+private struct TrickleSource: ByteSource {
+    let name = "<trickle>"
+    var size: Int? { nil }
+    private let bytes: [UInt8]
+    private var position = 0
+    private var random: ParquetCase.Generator
+
+    init(bytes: [UInt8], seed: UInt64) {
+        self.bytes = bytes
+        random = ParquetCase.Generator(state: seed)
+    }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
+        let count = min(buffer.count, bytes.count - position, 1 + Int(random.next() % 9000))
+        guard count > 0, let base = buffer.baseAddress else { return 0 }
+        bytes.withUnsafeBytes { source in
+            if let from = source.baseAddress { base.copyMemory(from: from + position, byteCount: count) }
+        }
+        position += count
+        return count
+    }
+}
