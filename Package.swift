@@ -69,7 +69,7 @@ let package = Package(
         ),
         .target(
             name: "SluiceFixtures",
-            dependencies: ["Sluice", "CZlib", "CZstd"]
+            dependencies: ["Sluice", "CZlib", "CZstd", "CBzip2", "CLzma"]
         ),
         // Files written from batches: Parquet, CSV/TSV and NDJSON, each written whole or not at all. Apart from the
         // engine, so that reading JSON into batches links no snappy and no file format.

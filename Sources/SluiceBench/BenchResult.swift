@@ -123,6 +123,7 @@ public struct BenchResult: Codable, Sendable {
             case .sluice: color = "#1f77b4"
             case .foundation: color = "#e07b39"
             case .foreign: color = "#6a9f58"
+            case .decompressor: color = "#c5b358"
             }
             bars += """
                 <text x="\(labelWidth - 8)" y="\(y + barHeight / 2 + 5)" text-anchor="end">\(Self.escape(row.name))</text>

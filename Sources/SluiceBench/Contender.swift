@@ -54,6 +54,8 @@ public struct Contender: Sendable {
         case foundation
         /// Other ecosystems, run as subprocesses when installed.
         case foreign
+        /// The system's decompressor alone (`gzip -dc`), for compressed input: the pace decompression sets.
+        case decompressor
     }
 
     public var name: String

@@ -29,7 +29,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Layout of the generated input: ndjson, array, or wrapped ({\"traceEvents\": [...]}).")
     var layout: FixtureFile.Layout = .ndjson
 
-    @Option(help: "Compression of the generated input: none, gzip or zstd.")
+    @Option(help: "Compression of the generated input: none, gzip, zstd, bzip2 or xz (the system's tool for it runs too, decompressing alone).")
     var compression: FixtureFile.Compression = .none
 
     @Option(help: "Worker counts for the Sluice contenders, comma-separated.")
@@ -213,6 +213,9 @@ struct BenchCommand: ParsableCommand {
         // The foreign contenders read plain NDJSON (and DuckDB arrays); a child measuring one Swift contender's memory does
         // not need to look for them (each look starts Python).
         if measureMemory != nil { return (contenders, notRun) }
+        let tools = DecompressorContenders.available(for: input.compression)
+        contenders += tools.contenders
+        notRun += tools.notRun
         if noForeign {
             notRun.append("msgspec and DuckDB: --no-foreign")
         } else if input.compression != .none || input.layout == .wrapped {
@@ -265,7 +268,8 @@ struct BenchCommand: ParsableCommand {
 
     /// Runs one contender alone in a child process and reads its peak memory.
     private func childPeakMemory(of contender: Contender, input: BenchInput, mapping: String?) -> Int? {
-        guard contender.family != .foreign else { return nil }  // the scripts report their own
+        // The scripts report their own; a decompressor's memory is not what is compared.
+        guard contender.family != .foreign && contender.family != .decompressor else { return nil }
         let process = Process()
         // This very program, wherever it was found (run by name, argument 0 holds no path).
         guard let executable = Bundle.main.executableURL else { return nil }

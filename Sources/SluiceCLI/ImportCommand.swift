@@ -52,7 +52,7 @@ struct ImportCommand: ParsableCommand {
     var lockWait = 30
 
     @Flag(name: .customLong("stream-frames"), help: ArgumentHelp(
-        "Compressed input: commit as for uncompressed input, even records whose gzip member or zstd frame has not passed its checksum yet (by default a database commits only checked frames' records and rolls back the rest when a check fails)."))
+        "Compressed input: commit as for uncompressed input, even records whose gzip member, zstd frame, bzip2 or xz stream has not passed its check yet (by default a database commits only checked frames' records and rolls back the rest when a check fails)."))
     var streamsFrames = false
 
     @Option(name: .customLong("null"), help: ArgumentHelp("What CSV and TSV write for a null (default: an empty field; empty text is written \"\").", valueName: "text"))

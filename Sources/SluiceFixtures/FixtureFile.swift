@@ -1,9 +1,11 @@
+import CBzip2
+import CLzma
 import CZlib
 import CZstd
 import Foundation
 
 /// Writes generated tweet records to a file of about a requested size, as NDJSON or as one JSON array, plain or
-/// compressed (gzip, zstd), streaming: nothing the size of the file is held in memory.
+/// compressed (gzip, zstd, bzip2, xz), streaming: nothing the size of the file is held in memory.
 public struct FixtureFile {
     /// How the records are laid out.
     public enum Layout: String, Sendable, CaseIterable {
@@ -19,13 +21,20 @@ public struct FixtureFile {
         case none
         case gzip
         case zstd
+        case bzip2
+        case xz
 
-        /// The compression a file's first bytes show (gzip: 1F 8B; zstd: 28 B5 2F FD), `.none` for any other.
+        /// The compression a file's first bytes show (gzip: 1F 8B; zstd: 28 B5 2F FD; bzip2: `BZh`; xz: FD `7zXZ`),
+        /// `.none` for any other.
         public init(firstBytes: [UInt8]) {
             if firstBytes.starts(with: [0x1F, 0x8B]) {
                 self = .gzip
             } else if firstBytes.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) {
                 self = .zstd
+            } else if firstBytes.starts(with: Array("BZh".utf8)) {
+                self = .bzip2
+            } else if firstBytes.starts(with: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) {
+                self = .xz
             } else {
                 self = .none
             }
@@ -37,6 +46,8 @@ public struct FixtureFile {
             case .none: return ""
             case .gzip: return ".gz"
             case .zstd: return ".zst"
+            case .bzip2: return ".bz2"
+            case .xz: return ".xz"
             }
         }
     }
@@ -96,12 +107,16 @@ public struct FixtureFile {
     }
 }
 
-/// Compresses what it is given into `output`, one member or frame for the whole stream.
+/// Compresses what it is given into `output` as the tools do by default: one gzip member (`gzip -6`), one zstd frame
+/// with its checksum (`zstd -3`), one bzip2 stream of 900 kB blocks (`bzip2 -9`), or one xz stream of independent
+/// 24 MiB blocks (`xz -T2 -6`).
 final class CompressingSink {
     private let compression: FixtureFile.Compression
     private let output: (Data) throws -> Void
     private var zlib = z_stream()
     private var zstd: OpaquePointer?
+    private var bzip2 = bz_stream()
+    private var xz = lzma_stream()
     private var buffer = [UInt8](repeating: 0, count: 1 << 20)
 
     init(compression: FixtureFile.Compression, output: @escaping (Data) throws -> Void) throws {
@@ -117,12 +132,22 @@ final class CompressingSink {
             guard let zstd else { throw CocoaError(.fileWriteUnknown) }
             ZSTD_CCtx_setParameter(zstd, ZSTD_c_compressionLevel, 3)
             ZSTD_CCtx_setParameter(zstd, ZSTD_c_checksumFlag, 1)
+        case .bzip2:
+            guard BZ2_bzCompressInit(&bzip2, 9, 0, 0) == BZ_OK else { throw CocoaError(.fileWriteUnknown) }
+        case .xz:
+            var options = lzma_mt()
+            options.threads = 2
+            options.preset = 6
+            options.check = LZMA_CHECK_CRC64
+            guard lzma_stream_encoder_mt(&xz, &options) == LZMA_OK else { throw CocoaError(.fileWriteUnknown) }
         }
     }
 
     deinit {
         if compression == .gzip { deflateEnd(&zlib) }
         if let zstd { ZSTD_freeCCtx(zstd) }
+        if compression == .bzip2 { BZ2_bzCompressEnd(&bzip2) }
+        if compression == .xz { lzma_end(&xz) }
     }
 
     func write(_ bytes: [UInt8]) throws {
@@ -167,6 +192,39 @@ final class CompressingSink {
                     guard ZSTD_isError(remaining) == 0 else { throw CocoaError(.fileWriteUnknown) }
                     if produced > 0 { try output(Data(buffer[..<produced])) }
                     if finishing ? remaining == 0 : input.pos == input.size { break }
+                }
+            }
+        case .bzip2:
+            var input = bytes
+            try input.withUnsafeMutableBytes { inputBytes in
+                bzip2.next_in = inputBytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+                bzip2.avail_in = UInt32(inputBytes.count)
+                while true {
+                    let (status, produced) = buffer.withUnsafeMutableBytes { out -> (Int32, Int) in
+                        bzip2.next_out = out.baseAddress?.assumingMemoryBound(to: CChar.self)
+                        bzip2.avail_out = UInt32(out.count)
+                        let status = BZ2_bzCompress(&bzip2, finishing ? BZ_FINISH : BZ_RUN)
+                        return (status, out.count - Int(bzip2.avail_out))
+                    }
+                    if produced > 0 { try output(Data(buffer[..<produced])) }
+                    if status == BZ_STREAM_END || (!finishing && bzip2.avail_in == 0) { break }
+                    guard status == BZ_RUN_OK || status == BZ_FINISH_OK else { throw CocoaError(.fileWriteUnknown) }
+                }
+            }
+        case .xz:
+            try bytes.withUnsafeBytes { inputBytes in
+                xz.next_in = inputBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                xz.avail_in = inputBytes.count
+                while true {
+                    let (status, produced) = buffer.withUnsafeMutableBytes { out -> (lzma_ret, Int) in
+                        xz.next_out = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                        xz.avail_out = out.count
+                        let status = lzma_code(&xz, finishing ? LZMA_FINISH : LZMA_RUN)
+                        return (status, out.count - xz.avail_out)
+                    }
+                    if produced > 0 { try output(Data(buffer[..<produced])) }
+                    if status == LZMA_STREAM_END || (!finishing && xz.avail_in == 0 && produced < buffer.count) { break }
+                    guard status == LZMA_OK else { throw CocoaError(.fileWriteUnknown) }
                 }
             }
         }

@@ -31,7 +31,7 @@ public struct ImportJob: Sendable {
     /// PostgreSQL: how long an import waits for another import into the same table (or for the server to end the
     /// transaction of one that was killed) before it fails.
     public var lockWaitSeconds = 30
-    /// Compressed input: a database commits only records whose gzip member or zstd frame has passed its checksum,
+    /// Compressed input: a database commits only records whose gzip member, zstd frame, bzip2 or xz stream has passed its check,
     /// and rolls back to the last commit when one fails (or the run stops) before that, so that a damaged frame
     /// leaves none of the records it seemed to hold. A frame as large as the input makes the import one
     /// transaction. When false, commits come as for uncompressed input and may hold records of a frame that later

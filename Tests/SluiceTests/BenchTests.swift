@@ -24,12 +24,18 @@ import SluiceFixtures
         #expect(result.rows.allSatisfy { $0.seconds.count == 2 && $0.medianSeconds > 0 })
     }
 
-    @Test(arguments: [(FixtureFile.Layout.array, FixtureFile.Compression.none), (.wrapped, .none), (.ndjson, .gzip), (.ndjson, .zstd)])
+    @Test(arguments: [(FixtureFile.Layout.array, FixtureFile.Compression.none), (.wrapped, .none), (.ndjson, .gzip), (.ndjson, .zstd), (.ndjson, .bzip2), (.ndjson, .xz)])
     func sluiceReadsEveryLayoutAndCompressionToTheSameRecords(_ layout: FixtureFile.Layout, _ compression: FixtureFile.Compression) throws {
         let plain = try BenchRunner(input: try Self.smallInput(), contenders: [SwiftContenders.columnar(workers: 1)], repetitions: 1).run()
-        let other = try BenchRunner(input: try Self.smallInput(layout: layout, compression: compression),
-                                    contenders: [SwiftContenders.columnar(workers: 2), SwiftContenders.typed(workers: 1)], repetitions: 1).run()
+        let input = try Self.smallInput(layout: layout, compression: compression)
+        #expect(FixtureFile.Compression(firstBytes: Array(try Data(contentsOf: URL(fileURLWithPath: input.path)).prefix(6))) == compression)
+        // The system's decompressors run beside Sluice on compressed input (scripts/install-deps installs gzip's,
+        // igzip, bzip2's and xz's; lbzip2 when installed).
+        let tools = DecompressorContenders.available(for: compression).contenders
+        #expect(compression == .none || compression == .zstd || !tools.isEmpty, "\(tools.map(\.name))")
+        let other = try BenchRunner(input: input, contenders: [SwiftContenders.columnar(workers: 2), SwiftContenders.typed(workers: 1)] + tools, repetitions: 1).run()
         #expect(other.records == plain.records)
+        #expect(other.rows.filter { $0.family == .decompressor }.allSatisfy { $0.medianSeconds > 0 })
     }
 
     @Test func aContenderThatMapsDifferentlyStopsTheRun() throws {
