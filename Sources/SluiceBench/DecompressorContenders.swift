@@ -12,7 +12,8 @@ public enum DecompressorContenders {
         case .none: return ([], [])
         case .gzip: commands = [(["gzip", "-dc"], 1), (["igzip", "-dc"], 1)]
         case .zstd: commands = [(["zstd", "-dc"], 1)]
-        case .bzip2: commands = [(["bzip2", "-dc"], 1), (["lbzip2", "-dc", "-n", "2"], 2)]
+        // Not lbzip2: started from a thread that blocks signals, as a pool thread does, it waits forever.
+        case .bzip2: commands = [(["bzip2", "-dc"], 1)]
         // A newer xz decompresses blocks on several threads by default: -T1 is the one-thread pace, -T2 both cores'.
         case .xz: commands = [(["xz", "-dc", "-T1"], 1), (["xz", "-dc", "-T2"], 2)]
         }

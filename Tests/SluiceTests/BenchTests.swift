@@ -30,7 +30,7 @@ import SluiceFixtures
         let input = try Self.smallInput(layout: layout, compression: compression)
         #expect(FixtureFile.Compression(firstBytes: Array(try Data(contentsOf: URL(fileURLWithPath: input.path)).prefix(6))) == compression)
         // The system's decompressors run beside Sluice on compressed input (scripts/install-deps installs gzip's,
-        // igzip, bzip2's and xz's; lbzip2 when installed).
+        // igzip, bzip2's and xz's).
         let tools = DecompressorContenders.available(for: compression).contenders
         #expect(compression == .none || compression == .zstd || !tools.isEmpty, "\(tools.map(\.name))")
         let other = try BenchRunner(input: input, contenders: [SwiftContenders.columnar(workers: 2), SwiftContenders.typed(workers: 1)] + tools, repetitions: 1).run()

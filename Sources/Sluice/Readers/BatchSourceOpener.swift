@@ -163,7 +163,8 @@ enum BatchSourceOpener {
         progress.start(totalBytes: raw.size)
         var counting = CountingSource(raw, progress: progress)
         guard let frame else {
-            return (raw, try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow))
+            // Decompressing is the slower part for xz: its blocks get as many threads as the mapping.
+            return (raw, try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow, threads: options.workers))
         }
         guard frame.storedOffset < raw.size ?? .max else {
             throw .invalidOptions("the shard's zstd frame starts at byte \(frame.storedOffset), past the end of \(raw.name): it comes from another file")

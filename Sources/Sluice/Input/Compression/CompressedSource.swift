@@ -88,7 +88,8 @@ enum Compression: Sendable, Equatable {
     /// still be peeked at. A zstd frame that needs a window larger than `maximumWindow` bytes is an error.
     /// - Throws: ``SluiceError/invalidInput(source:message:)`` for a format Sluice does not read (an archive, lz4,
     ///   brotli), named.
-    static func decompressing(_ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow) throws(SluiceError) -> PrefixedSource {
+    /// xz blocks are decoded on up to `threads` threads.
+    static func decompressing(_ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
         // A file is peeked at as far as a tar header's magic; a pipe no further than the magic numbers (four bytes
         // unless they may be xz's or 7z's six), so that a short first record is not held back.
@@ -103,7 +104,7 @@ enum Compression: Sendable, Equatable {
         case .bzip2:
             return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: Bzip2Decoder(), checks: FrameChecks()), isDecompressing: true)
         case .xz:
-            let decoder = XzDecoder(maximumMemory: maximumWindow)
+            let decoder = XzDecoder(maximumMemory: maximumWindow, threads: threads)
             return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: decoder, checks: FrameChecks()), isDecompressing: true)
         case nil:
             try refuseUnreadFormat(prefix, name: source.name)

@@ -7,6 +7,9 @@ enum GzipInflater: CaseIterable {
     #endif
     case zlib
 
+    /// What both say when a member's trailer does not match what it decoded to, so that runs read alike.
+    static let trailerMismatch = "corrupt gzip data: the member's CRC-32 or length does not match its data"
+
     /// The fastest the build has.
     static var preferred: GzipInflater {
         #if FastGzip

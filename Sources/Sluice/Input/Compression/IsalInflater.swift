@@ -34,6 +34,9 @@ final class IsalInflater: StreamDecoder {
         let status = isal_inflate(state)
         input = UnsafeRawBufferPointer(rebasing: input[(inputCount - Int(state.pointee.avail_in))...])
         let produced = room - Int(state.pointee.avail_out)
+        if status == ISAL_INCORRECT_CHECKSUM {
+            return DecodeStep(produced: produced, outcome: .failed(GzipInflater.trailerMismatch))
+        }
         if status < 0 {
             return DecodeStep(produced: produced, outcome: .failed("corrupt gzip data: " + Self.describe(status)))
         }
@@ -49,7 +52,7 @@ final class IsalInflater: StreamDecoder {
         case ISAL_INVALID_LOOKBACK: "invalid back-reference distance"
         case ISAL_INVALID_WRAPPER: "invalid gzip header"
         case ISAL_UNSUPPORTED_METHOD: "the header names a method other than deflate"
-        case ISAL_INCORRECT_CHECKSUM: "incorrect data check (the member's CRC-32 or length does not match)"
+        case ISAL_INCORRECT_CHECKSUM: "a header checksum does not match"
         case ISAL_NEED_DICT: "the data needs a preset dictionary"
         default: "ISA-L status \(status)"
         }

@@ -3,23 +3,28 @@ import CLzma
 /// Decompresses xz streams with liblzma, one after another, with the stream padding (NUL bytes, a multiple of four)
 /// xz allows between and after them. Each block is checked against the check its stream names (CRC-32, CRC-64,
 /// SHA-256, or none when written with `--check=none`) as it ends; a stream ends once its index and footer are
-/// verified too.
+/// verified too. A stream written in several blocks with their sizes in their headers (`xz -T`, `pixz`) is decoded
+/// on `threads` threads at once, one block each, in order; a stream of one block (plain `xz`) on one.
 final class XzDecoder: StreamDecoder {
     static let unit = "stream"
     static let format = "xz"
     private let stream: UnsafeMutablePointer<lzma_stream>
-    /// The most memory the decoder may use, its dictionary foremost.
+    /// The most memory the decoder may use, its dictionary foremost, on all its threads.
     private let maximumMemory: Int
+    private let threads: Int
     /// A stream has begun and not yet ended.
     private var isInStream = false
     /// NUL bytes of stream padding since the last stream ended.
     private var paddingLength = 0
     var isBetweenUnits: Bool { !isInStream && paddingLength % 4 == 0 }
 
-    /// - Parameter maximumMemory: The most memory the decoder may use: a file whose dictionary needs more ends the
-    ///   run with an error saying how much it needs.
-    init(maximumMemory: Int) {
+    /// - Parameters:
+    ///   - maximumMemory: The most memory the decoder may use: a file whose dictionary needs more ends the run with
+    ///     an error saying how much it needs. Blocks are decoded on fewer threads when more would need more.
+    ///   - threads: How many blocks may be decoded at once.
+    init(maximumMemory: Int, threads: Int = 1) {
         self.maximumMemory = maximumMemory
+        self.threads = max(threads, 1)
         stream = .allocate(capacity: 1)
         // All zeros is LZMA_STREAM_INIT.
         stream.initialize(to: lzma_stream())
@@ -41,7 +46,13 @@ final class XzDecoder: StreamDecoder {
             }
             // Each stream gets a fresh decoder (liblzma reuses the memory of the last); the padding is skipped here,
             // so that a stream's end is seen as such.
-            let status = lzma_stream_decoder(stream, UInt64(max(maximumMemory, 1)), 0)
+            var options = lzma_mt()
+            options.threads = UInt32(threads)
+            options.memlimit_threading = UInt64(max(maximumMemory, 1))
+            options.memlimit_stop = UInt64(max(maximumMemory, 1))
+            // No timeout: a call returns once its output is full or its input used, as the one-thread decoder's.
+            options.timeout = 0
+            let status = lzma_stream_decoder_mt(stream, &options)
             guard status == LZMA_OK else {
                 return DecodeStep(produced: 0, outcome: .failed("cannot start xz decompression (liblzma status \(status.rawValue))"))
             }

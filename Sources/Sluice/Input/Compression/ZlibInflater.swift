@@ -46,6 +46,9 @@ final class ZlibInflater: StreamDecoder {
             return DecodeStep(produced: produced, outcome: .running)
         default:
             let detail = stream.pointee.msg.map { String(cString: $0) } ?? "zlib status \(status)"
+            if detail == "incorrect data check" || detail == "incorrect length check" {
+                return DecodeStep(produced: produced, outcome: .failed(GzipInflater.trailerMismatch))
+            }
             return DecodeStep(produced: produced, outcome: .failed("corrupt gzip data: \(detail)"))
         }
     }
