@@ -46,13 +46,17 @@ final class XzDecoder: StreamDecoder {
             }
             // Each stream gets a fresh decoder (liblzma reuses the memory of the last); the padding is skipped here,
             // so that a stream's end is seen as such.
+            // On one thread the direct decoder: the threaded one would hold a whole block's output (24 MiB for
+            // `xz -T -6`) to no gain.
             var options = lzma_mt()
             options.threads = UInt32(threads)
             options.memlimit_threading = UInt64(max(maximumMemory, 1))
             options.memlimit_stop = UInt64(max(maximumMemory, 1))
             // No timeout: a call returns once its output is full or its input used, as the one-thread decoder's.
             options.timeout = 0
-            let status = lzma_stream_decoder_mt(stream, &options)
+            let status = threads == 1
+                ? lzma_stream_decoder(stream, UInt64(max(maximumMemory, 1)), 0)
+                : lzma_stream_decoder_mt(stream, &options)
             guard status == LZMA_OK else {
                 return DecodeStep(produced: 0, outcome: .failed("cannot start xz decompression (liblzma status \(status.rawValue))"))
             }
