@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CZlib
 import SluiceFixtures
 @testable import Sluice
 
@@ -39,10 +40,10 @@ import SluiceFixtures
     /// What Sluice made of `compressed`: every byte it delivered, how many of them the checks vouch for, and the
     /// error that ended it. Input arrives in pieces of varying size and output is taken into buffers as small as a
     /// byte, so that every "needs input" and "output full" edge is met.
-    static func sluice(_ codec: Codec, _ compressed: [UInt8], seed: UInt64) -> (bytes: [UInt8], verified: Int, error: SluiceError?) {
+    static func sluice(_ codec: Codec, _ compressed: [UInt8], seed: UInt64, largestPiece: Int = 9000) -> (bytes: [UInt8], verified: Int, error: SluiceError?) {
         var random = ParquetCase.Generator(state: seed)
         var bytes: [UInt8] = []
-        var source: any ByteSource = TrickleSource(bytes: compressed, seed: seed)
+        var source: any ByteSource = TrickleSource(bytes: compressed, seed: seed, largestPiece: largestPiece)
         do {
             source = try codec.open(source)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
@@ -77,8 +78,8 @@ import SluiceFixtures
     }
 
     /// Sluice and every tool agree on `compressed`, which decompresses to a prefix of `original` where it is whole.
-    static func expectAgreement(_ codec: Codec, _ compressed: [UInt8], original: [UInt8], _ label: String) throws {
-        let ours = sluice(codec, compressed, seed: UInt64(compressed.count))
+    static func expectAgreement(_ codec: Codec, _ compressed: [UInt8], original: [UInt8], _ label: String, largestPiece: Int = 9000) throws {
+        let ours = sluice(codec, compressed, seed: UInt64(compressed.count), largestPiece: largestPiece)
         #expect(ours.verified <= ours.bytes.count && ours.bytes[..<ours.verified].elementsEqual(original.prefix(ours.verified)),
                 "\(codec) \(label): a byte the checks vouch for differs from what was compressed")
         for command in codec.tools {
@@ -109,6 +110,27 @@ import SluiceFixtures
             #expect(ours.error == nil && ours.bytes == original && ours.verified == original.count, "\(codec) \(label): \(ours.error.map { "\($0)" } ?? "\(ours.bytes.count) bytes")")
             try Self.expectAgreement(codec, compressed, original: original, label)
         }
+    }
+
+    /// gzip members whose headers carry every optional field (extra, name, comment, header checksum), as `gzip FILE`
+    /// stores the name, arriving a few bytes at a time, as from a pipe; and one whose header checksum is wrong.
+    @Test(arguments: codecs.filter { $0.description.hasPrefix("gzip") })
+    func gzipHeadersInPiecesAgreeWithTheTools(_ gzip: Codec) throws {
+        func member(_ text: [UInt8], damagingHeaderChecksum: Bool = false) -> [UInt8] {
+            let plain = gzip.compress(text)
+            var header: [UInt8] = [0x1F, 0x8B, 8, 0x1E, 0, 0, 0, 0, 0, 3, 4, 0] + Array("ab\u{1}x".utf8) + Array("dump.ndjson\u{0}a comment\u{0}".utf8)
+            let checksum = UInt32(crc32(0, header, UInt32(header.count)) & 0xFFFF) ^ (damagingHeaderChecksum ? 1 : 0)
+            header += [UInt8(checksum & 0xFF), UInt8(checksum >> 8)]
+            return header + plain[10...]
+        }
+        let half = Self.text.count / 2
+        let members = member(Array(Self.text[..<half])) + member(Array(Self.text[half...]))
+        for largestPiece in [1, 3, 50] {
+            let ours = Self.sluice(gzip, members, seed: 9, largestPiece: largestPiece)
+            #expect(ours.error == nil && ours.bytes == Self.text, "\(gzip) in pieces of up to \(largestPiece): \(ours.error.map { "\($0)" } ?? "\(ours.bytes.count) bytes")")
+            try Self.expectAgreement(gzip, members, original: Self.text, "full headers", largestPiece: largestPiece)
+        }
+        try Self.expectAgreement(gzip, member(Self.text, damagingHeaderChecksum: true), original: Self.text, "a wrong header checksum", largestPiece: 2)
     }
 
     /// xz allows NUL bytes between and after streams, four at a time.
@@ -155,13 +177,16 @@ private struct TrickleSource: ByteSource {
     private var position = 0
     private var random: ParquetCase.Generator
 
-    init(bytes: [UInt8], seed: UInt64) {
+    private let largestPiece: Int
+
+    init(bytes: [UInt8], seed: UInt64, largestPiece: Int) {
         self.bytes = bytes
+        self.largestPiece = largestPiece
         random = ParquetCase.Generator(state: seed)
     }
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SluiceError) -> Int {
-        let count = min(buffer.count, bytes.count - position, 1 + Int(random.next() % 9000))
+        let count = min(buffer.count, bytes.count - position, 1 + Int(random.next() % UInt64(largestPiece)))
         guard count > 0, let base = buffer.baseAddress else { return 0 }
         bytes.withUnsafeBytes { source in
             if let from = source.baseAddress { base.copyMemory(from: from + position, byteCount: count) }

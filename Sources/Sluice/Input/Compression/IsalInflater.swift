@@ -1,13 +1,15 @@
 #if FastGzip
 import CIsal
 
-/// Inflates gzip members with Intel's ISA-L (`isal_inflate`), one after another. ISA-L parses each member's header
-/// and ends the member only once its trailer's CRC-32 and length matched.
+/// Inflates gzip members with Intel's ISA-L (`isal_inflate`), one after another. Sluice reads each member's header
+/// (``GzipHeader``); ISA-L inflates the data and ends the member only once its trailer's CRC-32 and length matched.
 final class IsalInflater: StreamDecoder {
     static let unit = "member"
     static let format = "gzip"
     /// ISA-L's state holds its Huffman tables and a 64 KiB window: one allocation for the whole input.
     private let state: UnsafeMutablePointer<inflate_state>
+    /// The header of the member begun, until it is whole.
+    private var header: GzipHeader?
     /// The last member ended and the next has not started.
     private(set) var isBetweenUnits = true
 
@@ -22,9 +24,23 @@ final class IsalInflater: StreamDecoder {
 
     func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
         if isBetweenUnits && !input.isEmpty {
-            isal_inflate_reset(state)
-            state.pointee.crc_flag = UInt32(ISAL_GZIP)
+            header = GzipHeader()
             isBetweenUnits = false
+        }
+        if header != nil {
+            switch header?.add(input) {
+            case .complete(let dataStart)?:
+                input = UnsafeRawBufferPointer(rebasing: input[dataStart...])
+                header = nil
+                isal_inflate_reset(state)
+                // The deflate data, then the trailer, checked.
+                state.pointee.crc_flag = UInt32(ISAL_GZIP_NO_HDR_VER)
+            case .invalid(let message)?:
+                return DecodeStep(produced: 0, outcome: .failed("corrupt gzip data: " + message))
+            case .needsMore?, nil:
+                input = UnsafeRawBufferPointer(rebasing: input[input.count...])
+                return DecodeStep(produced: 0, outcome: .running)
+            }
         }
         let inputCount = min(input.count, Int(UInt32.max)), room = min(output.count, Int(UInt32.max))
         state.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
@@ -50,9 +66,6 @@ final class IsalInflater: StreamDecoder {
         case ISAL_INVALID_BLOCK: "invalid deflate block"
         case ISAL_INVALID_SYMBOL: "invalid deflate symbol"
         case ISAL_INVALID_LOOKBACK: "invalid back-reference distance"
-        case ISAL_INVALID_WRAPPER: "invalid gzip header"
-        case ISAL_UNSUPPORTED_METHOD: "the header names a method other than deflate"
-        case ISAL_INCORRECT_CHECKSUM: "a header checksum does not match"
         case ISAL_NEED_DICT: "the data needs a preset dictionary"
         default: "ISA-L status \(status)"
         }

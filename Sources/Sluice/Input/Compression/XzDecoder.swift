@@ -44,7 +44,7 @@ final class XzDecoder: StreamDecoder {
             guard paddingLength % 4 == 0 else {
                 return DecodeStep(produced: 0, outcome: .failed("corrupt xz data: \(paddingLength) bytes of stream padding, not a multiple of four"))
             }
-            // Each stream gets a fresh decoder (liblzma reuses the memory of the last); the padding is skipped here,
+            // Each stream gets a decoder of its own; the padding is skipped here,
             // so that a stream's end is seen as such.
             // On one thread the direct decoder: the threaded one would hold a whole block's output (24 MiB for
             // `xz -T -6`) to no gain.
@@ -87,7 +87,9 @@ final class XzDecoder: StreamDecoder {
         case LZMA_BUF_ERROR:
             "truncated xz data: the input ends inside compressed data"
         case LZMA_MEMLIMIT_ERROR:
-            "this xz data needs \(Compression.describe(memory: Int(lzma_memusage(stream)))) of memory to decompress (its dictionary), more than the \(Compression.describe(memory: maximumMemory)) allowed; "
+            // The threaded decoder reports the memory it uses, not what the block needs: only the direct one's figure
+            // is the need.
+            "this xz data needs \(threads == 1 ? Compression.describe(memory: Int(lzma_memusage(stream))) : "more") of memory to decompress (its dictionary), more than the \(Compression.describe(memory: maximumMemory)) allowed; "
                 + "raise ReaderOptions.maximumDecompressionWindow (sluice map --max-window MiB)"
         case LZMA_FORMAT_ERROR:
             "corrupt xz data: not an xz stream where one should start"
