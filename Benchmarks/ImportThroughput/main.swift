@@ -52,22 +52,7 @@ struct Failure: Error, CustomStringConvertible {
 /// Runs a command, its output discarded; returns the wall seconds, and fails on a status other than `allowed`.
 @discardableResult
 func time(_ arguments: [String], allowed: Set<Int32> = [0], environment: [String: String]? = nil) throws -> Double {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    let errors = Pipe()
-    process.standardError = errors
-    if let environment { process.environment = environment }
-    let start = DispatchTime.now().uptimeNanoseconds
-    try process.run()
-    let message = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    guard allowed.contains(process.terminationStatus) else {
-        throw Failure("\(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: message, as: UTF8.self))")
-    }
-    return seconds
+    try Measure.command(arguments, allowed: allowed, environment: environment).seconds
 }
 
 func output(_ arguments: [String]) throws -> String {

@@ -26,7 +26,8 @@ public enum DecompressorContenders {
             }
             let key = command.joined()
             found.append(Contender(name: "\(command.joined(separator: " ")) > /dev/null", key: key, family: .decompressor, threads: threads) { input in
-                try run(command + [input.path])
+                let measured = try Measure.command(command + [input.path])
+                return RunOutcome(checksum: nil, seconds: measured.seconds, cpuSeconds: measured.cpuSeconds)
             })
         }
         return (found, notRun)
@@ -34,32 +35,5 @@ public enum DecompressorContenders {
 
     static func isInstalled(_ tool: String) -> Bool {
         (try? ForeignContenders.run(["sh", "-c", "command -v \(tool)"]).status) == 0
-    }
-
-    /// Runs `command` with its output thrown away; its wall time (process start included, a few milliseconds) and
-    /// the CPU time it used.
-    static func run(_ command: [String]) throws -> RunOutcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        let cpuBefore = childrenCPUSeconds()
-        let start = DispatchTime.now()
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        guard process.terminationStatus == 0 else {
-            throw BenchError("\(command.joined(separator: " ")) failed (status \(process.terminationStatus)): \(String(decoding: message, as: UTF8.self))")
-        }
-        return RunOutcome(checksum: nil, seconds: seconds, cpuSeconds: childrenCPUSeconds() - cpuBefore)
-    }
-
-    private static func childrenCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -11,8 +11,36 @@ public enum Measure {
 
     /// CPU seconds this process has used so far, user and system, over all its threads.
     public static func cpuSeconds() -> Double {
+        cpuSeconds(of: RUSAGE_SELF)
+    }
+
+    /// Runs `arguments` (the first found on the `PATH`) with its output thrown away and waits for it: its wall
+    /// seconds, process start included, and the CPU seconds it used.
+    /// - Throws: ``BenchError`` naming the command, its status and its messages, for a status not in `allowed`.
+    public static func command(_ arguments: [String], allowed: Set<Int32> = [0], environment: [String: String]? = nil) throws -> (seconds: Double, cpuSeconds: Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        if let environment { process.environment = environment }
+        let cpuBefore = cpuSeconds(of: RUSAGE_CHILDREN)
+        let start = DispatchTime.now().uptimeNanoseconds
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard allowed.contains(process.terminationStatus) else {
+            throw BenchError("\(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: message, as: UTF8.self))")
+        }
+        return (seconds, cpuSeconds(of: RUSAGE_CHILDREN) - cpuBefore)
+    }
+
+    /// CPU seconds, user and system, of this process (`RUSAGE_SELF`) or of its children it has waited for.
+    private static func cpuSeconds(of who: __rusage_who) -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(who.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 

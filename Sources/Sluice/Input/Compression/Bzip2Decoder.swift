@@ -31,14 +31,13 @@ final class Bzip2Decoder: StreamDecoder {
             }
             isBetweenUnits = false
         }
-        let inputCount = min(input.count, Int(UInt32.max)), room = min(output.count, Int(UInt32.max))
+        let call = ThirtyTwoBitCall(input, output)
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: CChar.self))
-        stream.pointee.avail_in = UInt32(inputCount)
+        stream.pointee.avail_in = call.inputCount
         stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: CChar.self)
-        stream.pointee.avail_out = UInt32(room)
+        stream.pointee.avail_out = call.room
         let status = BZ2_bzDecompress(stream)
-        input = UnsafeRawBufferPointer(rebasing: input[(inputCount - Int(stream.pointee.avail_in))...])
-        let produced = room - Int(stream.pointee.avail_out)
+        let produced = call.advance(&input, inputLeft: stream.pointee.avail_in, roomLeft: stream.pointee.avail_out)
         switch status {
         case BZ_STREAM_END:
             BZ2_bzDecompressEnd(stream)

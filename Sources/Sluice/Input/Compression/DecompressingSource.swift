@@ -29,6 +29,25 @@ struct DecodeStep {
     var outcome: Outcome
 }
 
+/// What one call into a library that counts in 32 bits (zlib, libbz2, ISA-L) may use of a decode step's buffers, and
+/// how far what it left moves them on.
+struct ThirtyTwoBitCall {
+    let inputCount: UInt32
+    let room: UInt32
+
+    init(_ input: UnsafeRawBufferPointer, _ output: UnsafeMutableRawBufferPointer) {
+        inputCount = UInt32(min(input.count, Int(UInt32.max)))
+        room = UInt32(min(output.count, Int(UInt32.max)))
+    }
+
+    /// Moves `input` past the bytes the library consumed, given what it left of each count; returns the bytes it
+    /// produced.
+    func advance(_ input: inout UnsafeRawBufferPointer, inputLeft: UInt32, roomLeft: UInt32) -> Int {
+        input = UnsafeRawBufferPointer(rebasing: input[Int(inputCount - inputLeft)...])
+        return Int(room - roomLeft)
+    }
+}
+
 /// Decompresses a compressed source as it is read, through one ``StreamDecoder``: feeds it the compressed bytes,
 /// counts the units whose checks passed (``FrameChecks``), and places errors at the compressed offset reached.
 final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
@@ -45,9 +64,9 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
     private var readLength = 0
     /// Decompressed bytes produced so far.
     private var producedLength = 0
-    /// Where the last unit ended in the compressed input, if one did, and the bytes produced by then.
-    private var lastUnitEnd: Int?
-    private var producedAtUnitEnd = 0
+    /// Where the last unit ended in the compressed input, while nothing has been produced since: bytes that fail
+    /// from there start no unit.
+    private var endOfLastUnit: Int?
     /// An error found by the call that also produced bytes: those bytes are returned first, the error from then on.
     private var pendingError: SluiceError?
 
@@ -77,22 +96,17 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
                 pending = UnsafeRawBufferPointer(rebasing: buffer[..<read])
             }
             if pending.isEmpty && inputEnded && decoder.isBetweenUnits { return 0 }
-            let startsUnit = decoder.isBetweenUnits
             let step = decoder.decode(&pending, into: output, inputEnded: inputEnded)
             producedLength += step.produced
+            if step.produced > 0 { endOfLastUnit = nil }
             switch step.outcome {
             case .unitEnded:
-                lastUnitEnd = compressedOffset
-                producedAtUnitEnd = producedLength
+                endOfLastUnit = compressedOffset
                 frameChecks?.frameEnded(at: producedLength)
             case .running:
                 if step.produced == 0 && pending.isEmpty && inputEnded {
-                    let message = "truncated \(Decoder.format) data: the input ends inside compressed data"
-                    guard let lastUnitEnd, producedLength == producedAtUnitEnd else { return try fail(message, produced: 0) }
-                    return try fail(afterUnit(lastUnitEnd, message), produced: 0, at: lastUnitEnd)
+                    return try fail("truncated \(Decoder.format) data: the input ends inside compressed data", produced: 0)
                 }
-            case .failed(let message) where startsUnit && step.produced == 0 && lastUnitEnd != nil:
-                return try fail(afterUnit(lastUnitEnd ?? 0, message), produced: 0, at: lastUnitEnd)
             case .failed(let message):
                 // What the library produced before it found the damage is delivered, then the run fails; imports
                 // commit none of a unit before its checks pass.
@@ -102,16 +116,15 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
         }
     }
 
-    /// Bytes after a whole unit that start no other: something appended, or the next unit's header damaged. The
-    /// tools differ (gzip warns, bzip2 and igzip say nothing, xz fails); the run fails after every record before
-    /// them, saying so.
-    private func afterUnit(_ end: Int, _ detail: String) -> String {
-        "the bytes after the \(Decoder.format) \(Decoder.unit) that ends at byte \(end) do not start another whole one (damaged, or something else appended): \(detail)"
-    }
-
-    /// Keeps the error for every later read; throws it now unless `produced` bytes come first.
-    private func fail(_ message: String, produced: Int, at offset: Int? = nil) throws(SluiceError) -> Int {
-        let error = SluiceError.io(source: name, byteOffset: offset ?? compressedOffset, message: message)
+    /// Keeps the error for every later read; throws it now unless `produced` bytes come first. Bytes that fail
+    /// after a whole unit with nothing produced from them start no other: something appended, or the next unit's
+    /// header damaged. The tools differ there (gzip warns, bzip2 and igzip say nothing, xz fails); the error says
+    /// so, placed where the unit ended.
+    private func fail(_ message: String, produced: Int) throws(SluiceError) -> Int {
+        var error = SluiceError.io(source: name, byteOffset: compressedOffset, message: message)
+        if produced == 0, let end = endOfLastUnit {
+            error = .io(source: name, byteOffset: end, message: "the bytes after the \(Decoder.format) \(Decoder.unit) that ends at byte \(end) do not start another whole one (damaged, or something else appended): \(message)")
+        }
         pendingError = error
         guard produced > 0 else { throw error }
         return produced

@@ -42,14 +42,13 @@ final class IsalInflater: StreamDecoder {
                 return DecodeStep(produced: 0, outcome: .running)
             }
         }
-        let inputCount = min(input.count, Int(UInt32.max)), room = min(output.count, Int(UInt32.max))
+        let call = ThirtyTwoBitCall(input, output)
         state.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
-        state.pointee.avail_in = UInt32(inputCount)
+        state.pointee.avail_in = call.inputCount
         state.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        state.pointee.avail_out = UInt32(room)
+        state.pointee.avail_out = call.room
         let status = isal_inflate(state)
-        input = UnsafeRawBufferPointer(rebasing: input[(inputCount - Int(state.pointee.avail_in))...])
-        let produced = room - Int(state.pointee.avail_out)
+        let produced = call.advance(&input, inputLeft: state.pointee.avail_in, roomLeft: state.pointee.avail_out)
         if status == ISAL_INCORRECT_CHECKSUM {
             return DecodeStep(produced: produced, outcome: .failed(GzipInflater.trailerMismatch))
         }

@@ -30,14 +30,13 @@ final class ZlibInflater: StreamDecoder {
             inflateReset(stream)
             isBetweenUnits = false
         }
-        let inputCount = min(input.count, Int(UInt32.max)), room = min(output.count, Int(UInt32.max))
+        let call = ThirtyTwoBitCall(input, output)
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
-        stream.pointee.avail_in = UInt32(inputCount)
+        stream.pointee.avail_in = call.inputCount
         stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        stream.pointee.avail_out = UInt32(room)
+        stream.pointee.avail_out = call.room
         let status = inflate(stream, Z_NO_FLUSH)
-        input = UnsafeRawBufferPointer(rebasing: input[(inputCount - Int(stream.pointee.avail_in))...])
-        let produced = room - Int(stream.pointee.avail_out)
+        let produced = call.advance(&input, inputLeft: stream.pointee.avail_in, roomLeft: stream.pointee.avail_out)
         switch status {
         case Z_STREAM_END:
             isBetweenUnits = true
