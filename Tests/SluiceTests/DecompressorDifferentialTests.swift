@@ -24,6 +24,9 @@ import SluiceFixtures
         Codec(description: "bzip2", tools: [["bzip2", "-dc"]], compress: { Compressor.bzip2($0, blockSize: 1) }) { source in
             DecompressingSource(compressed: source, decoder: Bzip2Decoder(), checks: FrameChecks())
         },
+        Codec(description: "bzip2 on 3 threads", tools: [["bzip2", "-dc"]], compress: { Compressor.bzip2($0, blockSize: 1) }) { source in
+            DecompressingSource(compressed: source, decoder: Bzip2Decoder(threads: 3), checks: FrameChecks())
+        },
         Codec(description: "xz", tools: [["xz", "-dc"]], compress: { Compressor.xz($0, blockSize: 20_000) }) { source in
             DecompressingSource(compressed: source, decoder: XzDecoder(maximumMemory: 64 << 20), checks: FrameChecks())
         },
@@ -142,6 +145,40 @@ import SluiceFixtures
                 try Self.expectAgreement(xz, stream + zeros, original: Self.text, "\(padding) bytes of padding after")
                 try Self.expectAgreement(xz, stream + zeros + xz.compress(Self.text), original: Self.text + Self.text, "\(padding) bytes of padding between")
             }
+        }
+    }
+
+    /// bzip2 blocks list the byte values they use in 16-bit maps; records whose bytes fill three of them as
+    /// 0x3141, 0x5926 and 0x5359 put a block magic number inside every block's data. Each must be passed over.
+    @Test func bzip2BlockMagicInsideCompressedData() throws {
+        let alphabet = Array("#')/1347=>ACFGIKLO".utf8)
+        var random = ParquetCase.Generator(state: 11)
+        var text: [UInt8] = []
+        while text.count < 350_000 {
+            text += Array("{\"x\":\"".utf8) + (0..<60).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] } + Array("\"}\n".utf8)
+        }
+        let compressed = Compressor.bzip2(text, blockSize: 1)
+        var marks: [Bzip2Scanner.Mark] = []
+        var scanner = Bzip2Scanner(headerAt: 0)
+        compressed.withUnsafeBytes { scanner.scan($0, windowStart: 0, inputEnded: true, into: &marks) }
+        let blocks = marks.filter { !$0.isEnd }.count
+        #expect(blocks >= 8, "\(blocks) block magic numbers: the records no longer put one inside each block")
+        for bzip2 in Self.codecs where bzip2.description.hasPrefix("bzip2") {
+            let ours = Self.sluice(bzip2, compressed, seed: 3)
+            #expect(ours.error == nil && ours.bytes == text && ours.verified == text.count, "\(bzip2): \(ours.error.map { "\($0)" } ?? "\(ours.bytes.count) bytes")")
+            try Self.expectAgreement(bzip2, compressed, original: text, "block magic in the data")
+        }
+    }
+
+    /// Each bzip2 block is vouched for as it passes its CRC, not only at its stream's end: imports commit block by
+    /// block.
+    @Test func bzip2BlocksAreCheckedOneByOne() {
+        let text = Self.text + Self.text
+        let compressed = Compressor.bzip2(text, blockSize: 1)
+        for bzip2 in Self.codecs where bzip2.description.hasPrefix("bzip2") {
+            let ours = Self.sluice(bzip2, Array(compressed[..<(compressed.count - 5000)]), seed: 4)
+            #expect(ours.error != nil && ours.verified >= text.count - 200_000 && text.starts(with: ours.bytes[..<ours.verified]),
+                    "\(bzip2): \(ours.verified) bytes vouched for of \(text.count), \(ours.error.map { "\($0)" } ?? "no error")")
         }
     }
 

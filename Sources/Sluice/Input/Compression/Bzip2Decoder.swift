@@ -1,61 +1,208 @@
-import CBzip2
-
-/// Decompresses bzip2 streams with libbz2, one after another (`cat a.bz2 b.bz2`, and what `pbzip2` writes). Each
-/// block is checked against its CRC as it is decoded, and each stream against its combined CRC at its end, which is
-/// when libbz2 ends it.
+/// Decompresses bzip2 input block by block: one stream after another (`cat a.bz2 b.bz2`, and what `pbzip2`
+/// writes), each a sequence of blocks of up to 900 kB of text.
+///
+/// Blocks are found by their magic numbers ahead of decoding (``Bzip2Scanner``) and decoded each on its own
+/// (``Bzip2Block``), on up to `threads` threads at once, and handed out in order. A block is confirmed when it
+/// decodes with its CRC right and ends exactly where the next magic number starts; a magic number that turns out to
+/// be compressed data is passed over and the block tried up to the one after it. Each block is a unit: its bytes
+/// are vouched for once its CRC passed, so that imports commit block by block. Each stream's combined CRC is checked
+/// against its blocks' at its end.
 final class Bzip2Decoder: StreamDecoder {
-    static let unit = "stream"
+    static let unit = "block"
     static let format = "bzip2"
-    private let stream: UnsafeMutablePointer<bz_stream>
-    /// The last stream ended (and its decoder was freed) and the next has not started.
-    private(set) var isBetweenUnits = true
 
-    init() {
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: bz_stream())
+    private let pool: BlockDecodingPool?
+    /// Blocks decoded or being decoded ahead of the one to hand out next, at most.
+    private let blocksAhead: Int
+    private var scanner = Bzip2Scanner(headerAt: 0)
+    /// The compressed bytes from input byte `windowStart` on.
+    private var window: [UInt8] = []
+    private var windowStart = 0
+    private var inputEnded = false
+    /// Magic numbers found from where the next block (or the stream's end) must start on.
+    private var marks: [Bzip2Scanner.Mark] = []
+    /// The block decoded from each block mark (by its bit) to the mark after it.
+    private var jobs: [Int: BlockDecodingPool.Job] = [:]
+    /// Where a stream header must start; `nil` inside a stream.
+    private var expectedHeader: Int? = 0
+    /// Inside a stream, the bit where its next block or its end must start.
+    private var nextBit = 0
+    private var level: UInt8 = 9
+    private var combinedCRC: UInt32 = 0
+    /// The last block decoded, as far as it has been handed out, and the byte where it ends.
+    private var decoded: [UInt8] = []
+    private var handedOut = 0
+    private var decodedEnd = 0
+    /// Why the first try at the next block failed, for when no later mark makes it whole.
+    private var firstFailure: String?
+
+    /// - Parameter threads: How many blocks may be decoded at once; with one, each is decoded as it is needed, on
+    ///   the reading thread.
+    init(threads: Int = 1) {
+        pool = threads > 1 ? BlockDecodingPool(threads: threads) : nil
+        blocksAhead = threads > 1 ? threads + 1 : 1
     }
 
     deinit {
-        if !isBetweenUnits { BZ2_bzDecompressEnd(stream) }
-        stream.deallocate()
+        pool?.stop()
     }
+
+    private var windowEnd: Int { windowStart + window.count }
+
+    var isBetweenUnits: Bool { expectedHeader == windowEnd && handedOut == decoded.count }
 
     func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
-        if isBetweenUnits {
-            guard !input.isEmpty else { return DecodeStep(produced: 0, outcome: .running) }
-            // Each stream needs a decoder of its own.
-            stream.pointee = bz_stream()
-            let status = BZ2_bzDecompressInit(stream, 0, 0)
-            guard status == BZ_OK else {
-                return DecodeStep(produced: 0, outcome: .failed("cannot start bzip2 decompression (libbz2 status \(status))"))
-            }
-            isBetweenUnits = false
+        if handedOut < decoded.count { return handOut(into: output) }
+        if jobs.count < blocksAhead {
+            window.append(contentsOf: input)
+            input = UnsafeRawBufferPointer(rebasing: input[input.count...])
         }
-        let call = ThirtyTwoBitCall(input, output)
-        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: CChar.self))
-        stream.pointee.avail_in = call.inputCount
-        stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: CChar.self)
-        stream.pointee.avail_out = call.room
-        let status = BZ2_bzDecompress(stream)
-        let produced = call.advance(&input, inputLeft: stream.pointee.avail_in, roomLeft: stream.pointee.avail_out)
-        switch status {
-        case BZ_STREAM_END:
-            BZ2_bzDecompressEnd(stream)
-            isBetweenUnits = true
-            return DecodeStep(produced: produced, outcome: .unitEnded)
-        case BZ_OK:
-            return DecodeStep(produced: produced, outcome: .running)
-        default:
-            return DecodeStep(produced: produced, outcome: .failed("corrupt bzip2 data: \(Self.describe(status))"))
+        self.inputEnded = inputEnded && input.isEmpty
+        scan()
+        return advance(into: output, mayWait: !input.isEmpty || self.inputEnded)
+    }
+
+    private func scan() {
+        window.withUnsafeBytes { scanner.scan($0, windowStart: windowStart, inputEnded: inputEnded, into: &marks) }
+    }
+
+    private func bits(at bit: Int, count: Int) -> UInt64 {
+        window.withUnsafeBytes { Bzip2Block.bits($0, at: bit - windowStart * 8, count: count) }
+    }
+
+    /// Moves on as far as the bytes at hand allow: through a stream header or a stream's end, or to the next block,
+    /// which it waits for when `mayWait` (more input cannot be taken, or there is none).
+    private func advance(into output: UnsafeMutableRawBufferPointer, mayWait: Bool) -> DecodeStep {
+        let needsInput = DecodeStep(produced: 0, outcome: .running)
+        while true {
+            if let header = expectedHeader {
+                guard let found = window.withUnsafeBytes({ Bzip2Scanner.header(in: $0, at: header, windowStart: windowStart) }) else {
+                    guard inputEnded else { return needsInput }
+                    return failure("truncated bzip2 data: the input ends inside a stream header", at: header)
+                }
+                guard let streamLevel = found else {
+                    return failure("corrupt bzip2 data: not a bzip2 stream where one should start", at: header)
+                }
+                level = streamLevel
+                combinedCRC = 0
+                nextBit = (header + 4) * 8
+                expectedHeader = nil
+            }
+            guard let head = marks.first, head.bit == nextBit else {
+                if !marks.isEmpty || windowEnd * 8 - nextBit >= 48 {
+                    return failure("corrupt bzip2 data: no block starts where one should", at: nextBit / 8)
+                }
+                guard inputEnded else { return needsInput }
+                return failure("truncated bzip2 data: the input ends inside compressed data", at: nextBit / 8)
+            }
+            if head.isEnd {
+                guard windowEnd * 8 >= head.bit + 80 else {
+                    guard inputEnded else { return needsInput }
+                    return failure("truncated bzip2 data: the input ends inside a stream's end", at: head.bit / 8)
+                }
+                guard UInt32(bits(at: head.bit + 48, count: 32)) == combinedCRC else {
+                    return failure("corrupt bzip2 data: the stream's combined CRC does not match its blocks'", at: head.bit / 8)
+                }
+                let next = (head.bit + 80 + 7) / 8
+                marks.removeFirst()
+                expectedHeader = next
+                if head.nextHeader == nil {
+                    // The scanner took the end for data: it starts again at the header that must follow.
+                    dropSpeculation()
+                    marks.removeAll()
+                    scanner = Bzip2Scanner(headerAt: next)
+                    scan()
+                }
+                trimWindow()
+                return DecodeStep(produced: 0, outcome: .unitEnded, compressedOffset: next)
+            }
+            guard marks.count < 2 || marks[1].bit - head.bit <= Bzip2Block.largestLength(level: level) else {
+                return failure(firstFailure ?? "corrupt bzip2 data: a block is longer than a block can be", at: head.bit / 8)
+            }
+            dispatch()
+            guard let job = jobs[head.bit] else {
+                if windowEnd * 8 - head.bit > Bzip2Block.largestLength(level: level) + 48 {
+                    return failure(firstFailure ?? "corrupt bzip2 data: a block is longer than a block can be", at: head.bit / 8)
+                }
+                guard inputEnded else { return needsInput }
+                return failure(firstFailure ?? "truncated bzip2 data: the input ends inside compressed data", at: head.bit / 8)
+            }
+            let result: Bzip2Block.Decoded
+            if let pool {
+                guard let done = mayWait ? pool.wait(for: job) : pool.result(of: job) else { return needsInput }
+                result = done
+            } else {
+                result = job.decode()
+            }
+            jobs[head.bit] = nil
+            switch result {
+            case .bytes(let bytes):
+                let blockCRC = UInt32(bits(at: head.bit + 48, count: 32))
+                combinedCRC = (combinedCRC << 1 | combinedCRC >> 31) ^ blockCRC
+                nextBit = marks[1].bit
+                marks.removeFirst()
+                firstFailure = nil
+                decoded = bytes
+                handedOut = 0
+                decodedEnd = (nextBit + 7) / 8
+                trimWindow()
+                return handOut(into: output)
+            case .failed(let message):
+                // The mark after the block may lie inside its data: try again up to the mark after that one.
+                if firstFailure == nil { firstFailure = message }
+                let passedOver = marks[1]
+                dropSpeculation()
+                marks.removeSubrange(1...)
+                scanner.restart(from: passedOver.bit + 1, level: head.level)
+                scan()
+            }
         }
     }
 
-    private static func describe(_ status: Int32) -> String {
-        switch status {
-        case BZ_DATA_ERROR_MAGIC: "not a bzip2 stream where one should start"
-        case BZ_DATA_ERROR: "a block or stream fails its CRC, or is malformed"
-        case BZ_MEM_ERROR: "not enough memory to decompress"
-        default: "libbz2 status \(status)"
+    /// Starts decoding the blocks whose ends are known, in order, up to `blocksAhead`.
+    private func dispatch() {
+        var index = 0
+        while index + 1 < marks.count && jobs.count < blocksAhead {
+            let mark = marks[index]
+            let end = marks[index + 1].bit
+            if !mark.isEnd && jobs[mark.bit] == nil && end - mark.bit <= Bzip2Block.largestLength(level: mark.level) {
+                let stream = window.withUnsafeBytes { Bzip2Block.stream($0, from: mark.bit - windowStart * 8, to: end - windowStart * 8, level: mark.level) }
+                let job = BlockDecodingPool.Job(stream: stream, level: mark.level)
+                jobs[mark.bit] = job
+                pool?.submit(job)
+            }
+            index += 1
         }
+    }
+
+    /// Forgets the blocks decoded or queued ahead: the marks they were cut at are being looked for again.
+    private func dropSpeculation() {
+        pool?.cancel(Array(jobs.values))
+        jobs.removeAll()
+    }
+
+    private func handOut(into output: UnsafeMutableRawBufferPointer) -> DecodeStep {
+        let count = min(output.count, decoded.count - handedOut)
+        decoded.withUnsafeBytes { bytes in
+            if let base = output.baseAddress, let from = bytes.baseAddress, count > 0 { base.copyMemory(from: from + handedOut, byteCount: count) }
+        }
+        handedOut += count
+        guard handedOut == decoded.count else { return DecodeStep(produced: count, outcome: .running) }
+        decoded = []
+        handedOut = 0
+        return DecodeStep(produced: count, outcome: .unitEnded, compressedOffset: decodedEnd)
+    }
+
+    private func failure(_ message: String, at offset: Int) -> DecodeStep {
+        DecodeStep(produced: 0, outcome: .failed(message), compressedOffset: offset)
+    }
+
+    /// Lets go of the bytes before where the next block, end or header starts, once they are half the window.
+    private func trimWindow() {
+        let keep = min(expectedHeader ?? Int.max, (marks.first?.bit ?? nextBit) / 8, nextBit / 8)
+        let drop = keep - windowStart
+        guard drop > 0 && drop >= window.count / 2 else { return }
+        window.removeFirst(drop)
+        windowStart = keep
     }
 }

@@ -88,7 +88,7 @@ enum Compression: Sendable, Equatable {
     /// still be peeked at. A zstd frame that needs a window larger than `maximumWindow` bytes is an error.
     /// - Throws: ``SluiceError/invalidInput(source:message:)`` for a format Sluice does not read (an archive, lz4,
     ///   brotli), named.
-    /// xz blocks are decoded on up to `threads` threads.
+    /// bzip2 and xz blocks are decoded on up to `threads` threads.
     static func decompressing(_ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
         // A file is peeked at as far as a tar header's magic; a pipe no further than the magic numbers (four bytes
@@ -102,7 +102,7 @@ enum Compression: Sendable, Equatable {
         case .zstd:
             return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks()), isDecompressing: true)
         case .bzip2:
-            return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: Bzip2Decoder(), checks: FrameChecks()), isDecompressing: true)
+            return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: Bzip2Decoder(threads: threads), checks: FrameChecks()), isDecompressing: true)
         case .xz:
             let decoder = XzDecoder(maximumMemory: maximumWindow, threads: threads)
             return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: decoder, checks: FrameChecks()), isDecompressing: true)

@@ -27,6 +27,9 @@ struct DecodeStep {
 
     var produced: Int
     var outcome: Outcome
+    /// Where in the compressed input the outcome happened, for a decoder that reads ahead of what it decodes (a
+    /// unit's end, or the start of the damaged unit); otherwise where the bytes it consumed end.
+    var compressedOffset: Int? = nil
 }
 
 /// What one call into a library that counts in 32 bits (zlib, libbz2, ISA-L) may use of a decode step's buffers, and
@@ -101,16 +104,16 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
             if step.produced > 0 { endOfLastUnit = nil }
             switch step.outcome {
             case .unitEnded:
-                endOfLastUnit = compressedOffset
+                endOfLastUnit = step.compressedOffset ?? compressedOffset
                 frameChecks?.frameEnded(at: producedLength)
             case .running:
                 if step.produced == 0 && pending.isEmpty && inputEnded {
-                    return try fail("truncated \(Decoder.format) data: the input ends inside compressed data", produced: 0)
+                    return try fail("truncated \(Decoder.format) data: the input ends inside compressed data", produced: 0, at: compressedOffset)
                 }
             case .failed(let message):
                 // What the library produced before it found the damage is delivered, then the run fails; imports
                 // commit none of a unit before its checks pass.
-                return try fail(message, produced: step.produced)
+                return try fail(message, produced: step.produced, at: step.compressedOffset ?? compressedOffset)
             }
             if step.produced > 0 { return step.produced }
         }
@@ -120,8 +123,8 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
     /// after a whole unit with nothing produced from them start no other: something appended, or the next unit's
     /// header damaged. The tools differ there (gzip warns, bzip2 and igzip say nothing, xz fails); the error says
     /// so, placed where the unit ended.
-    private func fail(_ message: String, produced: Int) throws(SluiceError) -> Int {
-        var error = SluiceError.io(source: name, byteOffset: compressedOffset, message: message)
+    private func fail(_ message: String, produced: Int, at offset: Int) throws(SluiceError) -> Int {
+        var error = SluiceError.io(source: name, byteOffset: offset, message: message)
         if produced == 0, let end = endOfLastUnit {
             error = .io(source: name, byteOffset: end, message: "the bytes after the \(Decoder.format) \(Decoder.unit) that ends at byte \(end) do not start another whole one (damaged, or something else appended): \(message)")
         }
