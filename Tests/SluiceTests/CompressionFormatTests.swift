@@ -111,6 +111,28 @@ import SluiceFixtures
             #expect(message.hasPrefix(url.path) && message.contains(expected), "\(name): \(message)")
             if case .invalidInput? = refusal {} else { Issue.record("\(name): \(message) is not an input error") }
         }
+        // Compressed, and through a pipe, a tar archive is refused alike.
+        let compressors: [(String, Compression, ([UInt8]) -> [UInt8])] = [
+            ("gz", .gzip, Compressor.gzip), ("bz2", .bzip2, { Compressor.bzip2($0) }), ("xz", .xz, { Compressor.xz($0) }), ("zst", .zstd, Compressor.zstd),
+        ]
+        for (suffix, compression, compress) in compressors {
+            let url = try temporaryFile(compress(tar + json), name: "dump.tar.\(suffix)")
+            let refusal = #expect(throws: SluiceError.self, "\(suffix)") {
+                try ColumnarReader(input: .file(url.path), schema: MappingSchema(fields: [FieldSpec(name: "id", type: .int64)]))
+            }
+            let message = refusal.map { "\($0)" } ?? ""
+            #expect(message.contains("it is a tar archive compressed with \(compression.name), which Sluice does not read: extract the JSON file"), "\(message)")
+            let plain = try temporaryFile(compress(json), name: "dump.json.\(suffix)")
+            #expect(try transcript(of: .file(plain.path), fields: [FieldSpec(name: "id", type: .int64)]).rows.count == 1, "\(suffix)")
+        }
+        for bytes in [tar + json, Compressor.gzip(tar + json)] {
+            let pipe = Pipe()
+            try pipe.fileHandleForWriting.write(contentsOf: Data(bytes))
+            try pipe.fileHandleForWriting.close()
+            let piped = FileSource(descriptor: pipe.fileHandleForReading.fileDescriptor, name: "<pipe>")
+            let refusal = #expect(throws: SluiceError.self) { try Compression.decompressing(piped) }
+            #expect(refusal.map { "\($0)" }?.contains("it is a tar archive") == true, "\(refusal.map { "\($0)" } ?? "no error")")
+        }
         // JSON that only carries such a name is JSON, after a byte order mark too, and so is JSON that holds
         // "ustar" where a tar header's magic would be.
         for bytes in [json, [0xEF, 0xBB, 0xBF] + json] {

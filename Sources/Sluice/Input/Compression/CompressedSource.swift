@@ -33,10 +33,18 @@ enum Compression: Sendable, Equatable {
 
     /// Throws ``SluiceError/invalidInput(source:message:)`` naming the format Sluice does not read that `prefix` (the
     /// input's first bytes) or `name` shows, and how to get the JSON out of it.
-    static func refuseUnreadFormat(_ prefix: [UInt8], name: String) throws(SluiceError) {
-        if let (format, advice) = unreadFormat(prefix, name: name) {
-            throw .invalidInput(source: name, message: "it is \(format), which Sluice does not read: \(advice)")
+    static func refuseUnreadFormat(_ prefix: [UInt8], name: String, compressedWith compression: Compression? = nil) throws(SluiceError) {
+        if let (format, advice) = unreadFormat(prefix, name: compression == nil ? name : "") {
+            let compressed = compression.map { " compressed with \($0.name)" } ?? ""
+            throw .invalidInput(source: name, message: "it is \(format)\(compressed), which Sluice does not read: \(advice)")
         }
+    }
+
+    /// Whether `prefix`, the first bytes of an input read so far, is enough to tell what the input is. A NUL byte,
+    /// which JSON text never holds raw, may be part of an archive's header: then bytes are read as far as a tar
+    /// header's magic.
+    static func tellsTheFormat(_ prefix: [UInt8]) -> Bool {
+        !prefix.isEmpty && (!prefix.contains(0) || prefix.count >= recognisedPrefix)
     }
 
     /// The name of a format Sluice does not read that `prefix` (the input's first bytes) or `name` shows, and how
@@ -95,21 +103,29 @@ enum Compression: Sendable, Equatable {
         // unless they may be xz's or 7z's six), so that a short first record is not held back.
         let prefix = source.size != nil
             ? try prefixed.peek(recognisedPrefix)
-            : try prefixed.peek(upTo: 6) { $0.count >= 4 && !$0.starts(with: [0xFD, 0x37, 0x7A, 0x58]) && !$0.starts(with: [0x37, 0x7A, 0xBC, 0xAF]) }
+            : try prefixed.peek(upTo: recognisedPrefix) { prefix in
+                // Magic numbers need four bytes, xz's and 7z's six; a NUL byte outside them may start a tar header.
+                prefix.count >= 4 && !prefix.starts(with: [0xFD, 0x37, 0x7A, 0x58]) && !prefix.starts(with: [0x37, 0x7A, 0xBC, 0xAF])
+                    && (detect(prefix) != nil || tellsTheFormat(prefix))
+            }
+        let decompressing: any ByteSource
         switch detect(prefix) {
         case .gzip:
-            return PrefixedSource(try GzipInflater.preferred.source(decompressing: prefixed), isDecompressing: true)
+            decompressing = try GzipInflater.preferred.source(decompressing: prefixed)
         case .zstd:
-            return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks()), isDecompressing: true)
+            decompressing = try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks())
         case .bzip2:
-            return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: Bzip2Decoder(threads: threads), checks: FrameChecks()), isDecompressing: true)
+            decompressing = DecompressingSource(compressed: prefixed, decoder: Bzip2Decoder(threads: threads), checks: FrameChecks())
         case .xz:
-            let decoder = XzDecoder(maximumMemory: maximumWindow, threads: threads)
-            return PrefixedSource(DecompressingSource(compressed: prefixed, decoder: decoder, checks: FrameChecks()), isDecompressing: true)
+            decompressing = DecompressingSource(compressed: prefixed, decoder: XzDecoder(maximumMemory: maximumWindow, threads: threads), checks: FrameChecks())
         case nil:
             try refuseUnreadFormat(prefix, name: source.name)
             return prefixed
         }
+        // A compressed archive (`.tar.gz`, `.tar.xz`) is refused as a plain one is, from its decompressed start.
+        var decompressed = PrefixedSource(decompressing, isDecompressing: true)
+        try refuseUnreadFormat(try decompressed.peek(upTo: recognisedPrefix, until: tellsTheFormat), name: source.name, compressedWith: detect(prefix))
+        return decompressed
     }
 }
 
