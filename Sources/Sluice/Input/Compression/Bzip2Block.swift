@@ -36,11 +36,15 @@ enum Bzip2Block {
     static func stream(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, level: UInt8) -> [UInt8] {
         var writer = BitWriter(capacity: (end - start) / 8 + 20)
         writer.write(UInt64(0x425A_6830 + UInt32(level)), count: 32)
-        var bit = start
-        while end - bit >= 32 {
-            writer.write(bits(bytes, at: bit, count: 32), count: 32)
-            bit += 32
+        // Whole bytes shifted into place, two input bytes to one: the block's bits are as long as a block is.
+        let shift = start & 7
+        let wholeBytes = (end - start) / 8
+        let first = start >> 3
+        writer.append(count: wholeBytes) { index in
+            let at = first + index
+            return shift == 0 ? bytes[at] : bytes[at] << UInt8(shift) | bytes[at + 1] >> UInt8(8 - shift)
         }
+        let bit = start + wholeBytes * 8
         if end > bit { writer.write(bits(bytes, at: bit, count: end - bit), count: end - bit) }
         writer.write(endMagic, count: 48)
         writer.write(bits(bytes, at: start + 48, count: 32), count: 32)
@@ -113,6 +117,16 @@ private struct BitWriter {
             bytes.append(UInt8(truncatingIfNeeded: pending >> UInt64(pendingCount)))
         }
         pending &= (1 << UInt64(pendingCount)) - 1
+    }
+
+    /// Appends `count` whole bytes, `byte(i)` the i-th; the writer must be at a byte boundary.
+    mutating func append(count: Int, _ byte: (Int) -> UInt8) {
+        precondition(pendingCount == 0, "bytes appended between bytes")
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            for index in 0..<count { buffer[start + index] = byte(index) }
+        }
     }
 
     /// The bytes written, the last padded with zero bits.

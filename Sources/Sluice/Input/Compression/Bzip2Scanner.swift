@@ -109,28 +109,28 @@ struct Bzip2Scanner {
     /// stopped (after `last` when none was found).
     private static func firstMagic(in bytes: UnsafeRawBufferPointer, from bit: inout Int, through last: Int) -> (bit: Int, isEnd: Bool)? {
         guard bit <= last else { return nil }
-        // Every start from `bit` on has its first whole byte at or after `bit / 8`, in ascending order of start
-        // within a byte's candidates when the lead (bits before that byte) descends.
-        var index = bit >> 3
-        while index <= (last + 7) >> 3 && index < bytes.count {
-            let candidates = firstWholeByte[Int(bytes[index])]
-            if candidates != 0 {
-                for lead in stride(from: 7, through: 0, by: -1) {
-                    let start = index * 8 - lead
-                    guard start >= bit && start <= last else { continue }
-                    if candidates & (1 << UInt16(lead)) != 0 && Bzip2Block.bits(bytes, at: start, count: 48) == Bzip2Block.blockMagic {
-                        bit = start + 1
-                        return (start, false)
-                    }
-                    if candidates & (1 << UInt16(8 + lead)) != 0 && Bzip2Block.bits(bytes, at: start, count: 48) == Bzip2Block.endMagic {
-                        bit = start + 1
-                        return (start, true)
+        return firstWholeByte.withUnsafeBufferPointer { table in
+            // Every start from `bit` on has its first whole byte at or after `bit / 8`, in ascending order of start
+            // within a byte's candidates when the lead (bits before that byte) descends.
+            let end = min((last + 7) >> 3 + 1, bytes.count)
+            var index = bit >> 3
+            while index < end {
+                let candidates = table[Int(bytes[index])]
+                if candidates != 0 {
+                    for lead in stride(from: 7, through: 0, by: -1) where candidates & (0x101 << UInt16(lead)) != 0 {
+                        let start = index * 8 - lead
+                        guard start >= bit && start <= last else { continue }
+                        let word = Bzip2Block.bits(bytes, at: start, count: 48)
+                        if word == Bzip2Block.blockMagic || word == Bzip2Block.endMagic {
+                            bit = start + 1
+                            return (start, word == Bzip2Block.endMagic)
+                        }
                     }
                 }
+                index += 1
             }
-            index += 1
+            bit = last + 1
+            return nil
         }
-        bit = last + 1
-        return nil
     }
 }

@@ -70,6 +70,8 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
     /// Where the last unit ended in the compressed input, while nothing has been produced since: bytes that fail
     /// from there start no unit.
     private var endOfLastUnit: Int?
+    /// Decoder steps in a row that took no input and gave no output.
+    private var stalledSteps = 0
     /// An error found by the call that also produced bytes: those bytes are returned first, the error from then on.
     private var pendingError: SluiceError?
 
@@ -99,7 +101,18 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
                 pending = UnsafeRawBufferPointer(rebasing: buffer[..<read])
             }
             if pending.isEmpty && inputEnded && decoder.isBetweenUnits { return 0 }
+            let pendingBefore = pending.count
             let step = decoder.decode(&pending, into: output, inputEnded: inputEnded)
+            // A running step that neither takes input nor gives output may happen once in a while (a library
+            // finishing a header); many in a row would be a hang.
+            if case .running = step.outcome, step.produced == 0, pending.count == pendingBefore, pendingBefore > 0 {
+                stalledSteps += 1
+            } else {
+                stalledSteps = 0
+            }
+            if stalledSteps > 64 {
+                return try fail("the \(Decoder.format) decoder stopped taking input (a bug in Sluice: please report it)", produced: 0, at: compressedOffset)
+            }
             producedLength += step.produced
             if step.produced > 0 { endOfLastUnit = nil }
             switch step.outcome {

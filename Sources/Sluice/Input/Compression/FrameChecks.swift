@@ -1,12 +1,13 @@
 import Synchronization
 
 /// How much of a decompressed input its checksums vouch for: the bytes of every gzip member, zstd frame, bzip2
-/// or xz stream that ended with its checks passed. The decompressor publishes it as it reads (on the pipeline's reader thread); the
-/// reader's consumer compares it with how far the records it delivered reach.
+/// block or xz stream that ended with its checks passed. The decompressor publishes it as it reads (on the pipeline's
+/// reader thread); the reader's consumer compares it with how far the records it delivered reach.
 ///
 /// A gzip member is checked against its CRC-32 and length; a zstd frame against its content checksum when it has
 /// one (the `zstd` tool writes one by default, the library does not), otherwise only by decoding to its end; a
-/// bzip2 stream against its blocks' CRCs and its combined CRC; an xz stream against its blocks' checks and its index.
+/// bzip2 block against its CRC (and its stream against the combined CRC at its end); an xz stream against its blocks'
+/// checks and its index.
 final class FrameChecks: Sendable {
     private let verified = Atomic<Int>(0)
 

@@ -12,8 +12,8 @@ final class ZlibInflater: StreamDecoder {
     init(source: String) throws(SluiceError) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        // 15 + 32: the largest window, and detect a gzip or zlib header.
-        let status = czlib_inflate_init(stream, 15 + 32)
+        // 15 + 16: the largest window, and a gzip header only: a zlib stream after a member is damage, as for gzip -dc.
+        let status = czlib_inflate_init(stream, 15 + 16)
         // deinit, which runs as the initialiser throws, frees the stream (inflateEnd is harmless on a failed start).
         guard status == Z_OK else {
             throw .io(source: source, byteOffset: 0, message: "cannot start gzip decompression (zlib status \(status))")
