@@ -111,4 +111,50 @@ import Testing
         let streamed = try run(verifying: false)
         #expect(streamed.ids.contains { $0 >= firstDamaged })
     }
+
+    /// A plain bzip2 file is one stream, but each of its blocks is checked against its own CRC: an import commits
+    /// block by block, and a block whose CRC fails leaves none of its records, nor any after it.
+    @Test(arguments: [1, 2])
+    func aBzip2ImportCommitsBlockByBlock(workers: Int) throws {
+        let text = Array((1...24_000).map { #"{"id":\#($0),"name":"n\#($0)"}"# + "\n" }.joined().utf8)
+        var compressed = Compressor.bzip2(text, blockSize: 1)
+        var marks: [Bzip2Scanner.Mark] = []
+        var scanner = Bzip2Scanner(headerAt: 0)
+        compressed.withUnsafeBytes { scanner.scan($0, windowStart: 0, inputEnded: true, into: &marks) }
+        let blocks = marks.filter { !$0.isEnd }
+        try #require(blocks.count >= 5, "\(blocks.count) blocks")
+        // The records wholly inside the three blocks before the damaged one.
+        var checkedBytes = 0
+        for index in 0..<3 {
+            let stream = compressed.withUnsafeBytes { Bzip2Block.stream($0, from: blocks[index].bit, to: blocks[index + 1].bit, level: 1) }
+            guard case .bytes(let block) = Bzip2Block.decode(stream, level: 1) else { throw SluiceError.invalidOptions("block \(index) does not decode") }
+            checkedBytes += block.count
+        }
+        let checkedRecords = text[..<checkedBytes].filter { $0 == 0x0A }.count
+        let crcBit = blocks[3].bit + 48 + 5
+        compressed[crcBit / 8] ^= UInt8(0x80 >> (crcBit % 8))
+
+        let directory = scratchPath("bzip2-blocks")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("dump.ndjson.bz2").path
+        try Data(compressed).write(to: URL(fileURLWithPath: input))
+        let database = directory.appendingPathComponent("blocks.db").path
+        let schema = try Self.schema()
+        var job = ImportJob(inputs: [input], schemas: [schema], tables: [TableLayout(name: "t", fields: schema.fields)], destination: .sqlite(path: database))
+        job.readerOptions = ReaderOptions(batchCapacity: 50, workers: workers, chunkSize: 4096, memoryBudget: 1 << 20)
+        job.recordsPerCommit = 100
+        let summary = Importer(job).run()
+        let ids = try SQLiteRows.query(database, "SELECT id FROM t ORDER BY id").compactMap { row -> Int64? in
+            if case .integer(let id) = row[0] { return id }
+            return nil
+        }
+        guard case .failed(let message) = summary.outcome else {
+            Issue.record("a damaged block did not fail the import")
+            return
+        }
+        #expect(message.contains("a block fails its CRC"), "\(message)")
+        #expect(ids.enumerated().allSatisfy { $0.element == Int64($0.offset + 1) })
+        #expect(ids.count > checkedRecords / 2 && ids.count <= checkedRecords, "\(ids.count) records committed, \(checkedRecords) in checked blocks")
+    }
 }

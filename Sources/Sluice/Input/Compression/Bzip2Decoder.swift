@@ -117,15 +117,15 @@ final class Bzip2Decoder: StreamDecoder {
                 return DecodeStep(produced: 0, outcome: .unitEnded, compressedOffset: next)
             }
             guard marks.count < 2 || marks[1].bit - head.bit <= Bzip2Block.largestLength(level: level) else {
-                return failure(firstFailure ?? "corrupt bzip2 data: a block is longer than a block can be", at: head.bit / 8)
+                return failure(firstFailure ?? "corrupt bzip2 data: a block is longer than a block can be", at: head.bit / 8, inBlock: true)
             }
             dispatch()
             guard let job = jobs[head.bit] else {
                 if windowEnd * 8 - head.bit > Bzip2Block.largestLength(level: level) + 48 {
-                    return failure(firstFailure ?? "corrupt bzip2 data: a block is longer than a block can be", at: head.bit / 8)
+                    return failure(firstFailure ?? "corrupt bzip2 data: a block is longer than a block can be", at: head.bit / 8, inBlock: true)
                 }
                 guard inputEnded else { return needsInput }
-                return failure(firstFailure ?? "truncated bzip2 data: the input ends inside compressed data", at: head.bit / 8)
+                return failure(firstFailure ?? "truncated bzip2 data: the input ends inside compressed data", at: head.bit / 8, inBlock: true)
             }
             let result: Bzip2Block.Decoded
             if let pool {
@@ -193,8 +193,9 @@ final class Bzip2Decoder: StreamDecoder {
         return DecodeStep(produced: count, outcome: .unitEnded, compressedOffset: decodedEnd)
     }
 
-    private func failure(_ message: String, at offset: Int) -> DecodeStep {
-        DecodeStep(produced: 0, outcome: .failed(message), compressedOffset: offset)
+    /// - Parameter inBlock: The failure lies in a block whose magic number was found where one should start.
+    private func failure(_ message: String, at offset: Int, inBlock: Bool = false) -> DecodeStep {
+        DecodeStep(produced: 0, outcome: .failed(message), compressedOffset: offset, isInStartedUnit: inBlock)
     }
 
     /// Lets go of the bytes before where the next block, end or header starts, once they are half the window.

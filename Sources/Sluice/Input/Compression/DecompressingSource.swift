@@ -30,6 +30,9 @@ struct DecodeStep {
     /// Where in the compressed input the outcome happened, for a decoder that reads ahead of what it decodes (a
     /// unit's end, or the start of the damaged unit); otherwise where the bytes it consumed end.
     var compressedOffset: Int? = nil
+    /// A failure lies in a unit whose start the decoder recognised (a bzip2 block's magic number): the bytes do start
+    /// another unit, a damaged one.
+    var isInStartedUnit = false
 }
 
 /// What one call into a library that counts in 32 bits (zlib, libbz2, ISA-L) may use of a decode step's buffers, and
@@ -126,7 +129,7 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
             case .failed(let message):
                 // What the library produced before it found the damage is delivered, then the run fails; imports
                 // commit none of a unit before its checks pass.
-                return try fail(message, produced: step.produced, at: step.compressedOffset ?? compressedOffset)
+                return try fail(message, produced: step.produced, at: step.compressedOffset ?? compressedOffset, inStartedUnit: step.isInStartedUnit)
             }
             if step.produced > 0 { return step.produced }
         }
@@ -136,9 +139,9 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
     /// after a whole unit with nothing produced from them start no other: something appended, or the next unit's
     /// header damaged. The tools differ there (gzip warns, bzip2 and igzip say nothing, xz fails); the error says
     /// so, placed where the unit ended.
-    private func fail(_ message: String, produced: Int, at offset: Int) throws(SluiceError) -> Int {
+    private func fail(_ message: String, produced: Int, at offset: Int, inStartedUnit: Bool = false) throws(SluiceError) -> Int {
         var error = SluiceError.io(source: name, byteOffset: offset, message: message)
-        if produced == 0, let end = endOfLastUnit {
+        if produced == 0, !inStartedUnit, let end = endOfLastUnit {
             error = .io(source: name, byteOffset: end, message: "the bytes after the \(Decoder.format) \(Decoder.unit) that ends at byte \(end) do not start another whole one (damaged, or something else appended): \(message)")
         }
         pendingError = error
