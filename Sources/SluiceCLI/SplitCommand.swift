@@ -15,8 +15,9 @@ struct SplitCommand: ParsableCommand {
             wrapper document (--records-at), at element starts, found by one scan of the whole file. The plan \
             fits that version of the file only: sluice import --shard PLAN:INDEX checks its size, modification \
             time and first MiB. A zstd file of several frames (written by pzstd, or pieces compressed apart and \
-            joined with cat) is cut where frames start; gzip, and zstd in a single frame, cannot be split, nor bzip2 or xz yet. With \
-            --index, the scan's cuts (about 4096 of them, at most one per zstd frame) are kept in a file, and a \
+            joined with cat) is cut where frames start, a bzip2 file where blocks start (every 900 kB of text or \
+            less); gzip, and zstd in a single frame, cannot be split, nor xz yet. With \
+            --index, the scan's cuts (about 4096 of them, at most one per zstd frame or bzip2 block) are kept in a file, and a \
             later split of the unchanged file, into any number of parts, is cut from them without reading the file.
             """
     )
@@ -27,7 +28,7 @@ struct SplitCommand: ParsableCommand {
     @Option(name: .customLong("parts"), parsing: .unconditional, help: ArgumentHelp("How many shards of about equal size (1 to 1,000,000).", valueName: "count"))
     var parts: Int?
 
-    @Option(name: .customLong("part-size"), help: ArgumentHelp("The size of each shard as stored (compressed, for zstd): bytes, or with KiB, MiB or GiB (256MiB).", valueName: "size"))
+    @Option(name: .customLong("part-size"), help: ArgumentHelp("The size of each shard as stored (compressed, for zstd and bzip2): bytes, or with KiB, MiB or GiB (256MiB).", valueName: "size"))
     var partSize: String?
 
     @Option(name: .customLong("records-at"), help: ArgumentHelp("The key path of the records array inside a wrapper document.", valueName: "path"))
@@ -104,7 +105,7 @@ struct SplitCommand: ParsableCommand {
         }
         guard !quiet else { return }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        // A zstd file's rate is of the bytes scanned, decompressed.
+        // A compressed file's rate is of the bytes scanned, decompressed.
         let decompressed = plan.decompressedBytes
         let rate = seconds > 0 ? String(format: "%.0f MB/s", Double(decompressed ?? plan.fingerprint.size) / seconds / 1e6) : "-"
         let what = "\(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards") of \(plan.shape == "array" ? "array elements" : "lines"), \(plan.records) records"
@@ -113,6 +114,7 @@ struct SplitCommand: ParsableCommand {
                 ? "it is a single zstd frame, which cannot be cut (compress it with pzstd, or as pieces joined with cat, to split it)"
                 : !scanned ? "the index cuts only where its own pieces start"
                 : plan.zstdFrames.map { "it has \($0) zstd frames, and is cut only where one starts" }
+                ?? plan.bzip2Blocks.map { "it has \($0) bzip2 blocks, and is cut only where one starts" }
                 ?? "records are fewer than parts, or larger than a part"
             StandardError.print("sluice: \(input): \(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards"), not \(asked): \(why)")
         }

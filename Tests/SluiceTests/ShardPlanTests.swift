@@ -173,6 +173,50 @@ import Testing
         #expect(plan.shards.first?.zstdFrame == ZstdFrameStart(storedOffset: 0, offset: 0))
     }
 
+    /// A bzip2 file splits where its blocks start: inside a stream at any bit (as `bzip2` writes, many blocks to a
+    /// stream), and at the start of a later stream; each shard decodes from its block, and the shards together read
+    /// every record once, numbered as the whole file.
+    @Test(arguments: [false, true])
+    func shardsOfBzip2BlocksReadEveryRecordOnceNumberedAsTheWholeFile(asArray: Bool) throws {
+        let records = (1...14_000).map { index in index % 97 == 0 ? #"{"id":"bad","name":"n\#(index)"}"# : #"{"id":\#(index),"name":"n\#(index)"}"# }
+        let text = Array((asArray ? "[\n" + records.joined(separator: ",\n") + "\n]\n" : records.map { $0 + "\n" }.joined()).utf8)
+        let whole = try run(text)
+        #expect(whole.rows.count + whole.rejections.count == 14_000 && whole.error == nil)
+        let half = text.count / 2
+        let oneStream = Compressor.bzip2(text, blockSize: 1)
+        let twoStreams = Compressor.bzip2(Array(text[..<half]), blockSize: 1) + Compressor.bzip2(Array(text[half...]), blockSize: 1)
+        for bytes in [oneStream, twoStreams] {
+            for parts in [1, 2, 3, 7] {
+                let plan = try ShardPlan(splitting: .bytes(bytes), into: .parts(parts))
+                let blocks = plan.bzip2Blocks ?? 0
+                #expect(plan.records == 14_000 && blocks >= 4 && plan.shards.count <= min(parts, blocks) && plan.decompressedBytes == text.count)
+                #expect(parts == 1 || plan.shards.count > 1, "\(parts) parts")
+                #expect(plan.shards.allSatisfy { shard in shard.bzip2Block.map { $0.offset <= shard.byteRange.lowerBound } == true })
+                let decoded = try JSONDecoder().decode(ShardPlan.self, from: Data(plan.jsonText.utf8))
+                #expect(decoded.shards == plan.shards)
+                for workers in [1, 3] {
+                    var rows: [String] = []
+                    var rejections: [String] = []
+                    for shard in plan.shards {
+                        let part = try run(bytes, shard: shard, workers: workers)
+                        #expect(part.error == nil, "\(part.error.map { "\($0)" } ?? "")")
+                        #expect(part.rows.count + part.rejections.count == shard.records)
+                        rows += part.rows
+                        rejections += part.rejections
+                    }
+                    #expect(rows == whole.rows, "\(parts) parts, \(workers) workers")
+                    #expect(rejections == whole.rejections, "\(parts) parts, \(workers) workers")
+                }
+            }
+        }
+        // A shard of this file read from another says so.
+        let last = try #require(ShardPlan(splitting: .bytes(oneStream), into: .parts(3)).shards.last?.bzip2Block)
+        var shard = try #require(ShardPlan(splitting: .bytes(oneStream), into: .parts(3)).shards.last)
+        shard.bzip2Block = Bzip2BlockStart(storedBit: last.storedBit + 3, blockSize: last.blockSize, offset: last.offset)
+        let refusal = #expect(throws: SluiceError.self) { try run(oneStream, shard: shard) }
+        #expect(refusal.map { "\($0)" } == "invalid options: no bzip2 block starts at bit \(last.storedBit + 3) of <memory>, where the shard says one does: the shard comes from another file")
+    }
+
     /// A shard of a zstd file read from another file says so.
     @Test func aZstdShardOfAnotherFileIsRefused() throws {
         let text = Array(Self.ndjson.utf8)
@@ -208,7 +252,7 @@ import Testing
                 _ = try options.validated()
                 Issue.record("a shard with its zstd frame at \(frame) was taken")
             } catch {
-                #expect("\(error)" == "invalid options: " + InputShard.zstdFrameRule)
+                #expect("\(error)" == "invalid options: " + InputShard.decodingStartRule)
             }
             let text = #"{"start":4000,"end":9000,"content":"lines","firstOrdinal":1,"firstLine":1,"records":1,"zstdFrame":{"storedOffset":\#(frame.storedOffset),"offset":\#(frame.offset)}}"#
             #expect(throws: DecodingError.self) { try JSONDecoder().decode(InputShard.self, from: Data(text.utf8)) }
@@ -271,10 +315,12 @@ import Testing
                 return error.description
             }
         }
-        #expect(error(Compressor.gzip(Array(Self.ndjson.utf8))) == "invalid options: <memory> is gzip-compressed, which cannot be split (each byte depends on all before it): decompress it, or compress it as zstd frames (pzstd) to split it")
-        #expect(error(Compressor.bzip2(Array(Self.ndjson.utf8))) == "invalid options: <memory> is bzip2-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) to split it")
+        #expect(error(Compressor.gzip(Array(Self.ndjson.utf8))) == "invalid options: <memory> is gzip-compressed, which cannot be split (each byte depends on all before it): decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
         #expect(error([0x50, 0x4B, 0x03, 0x04] + Array(Self.ndjson.utf8)).hasPrefix("<memory>: it is a zip archive, which Sluice does not read"))
-        #expect(error(Compressor.xz(Array(Self.ndjson.utf8))) == "invalid options: <memory> is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) to split it")
+        #expect(error(Compressor.xz(Array(Self.ndjson.utf8))) == "invalid options: <memory> is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
+        var tar = [UInt8](repeating: 0, count: 512)
+        tar.replaceSubrange(257..<263, with: Array("ustar\u{0}".utf8))
+        #expect(error(Compressor.bzip2(tar + Array(Self.ndjson.utf8))).hasPrefix("<memory>: it is a tar archive compressed with bzip2, which Sluice does not read"))
         #expect(error(Array(#"{"a": [1, 2],\#n "b": 3}"#.utf8)) == "invalid options: <memory> holds a single document or concatenated values, which split only at the records inside a wrapper document: give their records path")
         #expect(error(Array(#"{"data": {"1": {"id": 1}, "2": {"id": 2}}}"#.utf8), recordsPath: "data") == "invalid options: the records at $.data are the members of an object, which are not split; only an array of records is")
         #expect(error(Array("[{\"id\": 1}, {\"id\": [2}]".utf8)) == "<memory>: read error at byte 21: the array of records is broken there (mismatched bracket), so it cannot be split")

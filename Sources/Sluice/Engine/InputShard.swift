@@ -1,4 +1,4 @@
-/// One record-aligned piece of a file (uncompressed, or zstd of several frames), as ``ShardPlan`` finds them: N
+/// One record-aligned piece of a file (uncompressed, zstd of several frames, or bzip2), as ``ShardPlan`` finds them: N
 /// processes, each given one shard of the same file, read every record exactly once, and number records, lines and
 /// byte offsets as one reader of the whole file would.
 public struct InputShard: Sendable, Hashable, Codable {
@@ -15,7 +15,7 @@ public struct InputShard: Sendable, Hashable, Codable {
         case arrayElements
     }
 
-    /// Where the shard sits in the file (in the decompressed input, for a shard of a zstd file).
+    /// Where the shard sits in the file (in the decompressed input, for a shard of a compressed file).
     public var byteRange: Range<Int>
     public var content: Content
     /// The ordinal of the shard's first record in the whole file (1 for the first record).
@@ -27,19 +27,41 @@ public struct InputShard: Sendable, Hashable, Codable {
     /// For a zstd file of several frames: the frame that holds the shard's first byte, where decompression
     /// starts. The byte range, ordinals and lines are then the decompressed input's.
     public var zstdFrame: ZstdFrameStart?
+    /// For a bzip2 file: the block that holds the shard's first byte, where decompression starts. The byte range,
+    /// ordinals and lines are then the decompressed input's.
+    public var bzip2Block: Bzip2BlockStart?
 
     /// Creates a shard; ``ShardPlan`` makes them for a file, which is where shards normally come from.
-    public init(byteRange: Range<Int>, content: Content, firstOrdinal: Int, firstLine: Int, records: Int, zstdFrame: ZstdFrameStart? = nil) {
+    public init(
+        byteRange: Range<Int>, content: Content, firstOrdinal: Int, firstLine: Int, records: Int, zstdFrame: ZstdFrameStart? = nil,
+        bzip2Block: Bzip2BlockStart? = nil
+    ) {
         self.byteRange = byteRange
         self.content = content
         self.firstOrdinal = firstOrdinal
         self.firstLine = firstLine
         self.records = records
         self.zstdFrame = zstdFrame
+        self.bzip2Block = bzip2Block
+    }
+
+    /// A shard of a compressed file, from where its decompression starts.
+    init(byteRange: Range<Int>, content: Content, firstOrdinal: Int, firstLine: Int, records: Int, decodingStart: DecodingStart?) {
+        self.init(byteRange: byteRange, content: content, firstOrdinal: firstOrdinal, firstLine: firstLine, records: records)
+        switch decodingStart {
+        case .zstdFrame(let frame): zstdFrame = frame
+        case .bzip2Block(let block): bzip2Block = block
+        case nil: break
+        }
+    }
+
+    /// Where the shard's decompression starts, for a shard of a compressed file.
+    var decodingStart: DecodingStart? {
+        zstdFrame.map(DecodingStart.zstdFrame) ?? bzip2Block.map(DecodingStart.bzip2Block)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case start, end, content, firstOrdinal, firstLine, records, zstdFrame
+        case start, end, content, firstOrdinal, firstLine, records, zstdFrame, bzip2Block
     }
 
     public init(from decoder: any Decoder) throws {
@@ -55,19 +77,23 @@ public struct InputShard: Sendable, Hashable, Codable {
         firstLine = try container.decode(Int.self, forKey: .firstLine)
         records = try container.decode(Int.self, forKey: .records)
         zstdFrame = try container.decodeIfPresent(ZstdFrameStart.self, forKey: .zstdFrame)
-        guard zstdFrameFits else {
-            throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: Self.zstdFrameRule)
+        bzip2Block = try container.decodeIfPresent(Bzip2BlockStart.self, forKey: .bzip2Block)
+        guard decodingStartFits else {
+            throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: Self.decodingStartRule)
         }
     }
 
-    /// Whether the shard's zstd frame, if it names one, can hold its start (see ``zstdFrameRule``).
-    var zstdFrameFits: Bool {
-        guard let frame = zstdFrame else { return true }
-        return frame.storedOffset >= 0 && frame.storedOffset <= 1 << 48 && frame.offset >= 0 && frame.offset <= byteRange.lowerBound
-            && (frame.storedOffset != 0 || frame.offset == 0)
+    /// Whether the shard's zstd frame or bzip2 block, if it names one, can hold its start (see
+    /// ``decodingStartRule``).
+    var decodingStartFits: Bool {
+        if zstdFrame != nil && bzip2Block != nil { return false }
+        if let block = bzip2Block, !(0...(1 << 51)).contains(block.storedBit) || !(1...9).contains(block.blockSize) || block.storedBit < 32 { return false }
+        guard let start = decodingStart else { return true }
+        return start.storedOffset >= 0 && start.storedOffset <= 1 << 48 && start.offset >= 0 && start.offset <= byteRange.lowerBound
+            && (start.storedOffset != 0 || start.offset == 0)
     }
 
-    static let zstdFrameRule = "a shard's zstd frame starts at byte 0 or later (up to 2^48), at or before the shard, and the first frame decompresses from offset 0"
+    static let decodingStartRule = "a shard names a zstd frame or a bzip2 block (block size 1 to 9, after the file's header), not both; it starts at byte 0 or later (up to 2^48), at or before the shard, and the first frame decompresses from offset 0"
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -78,5 +104,6 @@ public struct InputShard: Sendable, Hashable, Codable {
         try container.encode(firstLine, forKey: .firstLine)
         try container.encode(records, forKey: .records)
         try container.encodeIfPresent(zstdFrame, forKey: .zstdFrame)
+        try container.encodeIfPresent(bzip2Block, forKey: .bzip2Block)
     }
 }

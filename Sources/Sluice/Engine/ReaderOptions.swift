@@ -100,7 +100,7 @@ public struct ReaderOptions: Sendable, Hashable {
             problems.append("a shard starts at byte 0 or later, and its first ordinal and line count from 1 (up to 2^48)")
         }
         if let shard, shard.byteRange.upperBound > 1 << 48 { problems.append("a shard ends at byte 2^48 at the latest") }
-        if let shard, !shard.zstdFrameFits { problems.append(InputShard.zstdFrameRule) }
+        if let shard, !shard.decodingStartFits { problems.append(InputShard.decodingStartRule) }
         if maximumDecompressionWindow < 1 << 10 { problems.append("maximumDecompressionWindow must be at least 1 KiB") }
         if !problems.isEmpty { throw .invalidOptions(problems.joined(separator: "; ")) }
         return self

@@ -27,23 +27,23 @@ enum BatchSourceOpener {
             let start = max(range.lowerBound, preamble.end)
             options.byteRange = min(start, range.upperBound)..<range.upperBound
         }
-        let frame = options.shard?.zstdFrame
-        var (raw, source) = try openCounting(input, options: options, progress: progress, at: frame)
-        if options.byteRange != nil { try checkSplittable(raw: raw, source: source, what: options.shard == nil ? "a byte range" : "a shard", frame: frame) }
+        let start = options.shard?.decodingStart
+        var (raw, source) = try openCounting(input, options: options, progress: progress, at: start)
+        if options.byteRange != nil { try checkSplittable(raw: raw, source: source, what: options.shard == nil ? "a byte range" : "a shard", start: start) }
         if options.byteRange != nil && options.shape == .automatic && plan.recordsPath == nil {
             // The shape is the file's, seen from its start: a range of an array read as lines would be garbage.
-            let start = try ShapeDetector.shape(atStartOf: input, maximumWindow: options.maximumDecompressionWindow)
-            guard start == .ndjson else {
-                throw .invalidOptions("a byte range splits NDJSON only, and \(raw.name) holds \(start == .array ? "an array" : "a single document or concatenated values"); split arrays and wrapper documents with `sluice split` and read the shards it gives (ReaderOptions.shard)")
+            let fileShape = try ShapeDetector.shape(atStartOf: input, maximumWindow: options.maximumDecompressionWindow)
+            guard fileShape == .ndjson else {
+                throw .invalidOptions("a byte range splits NDJSON only, and \(raw.name) holds \(fileShape == .array ? "an array" : "a single document or concatenated values"); split arrays and wrapper documents with `sluice split` and read the shards it gives (ReaderOptions.shard)")
             }
         }
         var startOffset = 0
         var startsAtInputStart = true
-        if let range = options.byteRange, range.lowerBound > 0, let frame {
+        if let range = options.byteRange, range.lowerBound > 0, let start {
             // Decompressed from the frame holding the shard's start; from the byte before it, when the frame holds
             // that too, to see whether a line starts at the bound (a split cuts there; another plan may not).
-            let lookback = range.lowerBound > frame.offset ? 1 : 0
-            try source.skip(range.lowerBound - lookback - frame.offset)
+            let lookback = range.lowerBound > start.offset ? 1 : 0
+            try source.skip(range.lowerBound - lookback - start.offset)
             startOffset = range.lowerBound - lookback
             startsAtInputStart = false
         } else if let range = options.byteRange, range.lowerBound > 0 {
@@ -133,44 +133,45 @@ enum BatchSourceOpener {
         if plan.skippedRecords > 0 || plan.columnsFromHeader {
             throw .invalidOptions("skipped records and header rows are not read from shards of an array")
         }
-        var (raw, source) = try openCounting(input, options: options, progress: progress, at: shard.zstdFrame)
-        try checkSplittable(raw: raw, source: source, what: "a shard", frame: shard.zstdFrame)
+        var (raw, source) = try openCounting(input, options: options, progress: progress, at: shard.decodingStart)
+        try checkSplittable(raw: raw, source: source, what: "a shard", start: shard.decodingStart)
         // Decompressed bytes have no size to check the shard against; the file's fingerprint is checked instead.
-        guard shard.zstdFrame != nil || shard.byteRange.upperBound <= raw.size ?? 0 else {
+        guard shard.decodingStart != nil || shard.byteRange.upperBound <= raw.size ?? 0 else {
             throw .invalidOptions("the shard ends at byte \(shard.byteRange.upperBound), past the end of \(raw.name) (\(raw.size ?? 0) bytes): it comes from another file")
         }
-        try source.skip(shard.byteRange.lowerBound - (shard.zstdFrame?.offset ?? 0))
+        try source.skip(shard.byteRange.lowerBound - (shard.decodingStart?.offset ?? 0))
         var arrayOptions = options
         arrayOptions.shape = .array
         return ParallelPipeline(plans: [plan], source: source, shape: .array, startOffset: shard.byteRange.lowerBound, options: arrayOptions, tokenizer: tokenizer,
                                 keepsRecordText: keepsRecordText, startsAtInputStart: false, runsInline: options.workers == 1)
     }
 
-    /// Byte ranges and shards need a regular file, read as stored; a shard of a zstd file of several frames (one
-    /// that names its `frame`, whose reading starts decompressing there) is read decompressed.
-    private static func checkSplittable(raw: any ByteSource, source: PrefixedSource, what: String, frame: ZstdFrameStart? = nil) throws(SluiceError) {
-        if raw.size == nil || source.isDecompressing && frame == nil {
+    /// Byte ranges and shards need a regular file, read as stored; a shard of a zstd file of several frames or of
+    /// a bzip2 file (one that names its `start`, where its reading starts decompressing) is read decompressed.
+    private static func checkSplittable(raw: any ByteSource, source: PrefixedSource, what: String, start: DecodingStart? = nil) throws(SluiceError) {
+        if raw.size == nil || source.isDecompressing && start == nil {
             throw .invalidOptions("\(what) needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
         }
     }
 
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes
-    /// say it is compressed; at a zstd `frame`, from that frame on.
+    /// say it is compressed; at a zstd frame or bzip2 block (`start`), from there on.
     private static func openCounting(
-        _ input: Input, options: ReaderOptions, progress: ProgressMonitor, at frame: ZstdFrameStart? = nil
+        _ input: Input, options: ReaderOptions, progress: ProgressMonitor, at start: DecodingStart? = nil
     ) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
         let raw = try input.openRaw()
         progress.start(totalBytes: raw.size)
         var counting = CountingSource(raw, progress: progress)
-        guard let frame else {
+        guard let start else {
             // Decompressing is the slower part for xz: its blocks get as many threads as the mapping.
             return (raw, try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow, threads: options.workers))
         }
-        guard frame.storedOffset < raw.size ?? .max else {
-            throw .invalidOptions("the shard's zstd frame starts at byte \(frame.storedOffset), past the end of \(raw.name): it comes from another file")
+        guard start.storedOffset < raw.size ?? .max else {
+            let what = if case .zstdFrame = start { "zstd frame" } else { "bzip2 block" }
+            throw .invalidOptions("the shard's \(what) starts at byte \(start.storedOffset), past the end of \(raw.name): it comes from another file")
         }
-        _ = try counting.skip(frame.storedOffset)
-        return (raw, try Compression.decompressing(counting, at: frame, maximumWindow: options.maximumDecompressionWindow))
+        _ = try counting.skip(start.storedOffset)
+        return (raw, try Compression.decompressing(counting, at: start, maximumWindow: options.maximumDecompressionWindow, threads: options.workers))
     }
 
     /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline

@@ -1,7 +1,7 @@
 extension InputShard {
-    /// Where a shard starts in the terms of a split's targets: an offset of the stored file, which for a zstd
-    /// file is where the shard's frame starts.
-    var cutOffset: Int { zstdFrame?.storedOffset ?? byteRange.lowerBound }
+    /// Where a shard starts in the terms of a split's targets: an offset of the stored file, which for a
+    /// compressed file is where the shard's frame or block starts.
+    var cutOffset: Int { decodingStart?.storedOffset ?? byteRange.lowerBound }
 }
 
 /// Where shards end: at the first record start at or after each target offset; targets that fall inside one

@@ -29,9 +29,9 @@ public enum ShardSize: Sendable, Hashable {
 ///
 /// NDJSON is split at line starts; a top-level array, or the array at a wrapper document's records path, at
 /// element starts, found by one sequential structural scan of the whole input (which also checks that its
-/// brackets pair up). A zstd file of several frames is split where frames start (see ``InputShard/zstdFrame``);
-/// gzip, and zstd in one frame, cannot be split: their bytes at an offset depend on everything before; nor, yet,
-/// bzip2 and xz.
+/// brackets pair up). A zstd file of several frames is split where frames start (see ``InputShard/zstdFrame``), a
+/// bzip2 file where blocks start (``InputShard/bzip2Block``); gzip, and zstd in one frame, cannot be split: their
+/// bytes at an offset depend on everything before; nor, yet, xz.
 /// Processes given one shard each (``ReaderOptions/shard``) read every record once, numbered as one reader would.
 public struct ShardPlan: Sendable, Hashable, Codable {
     /// The input's name, as errors give it.
@@ -50,7 +50,9 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     public var isIndex: Bool?
     /// For a zstd file: how many frames it holds (shards can start only where one does).
     public var zstdFrames: Int?
-    /// For a zstd file: its size decompressed.
+    /// For a bzip2 file: how many blocks it holds (shards can start only where one does).
+    public var bzip2Blocks: Int?
+    /// For a zstd or bzip2 file: its size decompressed.
     public var decompressedBytes: Int?
 
     /// Splits an input (a file, or bytes in memory).
@@ -58,7 +60,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     ///   - shape: ``InputShape/automatic`` looks at the first bytes; only NDJSON and arrays split.
     ///   - recordsPath: The key path of the records array inside a wrapper document.
     ///   - maximumWindow: The largest window a zstd frame may ask for, as ``ReaderOptions/maximumDecompressionWindow``.
-    /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (gzip, bzip2, xz, a stream, a single
+    /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (gzip, xz, a stream, a single
     ///   document without records path, records in an object), ``SluiceError/io(source:byteOffset:message:)``
     ///   for a read failure or an array whose structure is broken.
     public init(
@@ -76,7 +78,8 @@ public struct ShardPlan: Sendable, Hashable, Codable {
         records = scan.records
         shards = scan.shards
         zstdFrames = scan.zstdFrames
-        decompressedBytes = zstdFrames == nil ? nil : scan.bytesScanned
+        bzip2Blocks = scan.bzip2Blocks
+        decompressedBytes = zstdFrames == nil && bzip2Blocks == nil ? nil : scan.bytesScanned
     }
 
     /// A plan cut from an index (a fine plan of the same file, ``indexing(_:shape:recordsPath:maximumDepth:)``)
@@ -97,13 +100,13 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     }
 
     /// The index's pieces between two cuts, read as one shard: they are contiguous, so the first one's start,
-    /// ordinal, line and zstd frame and the last one's end are the shard's.
+    /// ordinal, line and zstd frame or bzip2 block and the last one's end are the shard's.
     private static func joining(_ pieces: ArraySlice<InputShard>) -> InputShard {
         let head = pieces[pieces.startIndex]
         let last = pieces[pieces.endIndex - 1]
         return InputShard(byteRange: head.byteRange.lowerBound..<last.byteRange.upperBound, content: head.content,
                           firstOrdinal: head.firstOrdinal, firstLine: head.firstLine, records: pieces.reduce(0) { $0 + $1.records },
-                          zstdFrame: head.zstdFrame)
+                          decodingStart: head.decodingStart)
     }
 
     /// The cuts a plan can be made from again and again (``init(cutting:into:)``): a plan of the input with a

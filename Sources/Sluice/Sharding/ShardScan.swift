@@ -8,10 +8,10 @@ import Darwin
 /// One sequential pass over an input that finds where records start and cuts shards at the first record start
 /// at or after each target offset, counting records and lines on the way.
 ///
-/// A zstd file is scanned decompressed, and cut only where a new frame starts: a shard's first record is the
-/// first at or after the start of the first frame at or after each target (an offset of the stored file), and the
-/// shard keeps the frame that holds that record, where its reader starts decompressing. A file of one frame is
-/// therefore one shard.
+/// A zstd or bzip2 file is scanned decompressed, and cut only where a new zstd frame or bzip2 block starts: a
+/// shard's first record is the first at or after the start of the first frame or block at or after each target (an
+/// offset of the stored file), and the shard keeps the frame or block that holds that record, where its reader
+/// starts decompressing. A zstd file of one frame is therefore one shard.
 struct ShardScan {
     private var source: any ByteSource
     private let totalBytes: Int
@@ -19,17 +19,19 @@ struct ShardScan {
     private let recordsPath: FieldPath?
     private let maximumDepth: Int
     private(set) var readsArray = false
-    /// The decompressor of a zstd file, which logs where its frames start.
-    private var zstd: ZstdSource?
-    /// Frame starts logged and not yet passed by the scan, from ``pendingFrameIndex`` on.
-    private var pendingFrames: [ZstdFrameStart] = []
-    private var pendingFrameIndex = 0
-    /// The frame holding the latest record start, and the one holding the shard's first byte.
-    private var currentFrame = ZstdFrameStart(storedOffset: 0, offset: 0)
-    private var shardFrame = ZstdFrameStart(storedOffset: 0, offset: 0)
+    /// The decompressor of a zstd or bzip2 file, which logs where its frames or blocks start.
+    private var log: DecodingStartLog?
+    /// Frame or block starts logged and not yet passed by the scan, from ``pendingStartIndex`` on.
+    private var pendingStarts: [DecodingStart] = []
+    private var pendingStartIndex = 0
+    /// The frame or block holding the latest record start, and the one holding the shard's first byte.
+    private var currentStart: DecodingStart?
+    private var shardDecodingStart: DecodingStart?
     /// Frames that decompress to some bytes (skippable frames, which pzstd writes before each frame, do not).
     private(set) var zstdFrames: Int?
     private var lastFrameOffset: Int?
+    /// bzip2 blocks decoded.
+    private(set) var bzip2Blocks: Int?
     /// Bytes read so far (decompressed, for a compressed file).
     private(set) var bytesScanned = 0
 
@@ -63,16 +65,27 @@ struct ShardScan {
         var prefixed = PrefixedSource(self.source)
         var prefix = try prefixed.peek(64 << 10)
         switch Compression.detect(prefix) {
-        case let format? where format != .zstd:
+        case let format? where format == .gzip || format == .xz:
             let reason = format == .gzip ? "which cannot be split (each byte depends on all before it)" : "which Sluice does not split yet"
-            throw .invalidOptions("\(source.name) is \(format.name)-compressed, \(reason): decompress it, or compress it as zstd frames (pzstd) to split it")
+            throw .invalidOptions("\(source.name) is \(format.name)-compressed, \(reason): decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
         case .zstd:
             let zstd = try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks())
             zstd.logsFrameStarts = true
-            self.zstd = zstd
+            log = .zstd(zstd)
+            currentStart = .zstdFrame(ZstdFrameStart(storedOffset: 0, offset: 0))
+            shardDecodingStart = currentStart
             zstdFrames = 0
             prefixed = PrefixedSource(zstd, isDecompressing: true)
             prefix = try prefixed.peek(64 << 10)
+            try Compression.refuseUnreadFormat(prefix, name: source.name, compressedWith: .zstd)
+        case .bzip2:
+            let bzip2 = Bzip2Decoder()
+            bzip2.logsBlockStarts = true
+            log = .bzip2(bzip2)
+            bzip2Blocks = 0
+            prefixed = PrefixedSource(DecompressingSource(compressed: prefixed, decoder: bzip2, checks: FrameChecks()), isDecompressing: true)
+            prefix = try prefixed.peek(64 << 10)
+            try Compression.refuseUnreadFormat(prefix, name: source.name, compressedWith: .bzip2)
         default:
             try Compression.refuseUnreadFormat(prefix, name: source.name)
         }
@@ -103,29 +116,28 @@ struct ShardScan {
     /// `line` is counted only for a cut.
     private mutating func recordStarts(at offset: Int, line: () -> Int) {
         // Compressed, the targets are offsets of the stored file, which only frame starts can be cut at.
-        if zstd != nil { advanceFrame(to: offset) }
-        let (at, after) = zstd == nil ? (offset, shardStart) : (currentFrame.storedOffset, shardFrame.storedOffset)
+        if log != nil { advanceStart(to: offset) }
+        let (at, after) = log == nil ? (offset, shardStart) : (currentStart?.storedOffset ?? 0, shardDecodingStart?.storedOffset ?? 0)
         guard cuts.cuts(at: at, after: after) else { return }
         finishShard(end: offset)
-        shardFrame = currentFrame
+        shardDecodingStart = currentStart
         shardStart = offset
         shardFirstOrdinal = records + 1
         shardFirstLine = line()
     }
 
-    /// Makes ``currentFrame`` the last frame that starts at or before decompressed `offset`.
-    private mutating func advanceFrame(to offset: Int) {
-        while pendingFrameIndex < pendingFrames.count && pendingFrames[pendingFrameIndex].offset <= offset {
-            currentFrame = pendingFrames[pendingFrameIndex]
-            pendingFrameIndex += 1
+    /// Makes ``currentStart`` the last frame or block that starts at or before decompressed `offset`.
+    private mutating func advanceStart(to offset: Int) {
+        while pendingStartIndex < pendingStarts.count && pendingStarts[pendingStartIndex].offset <= offset {
+            currentStart = pendingStarts[pendingStartIndex]
+            pendingStartIndex += 1
         }
     }
 
     private mutating func finishShard(end: Int) {
         let content: InputShard.Content = !readsArray ? .lines : shards.isEmpty ? .arrayOpening : .arrayElements
         shards.append(InputShard(byteRange: shardStart..<end, content: content, firstOrdinal: shardFirstOrdinal,
-                                 firstLine: shardFirstLine, records: records + 1 - shardFirstOrdinal,
-                                 zstdFrame: zstd == nil ? nil : shardFrame))
+                                 firstLine: shardFirstLine, records: records + 1 - shardFirstOrdinal, decodingStart: shardDecodingStart))
     }
 
     /// Reads the next block into `buffer`; 0 at the end.
@@ -137,15 +149,27 @@ struct ShardScan {
             filled += read
         }
         bytesScanned += filled
-        if let zstd {
-            pendingFrames.removeFirst(pendingFrameIndex)
-            pendingFrameIndex = 0
+        pendingStarts.removeFirst(pendingStartIndex)
+        pendingStartIndex = 0
+        switch log {
+        case .zstd(let zstd):
             for frame in zstd.takeFrameStarts() {
                 // The frame before had content when this one starts further on.
                 if let last = lastFrameOffset, frame.offset > last { zstdFrames? += 1 }
                 lastFrameOffset = frame.offset
-                pendingFrames.append(frame)
+                pendingStarts.append(.zstdFrame(frame))
             }
+        case .bzip2(let bzip2):
+            let blocks = bzip2.takeBlockStarts()
+            bzip2Blocks? += blocks.count
+            pendingStarts += blocks.map(DecodingStart.bzip2Block)
+            // The first shard starts in the first block, wherever its stream puts it.
+            if shardDecodingStart == nil, let first = pendingStarts.first {
+                shardDecodingStart = first
+                currentStart = first
+            }
+        case nil:
+            break
         }
         return filled
     }
@@ -221,8 +245,8 @@ struct ShardScan {
             if !sawArrayStart, let start = framer.lastArrayStart {
                 sawArrayStart = true
                 shardStart = start
-                advanceFrame(to: start)
-                shardFrame = currentFrame
+                advanceStart(to: start)
+                shardDecodingStart = currentStart
                 shardFirstLine = lineFeeds + sluice_count_byte(raw, start - base, 0x0A) + 1
             }
             let ends = framer.takeElementEnds(upTo: .max)
@@ -270,4 +294,10 @@ struct ShardScan {
     private func structureError(_ problem: RecordFramer.Problem) -> SluiceError {
         .io(source: source.name, byteOffset: problem.offset, message: "the array of records is broken there (\(problem.message)), so it cannot be split")
     }
+}
+
+/// The decompressor a scan takes frame or block starts from.
+private enum DecodingStartLog {
+    case zstd(ZstdSource)
+    case bzip2(Bzip2Decoder)
 }

@@ -35,12 +35,38 @@ final class Bzip2Decoder: StreamDecoder {
     private var decodedEnd = 0
     /// Why the first try at the next block failed, for when no later mark makes it whole.
     private var firstFailure: String?
+    /// Decompressed bytes of the blocks before the next, counted from the input's start.
+    private var decodedLength = 0
+    /// Whether the current stream's combined CRC can be checked: not when decoding started inside it.
+    private var checksCombinedCRC = true
+    /// Where blocks started, kept only when ``logsBlockStarts`` is set, until taken.
+    private var blockStarts: [Bzip2BlockStart] = []
+    /// Whether to keep where each block starts (``takeBlockStarts()``), for a scan that cuts at blocks.
+    var logsBlockStarts = false
 
-    /// - Parameter threads: How many blocks may be decoded at once; with one, each is decoded as it is needed, on
-    ///   the reading thread.
-    init(threads: Int = 1) {
+    /// - Parameters:
+    ///   - threads: How many blocks may be decoded at once; with one, each is decoded as it is needed, on the
+    ///     reading thread.
+    ///   - start: The block to start at, of an input whose bytes are read from the byte that holds its first bit on;
+    ///     the input's start when `nil`. Offsets count from the input's start either way.
+    init(threads: Int = 1, startingAt start: Bzip2BlockStart? = nil) {
         pool = threads > 1 ? BlockDecodingPool(threads: threads) : nil
         blocksAhead = threads > 1 ? threads + 1 : 1
+        if let start {
+            windowStart = start.storedBit / 8
+            expectedHeader = nil
+            nextBit = start.storedBit
+            level = UInt8(clamping: start.blockSize)
+            decodedLength = start.offset
+            checksCombinedCRC = false
+            scanner.restart(from: start.storedBit, level: level)
+        }
+    }
+
+    /// The block starts logged since the last call.
+    func takeBlockStarts() -> [Bzip2BlockStart] {
+        defer { blockStarts.removeAll(keepingCapacity: true) }
+        return blockStarts
     }
 
     deinit {
@@ -85,6 +111,7 @@ final class Bzip2Decoder: StreamDecoder {
                 }
                 level = streamLevel
                 combinedCRC = 0
+                checksCombinedCRC = true
                 nextBit = (header + 4) * 8
                 expectedHeader = nil
             }
@@ -100,7 +127,7 @@ final class Bzip2Decoder: StreamDecoder {
                     guard inputEnded else { return needsInput }
                     return failure("truncated bzip2 data: the input ends inside a stream's end", at: head.bit / 8)
                 }
-                guard UInt32(bits(at: head.bit + 48, count: 32)) == combinedCRC else {
+                guard !checksCombinedCRC || UInt32(bits(at: head.bit + 48, count: 32)) == combinedCRC else {
                     return failure("corrupt bzip2 data: the stream's combined CRC does not match its blocks'", at: head.bit / 8)
                 }
                 let next = (head.bit + 80 + 7) / 8
@@ -139,6 +166,8 @@ final class Bzip2Decoder: StreamDecoder {
             case .bytes(let bytes):
                 let blockCRC = UInt32(bits(at: head.bit + 48, count: 32))
                 combinedCRC = (combinedCRC << 1 | combinedCRC >> 31) ^ blockCRC
+                if logsBlockStarts { blockStarts.append(Bzip2BlockStart(storedBit: head.bit, blockSize: Int(level), offset: decodedLength)) }
+                decodedLength += bytes.count
                 nextBit = marks[1].bit
                 marks.removeFirst()
                 firstFailure = nil

@@ -72,15 +72,27 @@ enum Compression: Sendable, Equatable {
         return nil
     }
 
-    /// Decompresses `source`, which sits at the start of a zstd frame of a larger input (`frame`, at its stored
-    /// offset): offsets count from the input's start.
-    /// - Throws: ``SluiceError/invalidOptions(_:)`` when no frame starts there.
-    static func decompressing(_ source: any ByteSource, at frame: ZstdFrameStart, maximumWindow: Int = defaultMaximumWindow) throws(SluiceError) -> PrefixedSource {
+    /// Decompresses `source`, which sits where decompression of a split file starts (`start`: a zstd frame, or
+    /// the byte holding a bzip2 block's first bit): offsets count from the input's start. bzip2 blocks are decoded
+    /// on up to `threads` threads.
+    /// - Throws: ``SluiceError/invalidOptions(_:)`` when no frame or block starts there.
+    static func decompressing(_ source: any ByteSource, at start: DecodingStart, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
-        guard detect(try prefixed.peek(4)) == .zstd else {
-            throw .invalidOptions("no zstd frame starts at byte \(frame.storedOffset) of \(source.name), where the shard says one does: the shard comes from another file")
+        switch start {
+        case .zstdFrame(let frame):
+            guard detect(try prefixed.peek(4)) == .zstd else {
+                throw .invalidOptions("no zstd frame starts at byte \(frame.storedOffset) of \(source.name), where the shard says one does: the shard comes from another file")
+            }
+            return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks(), startingAt: frame), isDecompressing: true)
+        case .bzip2Block(let block):
+            let magic = try prefixed.peek(7).withUnsafeBytes { Bzip2Block.bits($0, at: block.storedBit % 8, count: 48) }
+            guard magic == Bzip2Block.blockMagic, (1...9).contains(block.blockSize) else {
+                throw .invalidOptions("no bzip2 block starts at bit \(block.storedBit) of \(source.name), where the shard says one does: the shard comes from another file")
+            }
+            let decoder = Bzip2Decoder(threads: threads, startingAt: block)
+            let decompressing = DecompressingSource(compressed: prefixed, decoder: decoder, checks: FrameChecks(), startingAt: (start.storedOffset, block.offset))
+            return PrefixedSource(decompressing, isDecompressing: true)
         }
-        return PrefixedSource(try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks(), startingAt: frame), isDecompressing: true)
     }
 
     /// A window or memory size as messages give it: `512 KiB`, `64 MiB`, `1.5 MiB`.

@@ -78,11 +78,15 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
     /// An error found by the call that also produced bytes: those bytes are returned first, the error from then on.
     private var pendingError: SluiceError?
 
-    init(compressed: any ByteSource, decoder: Decoder, checks: FrameChecks) {
+    /// - Parameter start: Where `compressed` sits: the stored byte it reads from, and the decompressed offset the
+    ///   decoder starts at (both 0 at an input's start); offsets count from the input's start.
+    init(compressed: any ByteSource, decoder: Decoder, checks: FrameChecks, startingAt start: (storedOffset: Int, offset: Int) = (0, 0)) {
         self.compressed = compressed
         self.decoder = decoder
         frameChecks = checks
         name = compressed.name
+        readLength = start.storedOffset
+        producedLength = start.offset
         buffer = .allocate(byteCount: 256 << 10, alignment: 16)
     }
 
