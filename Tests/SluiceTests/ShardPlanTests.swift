@@ -209,6 +209,14 @@ import Testing
                 }
             }
         }
+        // Each shard's records lie in blocks that passed their CRC, the last block's too.
+        for shard in try ShardPlan(splitting: .bytes(oneStream), into: .parts(3)).shards {
+            var options = ReaderOptions(rejectionPolicy: .collect, chunkSize: 1_000)
+            options.shard = shard
+            let reader = try ColumnarReader(input: .bytes(oneStream), schema: MappingSchema(fields: Self.fields), options: options)
+            while try reader.next() != nil {}
+            #expect(reader.isDeliveredInputVerified && reader.statistics.recordsRead == shard.records)
+        }
         // A shard of this file read from another says so.
         let last = try #require(ShardPlan(splitting: .bytes(oneStream), into: .parts(3)).shards.last?.bzip2Block)
         var shard = try #require(ShardPlan(splitting: .bytes(oneStream), into: .parts(3)).shards.last)

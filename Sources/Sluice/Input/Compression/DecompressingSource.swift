@@ -139,6 +139,17 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
         }
     }
 
+    /// Reads on to the end of the unit being read, so that what a shard delivered from it is vouched for by its
+    /// check (a bzip2 block is checked whole before any of it is given, but counts as checked once all of it is).
+    func readToFrameEnd() throws(SluiceError) {
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
+        defer { scratch.deallocate() }
+        // Nothing produced since a unit ended is where `endOfLastUnit` is set.
+        while endOfLastUnit == nil && producedLength > 0 {
+            if try read(into: scratch) == 0 { return }
+        }
+    }
+
     /// Keeps the error for every later read; throws it now unless `produced` bytes come first. Bytes that fail
     /// after a whole unit with nothing produced from them start no other: something appended, or the next unit's
     /// header damaged. The tools differ there (gzip warns, bzip2 and igzip say nothing, xz fails); the error says
