@@ -28,6 +28,8 @@ final class BlockDecodingPool: @unchecked Sendable {
     private let threads: Int
     private var started = 0
     private var queue: [Job] = []
+    /// Threads decoding a job now.
+    private var busy = 0
     private var isStopping = false
 
     init(threads: Int) {
@@ -47,9 +49,6 @@ final class BlockDecodingPool: @unchecked Sendable {
         }
         condition.broadcast()
     }
-
-    /// Threads decoding a job now.
-    private var busy = 0
 
     /// Whether `job` has been decoded; its result if so.
     func result(of job: Job) -> Bzip2Block.Decoded? {

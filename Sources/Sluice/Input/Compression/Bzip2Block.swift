@@ -14,10 +14,11 @@ enum Bzip2Block {
     static let endMagic: UInt64 = 0x1772_4538_5090
 
     /// The most bits a block of `level` (1 to 9, the stream's block size in 100 kB) can take: at most
-    /// `level` × 100 000 symbols of at most 20 bits each, and the tables before them. A candidate block longer than
-    /// that is damaged, whatever magic numbers follow.
+    /// `level` × 100 000 symbols of at most 20 bits each, and the tables before them (libbz2 reads up to 32,767
+    /// selectors, about 200,000 bits, and 6 coding tables). A candidate block longer than that is damaged, whatever
+    /// magic numbers follow.
     static func largestLength(level: UInt8) -> Int {
-        Int(level) * 100_000 * 20 + 200_000
+        Int(level) * 100_000 * 20 + 300_000
     }
 
     /// `count` bits (at most 56) of `bytes` from bit `bit` on, most significant first, as the low bits of the result;
@@ -59,30 +60,33 @@ enum Bzip2Block {
 
     /// Decodes a stream built by ``stream(_:from:to:level:)`` with libbz2 to its end.
     static func decode(_ stream: [UInt8], level: UInt8) -> Decoded {
-        var state = bz_stream()
-        guard BZ2_bzDecompressInit(&state, 0, 0) == BZ_OK else { return .failed("not enough memory to decompress bzip2 data") }
-        defer { BZ2_bzDecompressEnd(&state) }
+        // libbz2 keeps the stream's address and checks it on every call: it lives at one place until the end.
+        let state = UnsafeMutablePointer<bz_stream>.allocate(capacity: 1)
+        state.initialize(to: bz_stream())
+        defer { state.deallocate() }
+        guard BZ2_bzDecompressInit(state, 0, 0) == BZ_OK else { return .failed("not enough memory to decompress bzip2 data") }
+        defer { BZ2_bzDecompressEnd(state) }
         // Text rarely grows past its block size; runs of one byte can (libbz2 stores up to 255 in five bytes).
         var output = [UInt8](repeating: 0, count: Int(level) * 100_000 + 4096)
         var produced = 0
         var input = stream
         return input.withUnsafeMutableBytes { inputBytes -> Decoded in
-            state.next_in = inputBytes.baseAddress?.assumingMemoryBound(to: CChar.self)
-            state.avail_in = UInt32(inputBytes.count)
+            state.pointee.next_in = inputBytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+            state.pointee.avail_in = UInt32(inputBytes.count)
             while true {
                 if produced == output.count { output += repeatElement(0, count: output.count) }
                 let status = output.withUnsafeMutableBytes { outputBytes in
-                    state.next_out = outputBytes.baseAddress.map { ($0 + produced).assumingMemoryBound(to: CChar.self) }
-                    state.avail_out = UInt32(outputBytes.count - produced)
-                    let status = BZ2_bzDecompress(&state)
-                    produced = outputBytes.count - Int(state.avail_out)
+                    state.pointee.next_out = outputBytes.baseAddress.map { ($0 + produced).assumingMemoryBound(to: CChar.self) }
+                    state.pointee.avail_out = UInt32(outputBytes.count - produced)
+                    let status = BZ2_bzDecompress(state)
+                    produced = outputBytes.count - Int(state.pointee.avail_out)
                     return status
                 }
                 switch status {
                 case BZ_STREAM_END:
                     output.removeLast(output.count - produced)
                     return .bytes(output)
-                case BZ_OK where state.avail_in > 0 || produced == output.count:
+                case BZ_OK where state.pointee.avail_in > 0 || produced == output.count:
                     continue
                 case BZ_OK:
                     return .failed("corrupt bzip2 data: a block runs past where the next one starts")

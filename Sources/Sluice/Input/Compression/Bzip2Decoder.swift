@@ -35,6 +35,10 @@ final class Bzip2Decoder: StreamDecoder {
     private var decodedEnd = 0
     /// Why the first try at the next block failed, for when no later mark makes it whole.
     private var firstFailure: String?
+    /// Tries at the next block that failed: each passed over a mark, which real data almost never holds.
+    private var failedTries = 0
+    /// The most compressed bytes held at once, for tests of the memory bound.
+    private(set) var largestWindow = 0
     /// Decompressed bytes of the blocks before the next, counted from the input's start.
     private var decodedLength = 0
     /// Whether the current stream's combined CRC can be checked: not when decoding started inside it.
@@ -79,9 +83,12 @@ final class Bzip2Decoder: StreamDecoder {
 
     func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
         if handedOut < decoded.count { return handOut(into: output) }
-        if jobs.count < blocksAhead {
+        // Input is taken while it may hold the ends of the blocks to decode ahead, and no further: taken whenever a
+        // job was free, the window grew by a read per block, with the file.
+        if marks.count <= blocksAhead && (windowEnd - nextBit / 8) * 8 <= (blocksAhead + 1) * Bzip2Block.largestLength(level: level) {
             window.append(contentsOf: input)
             input = UnsafeRawBufferPointer(rebasing: input[input.count...])
+            largestWindow = max(largestWindow, window.count)
         }
         self.inputEnded = inputEnded && input.isEmpty
         scan()
@@ -125,10 +132,10 @@ final class Bzip2Decoder: StreamDecoder {
             if head.isEnd {
                 guard windowEnd * 8 >= head.bit + 80 else {
                     guard inputEnded else { return needsInput }
-                    return failure("truncated bzip2 data: the input ends inside a stream's end", at: head.bit / 8)
+                    return failure("truncated bzip2 data: the input ends inside a stream's end", at: head.bit / 8, inBlock: true)
                 }
                 guard !checksCombinedCRC || UInt32(bits(at: head.bit + 48, count: 32)) == combinedCRC else {
-                    return failure("corrupt bzip2 data: the stream's combined CRC does not match its blocks'", at: head.bit / 8)
+                    return failure("corrupt bzip2 data: the stream's combined CRC does not match its blocks'", at: head.bit / 8, inBlock: true)
                 }
                 let next = (head.bit + 80 + 7) / 8
                 marks.removeFirst()
@@ -143,7 +150,7 @@ final class Bzip2Decoder: StreamDecoder {
                 trimWindow()
                 return DecodeStep(produced: 0, outcome: .unitEnded, compressedOffset: next)
             }
-            guard marks.count < 2 || marks[1].bit - head.bit <= Bzip2Block.largestLength(level: level) else {
+            guard marks.count < 2 || marks[1].bit - head.bit <= Bzip2Block.largestLength(level: level), failedTries <= 32 else {
                 return failure(firstFailure ?? "corrupt bzip2 data: a block is longer than a block can be", at: head.bit / 8, inBlock: true)
             }
             dispatch()
@@ -171,6 +178,7 @@ final class Bzip2Decoder: StreamDecoder {
                 nextBit = marks[1].bit
                 marks.removeFirst()
                 firstFailure = nil
+                failedTries = 0
                 decoded = bytes
                 handedOut = 0
                 decodedEnd = (nextBit + 7) / 8
@@ -179,6 +187,7 @@ final class Bzip2Decoder: StreamDecoder {
             case .failed(let message):
                 // The mark after the block may lie inside its data: try again up to the mark after that one.
                 if firstFailure == nil { firstFailure = message }
+                failedTries += 1
                 let passedOver = marks[1]
                 dropSpeculation()
                 marks.removeSubrange(1...)
@@ -222,7 +231,8 @@ final class Bzip2Decoder: StreamDecoder {
         return DecodeStep(produced: count, outcome: .unitEnded, compressedOffset: decodedEnd)
     }
 
-    /// - Parameter inBlock: The failure lies in a block whose magic number was found where one should start.
+    /// - Parameter inBlock: The failure lies in a block or stream end whose magic number was found where one should
+    ///   start.
     private func failure(_ message: String, at offset: Int, inBlock: Bool = false) -> DecodeStep {
         DecodeStep(produced: 0, outcome: .failed(message), compressedOffset: offset, isInStartedUnit: inBlock)
     }

@@ -117,8 +117,9 @@ enum Compression: Sendable, Equatable {
             ? try prefixed.peek(recognisedPrefix)
             : try prefixed.peek(upTo: recognisedPrefix) { prefix in
                 // Magic numbers need four bytes, xz's and 7z's six; a NUL byte outside them may start a tar header.
-                prefix.count >= 4 && !prefix.starts(with: [0xFD, 0x37, 0x7A, 0x58]) && !prefix.starts(with: [0x37, 0x7A, 0xBC, 0xAF])
-                    && (detect(prefix) != nil || tellsTheFormat(prefix))
+                let magicNumbersShow = prefix.count >= 6
+                    || prefix.count >= 4 && !prefix.starts(with: [0xFD, 0x37, 0x7A, 0x58]) && !prefix.starts(with: [0x37, 0x7A, 0xBC, 0xAF])
+                return magicNumbersShow && (detect(prefix) != nil || tellsTheFormat(prefix))
             }
         let decompressing: any ByteSource
         switch detect(prefix) {
