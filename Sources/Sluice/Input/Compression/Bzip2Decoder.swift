@@ -83,8 +83,8 @@ final class Bzip2Decoder: StreamDecoder {
 
     func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
         if handedOut < decoded.count { return handOut(into: output) }
-        // Input is taken while it may hold the ends of the blocks to decode ahead, and no further: taken whenever a
-        // job was free, the window grew by a read per block, with the file.
+        // Input is taken only while the blocks to decode ahead lack their ends: a read taken whenever a thread is
+        // free adds more bytes than a block uses, and the window would come to hold the file.
         if marks.count <= blocksAhead && (windowEnd - nextBit / 8) * 8 <= (blocksAhead + 1) * Bzip2Block.largestLength(level: level) {
             window.append(contentsOf: input)
             input = UnsafeRawBufferPointer(rebasing: input[input.count...])
