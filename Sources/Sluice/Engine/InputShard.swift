@@ -87,7 +87,7 @@ public struct InputShard: Sendable, Hashable, Codable {
     /// ``decodingStartRule``).
     var decodingStartFits: Bool {
         if zstdFrame != nil && bzip2Block != nil { return false }
-        if let block = bzip2Block, !(0...(1 << 51)).contains(block.storedBit) || !(1...9).contains(block.blockSize) || block.storedBit < 32 { return false }
+        if let block = bzip2Block, !(32...(1 << 51)).contains(block.storedBit) || !(1...9).contains(block.blockSize) { return false }
         guard let start = decodingStart else { return true }
         return start.storedOffset >= 0 && start.storedOffset <= 1 << 48 && start.offset >= 0 && start.offset <= byteRange.lowerBound
             && (start.storedOffset != 0 || start.offset == 0)

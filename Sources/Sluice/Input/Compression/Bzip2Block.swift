@@ -69,9 +69,9 @@ enum Bzip2Block {
         // Text rarely grows past its block size; runs of one byte can (libbz2 stores up to 255 in five bytes).
         var output = [UInt8](repeating: 0, count: Int(level) * 100_000 + 4096)
         var produced = 0
-        var input = stream
-        return input.withUnsafeMutableBytes { inputBytes -> Decoded in
-            state.pointee.next_in = inputBytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+        // libbz2 only reads its input; its pointer type is not const.
+        return stream.withUnsafeBytes { inputBytes -> Decoded in
+            state.pointee.next_in = UnsafeMutablePointer(mutating: inputBytes.baseAddress?.assumingMemoryBound(to: CChar.self))
             state.pointee.avail_in = UInt32(inputBytes.count)
             while true {
                 if produced == output.count { output += repeatElement(0, count: output.count) }
