@@ -15,9 +15,10 @@ struct SplitCommand: ParsableCommand {
             wrapper document (--records-at), at element starts, found by one scan of the whole file. The plan \
             fits that version of the file only: sluice import --shard PLAN:INDEX checks its size, modification \
             time and first MiB. A zstd file of several frames (written by pzstd, or pieces compressed apart and \
-            joined with cat) is cut where frames start, a bzip2 file where blocks start (every 900 kB of text or \
-            less); gzip, and zstd in a single frame, cannot be split, nor xz yet. With \
-            --index, the scan's cuts (about 4096 of them, at most one per zstd frame or bzip2 block) are kept in a file, and a \
+            joined with cat) is cut where frames start, a gzip file of several members (written by bgzip, or \
+            joined with cat) where members start, a bzip2 file where blocks start (every 900 kB of text or less); \
+            a single zstd frame or gzip member cannot be cut, nor xz yet. With --index, the scan's cuts (about \
+            4096 of them, at most one per frame, member or block) are kept in a file, and a \
             later split of the unchanged file, into any number of parts, is cut from them without reading the file.
             """
     )
@@ -28,7 +29,7 @@ struct SplitCommand: ParsableCommand {
     @Option(name: .customLong("parts"), parsing: .unconditional, help: ArgumentHelp("How many shards of about equal size (1 to 1,000,000).", valueName: "count"))
     var parts: Int?
 
-    @Option(name: .customLong("part-size"), help: ArgumentHelp("The size of each shard as stored (compressed, for zstd and bzip2): bytes, or with KiB, MiB or GiB (256MiB).", valueName: "size"))
+    @Option(name: .customLong("part-size"), help: ArgumentHelp("The size of each shard as stored (compressed, for zstd, gzip and bzip2): bytes, or with KiB, MiB or GiB (256MiB).", valueName: "size"))
     var partSize: String?
 
     @Option(name: .customLong("records-at"), help: ArgumentHelp("The key path of the records array inside a wrapper document.", valueName: "path"))
@@ -112,8 +113,11 @@ struct SplitCommand: ParsableCommand {
         if case .parts(let asked) = size, plan.shards.count < asked {
             let why = plan.zstdFrames == 1
                 ? "it is a single zstd frame, which cannot be cut (compress it with pzstd, or as pieces joined with cat, to split it)"
+                : plan.gzipMembers == 1
+                ? "it is a single gzip member, which cannot be cut (compress it with bgzip, or as pieces joined with cat, to split it)"
                 : !scanned ? "the index cuts only where its own pieces start"
                 : plan.zstdFrames.map { "it has \($0) zstd frames, and is cut only where one starts" }
+                ?? plan.gzipMembers.map { "it has \($0) gzip members, and is cut only where one starts" }
                 ?? plan.bzip2Blocks.map { "it has \($0) bzip2 blocks, and is cut only where one starts" }
                 ?? "records are fewer than parts, or larger than a part"
             StandardError.print("sluice: \(input): \(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards"), not \(asked): \(why)")

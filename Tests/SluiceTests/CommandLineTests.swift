@@ -168,9 +168,9 @@ import Testing
         #expect(fewer.status == 0 && fewer.standardError.contains("not 9000: the index cuts only where its own pieces start"), "\(fewer.standardError)")
     }
 
-    /// A zstd file of several frames is split where frames start, and its shards map to what the whole file
-    /// maps to; a single frame is one shard, and the split says why.
-    @Test func splitCutsAZstdFileAtItsFrames() throws {
+    /// A zstd file of several frames, or a gzip file of several members, is split where they start, and its shards
+    /// map to what the whole file maps to; a single frame or member is one shard, and the split says why.
+    @Test func splitCutsAZstdOrGzipFileAtItsFrames() throws {
         let text = Array(Self.zstdLines.utf8)
         let frames = try temporaryFile(ShardPlanTests.zstdFrames(text, pieceSize: 1_000), name: "frames.ndjson.zst")
         let mapping = try temporaryFile(Array("fields:\n  - {name: id, type: int64}\n".utf8), name: "zstd-split.yaml")
@@ -192,8 +192,19 @@ import Testing
         let one = try run(["split", single.path, "--parts", "4"])
         #expect(one.status == 0 && one.standardError.contains("1 shard, not 4: it is a single zstd frame, which cannot be cut"), "\(one.standardError)")
         let gzip = try temporaryFile(Compressor.gzip(text), name: "lines.ndjson.gz")
-        let refused = try run(["split", gzip.path, "--parts", "4"])
-        #expect(refused.status == 1 && refused.standardError.contains("is gzip-compressed, which cannot be split"), "\(refused.standardError)")
+        let member = try run(["split", gzip.path, "--parts", "4"])
+        #expect(member.status == 0 && member.standardError.contains("1 shard, not 4: it is a single gzip member, which cannot be cut"), "\(member.standardError)")
+        // A gzip file of several members is cut where they start.
+        let members = try temporaryFile(ShardPlanTests.gzipMembers(text, pieceSize: 1_000), name: "members.ndjson.gz")
+        let memberSplit = try run(["split", members.path, "--parts", "4", "-o", plan.path])
+        #expect(memberSplit.status == 0 && memberSplit.standardError.contains("4 shards of lines, 400 records"), "\(memberSplit.standardError)")
+        var memberParts = ""
+        for shard in 0..<4 {
+            let part = try run(["map", "-m", mapping.path, members.path, "--shard", "\(plan.path):\(shard)", "-q"])
+            #expect(part.status == 0, "\(part.standardError)")
+            memberParts += part.standardOutput
+        }
+        #expect(memberParts == whole.standardOutput)
     }
 
     static let zstdLines = (1...400).map { #"{"id":\#($0),"pad":"\#(String(repeating: "x", count: $0 % 50))"}"# + "\n" }.joined()

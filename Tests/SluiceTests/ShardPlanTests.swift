@@ -35,29 +35,64 @@ import Testing
         }
     }
 
+    /// A file compressed in independent pieces, cut anywhere (inside records too): zstd frames or gzip members.
+    enum Pieces {
+        case zstd(Int)
+        case gzip(Int)
+
+        var size: Int {
+            switch self {
+            case .zstd(let size), .gzip(let size): size
+            }
+        }
+
+        func compress(_ bytes: [UInt8]) -> [UInt8] {
+            switch self {
+            case .zstd(let size): ShardPlanTests.zstdFrames(bytes, pieceSize: size)
+            case .gzip(let size): ShardPlanTests.gzipMembers(bytes, pieceSize: size)
+            }
+        }
+
+        /// The pieces the plan counted.
+        func count(in plan: ShardPlan) -> Int? {
+            switch self {
+            case .zstd: plan.zstdFrames
+            case .gzip: plan.gzipMembers
+            }
+        }
+    }
+
+    /// `bytes` as gzip members of `pieceSize` bytes each, cut anywhere (inside records too), with an empty member
+    /// after the first, as joining files with `cat` may give.
+    static func gzipMembers(_ bytes: [UInt8], pieceSize: Int) -> [UInt8] {
+        stride(from: 0, to: bytes.count, by: pieceSize).flatMap { start in
+            Compressor.gzip(Array(bytes[start..<min(start + pieceSize, bytes.count)])) + (start == 0 ? Compressor.gzip([]) : [])
+        }
+    }
+
     /// Splits `text` into each of several part counts, scanning it, or cutting its index when `fromIndex` is set.
     /// With `indexPieces`, the index is cut into pieces of that many bytes, each holding many records. With
-    /// `zstdPieceSize`, the input is `text` in zstd frames of that size, which shards can start in only.
+    /// `pieces`, the input is `text` compressed in those pieces, which shards can start in only.
     func expectShardsReadAsTheWhole(
-        _ text: String, recordsPath: String? = nil, fromIndex: Bool = false, indexPieces: Int? = nil, zstdPieceSize: Int? = nil,
+        _ text: String, recordsPath: String? = nil, fromIndex: Bool = false, indexPieces: Int? = nil, pieces: Pieces? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let whole = try run(text, recordsPath: recordsPath)
         #expect(whole.rows.count == 594 && whole.rejections.count == 6, sourceLocation: sourceLocation)
-        let bytes = zstdPieceSize.map { Self.zstdFrames(Array(text.utf8), pieceSize: $0) } ?? Array(text.utf8)
+        let bytes = pieces.map { $0.compress(Array(text.utf8)) } ?? Array(text.utf8)
         let index = try indexPieces.map { try ShardPlan(splitting: .bytes(bytes), into: .bytes($0), recordsPath: recordsPath) }
             ?? (fromIndex ? ShardPlan.indexing(.bytes(bytes), recordsPath: recordsPath) : nil)
         for parts in indexPieces == nil ? [1, 2, 3, 7, 40] : [1, 2, 3] {
             let plan = try index.map { try ShardPlan(cutting: $0, into: .parts(parts)) }
                 ?? ShardPlan(splitting: .bytes(bytes), into: .parts(parts), recordsPath: recordsPath)
-            if let zstdPieceSize {
-                // Only frame starts can be cut at: as many shards as frames hold record starts, at most.
-                let frames = (text.utf8.count + zstdPieceSize - 1) / zstdPieceSize
-                #expect(plan.zstdFrames == frames && plan.shards.count <= min(parts, frames) && plan.records == 600, sourceLocation: sourceLocation)
-                #expect(plan.shards.allSatisfy { shard in shard.zstdFrame.map { $0.offset <= shard.byteRange.lowerBound } == true }, sourceLocation: sourceLocation)
+            if let pieces {
+                // Only where a piece starts can be cut at: as many shards as pieces hold record starts, at most.
+                let count = (text.utf8.count + pieces.size - 1) / pieces.size
+                #expect(pieces.count(in: plan) == count && plan.shards.count <= min(parts, count) && plan.records == 600, sourceLocation: sourceLocation)
+                #expect(plan.shards.allSatisfy { shard in shard.decodingStart.map { $0.offset <= shard.byteRange.lowerBound } == true }, sourceLocation: sourceLocation)
                 #expect(parts == 1 || plan.shards.count > 1, "\(parts) parts", sourceLocation: sourceLocation)
                 if fromIndex {
-                    // The index has a piece at every frame, so a plan cut from it is the plan a scan makes.
+                    // The index has a piece at every frame or member, so a plan cut from it is the plan a scan makes.
                     let scanned = try ShardPlan(splitting: .bytes(bytes), into: .parts(parts), recordsPath: recordsPath)
                     #expect(plan.shards == scanned.shards, "\(parts) parts", sourceLocation: sourceLocation)
                 }
@@ -124,33 +159,46 @@ import Testing
     /// A zstd file of several frames, cut inside records, splits where frames start; each shard decompresses from
     /// the frame holding its first record. Frames smaller than a record too.
     @Test func shardsOfZstdFramesReadEveryRecordOnceNumberedAsTheWholeFile() throws {
-        try expectShardsReadAsTheWhole(Self.ndjson, zstdPieceSize: 700)
-        try expectShardsReadAsTheWhole(Self.array, zstdPieceSize: 1_111)
-        try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data", zstdPieceSize: 900)
-        try expectShardsReadAsTheWhole(Self.ndjson, zstdPieceSize: 7)
-        try expectShardsReadAsTheWhole("\u{FEFF}" + Self.array, fromIndex: true, zstdPieceSize: 500)
-        try expectShardsReadAsTheWhole(Self.ndjson, fromIndex: true, zstdPieceSize: 400)
-        try expectShardsReadAsTheWhole(Self.ndjson, indexPieces: 2_000, zstdPieceSize: 300)
+        try expectShardsReadAsTheWhole(Self.ndjson, pieces: .zstd(700))
+        try expectShardsReadAsTheWhole(Self.array, pieces: .zstd(1_111))
+        try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data", pieces: .zstd(900))
+        try expectShardsReadAsTheWhole(Self.ndjson, pieces: .zstd(7))
+        try expectShardsReadAsTheWhole("\u{FEFF}" + Self.array, fromIndex: true, pieces: .zstd(500))
+        try expectShardsReadAsTheWhole(Self.ndjson, fromIndex: true, pieces: .zstd(400))
+        try expectShardsReadAsTheWhole(Self.ndjson, indexPieces: 2_000, pieces: .zstd(300))
     }
 
-    /// A shard ends inside a frame and reads that frame to its end, so that the frame's checksum covers the shard's
-    /// last records: damage in the frame after them is found, not passed over.
-    @Test func aShardChecksTheFrameItEndsIn() throws {
+    /// A gzip file of several members (an empty one among them), cut inside records, splits where members start,
+    /// as a zstd file at its frames.
+    @Test func shardsOfGzipMembersReadEveryRecordOnceNumberedAsTheWholeFile() throws {
+        try expectShardsReadAsTheWhole(Self.ndjson, pieces: .gzip(700))
+        try expectShardsReadAsTheWhole(Self.array, pieces: .gzip(1_111))
+        try expectShardsReadAsTheWhole(Self.wrapper, recordsPath: "data", pieces: .gzip(900))
+        try expectShardsReadAsTheWhole(Self.ndjson, pieces: .gzip(7))
+        try expectShardsReadAsTheWhole("\u{FEFF}" + Self.array, fromIndex: true, pieces: .gzip(500))
+        try expectShardsReadAsTheWhole(Self.ndjson, indexPieces: 2_000, pieces: .gzip(300))
+    }
+
+    /// A shard ends inside a zstd frame or gzip member and reads it to its end, so that its checksum covers the
+    /// shard's last records: damage in the frame after them is found, not passed over.
+    @Test(arguments: ["zstd", "gzip"])
+    func aShardChecksTheFrameItEndsIn(_ codec: String) throws {
         let text = Array(Self.ndjson.utf8)
         var bytes: [UInt8] = []
         var frameEnds: [Int] = []
         for start in stride(from: 0, to: text.count, by: 2_000) {
-            bytes += Compressor.zstdWithChecksum(Array(text[start..<min(start + 2_000, text.count)]))
+            let piece = Array(text[start..<min(start + 2_000, text.count)])
+            bytes += codec == "zstd" ? Compressor.zstdWithChecksum(piece) : Compressor.gzip(piece)
             frameEnds.append(bytes.count)
         }
         let plan = try ShardPlan(splitting: .bytes(bytes), into: .parts(3))
         try #require(plan.shards.count == 3)
         let first = plan.shards[0], second = plan.shards[1]
-        let frame = try #require(second.zstdFrame)
+        let frame = try #require(second.decodingStart)
         #expect(frame.offset < second.byteRange.lowerBound)
         let frameEnd = try #require(frameEnds.first { $0 > frame.storedOffset })
         var damaged = bytes
-        damaged[frameEnd - 1] ^= 0xFF  // the frame's checksum, after the first shard's last record
+        damaged[frameEnd - 1] ^= 0xFF  // the frame's checksum or the member's length, after the first shard's last record
         // Damage in the file's last frame lies past that frame: the shard stops reading at the frame's end.
         var damagedLater = bytes
         damagedLater[bytes.count - 1] ^= 0xFF
@@ -159,12 +207,15 @@ import Testing
             #expect(try run(bytes, shard: first, workers: workers).error == nil)
             #expect(try run(damagedLater, shard: first, workers: workers).error == nil)
             let error = try run(damaged, shard: first, workers: workers).error
-            #expect(error?.contains("corrupt zstd data") == true, "\(error ?? "no error")")
+            #expect(error?.contains("corrupt \(codec) data") == true, "\(error ?? "no error")")
         }
     }
 
-    /// One frame is one shard, whatever was asked; gzip is refused.
+    /// One frame, or one gzip member, is one shard, whatever was asked.
     @Test func aSingleZstdFrameIsOneShard() throws {
+        let member = try ShardPlan(splitting: .bytes(Compressor.gzip(Array(Self.ndjson.utf8))), into: .parts(4))
+        #expect(member.shards.count == 1 && member.gzipMembers == 1 && member.records == 600 && member.decompressedBytes == Self.ndjson.utf8.count)
+        #expect(member.shards.first?.gzipMember == GzipMemberStart(storedOffset: 0, offset: 0))
         let plan = try ShardPlan(splitting: .bytes(Compressor.zstd(Array(Self.ndjson.utf8))), into: .parts(4))
         #expect(plan.shards.count == 1 && plan.zstdFrames == 1 && plan.records == 600 && plan.decompressedBytes == Self.ndjson.utf8.count)
         // A skippable frame after the one frame (as the seekable format writes) is no second frame.
@@ -225,16 +276,18 @@ import Testing
         #expect(refusal.map { "\($0)" } == "invalid options: no bzip2 block starts at bit \(last.storedBit + 3) of <memory>, where the shard says one does: the shard comes from another file")
     }
 
-    /// A shard of a zstd file read from another file says so.
-    @Test func aZstdShardOfAnotherFileIsRefused() throws {
+    /// A shard of a zstd or gzip file read from another file says so.
+    @Test(arguments: [Pieces.zstd(2_000), .gzip(2_000)])
+    func aCompressedShardOfAnotherFileIsRefused(_ pieces: Pieces) throws {
         let text = Array(Self.ndjson.utf8)
-        let plan = try ShardPlan(splitting: .bytes(Self.zstdFrames(text, pieceSize: 2_000)), into: .parts(3))
+        let plan = try ShardPlan(splitting: .bytes(pieces.compress(text)), into: .parts(3))
         let first = try #require(plan.shards.first), last = try #require(plan.shards.last)
-        let stored = try #require(last.zstdFrame?.storedOffset)
+        let start = try #require(last.decodingStart)
+        let what = start.name, stored = start.storedOffset
         for (other, shard, message) in [
-            (text, first, "invalid options: no zstd frame starts at byte 0 of <memory>, where the shard says one does: the shard comes from another file"),
-            (text, last, "invalid options: no zstd frame starts at byte \(stored) of <memory>, where the shard says one does: the shard comes from another file"),
-            (Array(text[..<stored]), last, "invalid options: the shard's zstd frame starts at byte \(stored), past the end of <memory>: it comes from another file"),
+            (text, first, "invalid options: no \(what) starts at byte 0 of <memory>, where the shard says one does: the shard comes from another file"),
+            (text, last, "invalid options: no \(what) starts at byte \(stored) of <memory>, where the shard says one does: the shard comes from another file"),
+            (Array(text[..<stored]), last, "invalid options: the shard's \(what) starts at byte \(stored), past the end of <memory>: it comes from another file"),
         ] {
             do {
                 _ = try run(other, shard: shard)
@@ -323,7 +376,6 @@ import Testing
                 return error.description
             }
         }
-        #expect(error(Compressor.gzip(Array(Self.ndjson.utf8))) == "invalid options: <memory> is gzip-compressed, which cannot be split (each byte depends on all before it): decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
         #expect(error([0x50, 0x4B, 0x03, 0x04] + Array(Self.ndjson.utf8)).hasPrefix("<memory>: it is a zip archive, which Sluice does not read"))
         #expect(error(Compressor.xz(Array(Self.ndjson.utf8))) == "invalid options: <memory> is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
         var tar = [UInt8](repeating: 0, count: 512)

@@ -80,7 +80,7 @@ SHARD_BYTES = 512 << 20
 
 
 def default_parts(path, workers):
-    """Shards of about SHARD_BYTES of the file as stored (compressed, for zstd), at least one and at most four
+    """Shards of about SHARD_BYTES of the file as stored (compressed, for a compressed file), at least one and at most four
     per worker."""
     try:
         size = os.path.getsize(path)
@@ -201,7 +201,7 @@ def finish(summaries, plan, started, arguments, out):
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as file:
         json.dump(total, file, indent=2)
         file.write("\n")
-    # JSON bytes: a zstd file's decompressed size, as sluice counts them.
+    # JSON bytes: a compressed file's decompressed size, as sluice counts them.
     megabytes = (plan.get("decompressedBytes") or os.path.getsize(arguments.input)) / 1e6
     print(f"{total['shards']} shards: {total['records_read']} records read, {total['records_written']} written, "
           f"{total['records_rejected']} rejected; {megabytes:.1f} MB in {total['seconds']:.2f} s "

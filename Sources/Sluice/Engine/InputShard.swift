@@ -1,4 +1,4 @@
-/// One record-aligned piece of a file (uncompressed, zstd of several frames, or bzip2), as ``ShardPlan`` finds them: N
+/// One record-aligned piece of a file (uncompressed, zstd of several frames, gzip of several members, or bzip2), as ``ShardPlan`` finds them: N
 /// processes, each given one shard of the same file, read every record exactly once, and number records, lines and
 /// byte offsets as one reader of the whole file would.
 public struct InputShard: Sendable, Hashable, Codable {
@@ -30,11 +30,14 @@ public struct InputShard: Sendable, Hashable, Codable {
     /// For a bzip2 file: the block that holds the shard's first byte, where decompression starts. The byte range,
     /// ordinals and lines are then the decompressed input's.
     public var bzip2Block: Bzip2BlockStart?
+    /// For a gzip file of several members: the member that holds the shard's first byte, where decompression
+    /// starts. The byte range, ordinals and lines are then the decompressed input's.
+    public var gzipMember: GzipMemberStart?
 
     /// Creates a shard; ``ShardPlan`` makes them for a file, which is where shards normally come from.
     public init(
         byteRange: Range<Int>, content: Content, firstOrdinal: Int, firstLine: Int, records: Int, zstdFrame: ZstdFrameStart? = nil,
-        bzip2Block: Bzip2BlockStart? = nil
+        bzip2Block: Bzip2BlockStart? = nil, gzipMember: GzipMemberStart? = nil
     ) {
         self.byteRange = byteRange
         self.content = content
@@ -43,6 +46,7 @@ public struct InputShard: Sendable, Hashable, Codable {
         self.records = records
         self.zstdFrame = zstdFrame
         self.bzip2Block = bzip2Block
+        self.gzipMember = gzipMember
     }
 
     /// A shard of a compressed file, from where its decompression starts.
@@ -51,17 +55,18 @@ public struct InputShard: Sendable, Hashable, Codable {
         switch decodingStart {
         case .zstdFrame(let frame): zstdFrame = frame
         case .bzip2Block(let block): bzip2Block = block
+        case .gzipMember(let member): gzipMember = member
         case nil: break
         }
     }
 
     /// Where the shard's decompression starts, for a shard of a compressed file.
     var decodingStart: DecodingStart? {
-        zstdFrame.map(DecodingStart.zstdFrame) ?? bzip2Block.map(DecodingStart.bzip2Block)
+        zstdFrame.map(DecodingStart.zstdFrame) ?? bzip2Block.map(DecodingStart.bzip2Block) ?? gzipMember.map(DecodingStart.gzipMember)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case start, end, content, firstOrdinal, firstLine, records, zstdFrame, bzip2Block
+        case start, end, content, firstOrdinal, firstLine, records, zstdFrame, bzip2Block, gzipMember
     }
 
     public init(from decoder: any Decoder) throws {
@@ -78,22 +83,23 @@ public struct InputShard: Sendable, Hashable, Codable {
         records = try container.decode(Int.self, forKey: .records)
         zstdFrame = try container.decodeIfPresent(ZstdFrameStart.self, forKey: .zstdFrame)
         bzip2Block = try container.decodeIfPresent(Bzip2BlockStart.self, forKey: .bzip2Block)
+        gzipMember = try container.decodeIfPresent(GzipMemberStart.self, forKey: .gzipMember)
         guard decodingStartFits else {
             throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: Self.decodingStartRule)
         }
     }
 
-    /// Whether the shard's zstd frame or bzip2 block, if it names one, can hold its start (see
+    /// Whether the shard's zstd frame, bzip2 block or gzip member, if it names one, can hold its start (see
     /// ``decodingStartRule``).
     var decodingStartFits: Bool {
-        if zstdFrame != nil && bzip2Block != nil { return false }
+        if [zstdFrame != nil, bzip2Block != nil, gzipMember != nil].filter({ $0 }).count > 1 { return false }
         if let block = bzip2Block, !(32...(1 << 51)).contains(block.storedBit) || !(1...9).contains(block.blockSize) { return false }
         guard let start = decodingStart else { return true }
         return start.storedOffset >= 0 && start.storedOffset <= 1 << 48 && start.offset >= 0 && start.offset <= byteRange.lowerBound
             && (start.storedOffset != 0 || start.offset == 0)
     }
 
-    static let decodingStartRule = "a shard names a zstd frame or a bzip2 block (block size 1 to 9, after the file's header), not both; it starts at byte 0 or later (up to 2^48), at or before the shard, and the first frame decompresses from offset 0"
+    static let decodingStartRule = "a shard names one zstd frame, bzip2 block (block size 1 to 9, after the file's header) or gzip member, not several; it starts at byte 0 or later (up to 2^48), at or before the shard, and the first frame or member decompresses from offset 0"
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -105,5 +111,6 @@ public struct InputShard: Sendable, Hashable, Codable {
         try container.encode(records, forKey: .records)
         try container.encodeIfPresent(zstdFrame, forKey: .zstdFrame)
         try container.encodeIfPresent(bzip2Block, forKey: .bzip2Block)
+        try container.encodeIfPresent(gzipMember, forKey: .gzipMember)
     }
 }

@@ -146,8 +146,8 @@ enum BatchSourceOpener {
                                 keepsRecordText: keepsRecordText, startsAtInputStart: false, runsInline: options.workers == 1)
     }
 
-    /// Byte ranges and shards need a regular file, read as stored; a shard of a zstd file of several frames or of
-    /// a bzip2 file (one that names its `start`, where its reading starts decompressing) is read decompressed.
+    /// Byte ranges and shards need a regular file, read as stored; a shard of a zstd, gzip or bzip2 file (one that
+    /// names its `start`, where its reading starts decompressing) is read decompressed.
     private static func checkSplittable(raw: any ByteSource, source: PrefixedSource, what: String, start: DecodingStart? = nil) throws(SluiceError) {
         if raw.size == nil || source.isDecompressing && start == nil {
             throw .invalidOptions("\(what) needs an uncompressed file (\(raw.name) is \(raw.size == nil ? "a stream" : "compressed"))")
@@ -155,7 +155,7 @@ enum BatchSourceOpener {
     }
 
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes
-    /// say it is compressed; at a zstd frame or bzip2 block (`start`), from there on.
+    /// say it is compressed; at a zstd frame, bzip2 block or gzip member (`start`), from there on.
     private static func openCounting(
         _ input: Input, options: ReaderOptions, progress: ProgressMonitor, at start: DecodingStart? = nil
     ) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
@@ -167,8 +167,7 @@ enum BatchSourceOpener {
             return (raw, try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow, threads: options.workers))
         }
         guard start.storedOffset < raw.size ?? .max else {
-            let what = if case .zstdFrame = start { "zstd frame" } else { "bzip2 block" }
-            throw .invalidOptions("the shard's \(what) starts at byte \(start.storedOffset), past the end of \(raw.name): it comes from another file")
+            throw .invalidOptions("the shard's \(start.name) starts at byte \(start.storedOffset), past the end of \(raw.name): it comes from another file")
         }
         _ = try counting.skip(start.storedOffset)
         return (raw, try Compression.decompressing(counting, at: start, maximumWindow: options.maximumDecompressionWindow, threads: options.workers))

@@ -30,8 +30,9 @@ public enum ShardSize: Sendable, Hashable {
 /// NDJSON is split at line starts; a top-level array, or the array at a wrapper document's records path, at
 /// element starts, found by one sequential structural scan of the whole input (which also checks that its
 /// brackets pair up). A zstd file of several frames is split where frames start (see ``InputShard/zstdFrame``), a
-/// bzip2 file where blocks start (``InputShard/bzip2Block``); gzip, and zstd in one frame, cannot be split: their
-/// bytes at an offset depend on everything before; nor, yet, xz.
+/// gzip file of several members where members start (``InputShard/gzipMember``), a bzip2 file where blocks start
+/// (``InputShard/bzip2Block``); inside one zstd frame or gzip member nothing can be cut, as its bytes at an offset
+/// depend on everything before; xz is not split yet.
 /// Processes given one shard each (``ReaderOptions/shard``) read every record once, numbered as one reader would.
 public struct ShardPlan: Sendable, Hashable, Codable {
     /// The input's name, as errors give it.
@@ -52,7 +53,10 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     public var zstdFrames: Int?
     /// For a bzip2 file: how many blocks it holds (shards can start only where one does).
     public var bzip2Blocks: Int?
-    /// For a zstd or bzip2 file: its size decompressed.
+    /// For a gzip file: how many members it holds that decompress to some bytes (shards can start only where one
+    /// does).
+    public var gzipMembers: Int?
+    /// For a compressed file: its size decompressed.
     public var decompressedBytes: Int?
 
     /// Splits an input (a file, or bytes in memory).
@@ -60,7 +64,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     ///   - shape: ``InputShape/automatic`` looks at the first bytes; only NDJSON and arrays split.
     ///   - recordsPath: The key path of the records array inside a wrapper document.
     ///   - maximumWindow: The largest window a zstd frame may ask for, as ``ReaderOptions/maximumDecompressionWindow``.
-    /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (gzip, xz, a stream, a single
+    /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (xz, a stream, a single
     ///   document without records path, records in an object), ``SluiceError/io(source:byteOffset:message:)``
     ///   for a read failure or an array whose structure is broken.
     public init(
@@ -79,7 +83,8 @@ public struct ShardPlan: Sendable, Hashable, Codable {
         shards = scan.shards
         zstdFrames = scan.zstdFrames
         bzip2Blocks = scan.bzip2Blocks
-        decompressedBytes = zstdFrames == nil && bzip2Blocks == nil ? nil : scan.bytesScanned
+        gzipMembers = scan.gzipMembers
+        decompressedBytes = zstdFrames == nil && bzip2Blocks == nil && gzipMembers == nil ? nil : scan.bytesScanned
     }
 
     /// A plan cut from an index (a fine plan of the same file, ``indexing(_:shape:recordsPath:maximumDepth:)``)
@@ -100,7 +105,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     }
 
     /// The index's pieces between two cuts, read as one shard: they are contiguous, so the first one's start,
-    /// ordinal, line and zstd frame or bzip2 block and the last one's end are the shard's.
+    /// ordinal, line and zstd frame, gzip member or bzip2 block and the last one's end are the shard's.
     private static func joining(_ pieces: ArraySlice<InputShard>) -> InputShard {
         let head = pieces[pieces.startIndex]
         let last = pieces[pieces.endIndex - 1]

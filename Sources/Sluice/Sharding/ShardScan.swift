@@ -9,10 +9,11 @@ import Darwin
 /// One sequential pass over an input that finds where records start and cuts shards at the first record start
 /// at or after each target offset, counting records and lines on the way.
 ///
-/// A zstd or bzip2 file is scanned decompressed, and cut only where a new zstd frame or bzip2 block starts: a
-/// shard's first record is the first at or after the start of the first frame or block at or after each target (an
-/// offset of the stored file), and the shard keeps the frame or block that holds that record, where its reader
-/// starts decompressing. A zstd file of one frame is therefore one shard.
+/// A zstd, gzip or bzip2 file is scanned decompressed, and cut only where a new zstd frame, gzip member or bzip2
+/// block starts: a shard's first record is the first at or after the start of the first frame, member or block at
+/// or after each target (an offset of the stored file), and the shard keeps the frame, member or block that holds
+/// that record, where its reader starts decompressing. A zstd file of one frame, or a gzip file of one member, is
+/// therefore one shard.
 struct ShardScan {
     private var source: any ByteSource
     private let totalBytes: Int
@@ -20,17 +21,20 @@ struct ShardScan {
     private let recordsPath: FieldPath?
     private let maximumDepth: Int
     private(set) var readsArray = false
-    /// The decompressor of a zstd or bzip2 file, which logs where its frames or blocks start.
+    /// The decompressor of a compressed file, which logs where its frames, members or blocks start.
     private var log: DecodingStartLog?
     /// Frame or block starts logged and not yet passed by the scan, from ``pendingStartIndex`` on.
     private var pendingStarts: [DecodingStart] = []
     private var pendingStartIndex = 0
-    /// The frame or block holding the latest record start, and the one holding the shard's first byte.
+    /// The frame, member or block holding the latest record start, and the one holding the shard's first byte.
     private var currentStart: DecodingStart?
     private var shardDecodingStart: DecodingStart?
-    /// Frames that decompress to some bytes (skippable frames, which pzstd writes before each frame, do not).
-    private(set) var zstdFrames: Int?
-    private var lastFrameOffset: Int?
+    /// zstd frames or gzip members that decompress to some bytes (skippable frames, which pzstd writes before each
+    /// frame, do not).
+    private var units: Int?
+    private var lastUnitOffset: Int?
+    var zstdFrames: Int? { if case .zstd = log { units } else { nil } }
+    var gzipMembers: Int? { if case .gzip = log { units } else { nil } }
     /// bzip2 blocks decoded.
     private(set) var bzip2Blocks: Int?
     /// Bytes read so far (decompressed, for a compressed file).
@@ -66,16 +70,20 @@ struct ShardScan {
         var prefixed = PrefixedSource(self.source)
         var prefix = try prefixed.peek(64 << 10)
         switch Compression.detect(prefix) {
-        case let format? where format == .gzip || format == .xz:
-            let reason = format == .gzip ? "which cannot be split (each byte depends on all before it)" : "which Sluice does not split yet"
-            throw .invalidOptions("\(source.name) is \(format.name)-compressed, \(reason): decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
+        case .xz:
+            throw .invalidOptions("\(source.name) is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
+        case .gzip:
+            let members = UnitStartLog()
+            log = .gzip(members)
+            units = 0
+            prefixed = PrefixedSource(try GzipInflater.preferred.source(decompressing: prefixed, log: members), isDecompressing: true)
+            prefix = try prefixed.peek(64 << 10)
+            try Compression.refuseUnreadFormat(prefix, name: source.name, compressedWith: .gzip)
         case .zstd:
             let zstd = try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks())
             zstd.logsFrameStarts = true
             log = .zstd(zstd)
-            currentStart = .zstdFrame(ZstdFrameStart(storedOffset: 0, offset: 0))
-            shardDecodingStart = currentStart
-            zstdFrames = 0
+            units = 0
             prefixed = PrefixedSource(zstd, isDecompressing: true)
             prefix = try prefixed.peek(64 << 10)
             try Compression.refuseUnreadFormat(prefix, name: source.name, compressedWith: .zstd)
@@ -103,7 +111,7 @@ struct ShardScan {
 
     mutating func run() throws(SluiceError) {
         if readsArray { try scanArray() } else { try scanLines() }
-        if let last = lastFrameOffset, bytesScanned > last { zstdFrames? += 1 }
+        if let last = lastUnitOffset, bytesScanned > last { units? += 1 }
         // A cut at the last line's end (or before blank lines only) leaves a last shard without records: it
         // goes with the one before.
         if shards.count > 1, let last = shards.last, last.records == 0 {
@@ -128,7 +136,7 @@ struct ShardScan {
         shardFirstLine = line()
     }
 
-    /// Makes ``currentStart`` the last frame or block that starts at or before decompressed `offset`.
+    /// Makes ``currentStart`` the last frame, member or block that starts at or before decompressed `offset`.
     private mutating func advanceStart(to offset: Int) {
         while pendingStartIndex < pendingStarts.count && pendingStarts[pendingStartIndex].offset <= offset {
             currentStart = pendingStarts[pendingStartIndex]
@@ -155,25 +163,33 @@ struct ShardScan {
         pendingStartIndex = 0
         switch log {
         case .zstd(let zstd):
-            for frame in zstd.takeFrameStarts() {
-                // The frame before had content when this one starts further on.
-                if let last = lastFrameOffset, frame.offset > last { zstdFrames? += 1 }
-                lastFrameOffset = frame.offset
-                pendingStarts.append(.zstdFrame(frame))
-            }
+            for frame in zstd.takeFrameStarts() { unitStarts(.zstdFrame(frame)) }
+        case .gzip(let members):
+            for member in members.take() { unitStarts(.gzipMember(GzipMemberStart(storedOffset: member.storedOffset, offset: member.offset))) }
         case .bzip2(let bzip2):
             let blocks = bzip2.takeBlockStarts()
             bzip2Blocks? += blocks.count
-            pendingStarts += blocks.map(DecodingStart.bzip2Block)
-            // The first shard starts in the first block, wherever its stream puts it.
-            if shardDecodingStart == nil, let first = pendingStarts.first {
-                shardDecodingStart = first
-                currentStart = first
-            }
+            for block in blocks { decodingStarts(.bzip2Block(block)) }
         case nil:
             break
         }
         return filled
+    }
+
+    /// Notes a zstd frame or gzip member that starts; the one before had content when this one starts further on.
+    private mutating func unitStarts(_ start: DecodingStart) {
+        if let last = lastUnitOffset, start.offset > last { units? += 1 }
+        lastUnitOffset = start.offset
+        decodingStarts(start)
+    }
+
+    /// Notes where decompression can start; the first shard starts at the first such place, wherever it is.
+    private mutating func decodingStarts(_ start: DecodingStart) {
+        pendingStarts.append(start)
+        if shardDecodingStart == nil {
+            shardDecodingStart = start
+            currentStart = start
+        }
     }
 
     // MARK: - NDJSON
@@ -298,8 +314,9 @@ struct ShardScan {
     }
 }
 
-/// The decompressor a scan takes frame or block starts from.
+/// The decompressor a scan takes frame, member or block starts from.
 private enum DecodingStartLog {
     case zstd(ZstdSource)
+    case gzip(UnitStartLog)
     case bzip2(Bzip2Decoder)
 }

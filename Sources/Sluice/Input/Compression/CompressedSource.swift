@@ -72,8 +72,8 @@ enum Compression: Sendable, Equatable {
         return nil
     }
 
-    /// Decompresses `source`, which sits where decompression of a split file starts (`start`: a zstd frame, or
-    /// the byte holding a bzip2 block's first bit): offsets count from the input's start. bzip2 blocks are decoded
+    /// Decompresses `source`, which sits where decompression of a split file starts (`start`: a zstd frame, a gzip
+    /// member, or the byte holding a bzip2 block's first bit): offsets count from the input's start. bzip2 blocks are decoded
     /// on up to `threads` threads.
     /// - Throws: ``SluiceError/invalidOptions(_:)`` when no frame or block starts there.
     static func decompressing(_ source: any ByteSource, at start: DecodingStart, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1) throws(SluiceError) -> PrefixedSource {
@@ -92,6 +92,11 @@ enum Compression: Sendable, Equatable {
             let decoder = Bzip2Decoder(threads: threads, startingAt: block)
             let decompressing = DecompressingSource(compressed: prefixed, decoder: decoder, checks: FrameChecks(), startingAt: (start.storedOffset, block.offset))
             return PrefixedSource(decompressing, isDecompressing: true)
+        case .gzipMember(let member):
+            guard try prefixed.peek(3) == [0x1F, 0x8B, 0x08] else {
+                throw .invalidOptions("no gzip member starts at byte \(member.storedOffset) of \(source.name), where the shard says one does: the shard comes from another file")
+            }
+            return PrefixedSource(try GzipInflater.preferred.source(decompressing: prefixed, startingAt: member), isDecompressing: true)
         }
     }
 

@@ -54,6 +54,23 @@ struct ThirtyTwoBitCall {
     }
 }
 
+/// Where the units of a decompressed input started, for a scan that cuts the file where one starts: each a stored
+/// offset and the decompressed offset of its first byte. Right for a format whose units follow one another with
+/// nothing between them (gzip members), where a unit starts wherever the decoder begins one.
+final class UnitStartLog {
+    private var starts: [(storedOffset: Int, offset: Int)] = []
+
+    func unitStarts(storedOffset: Int, offset: Int) {
+        if starts.last?.storedOffset != storedOffset { starts.append((storedOffset, offset)) }
+    }
+
+    /// The units that started since the last call, in order (those that decompress to nothing too).
+    func take() -> [(storedOffset: Int, offset: Int)] {
+        defer { starts.removeAll(keepingCapacity: true) }
+        return starts
+    }
+}
+
 /// Decompresses a compressed source as it is read, through one ``StreamDecoder``: feeds it the compressed bytes,
 /// counts the units whose checks passed (``FrameChecks``), and places errors at the compressed offset reached.
 final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
@@ -77,11 +94,16 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
     private var stalledSteps = 0
     /// An error found by the call that also produced bytes: those bytes are returned first, the error from then on.
     private var pendingError: SluiceError?
+    private let log: UnitStartLog?
 
     /// - Parameter start: Where `compressed` sits: the stored byte it reads from, and the decompressed offset the
     ///   decoder starts at (both 0 at an input's start); offsets count from the input's start.
-    init(compressed: any ByteSource, decoder: Decoder, checks: FrameChecks, startingAt start: (storedOffset: Int, offset: Int) = (0, 0)) {
+    /// - Parameter log: Where to note each unit's start, when the units follow one another with nothing between them.
+    init(
+        compressed: any ByteSource, decoder: Decoder, checks: FrameChecks, startingAt start: (storedOffset: Int, offset: Int) = (0, 0), log: UnitStartLog? = nil
+    ) {
         self.compressed = compressed
+        self.log = log
         self.decoder = decoder
         frameChecks = checks
         name = compressed.name
@@ -108,6 +130,7 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
                 pending = UnsafeRawBufferPointer(rebasing: buffer[..<read])
             }
             if pending.isEmpty && inputEnded && decoder.isBetweenUnits { return 0 }
+            if decoder.isBetweenUnits && !pending.isEmpty { log?.unitStarts(storedOffset: compressedOffset, offset: producedLength) }
             let pendingBefore = pending.count
             let step = decoder.decode(&pending, into: output, inputEnded: inputEnded)
             // A running step that neither takes input nor gives output may happen once in a while (a library

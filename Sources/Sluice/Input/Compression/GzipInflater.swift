@@ -19,15 +19,19 @@ enum GzipInflater: CaseIterable {
         #endif
     }
 
-    /// A source that inflates `compressed`, which starts with a gzip member.
-    func source(decompressing compressed: any ByteSource) throws(SluiceError) -> any ByteSource {
+    /// A source that inflates `compressed`, which starts with a gzip member; at `start`, when that member is not the
+    /// file's first. `log`, if given, notes where each member starts.
+    func source(
+        decompressing compressed: any ByteSource, startingAt start: GzipMemberStart = GzipMemberStart(storedOffset: 0, offset: 0), log: UnitStartLog? = nil
+    ) throws(SluiceError) -> any ByteSource {
+        let start = (start.storedOffset, start.offset)
         switch self {
         #if FastGzip
         case .isal:
-            DecompressingSource(compressed: compressed, decoder: IsalInflater(), checks: FrameChecks())
+            return DecompressingSource(compressed: compressed, decoder: IsalInflater(), checks: FrameChecks(), startingAt: start, log: log)
         #endif
         case .zlib:
-            DecompressingSource(compressed: compressed, decoder: try ZlibInflater(source: compressed.name), checks: FrameChecks())
+            return DecompressingSource(compressed: compressed, decoder: try ZlibInflater(source: compressed.name), checks: FrameChecks(), startingAt: start, log: log)
         }
     }
 }
