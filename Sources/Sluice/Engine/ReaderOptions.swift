@@ -38,7 +38,9 @@ public struct ReaderOptions: Sendable, Hashable {
     /// it is spent, so memory stays flat whatever the input size; the default keeps a run well under 256 MiB
     /// resident. Batches are sized by the mapping's width as well as by ``batchCapacity``: a wide mapping gets
     /// batches of fewer rows, and chunks of fewer records, so that they fit. Besides the budget, each worker
-    /// holds the batch it is filling.
+    /// holds the batch it is filling. An xz input decoded on several threads (with several workers) holds whole
+    /// blocks' output: its threads take three quarters of the budget (at most ``maximumDecompressionWindow``),
+    /// the pipeline the rest.
     public var memoryBudget = 128 << 20
     /// Only the records that start inside this range of the file's bytes (NDJSON files only): shards that
     /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from
@@ -54,7 +56,7 @@ public struct ReaderOptions: Sendable, Hashable {
     /// ends the run with an error saying how much it needs. zstd rounds the limit down to a power of two. The
     /// window is held besides ``memoryBudget``. The default is libzstd's own limit, 128 MiB; gzip never needs more
     /// than 32 KiB, bzip2 about 4 MB. For xz it limits the decoder's memory, its dictionary foremost (8 MiB for
-    /// `xz -6`, 64 MiB for `xz -9`), likewise.
+    /// `xz -6`, 64 MiB for `xz -9`), likewise; on several threads, xz's blocks are held within ``memoryBudget``.
     public var maximumDecompressionWindow = Compression.defaultMaximumWindow
     /// The tokenizer that reads records. Output is the same with each, except where a value no field reads is
     /// malformed, or is not UTF-8 (see ``TokenizerChoice``).

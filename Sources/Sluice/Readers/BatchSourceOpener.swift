@@ -28,7 +28,7 @@ enum BatchSourceOpener {
             options.byteRange = min(start, range.upperBound)..<range.upperBound
         }
         let start = options.shard?.decodingStart
-        var (raw, source) = try openCounting(input, options: options, progress: progress, at: start)
+        var (raw, source) = try openCounting(input, options: &options, progress: progress, at: start)
         if options.byteRange != nil { try checkSplittable(raw: raw, source: source, what: options.shard == nil ? "a byte range" : "a shard", start: start) }
         if options.byteRange != nil && options.shape == .automatic && plan.recordsPath == nil {
             // The shape is the file's, seen from its start: a range of an array read as lines would be garbage.
@@ -133,7 +133,8 @@ enum BatchSourceOpener {
         if plan.skippedRecords > 0 || plan.columnsFromHeader {
             throw .invalidOptions("skipped records and header rows are not read from shards of an array")
         }
-        var (raw, source) = try openCounting(input, options: options, progress: progress, at: shard.decodingStart)
+        var options = options
+        var (raw, source) = try openCounting(input, options: &options, progress: progress, at: shard.decodingStart)
         try checkSplittable(raw: raw, source: source, what: "a shard", start: shard.decodingStart)
         // Decompressed bytes have no size to check the shard against; the file's fingerprint is checked instead.
         guard shard.decodingStart != nil || shard.byteRange.upperBound <= raw.size ?? 0 else {
@@ -157,14 +158,18 @@ enum BatchSourceOpener {
     /// Opens the input, counting the stored bytes read into `progress`, behind a decompressor when its first bytes
     /// say it is compressed; at a zstd frame, bzip2 block or gzip member (`start`), from there on.
     private static func openCounting(
-        _ input: Input, options: ReaderOptions, progress: ProgressMonitor, at start: DecodingStart? = nil
+        _ input: Input, options: inout ReaderOptions, progress: ProgressMonitor, at start: DecodingStart? = nil
     ) throws(SluiceError) -> (raw: any ByteSource, source: PrefixedSource) {
         let raw = try input.openRaw()
         progress.start(totalBytes: raw.size)
         var counting = CountingSource(raw, progress: progress)
         guard let start else {
-            // Decompressing is the slower part for xz: its blocks get as many threads as the mapping.
-            return (raw, try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow, threads: options.workers))
+            // Decompressing is the slower part for xz: its blocks get as many threads as the mapping, and part of
+            // the memory budget.
+            let source = try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow, threads: options.workers,
+                                                       memoryBudget: options.memoryBudget)
+            options.memoryBudget -= source.budgetedMemory
+            return (raw, source)
         }
         guard start.storedOffset < raw.size ?? .max else {
             throw .invalidOptions("the shard's \(start.name) starts at byte \(start.storedOffset), past the end of \(raw.name): it comes from another file")
@@ -176,7 +181,7 @@ enum BatchSourceOpener {
     /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline
     /// (with one worker or more): one pass over the input maps every record type.
     static func openSeveral(_ input: Input, plans: [CompiledPlan], options: ReaderOptions, progress: ProgressMonitor) throws(SluiceError) -> ParallelPipeline {
-        let options = try options.validated()
+        var options = try options.validated()
         for plan in plans { try plan.checkDepth(within: options.maximumDepth) }
         let paths = plans.map(\.recordsPath)
         var problems: [String] = []
@@ -200,7 +205,7 @@ enum BatchSourceOpener {
         if options.byteRange != nil || options.shard != nil { problems.append("byte ranges and shards apply to one record type at a time") }
         guard problems.isEmpty else { throw .invalidOptions(problems.joined(separator: "; ")) }
 
-        var (_, source) = try openCounting(input, options: options, progress: progress)
+        var (_, source) = try openCounting(input, options: &options, progress: progress)
         let byteOrderMark = try source.peek(4).withUnsafeBufferPointer(ShapeDetector.byteOrderMarkLength)
         if byteOrderMark > 0 { try source.skip(byteOrderMark) }
         return ParallelPipeline(plans: plans, source: source, shape: .array, startOffset: byteOrderMark, options: options,

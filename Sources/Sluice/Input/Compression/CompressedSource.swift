@@ -113,8 +113,11 @@ enum Compression: Sendable, Equatable {
     /// still be peeked at. A zstd frame that needs a window larger than `maximumWindow` bytes is an error.
     /// - Throws: ``SluiceError/invalidInput(source:message:)`` for a format Sluice does not read (an archive, lz4,
     ///   brotli), named.
-    /// bzip2 and xz blocks are decoded on up to `threads` threads.
-    static func decompressing(_ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1) throws(SluiceError) -> PrefixedSource {
+    /// bzip2 and xz blocks are decoded on up to `threads` threads; xz's threads take their share of `memoryBudget`
+    /// (``PrefixedSource/budgetedMemory`` says how much).
+    static func decompressing(
+        _ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1, memoryBudget: Int = 0
+    ) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
         // A file is peeked at as far as a tar header's magic; a pipe no further than the magic numbers (four bytes
         // unless they may be xz's or 7z's six), so that a short first record is not held back.
@@ -127,6 +130,7 @@ enum Compression: Sendable, Equatable {
                 return magicNumbersShow && (detect(prefix) != nil || tellsTheFormat(prefix))
             }
         let decompressing: any ByteSource
+        var budgetedMemory = 0
         switch detect(prefix) {
         case .gzip:
             decompressing = try GzipInflater.preferred.source(decompressing: prefixed)
@@ -135,13 +139,16 @@ enum Compression: Sendable, Equatable {
         case .bzip2:
             decompressing = DecompressingSource(compressed: prefixed, decoder: Bzip2Decoder(threads: threads), checks: FrameChecks())
         case .xz:
-            decompressing = DecompressingSource(compressed: prefixed, decoder: XzDecoder(maximumMemory: maximumWindow, threads: threads), checks: FrameChecks())
+            budgetedMemory = threads > 1 ? XzDecoder.threadingMemory(within: memoryBudget, maximumMemory: maximumWindow) : 0
+            let decoder = XzDecoder(maximumMemory: maximumWindow, threadingMemory: budgetedMemory, threads: threads)
+            decompressing = DecompressingSource(compressed: prefixed, decoder: decoder, checks: FrameChecks())
         case nil:
             try refuseUnreadFormat(prefix, name: source.name)
             return prefixed
         }
         // A compressed archive (`.tar.gz`, `.tar.xz`) is refused as a plain one is, from its decompressed start.
         var decompressed = PrefixedSource(decompressing, isDecompressing: true)
+        decompressed.budgetedMemory = budgetedMemory
         try refuseUnreadFormat(try decompressed.peek(upTo: recognisedPrefix, until: tellsTheFormat), name: source.name, compressedWith: detect(prefix))
         return decompressed
     }
@@ -158,6 +165,8 @@ struct PrefixedSource: ByteSource {
 
     /// Whether the bytes come out of a decompressor (byte ranges cannot be applied to them).
     let isDecompressing: Bool
+    /// The memory the decompressor may hold that counts against the run's memory budget.
+    var budgetedMemory = 0
 
     init(_ inner: any ByteSource, isDecompressing: Bool = false) {
         self.inner = inner

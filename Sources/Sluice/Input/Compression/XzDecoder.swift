@@ -11,6 +11,9 @@ final class XzDecoder: StreamDecoder {
     private let stream: UnsafeMutablePointer<lzma_stream>
     /// The most memory the decoder may use, its dictionary foremost, on all its threads.
     private let maximumMemory: Int
+    /// The most memory the decoder may use to decode blocks on several threads (each thread holds its block's
+    /// whole output, 24 MiB for `xz -T -6`, and a dictionary); past it, liblzma decodes on fewer threads.
+    private let threadingMemory: Int
     private let threads: Int
     /// A stream has begun and not yet ended.
     private var isInStream = false
@@ -18,12 +21,22 @@ final class XzDecoder: StreamDecoder {
     private var paddingLength = 0
     var isBetweenUnits: Bool { !isInStream && paddingLength % 4 == 0 }
 
+    /// The part of a run's memory budget that decoding xz blocks on several threads takes: three quarters, at most
+    /// `maximumMemory`. The pipeline keeps the rest for its chunks and batches, which seldom hold more than a
+    /// quarter of the default budget; two threads on `xz -T -6` blocks need about 80 MiB.
+    static func threadingMemory(within budget: Int, maximumMemory: Int) -> Int {
+        min(maximumMemory, budget / 4 * 3)
+    }
+
     /// - Parameters:
     ///   - maximumMemory: The most memory the decoder may use: a file whose dictionary needs more ends the run with
-    ///     an error saying how much it needs. Blocks are decoded on fewer threads when more would need more.
+    ///     an error saying how much it needs.
+    ///   - threadingMemory: The most memory for decoding on several threads: blocks are decoded on fewer threads
+    ///     when more would need more.
     ///   - threads: How many blocks may be decoded at once.
-    init(maximumMemory: Int, threads: Int = 1) {
+    init(maximumMemory: Int, threadingMemory: Int = 0, threads: Int = 1) {
         self.maximumMemory = maximumMemory
+        self.threadingMemory = threadingMemory
         self.threads = max(threads, 1)
         stream = .allocate(capacity: 1)
         // All zeros is LZMA_STREAM_INIT.
@@ -50,7 +63,7 @@ final class XzDecoder: StreamDecoder {
             // `xz -T -6`) to no gain.
             var options = lzma_mt()
             options.threads = UInt32(threads)
-            options.memlimit_threading = UInt64(max(maximumMemory, 1))
+            options.memlimit_threading = UInt64(max(min(threadingMemory, maximumMemory), 1))
             options.memlimit_stop = UInt64(max(maximumMemory, 1))
             // No timeout: a call returns once its output is full or its input used, as the one-thread decoder's.
             options.timeout = 0
