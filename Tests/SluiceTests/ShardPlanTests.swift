@@ -212,7 +212,7 @@ import Testing
     }
 
     /// One frame, or one gzip member, is one shard, whatever was asked.
-    @Test func aSingleZstdFrameIsOneShard() throws {
+    @Test func aSingleZstdFrameOrGzipMemberIsOneShard() throws {
         let member = try ShardPlan(splitting: .bytes(Compressor.gzip(Array(Self.ndjson.utf8))), into: .parts(4))
         #expect(member.shards.count == 1 && member.gzipMembers == 1 && member.records == 600 && member.decompressedBytes == Self.ndjson.utf8.count)
         #expect(member.shards.first?.gzipMember == GzipMemberStart(storedOffset: 0, offset: 0))
@@ -377,7 +377,7 @@ import Testing
             }
         }
         #expect(error([0x50, 0x4B, 0x03, 0x04] + Array(Self.ndjson.utf8)).hasPrefix("<memory>: it is a zip archive, which Sluice does not read"))
-        #expect(error(Compressor.xz(Array(Self.ndjson.utf8))) == "invalid options: <memory> is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
+        #expect(error(Compressor.xz(Array(Self.ndjson.utf8))) == "invalid options: <memory> is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd), gzip members (bgzip) or bzip2 to split it")
         var tar = [UInt8](repeating: 0, count: 512)
         tar.replaceSubrange(257..<263, with: Array("ustar\u{0}".utf8))
         #expect(error(Compressor.bzip2(tar + Array(Self.ndjson.utf8))).hasPrefix("<memory>: it is a tar archive compressed with bzip2, which Sluice does not read"))

@@ -71,7 +71,7 @@ struct ShardScan {
         var prefix = try prefixed.peek(64 << 10)
         switch Compression.detect(prefix) {
         case .xz:
-            throw .invalidOptions("\(source.name) is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd) or bzip2 to split it")
+            throw .invalidOptions("\(source.name) is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd), gzip members (bgzip) or bzip2 to split it")
         case .gzip:
             let members = UnitStartLog()
             log = .gzip(members)
