@@ -39,7 +39,7 @@ public struct ReaderOptions: Sendable, Hashable {
     /// resident. Batches are sized by the mapping's width as well as by ``batchCapacity``: a wide mapping gets
     /// batches of fewer rows, and chunks of fewer records, so that they fit. Besides the budget, each worker
     /// holds the batch it is filling. An xz input decoded on several threads (with several workers) holds whole
-    /// blocks' output: its threads take three quarters of the budget (at most ``maximumDecompressionWindow``),
+    /// blocks' output: its threads take five eighths of the budget (at most ``maximumDecompressionWindow``),
     /// the pipeline the rest.
     public var memoryBudget = 128 << 20
     /// Only the records that start inside this range of the file's bytes (NDJSON files only): shards that
