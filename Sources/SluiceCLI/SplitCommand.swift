@@ -111,15 +111,7 @@ struct SplitCommand: ParsableCommand {
         let rate = seconds > 0 ? String(format: "%.0f MB/s", Double(decompressed ?? plan.fingerprint.size) / seconds / 1e6) : "-"
         let what = "\(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards") of \(plan.shape == "array" ? "array elements" : "lines"), \(plan.records) records"
         if case .parts(let asked) = size, plan.shards.count < asked {
-            let why = plan.zstdFrames == 1
-                ? "it is a single zstd frame, which cannot be cut (compress it with pzstd, or as pieces joined with cat, to split it)"
-                : plan.gzipMembers == 1
-                ? "it is a single gzip member, which cannot be cut (compress it with bgzip, or as pieces joined with cat, to split it)"
-                : !scanned ? "the index cuts only where its own pieces start"
-                : plan.zstdFrames.map { "it has \($0) zstd frames, and is cut only where one starts" }
-                ?? plan.gzipMembers.map { "it has \($0) gzip members, and is cut only where one starts" }
-                ?? plan.bzip2Blocks.map { "it has \($0) bzip2 blocks, and is cut only where one starts" }
-                ?? "records are fewer than parts, or larger than a part"
+            let why = Self.fewerShards(plan, scanned: scanned)
             StandardError.print("sluice: \(input): \(plan.shards.count) \(plan.shards.count == 1 ? "shard" : "shards"), not \(asked): \(why)")
         }
         if scanned {
@@ -127,6 +119,21 @@ struct SplitCommand: ParsableCommand {
         } else {
             StandardError.print("sluice: \(input): \(what), cut from the index \(index ?? "") in \(String(format: "%.2f", seconds)) s")
         }
+    }
+
+    /// Why a plan has fewer shards than parts asked for.
+    private static func fewerShards(_ plan: ShardPlan, scanned: Bool) -> String {
+        let pieces: [(count: Int?, what: String, tool: String)] = [
+            (plan.zstdFrames, "zstd frame", "pzstd"), (plan.gzipMembers, "gzip member", "bgzip"), (plan.bzip2Blocks, "bzip2 block", ""),
+        ]
+        if let single = pieces.first(where: { $0.count == 1 && !$0.tool.isEmpty }) {
+            return "it is a single \(single.what), which cannot be cut (compress it with \(single.tool), or as pieces joined with cat, to split it)"
+        }
+        if !scanned { return "the index cuts only where its own pieces start" }
+        if let counted = pieces.first(where: { $0.count != nil }), let count = counted.count {
+            return "it has \(count) \(counted.what)\(count == 1 ? "" : "s"), and is cut only where one starts"
+        }
+        return "records are fewer than parts, or larger than a part"
     }
 
     static func resolved(_ path: String) -> String {

@@ -170,7 +170,7 @@ import Testing
 
     /// A zstd file of several frames, or a gzip file of several members, is split where they start, and its shards
     /// map to what the whole file maps to; a single frame or member is one shard, and the split says why.
-    @Test func splitCutsAZstdOrGzipFileAtItsFrames() throws {
+    @Test func splitCutsAZstdOrGzipFileAtFramesOrMembers() throws {
         let text = Array(Self.zstdLines.utf8)
         let frames = try temporaryFile(ShardPlanTests.zstdFrames(text, pieceSize: 1_000), name: "frames.ndjson.zst")
         let mapping = try temporaryFile(Array("fields:\n  - {name: id, type: int64}\n".utf8), name: "zstd-split.yaml")

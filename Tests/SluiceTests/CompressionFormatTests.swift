@@ -97,12 +97,45 @@ import SluiceFixtures
         #expect(try share(blocks, threads: 2, budget: 128 << 20, window: 64 << 20) == 64 << 20)
         #expect(try share(blocks, threads: 1, budget: 128 << 20) == 0)
         #expect(try share(Compressor.bzip2(Self.plain), threads: 2, budget: 128 << 20) == 0)
+        // At least the 1 MiB a budget must be is left to the pipeline.
+        #expect(try share(blocks, threads: 2, budget: 2 << 20) == 1 << 20)
+        #expect(try share(blocks, threads: 2, budget: 1 << 20) == 0)
         let reference = try Self.reference()
-        for budget in [1 << 20, 8 << 20] {
+        for budget in [1 << 20, 2 << 20, 8 << 20] {
             let options = ReaderOptions(rejectionPolicy: .collect, workers: 3, chunkSize: 4096, memoryBudget: budget)
             let result = try transcript(of: .bytes(blocks), fields: ReferenceMapping.fields, options: options)
             #expect(result.error == nil && result.rows == reference.rows, "\(budget): \(result.error ?? "\(result.rows.count) rows")")
+            // A single document is read by one engine, which checks the budget left to it again.
+            let document = Compressor.xz(Array(#"{"id": 1, "text": "one"}"#.utf8), blockSize: 8)
+            var single = options
+            single.shape = .document
+            let one = try transcript(of: .bytes(document), fields: [FieldSpec(name: "id", type: .int64)], options: single)
+            #expect(one.error == nil && one.rows.count == 1, "\(budget): \(one.error ?? "\(one.rows.count) rows")")
         }
+    }
+
+    /// Where each gzip member starts, as a split logs it, with either inflater: members of any size, an empty one
+    /// among them, one after another.
+    @Test(arguments: GzipInflater.allCases)
+    func gzipMemberStartsAreLoggedWhereTheyAre(_ inflater: GzipInflater) throws {
+        var compressed: [UInt8] = []
+        var expected: [(storedOffset: Int, offset: Int)] = []
+        var offset = 0
+        for size in [5_000, 0, 1, 70_000, 300] {
+            let piece = Array(Self.plain.prefix(size))
+            expected.append((compressed.count, offset))
+            compressed += Compressor.gzip(piece)
+            offset += piece.count
+        }
+        let log = UnitStartLog()
+        var source = try inflater.source(decompressing: MemorySource(bytes: compressed), log: log)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 777, alignment: 1)
+        defer { buffer.deallocate() }
+        var total = 0
+        while case let read = try source.read(into: buffer), read > 0 { total += read }
+        let logged = log.take()
+        #expect(total == offset)
+        #expect(logged.map(\.storedOffset) == expected.map(\.storedOffset) && logged.map(\.offset) == expected.map(\.offset), "\(logged)")
     }
 
     /// Archives and codecs Sluice does not read are refused when the input is opened, naming the format and how to

@@ -85,7 +85,8 @@ public struct InputShard: Sendable, Hashable, Codable {
         bzip2Block = try container.decodeIfPresent(Bzip2BlockStart.self, forKey: .bzip2Block)
         gzipMember = try container.decodeIfPresent(GzipMemberStart.self, forKey: .gzipMember)
         guard decodingStartFits else {
-            throw DecodingError.dataCorruptedError(forKey: .zstdFrame, in: container, debugDescription: Self.decodingStartRule)
+            let key: CodingKeys = gzipMember != nil ? .gzipMember : bzip2Block != nil ? .bzip2Block : .zstdFrame
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: Self.decodingStartRule)
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 public enum ShardSize: Sendable, Hashable {
     /// About this many shards of equal bytes (fewer when the input holds fewer records).
     case parts(Int)
-    /// Shards of about this many bytes each, as stored (compressed bytes, for a zstd file).
+    /// Shards of about this many bytes each, as stored (compressed bytes, for a compressed file).
     case bytes(Int)
 
     /// The offsets to cut at: a shard ends at the first record start at or after each.

@@ -22,22 +22,22 @@ final class XzDecoder: StreamDecoder {
     var isBetweenUnits: Bool { !isInStream && paddingLength % 4 == 0 }
 
     /// The part of a run's memory budget that decoding xz blocks on several threads takes: five eighths, at most
-    /// `maximumMemory`. Two threads on `xz -T -6` blocks need about 80 MiB, five eighths of the default budget; with
-    /// the pipeline's chunks and batches and the process itself, a run then stays under the budget (measured 117 MB
-    /// resident, where three quarters gave 122 to 134 MB).
+    /// `maximumMemory`, and never so much that less than the 1 MiB a budget must be is left. Two threads on
+    /// `xz -T -6` blocks need about 80 MiB, five eighths of the default budget; with the pipeline's chunks and batches
+    /// and the process itself, a run then stays under the budget (docs/benchmarks.md).
     static func threadingMemory(within budget: Int, maximumMemory: Int) -> Int {
-        min(maximumMemory, budget / 8 * 5)
+        max(min(maximumMemory, budget / 8 * 5, budget - (1 << 20)), 0)
     }
 
     /// - Parameters:
     ///   - maximumMemory: The most memory the decoder may use: a file whose dictionary needs more ends the run with
     ///     an error saying how much it needs.
-    ///   - threadingMemory: The most memory for decoding on several threads: blocks are decoded on fewer threads
-    ///     when more would need more.
+    ///   - threadingMemory: The most memory for decoding on several threads (`maximumMemory` when `nil`): blocks are
+    ///     decoded on fewer threads when more would need more.
     ///   - threads: How many blocks may be decoded at once.
-    init(maximumMemory: Int, threadingMemory: Int = 0, threads: Int = 1) {
+    init(maximumMemory: Int, threadingMemory: Int? = nil, threads: Int = 1) {
         self.maximumMemory = maximumMemory
-        self.threadingMemory = threadingMemory
+        self.threadingMemory = threadingMemory ?? maximumMemory
         self.threads = max(threads, 1)
         stream = .allocate(capacity: 1)
         // All zeros is LZMA_STREAM_INIT.
