@@ -176,35 +176,28 @@ import Testing
         let mapping = try temporaryFile(Array("fields:\n  - {name: id, type: int64}\n".utf8), name: "zstd-split.yaml")
         let plan = scratchPath("zstd-plan.json")
         defer { try? FileManager.default.removeItem(at: plan) }
-        let split = try run(["split", frames.path, "--parts", "4", "-o", plan.path])
-        #expect(split.status == 0 && split.standardError.contains("4 shards of lines, 400 records"), "\(split.standardError)")
-        #expect(split.standardError.contains("(\(text.count) decompressed)"), "\(split.standardError)")
         let whole = try run(["map", "-m", mapping.path, frames.path, "-q"])
         #expect(whole.status == 0 && whole.standardOutput.split(separator: "\n").count == 400)
-        var parts = ""
-        for shard in 0..<4 {
-            let part = try run(["map", "-m", mapping.path, frames.path, "--shard", "\(plan.path):\(shard)", "-q"])
-            #expect(part.status == 0, "\(part.standardError)")
-            parts += part.standardOutput
+        // A gzip file of several members is cut where they start, as zstd frames are.
+        let members = try temporaryFile(ShardPlanTests.gzipMembers(text, pieceSize: 1_000), name: "members.ndjson.gz")
+        for file in [frames, members] {
+            let split = try run(["split", file.path, "--parts", "4", "-o", plan.path])
+            #expect(split.status == 0 && split.standardError.contains("4 shards of lines, 400 records"), "\(file.lastPathComponent): \(split.standardError)")
+            #expect(split.standardError.contains("(\(text.count) decompressed)"), "\(file.lastPathComponent): \(split.standardError)")
+            var parts = ""
+            for shard in 0..<4 {
+                let part = try run(["map", "-m", mapping.path, file.path, "--shard", "\(plan.path):\(shard)", "-q"])
+                #expect(part.status == 0, "\(part.standardError)")
+                parts += part.standardOutput
+            }
+            #expect(parts == whole.standardOutput, "\(file.lastPathComponent)")
         }
-        #expect(parts == whole.standardOutput)
         let single = try temporaryFile(Compressor.zstd(text), name: "single.ndjson.zst")
         let one = try run(["split", single.path, "--parts", "4"])
         #expect(one.status == 0 && one.standardError.contains("1 shard, not 4: it is a single zstd frame, which cannot be cut"), "\(one.standardError)")
         let gzip = try temporaryFile(Compressor.gzip(text), name: "lines.ndjson.gz")
         let member = try run(["split", gzip.path, "--parts", "4"])
         #expect(member.status == 0 && member.standardError.contains("1 shard, not 4: it is a single gzip member, which cannot be cut"), "\(member.standardError)")
-        // A gzip file of several members is cut where they start.
-        let members = try temporaryFile(ShardPlanTests.gzipMembers(text, pieceSize: 1_000), name: "members.ndjson.gz")
-        let memberSplit = try run(["split", members.path, "--parts", "4", "-o", plan.path])
-        #expect(memberSplit.status == 0 && memberSplit.standardError.contains("4 shards of lines, 400 records"), "\(memberSplit.standardError)")
-        var memberParts = ""
-        for shard in 0..<4 {
-            let part = try run(["map", "-m", mapping.path, members.path, "--shard", "\(plan.path):\(shard)", "-q"])
-            #expect(part.status == 0, "\(part.standardError)")
-            memberParts += part.standardOutput
-        }
-        #expect(memberParts == whole.standardOutput)
     }
 
     static let zstdLines = (1...400).map { #"{"id":\#($0),"pad":"\#(String(repeating: "x", count: $0 % 50))"}"# + "\n" }.joined()

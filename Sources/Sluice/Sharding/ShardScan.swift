@@ -69,36 +69,37 @@ struct ShardScan {
         }
         var prefixed = PrefixedSource(self.source)
         var prefix = try prefixed.peek(64 << 10)
-        switch Compression.detect(prefix) {
+        let format = Compression.detect(prefix)
+        let decompressing: (any ByteSource)?
+        switch format {
         case .xz:
             throw .invalidOptions("\(source.name) is xz-compressed, which Sluice does not split yet: decompress it, or compress it as zstd frames (pzstd), gzip members (bgzip) or bzip2 to split it")
         case .gzip:
             let members = UnitStartLog()
             log = .gzip(members)
             units = 0
-            prefixed = PrefixedSource(try GzipInflater.preferred.source(decompressing: prefixed, log: members), isDecompressing: true)
-            prefix = try prefixed.peek(64 << 10)
-            try Compression.refuseUnreadFormat(prefix, name: source.name, compressedWith: .gzip)
+            decompressing = try GzipInflater.preferred.source(decompressing: prefixed, log: members)
         case .zstd:
             let zstd = try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks())
             zstd.logsFrameStarts = true
             log = .zstd(zstd)
             units = 0
-            prefixed = PrefixedSource(zstd, isDecompressing: true)
-            prefix = try prefixed.peek(64 << 10)
-            try Compression.refuseUnreadFormat(prefix, name: source.name, compressedWith: .zstd)
+            decompressing = zstd
         case .bzip2:
             // Decoding is nearly all of a bzip2 split's time, and its blocks are independent: every core takes some.
             let bzip2 = Bzip2Decoder(threads: ProcessInfo.processInfo.activeProcessorCount)
             bzip2.logsBlockStarts = true
             log = .bzip2(bzip2)
             bzip2Blocks = 0
-            prefixed = PrefixedSource(DecompressingSource(compressed: prefixed, decoder: bzip2, checks: FrameChecks()), isDecompressing: true)
-            prefix = try prefixed.peek(64 << 10)
-            try Compression.refuseUnreadFormat(prefix, name: source.name, compressedWith: .bzip2)
-        default:
-            try Compression.refuseUnreadFormat(prefix, name: source.name)
+            decompressing = DecompressingSource(compressed: prefixed, decoder: bzip2, checks: FrameChecks())
+        case nil:
+            decompressing = nil
         }
+        if let decompressing {
+            prefixed = PrefixedSource(decompressing, isDecompressing: true)
+            prefix = try prefixed.peek(64 << 10)
+        }
+        try Compression.refuseUnreadFormat(prefix, name: source.name, compressedWith: format)
         self.source = prefixed
         let chosen = self.recordsPath != nil ? .array : shape == .automatic ? ShapeDetector.detect(fileStart: prefix) : shape
         switch chosen {
