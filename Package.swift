@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "CWalk",
             dependencies: ["CYajl"],
-            cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
+            cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1"), .define("NDEBUG", .when(configuration: .release))],
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
         // The array framer's 64-byte block scan, in C for the SSE2 byte masks Swift has no portable form of.
@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "CSimdjsonReference",
             path: "Benchmarks/CSimdjsonReference",
-            cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
+            cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1"), .define("NDEBUG", .when(configuration: .release))],
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
         // What both command-line programs share: how they run, report an error and draw a status line.

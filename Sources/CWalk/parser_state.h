@@ -4,6 +4,7 @@
 #define SLUICE_PARSER_STATE_H
 
 #include "key_matching.h"
+#include "structural_walk.h"
 
 #include <simdjson.h>
 
@@ -16,6 +17,10 @@ struct sluice_simdjson_parser {
     std::vector<sluice_tape_entry> tape;
     /// The matched walk's key guesses and counts of keys no field reads.
     sluice_matching::key_matcher keys;
+    /// Stage one's indexes for the walk over them, which reads most records before the On-Demand walk is asked.
+    sluice_structural::indexer indexing;
+    bool walks_indexes = true;
+    size_t indexed_records = 0;
 };
 
 #endif

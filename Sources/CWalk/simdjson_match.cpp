@@ -286,6 +286,26 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
                                           const sluice_plan_tables *tables, const int32_t *header_nodes, size_t header_count,
                                           const sluice_tape_entry **tape, size_t *count, size_t *end) {
     if (capacity < length + SIMDJSON_PADDING || parser->maximum_depth == 0) return SLUICE_MATCH_UNUSUAL;
+    if (parser->walks_indexes && header_nodes == nullptr && sluice_structural::reads_plan(parser->indexing, tables)) {
+        parser->tape.clear();
+        parser->keys.begin(tables);
+        switch (sluice_structural::walk(parser->indexing, bytes, length, tables, parser->maximum_depth, parser->tape, parser->keys, *end)) {
+        case sluice_structural::outcome::ok:
+            *tape = parser->tape.data();
+            *count = parser->tape.size();
+            parser->keys.commit();
+            parser->indexed_records++;
+            return SLUICE_MATCH_OK;
+        case sluice_structural::outcome::refused:
+            return SLUICE_MATCH_UNUSUAL;
+        case sluice_structural::outcome::invalid_utf8:
+            return SLUICE_MATCH_INVALID_UTF8;
+        case sluice_structural::outcome::no_memory:
+            return SLUICE_MATCH_NO_MEMORY;
+        case sluice_structural::outcome::unusual:
+            break;  // the On-Demand walk below reads it (its keys' counts of this try are taken back as it begins)
+        }
+    }
     ondemand::document document;
     error_code error = parser->parser.iterate(padded_string_view(bytes, length, capacity)).get(document);
     if (error == UTF8_ERROR) return SLUICE_MATCH_INVALID_UTF8;

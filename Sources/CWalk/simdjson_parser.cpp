@@ -25,6 +25,10 @@ sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth) {
 
 void sluice_simdjson_parser_free(sluice_simdjson_parser *parser) { delete parser; }
 
+void sluice_simdjson_parser_walk_indexes(sluice_simdjson_parser *parser, bool walks) { parser->walks_indexes = walks; }
+
+size_t sluice_simdjson_indexed_records(const sluice_simdjson_parser *parser) { return parser->indexed_records; }
+
 bool sluice_is_utf8(const uint8_t *bytes, size_t length) { return validate_utf8(reinterpret_cast<const char *>(bytes), length); }
 
 size_t sluice_count_openings(const uint8_t *bytes, size_t length) {

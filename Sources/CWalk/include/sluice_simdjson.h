@@ -22,6 +22,14 @@ const char *sluice_simdjson_kernel(void);
 sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth);
 void sluice_simdjson_parser_free(sluice_simdjson_parser *parser);
 
+/// Whether sluice_simdjson_match first reads a record over simdjson's first stage alone (on by default), leaving to
+/// its On-Demand walk only what that walk does not read. Off, the On-Demand walk reads every record: the two walks
+/// are compared so.
+void sluice_simdjson_parser_walk_indexes(sluice_simdjson_parser *parser, bool walks);
+
+/// How many records the walk over the first stage's indexes read whole since the parser was made.
+size_t sluice_simdjson_indexed_records(const sluice_simdjson_parser *parser);
+
 /// The number of `{` and `[` bytes in `bytes[0..<length]`, strings included: a bound on the value's nesting.
 size_t sluice_count_openings(const uint8_t *bytes, size_t length);
 

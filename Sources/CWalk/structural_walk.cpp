@@ -1,0 +1,253 @@
+// Between two structural indexes there is only whitespace or the rest of the token the first one starts (stage one
+// marks every bracket, colon and comma outside strings, every string's opening quote and every other scalar's first
+// byte), so a token's text, a key's closing quote and what follows a value are read off the indexes without a scan.
+// Where the On-Demand walk would find a record unusual, this one does too, or earlier: it is never more lenient.
+
+#include "structural_walk.h"
+#include "token_checks.h"
+
+#include <cstring>
+
+using namespace simdjson;
+using namespace sluice_tokens;
+
+namespace sluice_structural {
+
+namespace {
+
+enum class step { ok, unusual };
+
+struct walker {
+    const uint8_t *base;
+    size_t length;
+    const uint32_t *index;
+    uint32_t count;
+    uint32_t at;
+    const sluice_plan_tables *tables;
+    std::vector<sluice_tape_entry> &tape;
+    sluice_matching::key_matcher &keys;
+    size_t maximum_depth;
+    const internal::dom_parser_implementation &stage_one;
+    uint8_t *scratch;
+
+    uint8_t byte_at(uint32_t position) const { return base[index[position]]; }
+
+    inline void push(const uint8_t *bytes, size_t size, size_t end, int32_t node, sluice_tape_kind kind) {
+        if (node >= 0) tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
+    }
+
+    /// The scalar at `at`: its text without the whitespace before the next index, which must be a `,` or a closing
+    /// bracket (as the On-Demand walk asks of a scalar it reads or passes over).
+    bool scalar_text(size_t &start, size_t &size) const {
+        if (at + 1 >= count) return false;
+        const uint8_t next = byte_at(at + 1);
+        if (next != ',' && next != '}' && next != ']') return false;
+        start = index[at];
+        size_t stop = index[at + 1];
+        while (stop > start && is_whitespace(base[stop - 1])) stop--;
+        size = stop - start;
+        return true;
+    }
+
+    /// Unescapes the string whose text follows the quote at `quote`, into the scratch; null for a bad escape.
+    const uint8_t *unescaped(const uint8_t *quote, size_t &size) {
+        uint8_t *start = scratch;
+        uint8_t *stop = stage_one.parse_string(quote + 1, start);
+        if (stop == nullptr) return nullptr;
+        scratch = stop;
+        size = size_t(stop - start);
+        return start;
+    }
+
+    step scalar(int32_t node) {
+        size_t start = 0, size = 0;
+        if (!scalar_text(start, size)) return step::unusual;
+        at++;
+        const uint8_t *text = base + start;
+        const size_t end = start + size;
+        switch (text[0]) {
+        case '"': {
+            if (size < 2 || text[size - 1] != '"') return step::unusual;
+            if (std::memchr(text + 1, '\\', size - 2) == nullptr) {
+                push(text + 1, size - 2, end, node, SLUICE_TAPE_STRING);
+                return step::ok;
+            }
+            size_t unescaped_size = 0;
+            const uint8_t *value = unescaped(text, unescaped_size);
+            if (value == nullptr) return step::unusual;
+            push(value, unescaped_size, end, node, SLUICE_TAPE_STRING);
+            return step::ok;
+        }
+        case 't':
+            if (size != 4 || std::memcmp(text, "true", 4) != 0) return step::unusual;
+            push(nullptr, 0, end, node, SLUICE_TAPE_TRUE);
+            return step::ok;
+        case 'f':
+            if (size != 5 || std::memcmp(text, "false", 5) != 0) return step::unusual;
+            push(nullptr, 0, end, node, SLUICE_TAPE_FALSE);
+            return step::ok;
+        case 'n':
+            if (size != 4 || std::memcmp(text, "null", 4) != 0) return step::unusual;
+            push(nullptr, 0, end, node, SLUICE_TAPE_NULL);
+            return step::ok;
+        default:
+            if (!is_number(text, size)) return step::unusual;
+            push(text, size, end, node, SLUICE_TAPE_NUMBER);
+            return step::ok;
+        }
+    }
+
+    /// Passes over the value at `at` that no field reads: a container by counting brackets, as On-Demand does, a
+    /// scalar once it ends where a value must.
+    step pass_over() {
+        const uint8_t first = byte_at(at);
+        if (first != '{' && first != '[') {
+            size_t start = 0, size = 0;
+            if (!scalar_text(start, size)) return step::unusual;
+            at++;
+            return step::ok;
+        }
+        size_t depth = 0;
+        do {
+            if (at >= count) return step::unusual;
+            const uint8_t byte = byte_at(at++);
+            if (byte == '{' || byte == '[') {
+                depth++;
+            } else if (byte == '}' || byte == ']') {
+                depth--;
+            }
+        } while (depth > 0);
+        return step::ok;
+    }
+
+    /// After a member or an element: a `,` or the closing bracket, which `closed` tells apart.
+    step separator(uint8_t closing, bool &closed) {
+        if (at >= count) return step::unusual;
+        const uint8_t byte = byte_at(at++);
+        closed = byte == closing;
+        return closed || byte == ',' ? step::ok : step::unusual;
+    }
+
+    step members(int32_t node, size_t depth) {
+        at++;  // the `{`
+        if (at < count && byte_at(at) == '}') {
+            at++;
+            return step::ok;
+        }
+        size_t position = 0;
+        for (;;) {
+            if (at + 2 >= count || byte_at(at) != '"' || byte_at(at + 1) != ':') return step::unusual;
+            const uint8_t *key = base + index[at] + 1;
+            const uint8_t *quote = base + index[at + 1] - 1;
+            while (quote >= key && is_whitespace(*quote)) quote--;
+            if (quote < key || *quote != '"') return step::unusual;
+            size_t key_length = size_t(quote - key);
+            at += 2;
+            if (!starts_value(byte_at(at))) return step::unusual;
+            int32_t matched = keys.child(node, position, key, key_length, true, true);
+            bool guessed = true;
+            if (matched == sluice_matching::key_matcher::escaped) {
+                key = unescaped(key - 1, key_length);
+                if (key == nullptr) return step::unusual;
+                matched = keys.scan(node, key, key_length);
+                guessed = false;
+            }
+            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
+                if (matched < 0 && keys.crosses_unmapped(node, position, key_length, guessed)) {
+                    push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
+                }
+                if (pass_over() != step::ok) return step::unusual;
+            } else if (read(matched, depth) != step::ok) {
+                return step::unusual;
+            }
+            position++;
+            bool closed = false;
+            if (separator('}', closed) != step::ok) return step::unusual;
+            if (closed) return step::ok;
+        }
+    }
+
+    step elements(int32_t node, size_t depth) {
+        if (tables->flags[node] & SLUICE_NODE_STARTS_LISTS) push(nullptr, 0, index[at] + 1, node, SLUICE_TAPE_LIST_START);
+        at++;  // the `[`
+        if (at < count && byte_at(at) == ']') {
+            at++;
+            return step::ok;
+        }
+        for (int64_t element = 0;; element++) {
+            if (at >= count || !starts_value(byte_at(at))) return step::unusual;
+            const int32_t matched = keys.element_child(node, element);
+            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
+                if (pass_over() != step::ok) return step::unusual;
+            } else if (read(matched, depth) != step::ok) {
+                return step::unusual;
+            }
+            bool closed = false;
+            if (separator(']', closed) != step::ok) return step::unusual;
+            if (closed) return step::ok;
+        }
+    }
+
+    /// Reads the value at `at` for `node`: a scalar a field reads, or a container the plan looks into, of the kind
+    /// it looks for. A container anywhere else (where a field reads a scalar, or of the other kind) is left to the
+    /// On-Demand walk, which tells the fields it fails.
+    step read(int32_t node, size_t depth) {
+        const uint8_t first = byte_at(at);
+        const bool is_object = first == '{';
+        if (!is_object && first != '[') return scalar(node);
+        const bool looked_into = is_object ? tables->key_count[node] > 0 : tables->index_count[node] > 0;
+        if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR) || depth >= maximum_depth) return step::unusual;
+        return is_object ? members(node, depth + 1) : elements(node, depth + 1);
+    }
+};
+
+/// Whether any node reachable from `node` captures json text or maps elements by a plan of their own.
+bool needs_on_demand(const sluice_plan_tables *tables, int32_t node, size_t depth) {
+    if (depth > 4096 || (tables->flags[node] & (SLUICE_NODE_CAPTURES | SLUICE_NODE_MAPS_ELEMENTS))) return true;
+    for (int32_t entry = tables->first_key[node], last = entry + tables->key_count[node]; entry < last; entry++) {
+        if (needs_on_demand(tables, tables->key_child[entry], depth + 1)) return true;
+    }
+    for (int32_t entry = tables->first_index[node], last = entry + tables->index_count[node]; entry < last; entry++) {
+        if (needs_on_demand(tables, tables->index_child[entry], depth + 1)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+bool reads_plan(indexer &state, const sluice_plan_tables *tables) {
+    if (state.judged != tables) {
+        state.readable = tables->key_count[0] > 0 && !(tables->flags[0] & SLUICE_NODE_SCALAR) && !needs_on_demand(tables, 0, 0);
+        state.judged = tables;
+    }
+    return state.readable;
+}
+
+outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_plan_tables *tables, size_t maximum_depth,
+             std::vector<sluice_tape_entry> &tape, sluice_matching::key_matcher &keys, size_t &end) {
+    if (!state.stage_one || state.stage_one->capacity() < length) {
+        // Grown to the largest record read, as the On-Demand parser grows (four bytes of indexes a byte).
+        size_t capacity = state.stage_one ? state.stage_one->capacity() : size_t(1) << 16;
+        while (capacity < length) capacity *= 2;
+        if (state.stage_one) {
+            if (state.stage_one->set_capacity(capacity) != SUCCESS) return outcome::no_memory;
+        } else if (get_active_implementation()->create_dom_parser_implementation(capacity, maximum_depth, state.stage_one) != SUCCESS) {
+            return outcome::no_memory;
+        }
+    }
+    if (state.scratch.size() < length + SIMDJSON_PADDING) state.scratch.resize(length + SIMDJSON_PADDING);
+    internal::dom_parser_implementation &stage_one = *state.stage_one;
+    const error_code error = stage_one.stage1(bytes, length, stage1_mode::regular);
+    if (error == UTF8_ERROR) return outcome::invalid_utf8;
+    if (error) return outcome::refused;
+    walker walker{bytes, length, stage_one.structural_indexes.get(), stage_one.n_structural_indexes, 0, tables, tape, keys,
+                  maximum_depth, stage_one, state.scratch.data()};
+    if (walker.count == 0 || walker.byte_at(0) != '{' || maximum_depth == 0) return outcome::unusual;
+    if (walker.members(0, 1) != step::ok) return outcome::unusual;
+    // A second value after the record: yajl says what it is.
+    if (walker.at != walker.count) return outcome::unusual;
+    end = walker.index[walker.at - 1] + 1;
+    return outcome::ok;
+}
+
+}  // namespace sluice_structural

@@ -1,0 +1,127 @@
+import CWalk
+import Testing
+import SluiceFixtures
+@testable import Sluice
+
+/// simdjson reads most records by a walk over its first stage's structural indexes, and leaves the rest to its
+/// On-Demand walk. Wherever the first reads a record, it must give exactly what the On-Demand walk gives: the same
+/// tape (kinds, nodes, bytes, offsets), the same end, the same counts of keys no field reads, the same verdict on
+/// UTF-8. A record it reads that the On-Demand walk would hand to yajl would change a verdict; so the records here
+/// are generated tweets damaged one byte at a time, at random places, with the bytes JSON's grammar turns on.
+@Suite struct IndexedWalkTests {
+    /// One walk of one record, its tape copied out of the parser.
+    struct Walked: Equatable {
+        var status: UInt32
+        var entries: [Entry]
+        var end: Int
+    }
+
+    struct Entry: Equatable {
+        var kind: Int32
+        var node: Int32
+        var bytes: [UInt8]?
+        var length: Int
+        var end: Int
+    }
+
+    /// A parser walking with the indexes first, or with On-Demand only.
+    final class Walker {
+        let parser: OpaquePointer
+        let tables: MatchTables
+
+        init(plan: CompiledPlan, indexes: Bool) throws {
+            parser = try #require(sluice_simdjson_parser_create(256))
+            sluice_simdjson_parser_walk_indexes(parser, indexes)
+            tables = MatchTables(plan: plan, mapsElements: false)
+        }
+
+        deinit { sluice_simdjson_parser_free(parser) }
+
+        func walk(_ record: [UInt8]) -> Walked {
+            let padded = record + [UInt8](repeating: UInt8(ascii: " "), count: SimdjsonTokenizer.padding)
+            return padded.withUnsafeBufferPointer { buffer in
+                var tape: UnsafePointer<sluice_tape_entry>?
+                var count = 0
+                var end = 0
+                let status = sluice_simdjson_match(parser, buffer.baseAddress, record.count, buffer.count, tables.tables, nil, 0, &tape, &count, &end)
+                guard status == SLUICE_MATCH_OK else { return Walked(status: status.rawValue, entries: [], end: 0) }
+                let entries = UnsafeBufferPointer(start: tape, count: count).map { entry in
+                    // Element markers and list starts carry no bytes; a key's `end` is its position.
+                    Entry(kind: entry.kind, node: entry.node, bytes: entry.bytes.map { Array(UnsafeBufferPointer(start: $0, count: entry.length)) },
+                          length: entry.length, end: entry.end)
+                }
+                return Walked(status: status.rawValue, entries: entries, end: end)
+            }
+        }
+
+        func unmappedCounts() -> [UnmappedKey: Int] {
+            var sightings: UnsafePointer<sluice_unmapped_sighting>?
+            let count = sluice_simdjson_take_unmapped(parser, &sightings)
+            var counts: [UnmappedKey: Int] = [:]
+            UnmappedKey.count(UnsafeBufferPointer(start: sightings, count: count), into: &counts)
+            return counts
+        }
+    }
+
+    /// Bytes a damage puts in or takes the place of: every one JSON's grammar turns on, and some it never allows.
+    static let damageBytes = Array(#"{}[]:,"\ 0-.e+tfn"#.utf8) + [0x09, 0x0A, 0x01, 0xC3, 0xFF]
+
+    /// Clean tweets, each also damaged at `damages` random places (a byte deleted, inserted or replaced), and the
+    /// hand-made shapes the matched walks are tested on.
+    static func records(count: Int, damages: Int, seed: UInt64) -> [[UInt8]] {
+        var generator = TweetGenerator(seed: seed)
+        var random = SplitMix(seed: seed)
+        var records: [[UInt8]] = []
+        for ordinal in 1...count {
+            let clean = Array(generator.nextRecord(ordinal: ordinal).utf8)
+            records.append(clean)
+            for _ in 0..<damages {
+                var damaged = clean
+                let at = Int(random.next() % UInt64(damaged.count))
+                let byte = damageBytes[Int(random.next() % UInt64(damageBytes.count))]
+                switch random.next() % 3 {
+                case 0: damaged.remove(at: at)
+                case 1: damaged.insert(byte, at: at)
+                default: damaged[at] = byte
+                }
+                records.append(damaged)
+            }
+        }
+        let shapes = MatchedWalkTests.listShapes + MatchedWalkTests.listMismatches + MatchedWalkTests.unreadDamage
+            + MatchedWalkTests.capturedDamage + MatchedWalkTests.capturedShapes + MatchedWalkTests.escapedKeys
+        records += shapes.map { Array($0.utf8) }
+        records += TokenizerDifferentialTests.damagedTweets(count: 60, seed: seed).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        return records
+    }
+
+    static let indexedMappings: Set = ["reference", "strict", "ignoring", "fallbacks", "cleanups and null spellings", "wide", "required and nested"]
+
+    @Test(arguments: 0..<MatchedWalkTests.mappings.count)
+    func bothWalksGiveTheSameTape(_ mapping: Int) throws {
+        let (name, fields, options) = MatchedWalkTests.mappings[mapping]
+        let plan = try PlanCompiler.compile(fields, options: options)
+        let indexed = try Walker(plan: plan, indexes: true)
+        let onDemand = try Walker(plan: plan, indexes: false)
+        let records = Self.records(count: 40, damages: 25, seed: UInt64(mapping) + 1)
+        var disagreements = 0
+        for record in records {
+            let first = indexed.walk(record), second = onDemand.walk(record)
+            // Where the indexed walk leaves a record to the On-Demand walk, the parser gives that walk's tape anyway.
+            if first != second {
+                disagreements += 1
+                if disagreements <= 3 {
+                    Issue.record("\(name): the walks differ on \(String(decoding: record, as: UTF8.self)):\n\(first)\n\(second)")
+                }
+            }
+        }
+        #expect(disagreements == 0, "\(name): \(disagreements) of \(records.count) records walked differently")
+        let counted = indexed.unmappedCounts(), countedOnDemand = onDemand.unmappedCounts()
+        let differing = Set(counted.keys).union(countedOnDemand.keys).filter { counted[$0] != countedOnDemand[$0] }
+        #expect(differing.isEmpty, "\(name): \(differing.count) keys no field reads counted differently, such as \(differing.prefix(3).map { String(decoding: $0.key, as: UTF8.self) })")
+        #expect(sluice_simdjson_indexed_records(onDemand.parser) == 0)
+        // Plans that capture json text (json fields, json lists, transforms of containers) are left to the On-Demand
+        // walk whole; these are read by the indexes, every clean record at least.
+        let read = sluice_simdjson_indexed_records(indexed.parser)
+        if Self.indexedMappings.contains(name) { #expect(read >= 40, "\(name): the indexed walk read \(read) records") }
+    }
+}
