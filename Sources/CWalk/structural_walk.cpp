@@ -17,6 +17,18 @@ namespace {
 
 enum class step { ok, unusual };
 
+/// What a byte does to the nesting depth: `{` and `[` open, `}` and `]` close.
+constexpr struct depth_table {
+    int8_t values[256] = {};
+    constexpr depth_table() {
+        values['{'] = values['['] = 1;
+        values['}'] = values[']'] = -1;
+    }
+    constexpr int8_t operator[](uint8_t byte) const { return values[byte]; }
+} bracket_depth;
+
+inline bool opens(uint8_t byte) { return byte == '{' || byte == '['; }
+
 struct walker {
     const uint8_t *base;
     size_t length;
@@ -59,7 +71,7 @@ struct walker {
         return start;
     }
 
-    step scalar(int32_t node) {
+    [[gnu::always_inline]] inline step scalar(int32_t node) {
         size_t start = 0, size = 0;
         if (!scalar_text(start, size)) return step::unusual;
         at++;
@@ -97,26 +109,22 @@ struct walker {
         }
     }
 
-    /// Passes over the value at `at` that no field reads: a container by counting brackets, as On-Demand does, a
-    /// scalar once it ends where a value must.
-    step pass_over() {
-        const uint8_t first = byte_at(at);
-        if (first != '{' && first != '[') {
-            size_t start = 0, size = 0;
-            if (!scalar_text(start, size)) return step::unusual;
+    /// Passes over the value at `at` that no field reads: a container by counting brackets, as On-Demand does; a
+    /// scalar as it stands (what follows it is checked as any value's separator).
+    [[gnu::always_inline]] inline step pass_over() {
+        const uint32_t *position = index + at;
+        if (!opens(base[*position])) {
             at++;
             return step::ok;
         }
-        size_t depth = 0;
+        const uint32_t *const last = index + count;
+        const uint8_t *const bytes = base;
+        int64_t depth = 0;
         do {
-            if (at >= count) return step::unusual;
-            const uint8_t byte = byte_at(at++);
-            if (byte == '{' || byte == '[') {
-                depth++;
-            } else if (byte == '}' || byte == ']') {
-                depth--;
-            }
+            if (position == last) return step::unusual;
+            depth += bracket_depth[bytes[*position++]];
         } while (depth > 0);
+        at = uint32_t(position - index);
         return step::ok;
     }
 
@@ -128,22 +136,34 @@ struct walker {
         return closed || byte == ',' ? step::ok : step::unusual;
     }
 
+    /// The key at `at` and the colon after it, which `at` passes; its raw text in `key` and `length`.
+    [[gnu::always_inline]] inline step key_text(const uint8_t *&key, size_t &length) {
+        if (at + 2 >= count) return step::unusual;
+        const uint32_t key_at = index[at], colon_at = index[at + 1];
+        at += 2;
+        if (base[key_at] != '"' || base[colon_at] != ':' || !starts_value(byte_at(at))) return step::unusual;
+        key = base + key_at + 1;
+        // The key's closing quote: the colon's neighbour in most dumps, else past whitespace.
+        const uint8_t *quote = base + colon_at - 1;
+        while (quote >= key && is_whitespace(*quote)) quote--;
+        if (quote < key || *quote != '"') return step::unusual;
+        length = size_t(quote - key);
+        return step::ok;
+    }
+
+    /// Walks an object the plan looks into. Inside a container a json field captures (`strict`), every value no
+    /// field reads is checked whole, as the captured text must be, instead of passed over.
+    template <bool strict>
     step members(int32_t node, size_t depth) {
         at++;  // the `{`
         if (at < count && byte_at(at) == '}') {
             at++;
             return step::ok;
         }
-        size_t position = 0;
-        for (;;) {
-            if (at + 2 >= count || byte_at(at) != '"' || byte_at(at + 1) != ':') return step::unusual;
-            const uint8_t *key = base + index[at] + 1;
-            const uint8_t *quote = base + index[at + 1] - 1;
-            while (quote >= key && is_whitespace(*quote)) quote--;
-            if (quote < key || *quote != '"') return step::unusual;
-            size_t key_length = size_t(quote - key);
-            at += 2;
-            if (!starts_value(byte_at(at))) return step::unusual;
+        for (size_t position = 0;; position++) {
+            const uint8_t *key = nullptr;
+            size_t key_length = 0;
+            if (key_text(key, key_length) != step::ok) return step::unusual;
             int32_t matched = keys.child(node, position, key, key_length, true, true);
             bool guessed = true;
             if (matched == sluice_matching::key_matcher::escaped) {
@@ -156,17 +176,18 @@ struct walker {
                 if (matched < 0 && keys.crosses_unmapped(node, position, key_length, guessed)) {
                     push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
                 }
-                if (pass_over() != step::ok) return step::unusual;
-            } else if (read(matched, depth) != step::ok) {
+                if ((strict ? checked(depth) : pass_over()) != step::ok) return step::unusual;
+            } else if (read<strict>(matched, depth) != step::ok) {
                 return step::unusual;
             }
-            position++;
             bool closed = false;
             if (separator('}', closed) != step::ok) return step::unusual;
             if (closed) return step::ok;
         }
     }
 
+    /// Walks an array the plan looks into: its elements at the nodes that name them, or `*`.
+    template <bool strict>
     step elements(int32_t node, size_t depth) {
         if (tables->flags[node] & SLUICE_NODE_STARTS_LISTS) push(nullptr, 0, index[at] + 1, node, SLUICE_TAPE_LIST_START);
         at++;  // the `[`
@@ -178,8 +199,8 @@ struct walker {
             if (at >= count || !starts_value(byte_at(at))) return step::unusual;
             const int32_t matched = keys.element_child(node, element);
             if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (pass_over() != step::ok) return step::unusual;
-            } else if (read(matched, depth) != step::ok) {
+                if ((strict ? checked(depth) : pass_over()) != step::ok) return step::unusual;
+            } else if (read<strict>(matched, depth) != step::ok) {
                 return step::unusual;
             }
             bool closed = false;
@@ -188,22 +209,69 @@ struct walker {
         }
     }
 
-    /// Reads the value at `at` for `node`: a scalar a field reads, or a container the plan looks into, of the kind
-    /// it looks for. A container anywhere else (where a field reads a scalar, or of the other kind) is left to the
-    /// On-Demand walk, which tells the fields it fails.
+    /// Reads the value at `at` for `node`: a scalar a field reads, a container a json field captures (walked on the
+    /// way where fields read beneath it), or a container the plan looks into, of the kind it looks for. A container
+    /// anywhere else (where a field reads a scalar, or of the other kind) is left to the On-Demand walk, which tells
+    /// the fields it fails.
+    template <bool strict>
     step read(int32_t node, size_t depth) {
-        const uint8_t first = byte_at(at);
+        const uint32_t opening = index[at];
+        const uint8_t first = base[opening];
         const bool is_object = first == '{';
         if (!is_object && first != '[') return scalar(node);
         const bool looked_into = is_object ? tables->key_count[node] > 0 : tables->index_count[node] > 0;
-        if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR) || depth >= maximum_depth) return step::unusual;
-        return is_object ? members(node, depth + 1) : elements(node, depth + 1);
+        if (tables->flags[node] & SLUICE_NODE_CAPTURES) {
+            // The captured text ends with the container: the fields beneath it are read on the way, checked as
+            // strictly as the rest of what is captured.
+            if ((looked_into ? walk<true>(node, depth, is_object) : check(depth)) != step::ok) return step::unusual;
+            const size_t end = index[at - 1] + 1;
+            push(base + opening, end - opening, end, node, SLUICE_TAPE_CAPTURE);
+            return step::ok;
+        }
+        if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR)) return step::unusual;
+        return walk<strict>(node, depth, is_object);
+    }
+
+    template <bool strict>
+    step walk(int32_t node, size_t depth, bool is_object) {
+        if (depth >= maximum_depth) return step::unusual;
+        return is_object ? members<strict>(node, depth + 1) : elements<strict>(node, depth + 1);
+    }
+
+    /// Checks the value at `at`, everything in it, as the On-Demand walk checks what a json field captures: keys'
+    /// escapes, scalars' grammar and ends, nesting.
+    [[gnu::noinline]] step checked(size_t depth) {
+        if (at >= count || !starts_value(byte_at(at))) return step::unusual;
+        return opens(byte_at(at)) ? check(depth) : scalar(-1);
+    }
+
+    step check(size_t depth) {
+        if (depth >= maximum_depth) return step::unusual;
+        const bool is_object = byte_at(at) == '{';
+        const uint8_t closing = is_object ? '}' : ']';
+        at++;
+        if (at < count && byte_at(at) == closing) {
+            at++;
+            return step::ok;
+        }
+        for (;;) {
+            if (is_object) {
+                const uint8_t *key = nullptr;
+                size_t key_length = 0;
+                if (key_text(key, key_length) != step::ok) return step::unusual;
+                if (std::memchr(key, '\\', key_length) != nullptr && unescaped(key - 1, key_length) == nullptr) return step::unusual;
+            }
+            if (checked(depth + 1) != step::ok) return step::unusual;
+            bool closed = false;
+            if (separator(closing, closed) != step::ok) return step::unusual;
+            if (closed) return step::ok;
+        }
     }
 };
 
-/// Whether any node reachable from `node` captures json text or maps elements by a plan of their own.
+/// Whether any node reachable from `node` maps elements by a plan of their own (a typed array of models).
 bool needs_on_demand(const sluice_plan_tables *tables, int32_t node, size_t depth) {
-    if (depth > 4096 || (tables->flags[node] & (SLUICE_NODE_CAPTURES | SLUICE_NODE_MAPS_ELEMENTS))) return true;
+    if (depth > 4096 || (tables->flags[node] & SLUICE_NODE_MAPS_ELEMENTS)) return true;
     for (int32_t entry = tables->first_key[node], last = entry + tables->key_count[node]; entry < last; entry++) {
         if (needs_on_demand(tables, tables->key_child[entry], depth + 1)) return true;
     }
@@ -217,7 +285,11 @@ bool needs_on_demand(const sluice_plan_tables *tables, int32_t node, size_t dept
 
 bool reads_plan(indexer &state, const sluice_plan_tables *tables) {
     if (state.judged != tables) {
-        state.readable = tables->key_count[0] > 0 && !(tables->flags[0] & SLUICE_NODE_SCALAR) && !needs_on_demand(tables, 0, 0);
+        // A field at `$` reads the record's object as json text, or fails on it where it reads a scalar (which the
+        // On-Demand walk tells); a plan reading no key of the record only checks it.
+        const uint8_t root = tables->flags[0];
+        const bool fails_on_record = (root & SLUICE_NODE_SCALAR) && !(root & SLUICE_NODE_CAPTURES);
+        state.readable = tables->key_count[0] > 0 && !fails_on_record && !needs_on_demand(tables, 0, 0);
         state.judged = tables;
     }
     return state.readable;
@@ -243,10 +315,14 @@ outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_p
     walker walker{bytes, length, stage_one.structural_indexes.get(), stage_one.n_structural_indexes, 0, tables, tape, keys,
                   maximum_depth, stage_one, state.scratch.data()};
     if (walker.count == 0 || walker.byte_at(0) != '{' || maximum_depth == 0) return outcome::unusual;
-    if (walker.members(0, 1) != step::ok) return outcome::unusual;
+    // A field at `$` captures the whole record: everything in it is checked, as the captured text must be.
+    const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
+    if ((captures_record ? walker.members<true>(0, 1) : walker.members<false>(0, 1)) != step::ok) return outcome::unusual;
     // A second value after the record: yajl says what it is.
     if (walker.at != walker.count) return outcome::unusual;
     end = walker.index[walker.at - 1] + 1;
+    const size_t start = walker.index[0];
+    if (captures_record) walker.push(bytes + start, end - start, end, 0, SLUICE_TAPE_CAPTURE);
     return outcome::ok;
 }
 

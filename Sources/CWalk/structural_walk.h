@@ -1,7 +1,8 @@
 // The matched walk over simdjson's stage one alone: the structural indexes it finds, read in order, matched against
 // the plan's tables by the same rules as the On-Demand walk. It reads the records most plans meet (objects, scalars,
-// arrays of named or listed elements) and hands everything else back, to the On-Demand walk, which gives the same tape
-// wherever both read a record: this walk only saves On-Demand's bookkeeping per value.
+// arrays of named or listed elements, json text captured and checked) and hands everything else back, to the
+// On-Demand walk, which gives the same tape wherever both read a record: this walk only saves On-Demand's bookkeeping
+// per value.
 
 #ifndef SLUICE_STRUCTURAL_WALK_H
 #define SLUICE_STRUCTURAL_WALK_H
@@ -27,8 +28,8 @@ struct indexer {
 /// `refused`: stage one refused the record, as it would for the On-Demand walk (yajl judges it).
 enum class outcome { ok, unusual, refused, invalid_utf8, no_memory };
 
-/// Whether this walk reads records of `tables` (and of a plan without header rows): no field captures json text and no
-/// typed array maps elements, and the record's object is looked into, not read as a scalar.
+/// Whether this walk reads records of `tables` (and of a plan without header rows): no typed array maps elements, and
+/// the record's object is looked into, not read as a scalar.
 bool reads_plan(indexer &state, const sluice_plan_tables *tables);
 
 /// Indexes the record in `bytes` (padded to `capacity`) and walks it, filling `tape` as the On-Demand walk would.
