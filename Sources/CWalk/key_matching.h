@@ -12,6 +12,13 @@
 
 namespace sluice_matching {
 
+/// Whether the plan's fields fail on the record's object (or row) itself: a scalar field at `$`, or a plan reading no
+/// key of an object record; a json field at `$` captures the record instead.
+inline bool fails_on_record(const sluice_plan_tables *tables, bool is_row) {
+    const uint8_t root = tables->flags[0];
+    return ((root & SLUICE_NODE_SCALAR) || (!is_row && tables->key_count[0] == 0)) && !(root & SLUICE_NODE_CAPTURES);
+}
+
 /// Records of one dump repeat their key order: the key at a node's position is guessed to be the one there last time.
 constexpr size_t guessed_positions = 64;
 constexpr size_t guessed_key_bytes = 32;

@@ -1,5 +1,5 @@
-// A record as both walks see it: its bytes, the document simdjson iterates over them, and the positions and checks
-// they share.
+// A record as simdjson's On-Demand walk sees it: its bytes, the document simdjson iterates over them, and the
+// positions and checks the walk's steps share.
 
 #ifndef SLUICE_RECORD_VIEW_H
 #define SLUICE_RECORD_VIEW_H

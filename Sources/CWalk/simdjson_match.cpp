@@ -4,25 +4,20 @@
 
 #include "parser_state.h"
 #include "record_view.h"
+#include "tape_writer.h"
 
 #include <cstring>
 
 using namespace simdjson;
 using namespace sluice_tokens;
+using sluice_walks::step;
 
 namespace {
 
-enum class step { ok, unusual };
-
-struct matcher : record_view {
+struct matcher : record_view, sluice_walks::tape_writer {
     const sluice_plan_tables *tables;
-    std::vector<sluice_tape_entry> &tape;
     sluice_matching::key_matcher &keys;
     size_t maximum_depth;
-
-    inline void push(const uint8_t *bytes, size_t size, size_t end, int32_t node, sluice_tape_kind kind) {
-        if (node >= 0) tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
-    }
 
     /// Hands over the scalar in `value` for `node`, checked as yajl checks it; with no node (-1), only checks it.
     step scalar(ondemand::value &value, ondemand::json_type type, std::string_view token, int32_t node) {
@@ -316,15 +311,13 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     if (type != ondemand::json_type::object && !is_row) return SLUICE_MATCH_UNUSUAL;
     parser->tape.clear();
     parser->keys.begin(tables);
-    matcher walk{{bytes, length, &document}, tables, parser->tape, parser->keys, parser->maximum_depth};
+    matcher walk{{bytes, length, &document}, {parser->tape}, tables, parser->keys, parser->maximum_depth};
     // A field at `$` captures the whole record: everything in it is checked, as the captured text must be. (A row
     // so captured is left to yajl's matched walk.)
     const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
     const char *opening = nullptr;
     if (document.current_location().get(opening)) return SLUICE_MATCH_UNUSUAL;
-    // A scalar field at `$` fails on the record's object or row, and the fields beneath it on an object where the plan
-    // reads no key (a json field there captures it instead, and checks its own).
-    if (((tables->flags[0] & SLUICE_NODE_SCALAR) || (!is_row && tables->key_count[0] == 0)) && !captures_record) {
+    if (sluice_matching::fails_on_record(tables, is_row)) {
         walk.push(reinterpret_cast<const uint8_t *>(opening), 1, walk.offset(opening) + 1, 0, SLUICE_TAPE_MISMATCH);
     }
     if (is_row) {

@@ -4,49 +4,46 @@
 // Where the On-Demand walk would find a record unusual, this one does too, or earlier: it is never more lenient.
 
 #include "structural_walk.h"
+#include "tape_writer.h"
 #include "token_checks.h"
 
 #include <cstring>
+#include <new>
 
 using namespace simdjson;
 using namespace sluice_tokens;
+using sluice_walks::step;
 
 namespace sluice_structural {
 
 namespace {
 
-enum class step { ok, unusual };
-
-/// What a byte does to the nesting depth: `{` and `[` open, `}` and `]` close.
-constexpr struct depth_table {
+/// What a byte changes the nesting depth by: `{` and `[` open, `}` and `]` close.
+constexpr struct depth_change_table {
     int8_t values[256] = {};
-    constexpr depth_table() {
+    constexpr depth_change_table() {
         values['{'] = values['['] = 1;
         values['}'] = values[']'] = -1;
     }
     constexpr int8_t operator[](uint8_t byte) const { return values[byte]; }
-} bracket_depth;
+} depth_change;
 
 inline bool opens(uint8_t byte) { return byte == '{' || byte == '['; }
 
-struct walker {
+struct walker : sluice_walks::tape_writer {
     const uint8_t *base;
-    size_t length;
     const uint32_t *index;
     uint32_t count;
+    /// The next structural index to read.
     uint32_t at;
     const sluice_plan_tables *tables;
-    std::vector<sluice_tape_entry> &tape;
     sluice_matching::key_matcher &keys;
     size_t maximum_depth;
     const internal::dom_parser_implementation &stage_one;
-    uint8_t *scratch;
+    /// Where the next unescaped text goes in the indexer's scratch.
+    uint8_t *unescaped_end;
 
     uint8_t byte_at(uint32_t position) const { return base[index[position]]; }
-
-    inline void push(const uint8_t *bytes, size_t size, size_t end, int32_t node, sluice_tape_kind kind) {
-        if (node >= 0) tape.push_back(sluice_tape_entry{bytes, size, end, node, int32_t(kind)});
-    }
 
     /// The scalar at `at`: its text without the whitespace before the next index, which must be a `,` or a closing
     /// bracket (as the On-Demand walk asks of a scalar it reads or passes over).
@@ -63,10 +60,10 @@ struct walker {
 
     /// Unescapes the string whose text follows the quote at `quote`, into the scratch; null for a bad escape.
     const uint8_t *unescaped(const uint8_t *quote, size_t &size) {
-        uint8_t *start = scratch;
+        uint8_t *start = unescaped_end;
         uint8_t *stop = stage_one.parse_string(quote + 1, start);
         if (stop == nullptr) return nullptr;
-        scratch = stop;
+        unescaped_end = stop;
         size = size_t(stop - start);
         return start;
     }
@@ -112,8 +109,8 @@ struct walker {
     /// Passes over the value at `at` that no field reads: a container by counting brackets, as On-Demand does; a
     /// scalar as it stands (what follows it is checked as any value's separator).
     [[gnu::always_inline]] inline step pass_over() {
-        const uint32_t *position = index + at;
-        if (!opens(base[*position])) {
+        const uint32_t *cursor = index + at;
+        if (!opens(base[*cursor])) {
             at++;
             return step::ok;
         }
@@ -121,10 +118,10 @@ struct walker {
         const uint8_t *const bytes = base;
         int64_t depth = 0;
         do {
-            if (position == last) return step::unusual;
-            depth += bracket_depth[bytes[*position++]];
+            if (cursor == last) return step::unusual;
+            depth += depth_change[bytes[*cursor++]];
         } while (depth > 0);
-        at = uint32_t(position - index);
+        at = uint32_t(cursor - index);
         return step::ok;
     }
 
@@ -221,19 +218,17 @@ struct walker {
         if (!is_object && first != '[') return scalar(node);
         const bool looked_into = is_object ? tables->key_count[node] > 0 : tables->index_count[node] > 0;
         if (tables->flags[node] & SLUICE_NODE_CAPTURES) {
-            // The captured text ends with the container: the fields beneath it are read on the way, checked as
-            // strictly as the rest of what is captured.
-            if ((looked_into ? walk<true>(node, depth, is_object) : check(depth)) != step::ok) return step::unusual;
+            if ((looked_into ? descend<true>(node, depth, is_object) : check(depth)) != step::ok) return step::unusual;
             const size_t end = index[at - 1] + 1;
             push(base + opening, end - opening, end, node, SLUICE_TAPE_CAPTURE);
             return step::ok;
         }
         if (!looked_into || (tables->flags[node] & SLUICE_NODE_SCALAR)) return step::unusual;
-        return walk<strict>(node, depth, is_object);
+        return descend<strict>(node, depth, is_object);
     }
 
     template <bool strict>
-    step walk(int32_t node, size_t depth, bool is_object) {
+    step descend(int32_t node, size_t depth, bool is_object) {
         if (depth >= maximum_depth) return step::unusual;
         return is_object ? members<strict>(node, depth + 1) : elements<strict>(node, depth + 1);
     }
@@ -285,11 +280,8 @@ bool needs_on_demand(const sluice_plan_tables *tables, int32_t node, size_t dept
 
 bool reads_plan(indexer &state, const sluice_plan_tables *tables) {
     if (state.judged != tables) {
-        // A field at `$` reads the record's object as json text, or fails on it where it reads a scalar (which the
-        // On-Demand walk tells); a plan reading no key of the record only checks it.
-        const uint8_t root = tables->flags[0];
-        const bool fails_on_record = (root & SLUICE_NODE_SCALAR) && !(root & SLUICE_NODE_CAPTURES);
-        state.readable = tables->key_count[0] > 0 && !fails_on_record && !needs_on_demand(tables, 0, 0);
+        // A plan reading no key of the record only checks it (the On-Demand walk does, without counting its keys).
+        state.readable = tables->key_count[0] > 0 && !sluice_matching::fails_on_record(tables, false) && !needs_on_demand(tables, 0, 0);
         state.judged = tables;
     }
     return state.readable;
@@ -298,23 +290,34 @@ bool reads_plan(indexer &state, const sluice_plan_tables *tables) {
 outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_plan_tables *tables, size_t maximum_depth,
              std::vector<sluice_tape_entry> &tape, sluice_matching::key_matcher &keys, size_t &end) {
     if (!state.stage_one || state.stage_one->capacity() < length) {
-        // Grown to the largest record read, as the On-Demand parser grows (four bytes of indexes a byte).
-        size_t capacity = state.stage_one ? state.stage_one->capacity() : size_t(1) << 16;
+        // Grown by doubling to the largest record read (four bytes of indexes a byte); a failed allocation leaves
+        // no parser behind, for simdjson sets a failed one's capacity to 0.
+        size_t capacity = size_t(1) << 16;
+        if (state.stage_one && state.stage_one->capacity() > capacity) capacity = state.stage_one->capacity();
         while (capacity < length) capacity *= 2;
-        if (state.stage_one) {
-            if (state.stage_one->set_capacity(capacity) != SUCCESS) return outcome::no_memory;
-        } else if (get_active_implementation()->create_dom_parser_implementation(capacity, maximum_depth, state.stage_one) != SUCCESS) {
+        const error_code made = state.stage_one ? state.stage_one->set_capacity(capacity)
+                                                : get_active_implementation()->create_dom_parser_implementation(capacity, maximum_depth, state.stage_one);
+        if (made != SUCCESS) {
+            state.stage_one.reset();
             return outcome::no_memory;
         }
     }
-    if (state.scratch.size() < length + SIMDJSON_PADDING) state.scratch.resize(length + SIMDJSON_PADDING);
+    if (state.scratch.size() < length + SIMDJSON_PADDING) {
+        // Every string and key is unescaped at most once, each no longer than its text: the record's length, and
+        // the padding simdjson's unescaping may write past the last.
+        try {
+            state.scratch.resize(length + SIMDJSON_PADDING);
+        } catch (const std::bad_alloc &) {
+            return outcome::no_memory;
+        }
+    }
     internal::dom_parser_implementation &stage_one = *state.stage_one;
     const error_code error = stage_one.stage1(bytes, length, stage1_mode::regular);
     if (error == UTF8_ERROR) return outcome::invalid_utf8;
     if (error) return outcome::refused;
-    walker walker{bytes, length, stage_one.structural_indexes.get(), stage_one.n_structural_indexes, 0, tables, tape, keys,
+    walker walker{{tape}, bytes, stage_one.structural_indexes.get(), stage_one.n_structural_indexes, 0, tables, keys,
                   maximum_depth, stage_one, state.scratch.data()};
-    if (walker.count == 0 || walker.byte_at(0) != '{' || maximum_depth == 0) return outcome::unusual;
+    if (walker.count == 0 || walker.byte_at(0) != '{') return outcome::unusual;
     // A field at `$` captures the whole record: everything in it is checked, as the captured text must be.
     const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
     if ((captures_record ? walker.members<true>(0, 1) : walker.members<false>(0, 1)) != step::ok) return outcome::unusual;

@@ -16,11 +16,11 @@
 
 namespace sluice_structural {
 
-/// Stage one's structural indexes of the record last indexed, and the scratch its escaped text is unescaped into.
+/// Stage one's structural indexes of the record last indexed, the scratch its escaped text is unescaped into, and
+/// whether the plan last asked about is one this walk reads.
 struct indexer {
     std::unique_ptr<simdjson::internal::dom_parser_implementation> stage_one;
     std::vector<uint8_t> scratch;
-    /// Whether the plan whose tables were last asked about is one this walk reads.
     const sluice_plan_tables *judged = nullptr;
     bool readable = false;
 };
@@ -32,7 +32,8 @@ enum class outcome { ok, unusual, refused, invalid_utf8, no_memory };
 /// the record's object is looked into, not read as a scalar.
 bool reads_plan(indexer &state, const sluice_plan_tables *tables);
 
-/// Indexes the record in `bytes` (padded to `capacity`) and walks it, filling `tape` as the On-Demand walk would.
+/// Indexes the record in `bytes` (followed by at least SIMDJSON_PADDING readable bytes) and walks it, filling `tape`
+/// as the On-Demand walk would.
 /// `ok`: `end` is just past the record's object and `keys` counted what it saw (to be committed by the caller);
 /// `unusual`: the record is left to the On-Demand walk (the tape and the keys' counts of this try are to be dropped).
 outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_plan_tables *tables, size_t maximum_depth,

@@ -38,7 +38,9 @@ import SluiceFixtures
         deinit { sluice_simdjson_parser_free(parser) }
 
         func walk(_ record: [UInt8]) -> Walked {
-            let padded = record + [UInt8](repeating: UInt8(ascii: " "), count: SimdjsonTokenizer.padding)
+            // The padding holds what a chunk's next lines would: closing brackets first, then another record.
+            let next = Array("}]}\n{\"id\":1,\"user\":{\"id\":[".utf8)
+            let padded = record + (0..<SimdjsonTokenizer.padding).map { next[$0 % next.count] }
             return padded.withUnsafeBufferPointer { buffer in
                 var tape: UnsafePointer<sluice_tape_entry>?
                 var count = 0

@@ -23,8 +23,9 @@ final class SimdjsonTokenizer {
     /// level, and a worker thread's stack may be small (512 KiB on macOS).
     private static let walkDepthLimit = 256
 
-    /// Records larger than this are read by yajl: simdjson's parser keeps memory for the largest record it has
-    /// read (about six bytes per byte) until the run ends, outside the memory budget.
+    /// Records larger than this are read by yajl: simdjson's parsers keep memory for the largest record they have
+    /// read (about six bytes per byte for On-Demand's, four more for the walk over the indexes' positions and one
+    /// for its unescaped text) until the run ends, outside the memory budget.
     static let maximumRecordSize = 1 << 20
 
     private let machine: UnsafeMutablePointer<RecordStateMachine>
