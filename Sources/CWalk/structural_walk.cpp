@@ -125,12 +125,21 @@ struct walker : sluice_walks::tape_writer {
         return step::ok;
     }
 
-    /// After a member or an element: a `,` or the closing bracket, which `closed` tells apart.
-    step separator(uint8_t closing, bool &closed) {
-        if (at >= count) return step::unusual;
-        const uint8_t byte = byte_at(at++);
-        closed = byte == closing;
-        return closed || byte == ',' ? step::ok : step::unusual;
+    /// Steps into the container whose opening bracket is at `at` and calls `item` for each member or element, past
+    /// the `,` between them, up to its closing bracket.
+    template <typename Item>
+    [[gnu::always_inline]] inline step items(uint8_t closing, Item item) {
+        at++;
+        if (at < count && byte_at(at) == closing) {
+            at++;
+            return step::ok;
+        }
+        for (;;) {
+            if (item() != step::ok || at >= count) return step::unusual;
+            const uint8_t separator = byte_at(at++);
+            if (separator == closing) return step::ok;
+            if (separator != ',') return step::unusual;
+        }
     }
 
     /// The key at `at` and the colon after it, which `at` passes; its raw text in `key` and `length`.
@@ -152,12 +161,8 @@ struct walker : sluice_walks::tape_writer {
     /// field reads is checked whole, as the captured text must be, instead of passed over.
     template <bool strict>
     step members(int32_t node, size_t depth) {
-        at++;  // the `{`
-        if (at < count && byte_at(at) == '}') {
-            at++;
-            return step::ok;
-        }
-        for (size_t position = 0;; position++) {
+        size_t position = 0;
+        return items('}', [&] {
             const uint8_t *key = nullptr;
             size_t key_length = 0;
             if (key_text(key, key_length) != step::ok) return step::unusual;
@@ -169,41 +174,31 @@ struct walker : sluice_walks::tape_writer {
                 matched = keys.scan(node, key, key_length);
                 guessed = false;
             }
-            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if (matched < 0 && keys.crosses_unmapped(node, position, key_length, guessed)) {
-                    push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
-                }
-                if ((strict ? checked(depth) : pass_over()) != step::ok) return step::unusual;
-            } else if (read<strict>(matched, depth) != step::ok) {
-                return step::unusual;
+            if (matched < 0 && keys.crosses_unmapped(node, position, key_length, guessed)) {
+                push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
             }
-            bool closed = false;
-            if (separator('}', closed) != step::ok) return step::unusual;
-            if (closed) return step::ok;
-        }
+            position++;
+            return value<strict>(matched, depth);
+        });
     }
 
     /// Walks an array the plan looks into: its elements at the nodes that name them, or `*`.
     template <bool strict>
     step elements(int32_t node, size_t depth) {
         if (tables->flags[node] & SLUICE_NODE_STARTS_LISTS) push(nullptr, 0, index[at] + 1, node, SLUICE_TAPE_LIST_START);
-        at++;  // the `[`
-        if (at < count && byte_at(at) == ']') {
-            at++;
-            return step::ok;
-        }
-        for (int64_t element = 0;; element++) {
+        int64_t element = 0;
+        return items(']', [&] {
             if (at >= count || !starts_value(byte_at(at))) return step::unusual;
-            const int32_t matched = keys.element_child(node, element);
-            if (matched < 0 || (tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) {
-                if ((strict ? checked(depth) : pass_over()) != step::ok) return step::unusual;
-            } else if (read<strict>(matched, depth) != step::ok) {
-                return step::unusual;
-            }
-            bool closed = false;
-            if (separator(']', closed) != step::ok) return step::unusual;
-            if (closed) return step::ok;
-        }
+            return value<strict>(keys.element_child(node, element++), depth);
+        });
+    }
+
+    /// The member's or element's value at `at`, for the node `matched` (-1 for none): read where a field reads it,
+    /// else passed over, or checked whole inside a capture.
+    template <bool strict>
+    [[gnu::always_inline]] inline step value(int32_t matched, size_t depth) {
+        if (matched >= 0 && !(tables->flags[matched] & SLUICE_NODE_PASSED_OVER)) return read<strict>(matched, depth);
+        return strict ? checked(depth) : pass_over();
     }
 
     /// Reads the value at `at` for `node`: a scalar a field reads, a container a json field captures (walked on the
@@ -243,24 +238,15 @@ struct walker : sluice_walks::tape_writer {
     step check(size_t depth) {
         if (depth >= maximum_depth) return step::unusual;
         const bool is_object = byte_at(at) == '{';
-        const uint8_t closing = is_object ? '}' : ']';
-        at++;
-        if (at < count && byte_at(at) == closing) {
-            at++;
-            return step::ok;
-        }
-        for (;;) {
+        return items(is_object ? '}' : ']', [&] {
             if (is_object) {
                 const uint8_t *key = nullptr;
                 size_t key_length = 0;
                 if (key_text(key, key_length) != step::ok) return step::unusual;
                 if (std::memchr(key, '\\', key_length) != nullptr && unescaped(key - 1, key_length) == nullptr) return step::unusual;
             }
-            if (checked(depth + 1) != step::ok) return step::unusual;
-            bool closed = false;
-            if (separator(closing, closed) != step::ok) return step::unusual;
-            if (closed) return step::ok;
-        }
+            return checked(depth + 1);
+        });
     }
 };
 
