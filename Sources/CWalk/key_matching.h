@@ -9,6 +9,9 @@
 
 #include <cstring>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace sluice_matching {
 
@@ -119,7 +122,7 @@ struct key_matcher {
         const int32_t first = tables->first_guess[node];
         if (first >= 0 && position < guessed_positions) {
             const key_guess &guess = guesses[size_t(first) + position];
-            if (guess.length >= 0 && size_t(guess.length) == key_length && holds(guess, key, key_length, padded)) return guess.child;
+            if (holds(guess, key, key_length, padded)) return guess.child;
         }
         return unguessed(node, position, key, key_length, raw, padded);
     }
@@ -156,19 +159,62 @@ struct key_matcher {
     /// key must cross on the tape to be counted (or, where the node rejects such keys, to fail its record). Element
     /// plans' nodes never get here: their keys are ignored or rejected.
     bool counted(int32_t node, size_t position, size_t key_length) {
-        int32_t first = tables->first_guess[node];
-        if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || first < 0 || position >= guessed_positions) return false;
-        const size_t slot = size_t(first) + position;
-        key_guess &guess = guesses[slot];
+        key_guess *guessed = guesses_of(node);
+        if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || guessed == nullptr || position >= guessed_positions) return false;
+        count(guessed[position]);
+        return true;
+    }
+
+    /// The guesses for the keys of `node`'s objects, by position (`guessed_positions` of them), or null.
+    key_guess *guesses_of(int32_t node) {
+        const int32_t first = tables->first_guess[node];
+        return first < 0 ? nullptr : guesses.data() + first;
+    }
+
+    /// Counts one sighting of the key no field reads that `guess` holds, in the record being walked.
+    [[gnu::always_inline]] inline void count(key_guess &guess) {
         if (guess.record != serial) {
             guess.record = serial;
             guess.in_record = 0;
-            if (touched_count < touched_capacity) touched[touched_count] = uint32_t(slot);
+            if (touched_count < touched_capacity) touched[touched_count] = uint32_t(&guess - guesses.data());
             touched_count++;
         }
         guess.in_record++;
         guess.sightings++;
-        return true;
+    }
+
+    /// Whether the guess holds the key's bytes (of the guess's length, at most 32): only the words the key reaches
+    /// are compared. `padded`: 32 bytes from the key's first may be read.
+    [[gnu::always_inline]] static inline bool holds(const key_guess &guess, const uint8_t *key, size_t length, bool padded) {
+        if (size_t(uint32_t(guess.length)) != length) return false;
+        if (!padded) return same(reinterpret_cast<const uint8_t *>(guess.words), key, length);
+#if defined(__SSE2__)
+        // Sixteen bytes at a time; the guess's bytes past its key are zero, the key's are masked off.
+        const uint8_t *words = reinterpret_cast<const uint8_t *>(guess.words);
+        const auto equal = [&](size_t offset) {
+            const __m128i held = _mm_loadu_si128(reinterpret_cast<const __m128i *>(words + offset));
+            const __m128i seen = _mm_loadu_si128(reinterpret_cast<const __m128i *>(key + offset));
+            return uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(held, seen)));
+        };
+        if (length <= 16) {
+            const uint32_t needed = (uint32_t(1) << length) - 1;
+            return (equal(0) & needed) == needed;
+        }
+        const uint32_t needed = (uint32_t(1) << (length - 16)) - 1;
+        return equal(0) == 0xFFFF && (equal(16) & needed) == needed;
+#else
+        size_t word = 0;
+        for (; (word + 1) * 8 <= length; word++) {
+            uint64_t bytes;
+            std::memcpy(&bytes, key + word * 8, 8);
+            if (bytes != guess.words[word]) return false;
+        }
+        const size_t left = length - word * 8;
+        if (left == 0) return true;
+        uint64_t bytes;
+        std::memcpy(&bytes, key + word * 8, 8);
+        return (bytes & ((uint64_t(1) << (left * 8)) - 1)) == guess.words[word];
+#endif
     }
 
     int32_t scan(int32_t node, const uint8_t *key, size_t key_length) const {
@@ -205,23 +251,6 @@ private:
             if (a[i] != b[i]) return false;
         }
         return true;
-    }
-
-    /// Whether the guess holds the key's bytes (of the guess's length, at most 32): only the words the key reaches
-    /// are compared.
-    [[gnu::always_inline]] static inline bool holds(const key_guess &guess, const uint8_t *key, size_t length, bool padded) {
-        if (!padded) return same(reinterpret_cast<const uint8_t *>(guess.words), key, length);
-        size_t word = 0;
-        for (; (word + 1) * 8 <= length; word++) {
-            uint64_t bytes;
-            std::memcpy(&bytes, key + word * 8, 8);
-            if (bytes != guess.words[word]) return false;
-        }
-        const size_t left = length - word * 8;
-        if (left == 0) return true;
-        uint64_t bytes;
-        std::memcpy(&bytes, key + word * 8, 8);
-        return (bytes & ((uint64_t(1) << (left * 8)) - 1)) == guess.words[word];
     }
 
     /// Before a guess is replaced: the sightings it holds from records walked whole, and those of the record being

@@ -32,7 +32,7 @@ struct matcher : record_view, sluice_walks::tape_writer {
             return step::ok;
         case ondemand::json_type::string: {
             if (size < 2 || start[size - 1] != '"') return step::unusual;
-            if (std::memchr(start + 1, '\\', size - 2) == nullptr) {
+            if (!has_backslash(start + 1, size - 2)) {
                 push(start + 1, size - 2, end, node, SLUICE_TAPE_STRING);
                 return step::ok;
             }

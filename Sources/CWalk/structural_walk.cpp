@@ -12,6 +12,7 @@
 
 using namespace simdjson;
 using namespace sluice_tokens;
+using sluice_matching::key_guess;
 using sluice_walks::step;
 
 namespace sluice_structural {
@@ -77,7 +78,7 @@ struct walker : sluice_walks::tape_writer {
         switch (text[0]) {
         case '"': {
             if (size < 2 || text[size - 1] != '"') return step::unusual;
-            if (std::memchr(text + 1, '\\', size - 2) == nullptr) {
+            if (!has_backslash(text + 1, size - 2)) {
                 push(text + 1, size - 2, end, node, SLUICE_TAPE_STRING);
                 return step::ok;
             }
@@ -145,14 +146,17 @@ struct walker : sluice_walks::tape_writer {
     /// The key at `at` and the colon after it, which `at` passes; its raw text in `key` and `length`.
     [[gnu::always_inline]] inline step key_text(const uint8_t *&key, size_t &length) {
         if (at + 2 >= count) return step::unusual;
-        const uint32_t key_at = index[at], colon_at = index[at + 1];
+        const uint32_t *const cursor = index + at;
+        const uint32_t key_at = cursor[0], colon_at = cursor[1];
         at += 2;
-        if (base[key_at] != '"' || base[colon_at] != ':' || !starts_value(byte_at(at))) return step::unusual;
+        if (base[key_at] != '"' || base[colon_at] != ':' || !starts_value(base[cursor[2]])) return step::unusual;
         key = base + key_at + 1;
         // The key's closing quote: the colon's neighbour in most dumps, else past whitespace.
         const uint8_t *quote = base + colon_at - 1;
-        while (quote >= key && is_whitespace(*quote)) quote--;
-        if (quote < key || *quote != '"') return step::unusual;
+        if (*quote != '"') {
+            while (quote >= key && is_whitespace(*quote)) quote--;
+            if (quote < key || *quote != '"') return step::unusual;
+        }
         length = size_t(quote - key);
         return step::ok;
     }
@@ -161,21 +165,38 @@ struct walker : sluice_walks::tape_writer {
     /// field reads is checked whole, as the captured text must be, instead of passed over.
     template <bool strict>
     step members(int32_t node, size_t depth) {
+        using sluice_matching::key_matcher;
+        // Records repeat their key order: most keys are the guess at their position, and one no field reads is
+        // counted there unless the node ignores such keys or rejects them (then they cross on the tape).
+        key_guess *const guesses = keys.guesses_of(node);
+        const uint8_t flags = tables->flags[node];
+        const bool counts_at_guess = !(flags & (SLUICE_NODE_IGNORES_UNREAD_KEYS | SLUICE_NODE_REJECTS_UNREAD_KEYS));
         size_t position = 0;
         return items('}', [&] {
             const uint8_t *key = nullptr;
             size_t key_length = 0;
             if (key_text(key, key_length) != step::ok) return step::unusual;
-            int32_t matched = keys.child(node, position, key, key_length, true, true);
-            bool guessed = true;
-            if (matched == sluice_matching::key_matcher::escaped) {
-                key = unescaped(key - 1, key_length);
-                if (key == nullptr) return step::unusual;
-                matched = keys.scan(node, key, key_length);
-                guessed = false;
-            }
-            if (matched < 0 && keys.crosses_unmapped(node, position, key_length, guessed)) {
-                push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
+            int32_t matched;
+            if (guesses != nullptr && position < sluice_matching::guessed_positions && key_matcher::holds(guesses[position], key, key_length, true)) {
+                key_guess &guess = guesses[position];
+                matched = guess.child;
+                if (matched < 0 && counts_at_guess) {
+                    keys.count(guess);
+                } else if (matched < 0 && !(flags & SLUICE_NODE_IGNORES_UNREAD_KEYS)) {
+                    push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
+                }
+            } else {
+                matched = keys.unguessed(node, position, key, key_length, true, true);
+                bool guessed = true;
+                if (matched == key_matcher::escaped) {
+                    key = unescaped(key - 1, key_length);
+                    if (key == nullptr) return step::unusual;
+                    matched = keys.scan(node, key, key_length);
+                    guessed = false;
+                }
+                if (matched < 0 && keys.crosses_unmapped(node, position, key_length, guessed)) {
+                    push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
+                }
             }
             position++;
             return value<strict>(matched, depth);
@@ -243,7 +264,7 @@ struct walker : sluice_walks::tape_writer {
                 const uint8_t *key = nullptr;
                 size_t key_length = 0;
                 if (key_text(key, key_length) != step::ok) return step::unusual;
-                if (std::memchr(key, '\\', key_length) != nullptr && unescaped(key - 1, key_length) == nullptr) return step::unusual;
+                if (has_backslash(key, key_length) && unescaped(key - 1, key_length) == nullptr) return step::unusual;
             }
             return checked(depth + 1);
         });

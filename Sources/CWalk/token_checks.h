@@ -6,36 +6,74 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string_view>
 
 namespace sluice_tokens {
 
 inline bool is_whitespace(uint8_t byte) { return byte == ' ' || byte == '\n' || byte == '\r' || byte == '\t'; }
 
-/// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-inline bool is_number(const uint8_t *text, size_t length) {
+/// How many of the bytes from `text` on are digits, counting no further than `limit`; reads whole words, so up to 8
+/// bytes past `text + limit` must be readable (simdjson's padding guarantees it).
+inline size_t digit_run(const uint8_t *text, size_t limit) {
+    size_t run = 0;
+    for (;;) {
+        uint64_t word;
+        std::memcpy(&word, text + run, 8);
+        // A byte's high bit is set unless it is a digit: digits become 0..9 after the xor, and adding 0x76 reaches
+        // 0x80 from 10 on. A carry only runs towards later bytes, past the first that is not a digit.
+        const uint64_t folded = word ^ 0x3030303030303030;
+        const uint64_t not_digits = (folded | (folded + 0x7676767676767676)) & 0x8080808080808080;
+        if (not_digits != 0) {
+            run += size_t(__builtin_ctzll(not_digits)) / 8;
+            return run < limit ? run : limit;
+        }
+        run += 8;
+        if (run >= limit) return limit;
+    }
+}
+
+/// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?. Reads up to 8 bytes past the text.
+[[gnu::always_inline]] inline bool is_number(const uint8_t *text, size_t length) {
     size_t i = 0;
-    auto digits = [&]() {
-        size_t start = i;
-        while (i < length && text[i] >= '0' && text[i] <= '9') i++;
-        return i > start;
-    };
-    if (i < length && text[i] == '-') i++;
-    if (i < length && text[i] == '0') {
+    if (length > 0 && text[0] == '-') i++;
+    size_t run = digit_run(text + i, length - i);
+    if (run == 0 || (run > 1 && text[i] == '0')) return false;
+    i += run;
+    if (i == length) return true;
+    if (text[i] == '.') {
         i++;
-    } else if (!digits()) {
-        return false;
+        run = digit_run(text + i, length - i);
+        if (run == 0) return false;
+        i += run;
+        if (i == length) return true;
     }
-    if (i < length && text[i] == '.') {
-        i++;
-        if (!digits()) return false;
+    if (text[i] != 'e' && text[i] != 'E') return false;
+    i++;
+    if (i < length && (text[i] == '+' || text[i] == '-')) i++;
+    run = digit_run(text + i, length - i);
+    return run > 0 && i + run == length;
+}
+
+/// Whether the `length` bytes at `text` hold a backslash; reads whole blocks, so up to 16 bytes past the text must be
+/// readable. Most strings are short and hold none: a call to memchr costs more than the search.
+inline bool has_backslash(const uint8_t *text, size_t length) {
+#if defined(__SSE2__)
+    const __m128i backslashes = _mm_set1_epi8('\\');
+    for (size_t offset = 0; offset < length; offset += 16) {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i *>(text + offset));
+        uint32_t found = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(block, backslashes)));
+        const size_t left = length - offset;
+        if (left < 16) found &= (uint32_t(1) << left) - 1;
+        if (found != 0) return true;
     }
-    if (i < length && (text[i] == 'e' || text[i] == 'E')) {
-        i++;
-        if (i < length && (text[i] == '+' || text[i] == '-')) i++;
-        if (!digits()) return false;
-    }
-    return i == length;
+    return false;
+#else
+    return std::memchr(text, '\\', length) != nullptr;
+#endif
 }
 
 /// The end of a token's text, without the whitespace simdjson's raw token carries.
@@ -45,14 +83,16 @@ inline size_t trimmed_length(std::string_view token) {
     return length;
 }
 
-inline bool starts_value(uint8_t byte) {
-    switch (byte) {
-    case '{': case '[': case '"': case '-': case 't': case 'f': case 'n':
-        return true;
-    default:
-        return byte >= '0' && byte <= '9';
+/// The bytes a JSON value can start with: a table, for every member's value is checked.
+constexpr struct value_start_table {
+    bool values[256] = {};
+    constexpr value_start_table() {
+        for (uint8_t byte : {'{', '[', '"', '-', 't', 'f', 'n'}) values[byte] = true;
+        for (uint8_t byte = '0'; byte <= '9'; byte++) values[byte] = true;
     }
-}
+} value_starts;
+
+inline bool starts_value(uint8_t byte) { return value_starts.values[byte]; }
 
 }  // namespace sluice_tokens
 

@@ -127,4 +127,36 @@ import SluiceFixtures
         let read = sluice_simdjson_indexed_records(indexed.parser)
         if !Self.onDemandMappings.contains(name) { #expect(read >= 40, "\(name): the indexed walk read \(read) records") }
     }
+
+    /// The walks check a number's grammar and look for a string's escapes a word or a block at a time, reading past
+    /// the token: a number is read exactly when JSON's grammar allows it (lengths across the word's edges), and a
+    /// string's escape is found wherever it sits in its block, never one in the bytes after the string.
+    @Test func numbersAndEscapesAcrossWordEdges() throws {
+        let plan = try PlanCompiler.compile(ReferenceMapping.fields, options: MappingOptions())
+        let walker = try Walker(plan: plan, indexes: true)
+        let grammar = try Regex(#"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?"#)
+        var random = SplitMix(seed: 7)
+        var numbers = ["0", "-0", "01", "-", "1.", ".5", "1e", "1e+", "1E-7", "12345678", "123456789", "1234567812345678",
+                       "-12345678.12345678e+12345678", "0.00000000", "1.2.3", "1e5e5", "--1", "+1", "1ee5"]
+        let alphabet = Array("0123456789-+.eE")
+        for _ in 0..<3000 {
+            numbers.append(String((0..<Int(1 + random.next() % 24)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }))
+        }
+        for number in numbers {
+            let walked = walker.walk(Array(#"{"id":\#(number),"id_str":"1"}"#.utf8))
+            let isNumber = (try? grammar.wholeMatch(in: number)) != nil
+            #expect((walked.status == SLUICE_MATCH_OK.rawValue) == isNumber, "\(number)")
+            if isNumber { #expect(walked.entries.first?.bytes == Array(number.utf8), "\(number)") }
+        }
+        for before in 0..<40 {
+            for after in 0..<4 {
+                let text = String(repeating: "a", count: before) + #"\n"# + String(repeating: "b", count: after)
+                let escaped = Array(#"{"id":1,"id_str":"\#(text)"}"#.utf8)
+                #expect(walker.walk(escaped).entries.last { $0.kind == Int32(SLUICE_TAPE_STRING.rawValue) }?.bytes == Array((String(repeating: "a", count: before) + "\n" + String(repeating: "b", count: after)).utf8))
+                // No escape in the string itself, one in the next key a few bytes on.
+                let plain = Array(#"{"id":1,"id_str":"\#(String(repeating: "a", count: before))","\\n":1}"#.utf8)
+                #expect(walker.walk(plain).entries.last { $0.kind == Int32(SLUICE_TAPE_STRING.rawValue) }?.bytes == Array(String(repeating: "a", count: before).utf8))
+            }
+        }
+    }
 }
