@@ -193,4 +193,28 @@ import Testing
             #expect(parsed == double, "\(double)")
         }
     }
+
+    /// Digits are read eight at a time where eight remain: every length, and a byte that is no digit at any place.
+    @Test func integersOfEveryLengthAndAByteAmissAnywhere() throws {
+        var generator = SystemRandomNumberGenerator()
+        for digits in 1...19 {
+            for _ in 0..<50 {
+                let power = (1..<digits).reduce(Int64(1)) { product, _ in product * 10 }
+                let low = digits == 1 ? 0 : power
+                let high = digits == 19 ? Int64.max : power * 10 - 1
+                let value = Int64.random(in: low...high, using: &generator) * (Bool.random(using: &generator) ? -1 : 1)
+                let text = Array(String(value).utf8)
+                #expect(text.withUnsafeBufferPointer { NumberConversion.int64($0.baseAddress!, $0.count) } == .value(value), "\(value)")
+                var damaged = text
+                let at = Int.random(in: (value < 0 ? 1 : 0)..<text.count, using: &generator)
+                damaged[at] = Array(":/ x\u{7F}".utf8).randomElement(using: &generator)!
+                // Not a number: the word at a time path must give it up, as the digit at a time path does.
+                let (fast, slow) = damaged.withUnsafeBufferPointer { buffer in
+                    (NumberConversion.exactInteger(buffer.baseAddress!, buffer.count),
+                     NumberConversion.exactIntegerSlow(buffer.baseAddress!, buffer.count, scale: 0, truncates: false, negative: value < 0, mantissaStart: value < 0 ? 1 : 0))
+                }
+                #expect(fast == slow, "\(String(decoding: damaged, as: UTF8.self))")
+            }
+        }
+    }
 }

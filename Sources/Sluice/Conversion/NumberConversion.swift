@@ -42,6 +42,13 @@ package enum NumberConversion {
         if length - position <= 19 && extraScale >= 0 && extraScale <= 19 {
             var magnitude: UInt64 = 0
             var index = position
+            // Eight digits at a time while eight remain (ids run to 18 or 19 digits), then one at a time.
+            while length - index >= 8 {
+                let word = UInt64(littleEndian: UnsafeRawPointer(text + index).loadUnaligned(as: UInt64.self))
+                guard let digits = eightDigits(word) else { break }
+                magnitude = magnitude &* 100_000_000 &+ digits
+                index += 8
+            }
             while index < length {
                 let digit = text[index] &- 0x30
                 if digit > 9 { break }
@@ -57,6 +64,20 @@ package enum NumberConversion {
             }
         }
         return exactIntegerSlow(text, length, scale: extraScale, truncates: truncates, negative: negative, mantissaStart: position)
+    }
+
+    /// The value of eight ASCII digits read as one little-endian word, or nil where a byte is not a digit: digits are
+    /// 0x30 to 0x39, so each byte's high nibble is 3 and adding 6 to its low nibble does not carry into it.
+    @inline(__always)
+    static func eightDigits(_ word: UInt64) -> UInt64? {
+        let highNibbles = word & 0xF0F0_F0F0_F0F0_F0F0
+        let carried = (word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0
+        guard highNibbles | (carried >> 4) == 0x3333_3333_3333_3333 else { return nil }
+        // Pairs of digits, then fours, then the eight: each step multiplies the lower by 10^k and adds the higher.
+        var value = word & 0x0F0F_0F0F_0F0F_0F0F
+        value = (value &* 2561) >> 8
+        value = ((value & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+        return ((value & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
     }
 
     /// Fractions, exponents and long digit strings, digit by digit.

@@ -54,9 +54,9 @@ extension RecordStateMachine {
             // Values first: the kinds are compared in turn, and values are most of a tape.
             switch kind {
             case SLUICE_TAPE_STRING:
-                writeScalar(node: node, .string, entry.bytes ?? emptyBytes, entry.length, false)
+                writeString(node: node, entry.bytes ?? emptyBytes, entry.length)
             case SLUICE_TAPE_NUMBER:
-                writeScalar(node: node, .number, entry.bytes ?? emptyBytes, entry.length, false)
+                writeNumber(node: node, entry.bytes ?? emptyBytes, entry.length)
             case SLUICE_TAPE_TRUE, SLUICE_TAPE_FALSE:
                 writeScalar(node: node, .bool, nil, 0, kind == SLUICE_TAPE_TRUE)
             case SLUICE_TAPE_NULL:
@@ -84,6 +84,18 @@ extension RecordStateMachine {
             }
         }
         return endMatchedRecord(end: end)
+    }
+
+    /// A string value, with its kind known where it is written: every test of the kind folds away.
+    @inline(never)
+    private mutating func writeString(node: Int32, _ bytes: UnsafePointer<UInt8>, _ length: Int) {
+        writeScalar(node: node, .string, bytes, length, false)
+    }
+
+    /// A number value, with its kind known where it is written.
+    @inline(never)
+    private mutating func writeNumber(node: Int32, _ bytes: UnsafePointer<UInt8>, _ length: Int) {
+        writeScalar(node: node, .number, bytes, length, false)
     }
 
     private mutating func endMatchedRecord(end: Int) -> Bool {

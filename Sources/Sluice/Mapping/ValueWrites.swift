@@ -14,6 +14,8 @@ extension RecordStateMachine {
             if node.hasSpecialTargets { return writeSpecialScalar(node: nodeID, kind, bytes, length, boolValue) }
         }
         var target = Int(node.targetStart)
+        // Most nodes feed one column: no loop, whose invariants the compiler would set up for every value.
+        if node.targetCount == 1 { return convert(column: Int(targets[target]), node: nodeID, kind, bytes, length, boolValue) }
         let end = target + Int(node.targetCount)
         while target < end {
             let column = Int(targets[target])
