@@ -194,6 +194,23 @@ import Testing
         }
     }
 
+    /// Decimal literals of every shape the fast paths split on (leading zeros after the point, runs of digits across
+    /// eight, 15 and 19 significant digits) give the Double the standard library parses.
+    @Test func decimalLiteralsAgreeWithTheStandardLibrary() throws {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789")
+        func run(_ count: Int) -> String { String((0..<count).map { _ in digits.randomElement(using: &generator)! }) }
+        for _ in 0..<5000 {
+            let integer = Bool.random(using: &generator) ? "0" : String(Int.random(in: 1...9, using: &generator)) + run(Int.random(in: 0...12, using: &generator))
+            let zeros = integer == "0" ? String(repeating: "0", count: Int.random(in: 0...10, using: &generator)) : ""
+            let fraction = zeros + run(Int.random(in: 1...21, using: &generator))
+            let literal = (Bool.random(using: &generator) ? "-" : "") + integer + (Bool.random(using: &generator) ? "" : "." + fraction)
+            let text = Array(literal.utf8)
+            let parsed = text.withUnsafeBufferPointer { NumberConversion.double($0.baseAddress!, $0.count) }
+            #expect(parsed == Double(literal), "\(literal)")
+        }
+    }
+
     /// Digits are read eight at a time where eight remain: every length, and a byte that is no digit at any place.
     @Test func integersOfEveryLengthAndAByteAmissAnywhere() throws {
         var generator = SystemRandomNumberGenerator()

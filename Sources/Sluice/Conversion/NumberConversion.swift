@@ -42,20 +42,7 @@ package enum NumberConversion {
         if length - position <= 19 && extraScale >= 0 && extraScale <= 19 {
             var magnitude: UInt64 = 0
             var index = position
-            // Eight digits at a time while eight remain (ids run to 18 or 19 digits), then one at a time.
-            while length - index >= 8 {
-                let word = UInt64(littleEndian: UnsafeRawPointer(text + index).loadUnaligned(as: UInt64.self))
-                guard let digits = eightDigits(word) else { break }
-                magnitude = magnitude &* 100_000_000 &+ digits
-                index += 8
-            }
-            while index < length {
-                let digit = text[index] &- 0x30
-                if digit > 9 { break }
-                magnitude = magnitude &* 10 &+ UInt64(digit)
-                index += 1
-            }
-            if index == length && index > position {
+            if digitRun(text, length, from: &index, into: &magnitude) > 0 && index == length {
                 if extraScale == 0 { return .value(negative: negative, magnitude: magnitude) }
                 var power: UInt64 = 1
                 for _ in 0..<extraScale { power &*= 10 }
@@ -64,6 +51,26 @@ package enum NumberConversion {
             }
         }
         return exactIntegerSlow(text, length, scale: extraScale, truncates: truncates, negative: negative, mantissaStart: position)
+    }
+
+    /// Reads the digits from `position` on into `mantissa` (wrapping past 19 of them: the caller counts), eight at a
+    /// time while eight remain; returns how many it read.
+    @inline(__always)
+    static func digitRun(_ text: UnsafePointer<UInt8>, _ length: Int, from position: inout Int, into mantissa: inout UInt64) -> Int {
+        let start = position
+        while length - position >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(text + position).loadUnaligned(as: UInt64.self))
+            guard let digits = eightDigits(word) else { break }
+            mantissa = mantissa &* 100_000_000 &+ digits
+            position += 8
+        }
+        while position < length {
+            let digit = text[position] &- 0x30
+            if digit > 9 { break }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            position += 1
+        }
+        return position - start
     }
 
     /// The value of eight ASCII digits read as one little-endian word, or nil where a byte is not a digit: digits are
@@ -250,22 +257,20 @@ package enum NumberConversion {
         let negative = length > 0 && text[0] == UInt8(ascii: "-")
         if negative { position = 1 }
         var mantissa: UInt64 = 0
-        var digitCount = 0
+        // Leading zeros are not significant digits, nor are those just after the point of a number below one.
+        while position < length && text[position] == UInt8(ascii: "0") { position += 1 }
+        var digitCount = digitRun(text, length, from: &position, into: &mantissa)
         var fractionDigits = 0
-        var inFraction = false
-        while position < length {
-            let byte = text[position]
-            let digit = byte &- 0x30
-            if digit <= 9 {
-                mantissa = mantissa &* 10 &+ UInt64(digit)
-                if mantissa != 0 { digitCount += 1 }
-                if inFraction { fractionDigits += 1 }
-            } else if byte == UInt8(ascii: ".") {
-                inFraction = true
-            } else {
-                break
-            }
+        if position < length && text[position] == UInt8(ascii: ".") {
             position += 1
+            if mantissa == 0 {
+                let zerosStart = position
+                while position < length && text[position] == UInt8(ascii: "0") { position += 1 }
+                fractionDigits = position - zerosStart
+            }
+            let fraction = digitRun(text, length, from: &position, into: &mantissa)
+            digitCount += fraction
+            fractionDigits += fraction
         }
         if position == length {
             if digitCount <= 15 && fractionDigits <= 22 {
