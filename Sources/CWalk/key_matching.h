@@ -99,7 +99,7 @@ struct key_matcher {
     /// was walked), and so do those of keys whose guesses it replaced.
     void commit() {
         open = false;
-        evicted.insert(evicted.end(), pending_evicted.begin(), pending_evicted.end());
+        if (!pending_evicted.empty()) evicted.insert(evicted.end(), pending_evicted.begin(), pending_evicted.end());
     }
 
     /// Hands over the sightings since the last call (owned here until the next) and forgets them.
