@@ -86,6 +86,23 @@ import SluiceFixtures
         #expect(try transcript(of: .file(url.path), fields: ReferenceMapping.fields, options: options).rows == Self.reference().rows)
     }
 
+    /// What xz's threads take of the budget is what the pipeline's chunks and batches go without.
+    @Test func thePipelineKeepsWithinWhatTheXzThreadsLeave() throws {
+        let blocks = Compressor.xz(Self.plain, blockSize: 16 << 10)
+        let plan = try MappingSchema(fields: ReferenceMapping.fields).plan
+        for (budget, workers) in [(128 << 20, 2), (8 << 20, 3), (2 << 20, 2), (128 << 20, 1)] {
+            let options = ReaderOptions(workers: workers, memoryBudget: budget)
+            let source = try BatchSourceOpener.open(.bytes(blocks), plan: plan, options: options, keepsRecordText: false, progress: ProgressMonitor())
+            let pipeline = try #require(source as? ParallelPipeline)
+            let taken = workers > 1 ? XzDecoder.threadingMemory(within: budget, maximumMemory: options.maximumDecompressionWindow) : 0
+            #expect(pipeline.memoryBudget == budget - taken, "\(budget) with \(workers) workers")
+        }
+        // Plain input leaves the pipeline the whole budget.
+        let plain = try BatchSourceOpener.open(.bytes(Self.plain), plan: plan, options: ReaderOptions(workers: 2, memoryBudget: 8 << 20),
+                                               keepsRecordText: false, progress: ProgressMonitor())
+        #expect(try #require(plain as? ParallelPipeline).memoryBudget == 8 << 20)
+    }
+
     /// xz blocks decoded on several threads are held within the memory budget: they take five eighths of it (at
     /// most the decoder's memory limit), and a budget too small for two blocks still reads every record.
     @Test func xzThreadsTakeTheirShareOfTheMemoryBudget() throws {

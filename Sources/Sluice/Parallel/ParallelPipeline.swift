@@ -13,6 +13,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     let plans: [CompiledPlan]
     var plan: CompiledPlan { plans[0] }
     private let options: ReaderOptions
+    /// The memory the pipeline's chunks and batches keep within: the run's budget less what the decompressor took.
+    var memoryBudget: Int { options.memoryBudget }
     /// What the run's engines walk records with, and how its elements are framed for them.
     private let tokenizer: Tokenizer
     let sourceName: String
