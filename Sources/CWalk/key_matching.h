@@ -155,9 +155,9 @@ struct key_matcher {
         return found;
     }
 
-    /// Counts a key no field reads at the guess `child` just matched it with, where there is one; false where the
-    /// key must cross on the tape to be counted (or, where the node rejects such keys, to fail its record). Element
-    /// plans' nodes never get here: their keys are ignored or rejected.
+    /// Counts a key no field reads at the guess for its position, which holds it (matched, or just made from it),
+    /// where there is one; false where the key must cross on the tape to be counted (or, where the node rejects such
+    /// keys, to fail its record). Element plans' nodes never get here: their keys are ignored or rejected.
     bool counted(int32_t node, size_t position, size_t key_length) {
         key_guess *guessed = guesses_of(node);
         if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || guessed == nullptr || position >= guessed_positions) return false;
@@ -183,10 +183,11 @@ struct key_matcher {
         guess.sightings++;
     }
 
-    /// Whether the guess holds the key's bytes (of the guess's length, at most 32): only the words the key reaches
-    /// are compared. `padded`: 32 bytes from the key's first may be read.
+    /// Whether the guess holds the key's bytes (of the guess's length, at most 32): only the blocks the key reaches
+    /// are compared, and its bytes past its end masked off. `padded`: 32 bytes from the key's first may be read.
     [[gnu::always_inline]] static inline bool holds(const key_guess &guess, const uint8_t *key, size_t length, bool padded) {
-        if (size_t(uint32_t(guess.length)) != length) return false;
+        // An empty guess's length is -1: no key's.
+        if (int64_t(guess.length) != int64_t(length)) return false;
         if (!padded) return same(reinterpret_cast<const uint8_t *>(guess.words), key, length);
 #if defined(__SSE2__)
         // Sixteen bytes at a time; the guess's bytes past its key are zero, the key's are masked off.

@@ -167,7 +167,8 @@ struct walker : sluice_walks::tape_writer {
     step members(int32_t node, size_t depth) {
         using sluice_matching::key_matcher;
         // Records repeat their key order: most keys are the guess at their position, and one no field reads is
-        // counted there unless the node ignores such keys or rejects them (then they cross on the tape).
+        // counted there, unless the node ignores such keys (nothing is kept) or rejects them (they cross on the tape
+        // to fail the record).
         key_guess *const guesses = keys.guesses_of(node);
         const uint8_t flags = tables->flags[node];
         const bool counts_at_guess = !(flags & (SLUICE_NODE_IGNORES_UNREAD_KEYS | SLUICE_NODE_REJECTS_UNREAD_KEYS));

@@ -19,6 +19,7 @@ inline bool is_whitespace(uint8_t byte) { return byte == ' ' || byte == '\n' || 
 /// How many of the bytes from `text` on are digits, counting no further than `limit`; reads whole words, so up to 8
 /// bytes past `text + limit` must be readable (simdjson's padding guarantees it).
 inline size_t digit_run(const uint8_t *text, size_t limit) {
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a word's first byte is its lowest: the first not a digit is found by counting trailing zeros");
     size_t run = 0;
     for (;;) {
         uint64_t word;
@@ -84,7 +85,7 @@ inline size_t trimmed_length(std::string_view token) {
 }
 
 /// The bytes a JSON value can start with: a table, for every member's value is checked.
-constexpr struct value_start_table {
+inline constexpr struct value_start_table {
     bool values[256] = {};
     constexpr value_start_table() {
         for (uint8_t byte : {'{', '[', '"', '-', 't', 'f', 'n'}) values[byte] = true;

@@ -201,12 +201,17 @@ import Testing
         let digits = Array("0123456789")
         func run(_ count: Int) -> String { String((0..<count).map { _ in digits.randomElement(using: &generator)! }) }
         for _ in 0..<5000 {
-            let integer = Bool.random(using: &generator) ? "0" : String(Int.random(in: 1...9, using: &generator)) + run(Int.random(in: 0...12, using: &generator))
+            let integer = Bool.random(using: &generator) ? "0" : String(Int.random(in: 1...9, using: &generator)) + run(Int.random(in: 0...21, using: &generator))
             let zeros = integer == "0" ? String(repeating: "0", count: Int.random(in: 0...10, using: &generator)) : ""
             let fraction = zeros + run(Int.random(in: 1...21, using: &generator))
             let literal = (Bool.random(using: &generator) ? "-" : "") + integer + (Bool.random(using: &generator) ? "" : "." + fraction)
             let text = Array(literal.utf8)
             let parsed = text.withUnsafeBufferPointer { NumberConversion.double($0.baseAddress!, $0.count) }
+            #expect(parsed?.bitPattern == Double(literal)?.bitPattern, "\(literal)")
+        }
+        // Twenty digits whose value wraps a 64-bit word to nothing, or nearly: counted as twenty, not read as 0.
+        for literal in ["18446744073709551616", "36893488147419103232", "1844674407370955161.6", "-18446744073709551616", "18446744073709551617"] {
+            let parsed = Array(literal.utf8).withUnsafeBufferPointer { NumberConversion.double($0.baseAddress!, $0.count) }
             #expect(parsed == Double(literal), "\(literal)")
         }
     }

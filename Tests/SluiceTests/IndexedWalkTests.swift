@@ -14,6 +14,9 @@ import SluiceFixtures
         var status: UInt32
         var entries: [Entry]
         var end: Int
+        /// For each string entry, whether its bytes were copied out of the record (unescaped): the walks may differ
+        /// in where they copy to, not in whether they copy.
+        var copiedStrings: [Bool] = []
     }
 
     struct Entry: Equatable {
@@ -47,12 +50,17 @@ import SluiceFixtures
                 var end = 0
                 let status = sluice_simdjson_match(parser, buffer.baseAddress, record.count, buffer.count, tables.tables, nil, 0, &tape, &count, &end)
                 guard status == SLUICE_MATCH_OK else { return Walked(status: status.rawValue, entries: [], end: 0) }
-                let entries = UnsafeBufferPointer(start: tape, count: count).map { entry in
+                let walked = UnsafeBufferPointer(start: tape, count: count)
+                let entries = walked.map { entry in
                     // Element markers and list starts carry no bytes; a key's `end` is its position.
                     Entry(kind: entry.kind, node: entry.node, bytes: entry.bytes.map { Array(UnsafeBufferPointer(start: $0, count: entry.length)) },
                           length: entry.length, end: entry.end)
                 }
-                return Walked(status: status.rawValue, entries: entries, end: end)
+                let record = UnsafeRawBufferPointer(buffer)
+                let copied = walked.filter { $0.kind == Int32(SLUICE_TAPE_STRING.rawValue) }.map { entry in
+                    entry.bytes.map { !(record.baseAddress! <= UnsafeRawPointer($0) && UnsafeRawPointer($0) < record.baseAddress! + record.count) } ?? false
+                }
+                return Walked(status: status.rawValue, entries: entries, end: end, copiedStrings: copied)
             }
         }
 
@@ -151,11 +159,37 @@ import SluiceFixtures
         for before in 0..<40 {
             for after in 0..<4 {
                 let text = String(repeating: "a", count: before) + #"\n"# + String(repeating: "b", count: after)
-                let escaped = Array(#"{"id":1,"id_str":"\#(text)"}"#.utf8)
-                #expect(walker.walk(escaped).entries.last { $0.kind == Int32(SLUICE_TAPE_STRING.rawValue) }?.bytes == Array((String(repeating: "a", count: before) + "\n" + String(repeating: "b", count: after)).utf8))
-                // No escape in the string itself, one in the next key a few bytes on.
-                let plain = Array(#"{"id":1,"id_str":"\#(String(repeating: "a", count: before))","\\n":1}"#.utf8)
-                #expect(walker.walk(plain).entries.last { $0.kind == Int32(SLUICE_TAPE_STRING.rawValue) }?.bytes == Array(String(repeating: "a", count: before).utf8))
+                let escaped = walker.walk(Array(#"{"id":1,"id_str":"\#(text)"}"#.utf8))
+                #expect(escaped.entries.last { $0.kind == Int32(SLUICE_TAPE_STRING.rawValue) }?.bytes == Array((String(repeating: "a", count: before) + "\n" + String(repeating: "b", count: after)).utf8))
+                #expect(escaped.copiedStrings == [true])
+                // No escape in the string itself, one in the next key a few bytes on: read in place.
+                let plain = walker.walk(Array(#"{"id":1,"id_str":"\#(String(repeating: "a", count: before))","\\n":1}"#.utf8))
+                #expect(plain.entries.last { $0.kind == Int32(SLUICE_TAPE_STRING.rawValue) }?.bytes == Array(String(repeating: "a", count: before).utf8))
+                #expect(plain.copiedStrings == [false])
+            }
+        }
+    }
+
+    /// A key is matched against the guess for its position sixteen bytes at a time: keys of the guess's length that
+    /// differ in one byte anywhere (either side of the sixteenth) are other keys, whether the guess was a field's
+    /// key or one no field reads.
+    @Test func keysDifferingInOneByteAcrossTheBlockEdgeAreOtherKeys() throws {
+        for length in [1, 8, 15, 16, 17, 24, 31, 32] {
+            let name = String((0..<length).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
+            let plan = try PlanCompiler.compile([FieldSpec(name: "v", path: name, type: .string, isOptional: true)], options: MappingOptions())
+            let walker = try Walker(plan: plan, indexes: true)
+            func read(_ key: String) -> [UInt8]? {
+                walker.walk(Array(#"{"\#(key)":"x","id":1}"#.utf8)).entries.first { $0.kind == Int32(SLUICE_TAPE_STRING.rawValue) }?.bytes
+            }
+            for place in 0..<length {
+                var other = Array(name.utf8)
+                other[place] = UInt8(ascii: "Z")
+                let otherKey = String(decoding: other, as: UTF8.self)
+                // The field's key as the guess, then the other key where it was: not the field's.
+                #expect(read(name) == Array("x".utf8))
+                #expect(read(otherKey) == nil, "\(otherKey) read as \(name)")
+                // The other key as the guess (no field reads it), then the field's key: the field's.
+                #expect(read(name) == Array("x".utf8), "\(name) after \(otherKey)")
             }
         }
     }

@@ -80,7 +80,8 @@ package enum NumberConversion {
         let highNibbles = word & 0xF0F0_F0F0_F0F0_F0F0
         let carried = (word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0
         guard highNibbles | (carried >> 4) == 0x3333_3333_3333_3333 else { return nil }
-        // Pairs of digits, then fours, then the eight: each step multiplies the lower by 10^k and adds the higher.
+        // Pairs of digits, then fours, then the eight: each step multiplies the earlier (more significant) part by
+        // 10^k and adds the later one.
         var value = word & 0x0F0F_0F0F_0F0F_0F0F
         value = (value &* 2561) >> 8
         value = ((value & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
