@@ -174,6 +174,27 @@ import SluiceFixtures
         }
     }
 
+    /// A damaged block strewn with block magic numbers is given up after a bounded number of tries, each at the
+    /// next magic number, not one try for each.
+    @Test func aDamagedBlockFullOfMagicNumbersIsTriedABoundedNumberOfTimes() throws {
+        let compressed = Compressor.bzip2(Self.text, blockSize: 1)
+        var marks: [Bzip2Scanner.Mark] = []
+        var scanner = Bzip2Scanner(headerAt: 0)
+        compressed.withUnsafeBytes { scanner.scan($0, windowStart: 0, inputEnded: true, into: &marks) }
+        let second = try #require(marks.dropFirst().first { !$0.isEnd })
+        // Two hundred magic numbers, byte-aligned, in the middle of the first block's data (which they damage).
+        let middle = second.bit / 16
+        let magic: [UInt8] = [0x31, 0x41, 0x59, 0x26, 0x53, 0x59, 0x00]
+        let damaged = Array(compressed[..<middle]) + Array((0..<200).map { _ in magic }.joined()) + Array(compressed[middle...])
+        for threads in [1, 3] {
+            let decoder = Bzip2Decoder(threads: threads)
+            #expect(throws: SluiceError.self) {
+                try Self.readAll(DecompressingSource(compressed: MemorySource(bytes: damaged, name: "strewn"), decoder: decoder, checks: FrameChecks()))
+            }
+            #expect(decoder.triesFailed > 1 && decoder.triesFailed <= Bzip2Decoder.maximumFailedTries + 1, "\(threads) threads: \(decoder.triesFailed) tries failed")
+        }
+    }
+
     /// Each bzip2 block is vouched for as it passes its CRC, not only at its stream's end: imports commit block by
     /// block.
     @Test func bzip2BlocksAreCheckedOneByOne() throws {

@@ -37,6 +37,11 @@ final class Bzip2Decoder: StreamDecoder {
     private var firstFailure: String?
     /// Tries at the next block that failed: each passed over a mark, which real data almost never holds.
     private var failedTries = 0
+    /// How many failed tries end a block: each decodes up to a block's length again, so that a damaged block
+    /// strewn with magic numbers would otherwise cost time in the square of their count.
+    static let maximumFailedTries = 32
+    /// Failed tries over the whole input, for tests of their bound.
+    private(set) var triesFailed = 0
     /// The most compressed bytes held at once, for tests of the memory bound.
     private(set) var largestWindow = 0
     /// Decompressed bytes of the blocks before the next, counted from the input's start.
@@ -150,7 +155,7 @@ final class Bzip2Decoder: StreamDecoder {
                 trimWindow()
                 return DecodeStep(produced: 0, outcome: .unitEnded, compressedOffset: next)
             }
-            guard marks.count < 2 || marks[1].bit - head.bit <= Bzip2Block.largestLength(level: level), failedTries <= 32 else {
+            guard marks.count < 2 || marks[1].bit - head.bit <= Bzip2Block.largestLength(level: level), failedTries <= Self.maximumFailedTries else {
                 return failure(firstFailure ?? "corrupt bzip2 data: a block is longer than a block can be", at: head.bit / 8, inBlock: true)
             }
             dispatch()
@@ -188,6 +193,7 @@ final class Bzip2Decoder: StreamDecoder {
                 // The mark after the block may lie inside its data: try again up to the mark after that one.
                 if firstFailure == nil { firstFailure = message }
                 failedTries += 1
+                triesFailed += 1
                 let passedOver = marks[1]
                 dropSpeculation()
                 marks.removeSubrange(1...)
