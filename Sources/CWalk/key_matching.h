@@ -119,12 +119,16 @@ struct key_matcher {
     static constexpr int32_t escaped = -2;
 
     [[gnu::always_inline]] inline int32_t child(int32_t node, size_t position, const uint8_t *key, size_t key_length, bool raw, bool padded) {
-        const int32_t first = tables->first_guess[node];
-        if (first >= 0 && position < guessed_positions) {
-            const key_guess &guess = guesses[size_t(first) + position];
-            if (holds(guess, key, key_length, padded)) return guess.child;
-        }
+        if (key_guess *guess = guess_holding(guesses_of(node), position, key, key_length, padded)) return guess->child;
         return unguessed(node, position, key, key_length, raw, padded);
+    }
+
+    /// The guess for `position` in an object of the node whose guesses are `node_guesses` (``guesses_of``), where
+    /// it holds the key; else null.
+    [[gnu::always_inline]] static inline key_guess *guess_holding(key_guess *node_guesses, size_t position, const uint8_t *key, size_t key_length,
+                                                                  bool padded) {
+        if (node_guesses == nullptr || position >= guessed_positions || !holds(node_guesses[position], key, key_length, padded)) return nullptr;
+        return node_guesses + position;
     }
 
     /// The child of a key its guess does not hold (or that has none), which becomes the guess.
@@ -155,22 +159,53 @@ struct key_matcher {
         return found;
     }
 
-    /// Counts a key no field reads at the guess for its position, which holds it (matched, or just made from it),
-    /// where there is one; false where the key must cross on the tape to be counted (or, where the node rejects such
-    /// keys, to fail its record). Element plans' nodes never get here: their keys are ignored or rejected.
-    bool counted(int32_t node, size_t position, size_t key_length) {
-        key_guess *guessed = guesses_of(node);
-        if ((tables->flags[node] & SLUICE_NODE_REJECTS_UNREAD_KEYS) || key_length > guessed_key_bytes || guessed == nullptr || position >= guessed_positions) return false;
-        count(guessed[position]);
-        return true;
-    }
-
     /// The guesses for the keys of `node`'s objects, by position (`guessed_positions` of them), or null.
     key_guess *guesses_of(int32_t node) {
         const int32_t first = tables->first_guess[node];
         return first < 0 ? nullptr : guesses.data() + first;
     }
 
+    int32_t scan(int32_t node, const uint8_t *key, size_t key_length) const {
+        int32_t entry = tables->first_key[node];
+        const int32_t last = entry + tables->key_count[node];
+        for (; entry < last; entry++) {
+            if (size_t(tables->key_length[entry]) == key_length && same(tables->key_bytes + tables->key_start[entry], key, key_length)) {
+                return tables->key_child[entry];
+            }
+        }
+        return -1;
+    }
+
+    /// The child of `node` for element `index` of an array, or -1: the entry naming it, else `*` (the last entry).
+    int32_t element_child(int32_t node, int64_t index) const {
+        int32_t entry = tables->first_index[node];
+        const int32_t last = entry + tables->index_count[node];
+        for (; entry < last; entry++) {
+            const int64_t named = tables->index_value[entry];
+            if (named == index || named < 0) return tables->index_child[entry];
+        }
+        return -1;
+    }
+
+    /// Whether a key no field reads at `node` crosses on the tape, where `guessed` tells that the guess for its
+    /// position holds it (matched there, or just made from it).
+    bool crosses_unmapped(int32_t node, size_t position, size_t key_length, bool guessed) {
+        key_guess *node_guesses = guesses_of(node);
+        const bool held = guessed && node_guesses != nullptr && position < guessed_positions && key_length <= guessed_key_bytes;
+        return crosses_unmapped(held ? node_guesses + position : nullptr, tables->flags[node]);
+    }
+
+    /// Whether a key no field reads crosses on the tape, at a node with `flags`, held by `guess` (null for none):
+    /// not where the node ignores such keys, nor where it is counted at its guess; where the node rejects such keys,
+    /// it crosses to fail its record. Element plans' nodes never get here: their keys are ignored or rejected.
+    [[gnu::always_inline]] inline bool crosses_unmapped(key_guess *guess, uint8_t flags) {
+        if (flags & SLUICE_NODE_IGNORES_UNREAD_KEYS) return false;
+        if (guess == nullptr || (flags & SLUICE_NODE_REJECTS_UNREAD_KEYS)) return true;
+        count(*guess);
+        return false;
+    }
+
+private:
     /// Counts one sighting of the key no field reads that `guess` holds, in the record being walked.
     [[gnu::always_inline]] inline void count(key_guess &guess) {
         if (guess.record != serial) {
@@ -218,34 +253,6 @@ struct key_matcher {
 #endif
     }
 
-    int32_t scan(int32_t node, const uint8_t *key, size_t key_length) const {
-        int32_t entry = tables->first_key[node];
-        const int32_t last = entry + tables->key_count[node];
-        for (; entry < last; entry++) {
-            if (size_t(tables->key_length[entry]) == key_length && same(tables->key_bytes + tables->key_start[entry], key, key_length)) {
-                return tables->key_child[entry];
-            }
-        }
-        return -1;
-    }
-
-    /// The child of `node` for element `index` of an array, or -1: the entry naming it, else `*` (the last entry).
-    int32_t element_child(int32_t node, int64_t index) const {
-        int32_t entry = tables->first_index[node];
-        const int32_t last = entry + tables->index_count[node];
-        for (; entry < last; entry++) {
-            const int64_t named = tables->index_value[entry];
-            if (named == index || named < 0) return tables->index_child[entry];
-        }
-        return -1;
-    }
-
-    /// Whether a key no field reads at `node` crosses on the tape: not where it is ignored, nor where it was counted.
-    bool crosses_unmapped(int32_t node, size_t position, size_t key_length, bool guessed) {
-        return !(tables->flags[node] & SLUICE_NODE_IGNORES_UNREAD_KEYS) && !(guessed && counted(node, position, key_length));
-    }
-
-private:
     /// Keys are short: a loop that stops at the first difference beats a call.
     static bool same(const uint8_t *a, const uint8_t *b, size_t length) {
         for (size_t i = 0; i < length; i++) {

@@ -166,26 +166,19 @@ struct walker : sluice_walks::tape_writer {
     template <bool strict>
     step members(int32_t node, size_t depth) {
         using sluice_matching::key_matcher;
-        // Records repeat their key order: most keys are the guess at their position, and one no field reads is
-        // counted there, unless the node ignores such keys (nothing is kept) or rejects them (they cross on the tape
-        // to fail the record).
+        // A node's guesses and flags are looked up once for all the keys of its object.
         key_guess *const guesses = keys.guesses_of(node);
         const uint8_t flags = tables->flags[node];
-        const bool counts_at_guess = !(flags & (SLUICE_NODE_IGNORES_UNREAD_KEYS | SLUICE_NODE_REJECTS_UNREAD_KEYS));
         size_t position = 0;
         return items('}', [&] {
             const uint8_t *key = nullptr;
             size_t key_length = 0;
             if (key_text(key, key_length) != step::ok) return step::unusual;
             int32_t matched;
-            if (guesses != nullptr && position < sluice_matching::guessed_positions && key_matcher::holds(guesses[position], key, key_length, true)) {
-                key_guess &guess = guesses[position];
-                matched = guess.child;
-                if (matched < 0 && counts_at_guess) {
-                    keys.count(guess);
-                } else if (matched < 0 && !(flags & SLUICE_NODE_IGNORES_UNREAD_KEYS)) {
-                    push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
-                }
+            // Most keys are the guess at their position: matched and counted there without looking the guess up again.
+            if (key_guess *guess = key_matcher::guess_holding(guesses, position, key, key_length, true)) {
+                matched = guess->child;
+                if (matched < 0 && keys.crosses_unmapped(guess, flags)) push(key, key_length, position, node, SLUICE_TAPE_UNMAPPED_KEY);
             } else {
                 matched = keys.unguessed(node, position, key, key_length, true, true);
                 bool guessed = true;
