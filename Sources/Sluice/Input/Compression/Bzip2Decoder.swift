@@ -41,7 +41,7 @@ final class Bzip2Decoder: StreamDecoder {
     /// strewn with magic numbers would otherwise cost time in the square of their count.
     static let maximumFailedTries = 32
     /// Failed tries over the whole input, for tests of their bound.
-    private(set) var triesFailed = 0
+    private(set) var failedTriesInAll = 0
     /// The most compressed bytes held at once, for tests of the memory bound.
     private(set) var largestWindow = 0
     /// Decompressed bytes of the blocks before the next, counted from the input's start.
@@ -193,7 +193,7 @@ final class Bzip2Decoder: StreamDecoder {
                 // The mark after the block may lie inside its data: try again up to the mark after that one.
                 if firstFailure == nil { firstFailure = message }
                 failedTries += 1
-                triesFailed += 1
+                failedTriesInAll += 1
                 let passedOver = marks[1]
                 dropSpeculation()
                 marks.removeSubrange(1...)
