@@ -131,6 +131,35 @@ import SluiceFixtures
         }
     }
 
+    /// gzip members inflated ahead by several workers take an eighth of the memory budget (when that is 1 MiB or
+    /// more), and map as on one thread: every record, or the same records before the same error when a byte is
+    /// damaged.
+    @Test func gzipMembersInflatedAheadTakeTheirShareAndMapAsOnOneThread() throws {
+        let members = ParallelGzipTests.bgzf(Self.plain, pieceSize: 4_000)
+        func share(threads: Int, budget: Int) throws -> Int {
+            try Compression.decompressing(MemorySource(bytes: members), threads: threads, memoryBudget: budget).budgetedMemory
+        }
+        #expect(try share(threads: 2, budget: 128 << 20) == 16 << 20)
+        #expect(try share(threads: 1, budget: 128 << 20) == 0)
+        #expect(try share(threads: 2, budget: 4 << 20) == 0)
+        let plan = try MappingSchema(fields: ReferenceMapping.fields).plan
+        let pipeline = try BatchSourceOpener.open(.bytes(members), plan: plan, options: ReaderOptions(workers: 2, memoryBudget: 64 << 20),
+                                                  keepsRecordText: false, progress: ProgressMonitor())
+        #expect(try #require(pipeline as? ParallelPipeline).memoryBudget == 56 << 20)
+        var damaged = members
+        damaged[members.count / 2] ^= 0x55
+        let reference = try Self.reference().rows
+        for input in [members, damaged] {
+            let one = try transcript(of: .bytes(input), fields: ReferenceMapping.fields, options: ReaderOptions(rejectionPolicy: .collect))
+            #expect(input == damaged ? one.error != nil && !one.rows.isEmpty : one.error == nil && one.rows == reference, "\(one.error ?? "no error"), \(one.rows.count) rows")
+            for workers in [2, 3] {
+                let options = ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 4096, memoryBudget: 16 << 20)
+                let several = try transcript(of: .bytes(input), fields: ReferenceMapping.fields, options: options)
+                #expect(several.rows == one.rows && several.error == one.error, "\(workers) workers: \(several.error ?? "no error"), \(several.rows.count) rows of \(one.rows.count)")
+            }
+        }
+    }
+
     /// Where each gzip member starts, as a split logs it, with either inflater: members of any size, an empty one
     /// among them, one after another.
     @Test(arguments: GzipInflater.allCases)

@@ -7,9 +7,14 @@ import CZstd
 enum Compressor {
     /// One gzip member holding `bytes`.
     static func gzip(_ bytes: [UInt8]) -> [UInt8] {
+        gzip(bytes, level: 6)
+    }
+
+    /// One gzip member holding `bytes`, compressed at `level`: at 0, stored as they are.
+    static func gzip(_ bytes: [UInt8], level: Int32) -> [UInt8] {
         var stream = z_stream()
         // 15 + 16: the largest window, with a gzip header.
-        guard czlib_deflate_init(&stream, 6, 15 + 16) == Z_OK else { return [] }
+        guard czlib_deflate_init(&stream, level, 15 + 16) == Z_OK else { return [] }
         defer { deflateEnd(&stream) }
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(bytes.count))) + 64)
         var input = bytes

@@ -20,6 +20,10 @@ import SluiceFixtures
         Codec(description: "gzip (\(inflater))", tools: [["gzip", "-dc"], ["igzip", "-dc"]], compress: Compressor.gzip) { source throws(SluiceError) in
             try inflater.source(decompressing: source)
         }
+    } + GzipInflater.allCases.map { inflater in
+        Codec(description: "gzip (\(inflater)) on 3 threads", tools: [["gzip", "-dc"], ["igzip", "-dc"]], compress: Compressor.gzip) { source throws(SluiceError) in
+            try inflater.source(decompressing: source, threads: 3, memory: 8 << 20)
+        }
     } + [
         Codec(description: "bzip2", tools: [["bzip2", "-dc"]], compress: { Compressor.bzip2($0, blockSize: 1) }) { source in
             DecompressingSource(compressed: source, decoder: Bzip2Decoder(), checks: FrameChecks())

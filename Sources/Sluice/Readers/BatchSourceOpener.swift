@@ -164,8 +164,8 @@ enum BatchSourceOpener {
         progress.start(totalBytes: raw.size)
         var counting = CountingSource(raw, progress: progress)
         guard let start else {
-            // Decompressing is the slower part for xz: its blocks get as many threads as the mapping, and part of
-            // the memory budget.
+            // Decompressing is the slower part for xz, and may be for gzip: its blocks and members get as many
+            // threads as the mapping, and part of the memory budget.
             let source = try Compression.decompressing(counting, maximumWindow: options.maximumDecompressionWindow, threads: options.workers,
                                                        memoryBudget: options.memoryBudget)
             options.memoryBudget -= source.budgetedMemory
@@ -175,7 +175,10 @@ enum BatchSourceOpener {
             throw .invalidOptions("the shard's \(start.name) starts at byte \(start.storedOffset), past the end of \(raw.name): it comes from another file")
         }
         _ = try counting.skip(start.storedOffset)
-        return (raw, try Compression.decompressing(counting, at: start, maximumWindow: options.maximumDecompressionWindow, threads: options.workers))
+        let source = try Compression.decompressing(counting, at: start, maximumWindow: options.maximumDecompressionWindow, threads: options.workers,
+                                                   memoryBudget: options.memoryBudget)
+        options.memoryBudget -= source.budgetedMemory
+        return (raw, source)
     }
 
     /// Opens a wrapper document whose records paths each lead to one plan's records, for the parallel pipeline

@@ -11,7 +11,7 @@ final class Bzip2Decoder: StreamDecoder {
     static let unit = "block"
     static let format = "bzip2"
 
-    private let pool: BlockDecodingPool?
+    private let pool: DecodingPool<Bzip2Block.Decoded>?
     /// Blocks decoded or being decoded ahead of the one to hand out next, at most.
     private let blocksAhead: Int
     private var scanner = Bzip2Scanner(headerAt: 0)
@@ -22,7 +22,7 @@ final class Bzip2Decoder: StreamDecoder {
     /// Magic numbers found from where the next block (or the stream's end) must start on.
     private var marks: [Bzip2Scanner.Mark] = []
     /// The block decoded from each block mark (by its bit) to the mark after it.
-    private var jobs: [Int: BlockDecodingPool.Job] = [:]
+    private var jobs: [Int: DecodingPool<Bzip2Block.Decoded>.Job] = [:]
     /// Where a stream header must start; `nil` inside a stream.
     private var expectedHeader: Int? = 0
     /// Inside a stream, the bit where its next block or its end must start.
@@ -59,7 +59,7 @@ final class Bzip2Decoder: StreamDecoder {
     ///   - start: The block to start at, of an input whose bytes are read from the byte that holds its first bit on;
     ///     the input's start when `nil`. Offsets count from the input's start either way.
     init(threads: Int = 1, startingAt start: Bzip2BlockStart? = nil) {
-        pool = threads > 1 ? BlockDecodingPool(threads: threads) : nil
+        pool = threads > 1 ? DecodingPool(threads: threads, name: "sluice-bzip2") : nil
         blocksAhead = threads > 1 ? threads + 1 : 1
         if let start {
             windowStart = start.storedBit / 8
@@ -211,7 +211,8 @@ final class Bzip2Decoder: StreamDecoder {
             let end = marks[index + 1].bit
             if !mark.isEnd && jobs[mark.bit] == nil && end - mark.bit <= Bzip2Block.largestLength(level: mark.level) {
                 let stream = window.withUnsafeBytes { Bzip2Block.stream($0, from: mark.bit - windowStart * 8, to: end - windowStart * 8, level: mark.level) }
-                let job = BlockDecodingPool.Job(stream: stream, level: mark.level)
+                let level = mark.level
+                let job = DecodingPool<Bzip2Block.Decoded>.Job { Bzip2Block.decode(stream, level: level) }
                 jobs[mark.bit] = job
                 pool?.submit(job)
             }

@@ -73,10 +73,12 @@ enum Compression: Sendable, Equatable {
     }
 
     /// Decompresses `source`, which sits where decompression of a split file starts (`start`: a zstd frame, a gzip
-    /// member, or the byte holding a bzip2 block's first bit): offsets count from the input's start. bzip2 blocks are decoded
-    /// on up to `threads` threads.
+    /// member, or the byte holding a bzip2 block's first bit): offsets count from the input's start. bzip2 blocks and
+    /// gzip members are decoded on up to `threads` threads, gzip's within their share of `memoryBudget`.
     /// - Throws: ``SluiceError/invalidOptions(_:)`` when no frame or block starts there.
-    static func decompressing(_ source: any ByteSource, at start: DecodingStart, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1) throws(SluiceError) -> PrefixedSource {
+    static func decompressing(
+        _ source: any ByteSource, at start: DecodingStart, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1, memoryBudget: Int = 0
+    ) throws(SluiceError) -> PrefixedSource {
         var prefixed = PrefixedSource(source)
         switch start {
         case .zstdFrame(let frame):
@@ -96,7 +98,10 @@ enum Compression: Sendable, Equatable {
             guard try prefixed.peek(3) == [0x1F, 0x8B, 0x08] else {
                 throw .invalidOptions("no gzip member starts at byte \(member.storedOffset) of \(source.name), where the shard says one does: the shard comes from another file")
             }
-            return PrefixedSource(try GzipInflater.preferred.source(decompressing: prefixed, startingAt: member), isDecompressing: true)
+            let memory = threads > 1 ? GzipInflater.aheadMemory(within: memoryBudget) : 0
+            var decompressing = PrefixedSource(try GzipInflater.preferred.source(decompressing: prefixed, startingAt: member, threads: threads, memory: memory), isDecompressing: true)
+            decompressing.budgetedMemory = memory
+            return decompressing
         }
     }
 
@@ -113,8 +118,8 @@ enum Compression: Sendable, Equatable {
     /// still be peeked at. A zstd frame that needs a window larger than `maximumWindow` bytes is an error.
     /// - Throws: ``SluiceError/invalidInput(source:message:)`` for a format Sluice does not read (an archive, lz4,
     ///   brotli), named.
-    /// bzip2 and xz blocks are decoded on up to `threads` threads; xz's threads take their share of `memoryBudget`
-    /// (``PrefixedSource/budgetedMemory`` says how much).
+    /// bzip2 and xz blocks and gzip members are decoded on up to `threads` threads; xz's and gzip's threads take their
+    /// share of `memoryBudget` (``PrefixedSource/budgetedMemory`` says how much).
     static func decompressing(
         _ source: any ByteSource, maximumWindow: Int = defaultMaximumWindow, threads: Int = 1, memoryBudget: Int = 0
     ) throws(SluiceError) -> PrefixedSource {
@@ -133,7 +138,8 @@ enum Compression: Sendable, Equatable {
         var budgetedMemory = 0
         switch detect(prefix) {
         case .gzip:
-            decompressing = try GzipInflater.preferred.source(decompressing: prefixed)
+            budgetedMemory = threads > 1 ? GzipInflater.aheadMemory(within: memoryBudget) : 0
+            decompressing = try GzipInflater.preferred.source(decompressing: prefixed, threads: threads, memory: budgetedMemory)
         case .zstd:
             decompressing = try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks())
         case .bzip2:

@@ -10,6 +10,12 @@ enum GzipInflater: CaseIterable {
     /// What both say when a member's trailer does not match what it decoded to, so that runs read alike.
     static let trailerMismatch = "corrupt gzip data: the member's CRC-32 or length does not match its data"
 
+    /// The part of a run's memory budget that inflating members ahead on several threads takes: an eighth, when that
+    /// is 1 MiB or more (none otherwise).
+    static func aheadMemory(within budget: Int) -> Int {
+        budget / 8 >= 1 << 20 ? budget / 8 : 0
+    }
+
     /// The fastest the build has.
     static var preferred: GzipInflater {
         #if FastGzip
@@ -20,18 +26,28 @@ enum GzipInflater: CaseIterable {
     }
 
     /// A source that inflates `compressed`, which starts with a gzip member; at `start`, when that member is not the
-    /// file's first. `log`, if given, notes where each member starts.
+    /// file's first. `log`, if given, notes where each member starts. With several `threads` and a share of the
+    /// memory budget (`memory`, ``aheadMemory(within:)``), members small enough are inflated ahead
+    /// on those threads.
     func source(
-        decompressing compressed: any ByteSource, startingAt start: GzipMemberStart = GzipMemberStart(storedOffset: 0, offset: 0), log: UnitStartLog? = nil
+        decompressing compressed: any ByteSource, startingAt start: GzipMemberStart = GzipMemberStart(storedOffset: 0, offset: 0), log: UnitStartLog? = nil,
+        threads: Int = 1, memory: Int = 0
     ) throws(SluiceError) -> any ByteSource {
-        let start = (start.storedOffset, start.offset)
+        let name = compressed.name
+        let startsAt = (start.storedOffset, start.offset)
+        let inflatesAhead = threads > 1 && memory > 0 && log == nil
         switch self {
         #if FastGzip
         case .isal:
-            return DecompressingSource(compressed: compressed, decoder: IsalInflater(), checks: FrameChecks(), startingAt: start, log: log)
+            guard inflatesAhead else { return DecompressingSource(compressed: compressed, decoder: IsalInflater(), checks: FrameChecks(), startingAt: startsAt, log: log) }
+            let decoder = try ParallelGzipInflater(threads: threads, memory: memory, startingAt: start.storedOffset) { IsalInflater() }
+            return DecompressingSource(compressed: compressed, decoder: decoder, checks: FrameChecks(), startingAt: startsAt)
         #endif
         case .zlib:
-            return DecompressingSource(compressed: compressed, decoder: try ZlibInflater(source: compressed.name), checks: FrameChecks(), startingAt: start, log: log)
+            let make: ParallelGzipInflater<ZlibInflater>.Make = { () throws(SluiceError) in try ZlibInflater(source: name) }
+            guard inflatesAhead else { return DecompressingSource(compressed: compressed, decoder: try make(), checks: FrameChecks(), startingAt: startsAt, log: log) }
+            let decoder = try ParallelGzipInflater(threads: threads, memory: memory, startingAt: start.storedOffset, make: make)
+            return DecompressingSource(compressed: compressed, decoder: decoder, checks: FrameChecks(), startingAt: startsAt)
         }
     }
 }

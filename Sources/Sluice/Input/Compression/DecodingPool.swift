@@ -1,39 +1,41 @@
 import Foundation
 
-/// Threads that decode compressed blocks handed to them, in the order handed, each block as a whole.
+/// Threads that decode compressed units handed to them (bzip2 blocks, gzip members), in the order handed, each
+/// unit as a whole.
 ///
-/// Its threads are started as blocks arrive, up to `threads`, and end when the pool is stopped. They are threads of
+/// Its threads are started as units arrive, up to `threads`, and end when the pool is stopped. They are threads of
 /// their own rather than Dispatch's, for the reason ``DedicatedThread`` gives: each waits for work for the whole run.
-final class BlockDecodingPool: @unchecked Sendable {
-    /// One block to decode, and then what decoding gave.
+final class DecodingPool<Decoded: Sendable>: @unchecked Sendable {
+    /// One unit to decode, and then what decoding gave.
     final class Job: @unchecked Sendable {
-        private let stream: [UInt8]
-        private let level: UInt8
+        private let work: @Sendable () -> Decoded
         /// Set once, by the thread that decoded it, under the pool's lock.
-        fileprivate var result: Bzip2Block.Decoded?
+        fileprivate var result: Decoded?
 
-        /// A block wrapped in a stream of its own (``Bzip2Block/stream(_:from:to:level:)``).
-        init(stream: [UInt8], level: UInt8) {
-            self.stream = stream
-            self.level = level
+        /// A unit that `work` decodes, holding its own copy of the compressed bytes.
+        init(_ work: @escaping @Sendable () -> Decoded) {
+            self.work = work
         }
 
-        /// Decodes the block on the calling thread.
-        func decode() -> Bzip2Block.Decoded {
-            Bzip2Block.decode(stream, level: level)
+        /// Decodes the unit on the calling thread.
+        func decode() -> Decoded {
+            work()
         }
     }
 
     private let condition = NSCondition()
     private let threads: Int
+    private let name: String
     private var started = 0
     private var queue: [Job] = []
     /// Threads decoding a job now.
     private var busy = 0
     private var isStopping = false
 
-    init(threads: Int) {
+    /// - Parameter name: What its threads are called, numbered: `sluice-bzip2`.
+    init(threads: Int, name: String) {
         self.threads = max(threads, 1)
+        self.name = name
     }
 
     /// Queues `job` for the next free thread.
@@ -44,21 +46,21 @@ final class BlockDecodingPool: @unchecked Sendable {
         if started < threads && started < queue.count + busy {
             started += 1
             let thread = Thread { [self] in work() }
-            thread.name = "sluice-bzip2-\(started)"
+            thread.name = "\(name)-\(started)"
             thread.start()
         }
         condition.broadcast()
     }
 
     /// Whether `job` has been decoded; its result if so.
-    func result(of job: Job) -> Bzip2Block.Decoded? {
+    func result(of job: Job) -> Decoded? {
         condition.lock()
         defer { condition.unlock() }
         return job.result
     }
 
     /// Waits until `job` has been decoded and returns what it gave.
-    func wait(for job: Job) -> Bzip2Block.Decoded {
+    func wait(for job: Job) -> Decoded {
         condition.lock()
         defer { condition.unlock() }
         while true {
