@@ -29,10 +29,8 @@ final class Bzip2Decoder: StreamDecoder {
     private var nextBit = 0
     private var level: UInt8 = 9
     private var combinedCRC: UInt32 = 0
-    /// The last block decoded, as far as it has been handed out, and the byte where it ends.
-    private var decoded: [UInt8] = []
-    private var handedOut = 0
-    private var decodedEnd = 0
+    /// The last block decoded, as far as it has been handed out.
+    private var decoded = DecodedUnit()
     /// Why the first try at the next block failed, for when no later mark makes it whole.
     private var firstFailure: String?
     /// Tries at the next block that failed: each passed over a mark, which real data almost never holds.
@@ -84,10 +82,10 @@ final class Bzip2Decoder: StreamDecoder {
 
     private var windowEnd: Int { windowStart + window.count }
 
-    var isBetweenUnits: Bool { expectedHeader == windowEnd && handedOut == decoded.count }
+    var isBetweenUnits: Bool { expectedHeader == windowEnd && decoded.isHandedOut }
 
     func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
-        if handedOut < decoded.count { return handOut(into: output) }
+        if !decoded.isHandedOut { return decoded.handOut(into: output) }
         // Input is taken only while the blocks to decode ahead lack their ends: a read taken whenever a thread is
         // free adds more bytes than a block uses, and the window would come to hold the file.
         if marks.count <= blocksAhead && (windowEnd - nextBit / 8) * 8 <= (blocksAhead + 1) * Bzip2Block.largestLength(level: level) {
@@ -184,11 +182,9 @@ final class Bzip2Decoder: StreamDecoder {
                 marks.removeFirst()
                 firstFailure = nil
                 failedTries = 0
-                decoded = bytes
-                handedOut = 0
-                decodedEnd = (nextBit + 7) / 8
+                decoded.start(bytes, endingAt: (nextBit + 7) / 8)
                 trimWindow()
-                return handOut(into: output)
+                return decoded.handOut(into: output)
             case .failed(let message):
                 // The mark after the block may lie inside its data: try again up to the mark after that one.
                 if firstFailure == nil { firstFailure = message }
@@ -224,18 +220,6 @@ final class Bzip2Decoder: StreamDecoder {
     private func dropSpeculation() {
         pool?.cancel(Array(jobs.values))
         jobs.removeAll()
-    }
-
-    private func handOut(into output: UnsafeMutableRawBufferPointer) -> DecodeStep {
-        let count = min(output.count, decoded.count - handedOut)
-        decoded.withUnsafeBytes { bytes in
-            if let base = output.baseAddress, let from = bytes.baseAddress, count > 0 { base.copyMemory(from: from + handedOut, byteCount: count) }
-        }
-        handedOut += count
-        guard handedOut == decoded.count else { return DecodeStep(produced: count, outcome: .running) }
-        decoded = []
-        handedOut = 0
-        return DecodeStep(produced: count, outcome: .unitEnded, compressedOffset: decodedEnd)
     }
 
     /// - Parameter inBlock: The failure lies in a block or stream end whose magic number was found where one should

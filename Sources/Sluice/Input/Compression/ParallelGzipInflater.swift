@@ -48,10 +48,8 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
     private var scannedTo: Int
     /// The members inflated or queued ahead, by where they start.
     private var jobs: [Int: (end: Int, length: Int, job: DecodingPool<Inflated>.Job)] = [:]
-    /// The member inflated last, as far as it has been handed out, and the byte where it ends.
-    private var decoded: [UInt8] = []
-    private var handedOut = 0
-    private var decodedEnd = 0
+    /// The member inflated last, as far as it has been handed out.
+    private var decoded = DecodedUnit()
     /// Members inflated on the pool's threads, for tests that they were.
     private(set) var membersInflatedAhead = 0
     /// The most compressed bytes held at once, for tests of the memory bound.
@@ -85,10 +83,10 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
 
     private var windowEnd: Int { windowStart + window.count }
 
-    var isBetweenUnits: Bool { !isStreaming && position == windowEnd && handedOut == decoded.count }
+    var isBetweenUnits: Bool { !isStreaming && position == windowEnd && decoded.isHandedOut }
 
     func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
-        if handedOut < decoded.count { return handOut(into: output) }
+        if !decoded.isHandedOut { return decoded.handOut(into: output) }
         if windowEnd - position <= readAhead && !input.isEmpty {
             window.append(contentsOf: input)
             input = UnsafeRawBufferPointer(rebasing: input[input.count...])
@@ -117,12 +115,10 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
             jobs[position] = nil
             guard let bytes = inflated else { return startStreaming(into: output) }
             membersInflatedAhead += 1
-            decoded = bytes
-            handedOut = 0
-            decodedEnd = end
+            decoded.start(bytes, endingAt: end)
             position = end
             forgetBehind()
-            return handOut(into: output)
+            return decoded.handOut(into: output)
         }
     }
 
@@ -284,18 +280,6 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
             forgetBehind()
             return DecodeStep(produced: step.produced, outcome: .running)
         }
-    }
-
-    private func handOut(into output: UnsafeMutableRawBufferPointer) -> DecodeStep {
-        let count = min(output.count, decoded.count - handedOut)
-        decoded.withUnsafeBytes { bytes in
-            if let base = output.baseAddress, let from = bytes.baseAddress, count > 0 { base.copyMemory(from: from + handedOut, byteCount: count) }
-        }
-        handedOut += count
-        guard handedOut == decoded.count else { return DecodeStep(produced: count, outcome: .running) }
-        decoded = []
-        handedOut = 0
-        return DecodeStep(produced: count, outcome: .unitEnded, compressedOffset: decodedEnd)
     }
 
     /// Lets go of what lies before `position`: the members inflated from there (a guess that did not hold), the marks,
