@@ -47,7 +47,7 @@ struct ReadingOptions: ParsableArguments {
         valueName: "bytes"))
     var chunkSize = 1 << 20
 
-    @Option(name: .customLong("memory-budget"), parsing: .unconditional, help: ArgumentHelp("The most input and batches held at once (1 to 1,048,576); xz blocks decoded on several threads are held within it.", valueName: "MiB"))
+    @Option(name: .customLong("memory-budget"), parsing: .unconditional, help: ArgumentHelp("The most input and batches held at once (1 to 1,048,576); xz blocks and gzip members decoded on several threads are held within it.", valueName: "MiB"))
     var memoryBudget = 128
 
     @Option(name: .customLong("max-window"), parsing: .unconditional, help: ArgumentHelp(

@@ -31,6 +31,33 @@ enum Compressor {
         return Array(output[..<produced])
     }
 
+    /// `bytes` cut into members of the sizes given, in turn, compressed at `level`.
+    static func gzipMembers(_ bytes: [UInt8], sizes: [Int], level: Int32 = 6) -> (compressed: [UInt8], count: Int) {
+        var compressed: [UInt8] = []
+        var start = 0
+        var count = 0
+        while start < bytes.count {
+            let end = min(start + sizes[count % sizes.count], bytes.count)
+            compressed += Compressor.gzip(Array(bytes[start..<end]), level: level)
+            start = end
+            count += 1
+        }
+        return (compressed, count)
+    }
+
+    /// `bytes` as `bgzip` writes them: members of up to `pieceSize` bytes whose headers give their lengths in a `BC`
+    /// extra field, and an empty member at the end.
+    static func bgzf(_ bytes: [UInt8], pieceSize: Int) -> [UInt8] {
+        var compressed: [UInt8] = []
+        for start in stride(from: 0, to: bytes.count, by: pieceSize) + [bytes.count] {
+            // zlib writes a 10-byte header; the deflate data and the trailer follow it.
+            let body = Compressor.gzip(Array(bytes[start..<min(start + pieceSize, bytes.count)])).dropFirst(10)
+            let size = 18 + body.count - 1
+            compressed += [0x1F, 0x8B, 8, 4, 0, 0, 0, 0, 0, 0xFF, 6, 0, 66, 67, 2, 0, UInt8(size & 0xFF), UInt8(size >> 8)] + body
+        }
+        return compressed
+    }
+
     /// One bzip2 stream holding `bytes`, in blocks of `blockSize` × 100 kB (1 to 9), as `bzip2 -N` writes.
     static func bzip2(_ bytes: [UInt8], blockSize: Int32 = 9) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: bytes.count + bytes.count / 100 + 600)

@@ -166,7 +166,7 @@ final class Bzip2Decoder: StreamDecoder {
             }
             let result: Bzip2Block.Decoded
             if let pool {
-                guard let done = mayWait ? pool.wait(for: job) : pool.result(of: job) else { return needsInput }
+                guard let done = pool.result(of: job, waiting: mayWait) else { return needsInput }
                 result = done
             } else {
                 result = job.decode()

@@ -98,7 +98,7 @@ enum Compression: Sendable, Equatable {
             guard try prefixed.peek(3) == [0x1F, 0x8B, 0x08] else {
                 throw .invalidOptions("no gzip member starts at byte \(member.storedOffset) of \(source.name), where the shard says one does: the shard comes from another file")
             }
-            let memory = threads > 1 ? GzipInflater.aheadMemory(within: memoryBudget) : 0
+            let memory = GzipInflater.aheadMemory(for: source, threads: threads, within: memoryBudget)
             var decompressing = PrefixedSource(try GzipInflater.preferred.source(decompressing: prefixed, startingAt: member, threads: threads, memory: memory), isDecompressing: true)
             decompressing.budgetedMemory = memory
             return decompressing
@@ -138,7 +138,7 @@ enum Compression: Sendable, Equatable {
         var budgetedMemory = 0
         switch detect(prefix) {
         case .gzip:
-            budgetedMemory = threads > 1 ? GzipInflater.aheadMemory(within: memoryBudget) : 0
+            budgetedMemory = GzipInflater.aheadMemory(for: source, threads: threads, within: memoryBudget)
             decompressing = try GzipInflater.preferred.source(decompressing: prefixed, threads: threads, memory: budgetedMemory)
         case .zstd:
             decompressing = try ZstdSource(compressed: prefixed, maximumWindow: maximumWindow, checks: FrameChecks())

@@ -52,21 +52,12 @@ final class DecodingPool<Decoded: Sendable>: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Whether `job` has been decoded; its result if so.
-    func result(of job: Job) -> Decoded? {
+    /// What decoding `job` gave; `nil` if it is not decoded yet, unless `waiting`, which waits until it is.
+    func result(of job: Job, waiting: Bool) -> Decoded? {
         condition.lock()
         defer { condition.unlock() }
+        while waiting && job.result == nil { condition.wait() }
         return job.result
-    }
-
-    /// Waits until `job` has been decoded and returns what it gave.
-    func wait(for job: Job) -> Decoded {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let result = job.result { return result }
-            condition.wait()
-        }
     }
 
     /// Drops those of `jobs` no thread has begun: what they would give is no longer wanted.

@@ -26,6 +26,12 @@ struct GzipHeader {
         }
     }
 
+    /// Whether the four bytes at `index` may start a member: the magic number, deflate, and no reserved flags. Inside
+    /// compressed data they may also occur by chance.
+    static func mayStart<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at index: Int) -> Bool where Bytes.Index == Int {
+        bytes[index] == 0x1F && bytes[index + 1] == 0x8B && bytes[index + 2] == 8 && bytes[index + 3] & 0xE0 == 0
+    }
+
     /// The header's length in `bytes`, if it is whole there.
     private static func length(of bytes: [UInt8]) -> Progress {
         guard bytes.count >= 10 else {

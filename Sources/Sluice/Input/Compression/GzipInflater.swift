@@ -10,10 +10,11 @@ enum GzipInflater: CaseIterable {
     /// What both say when a member's trailer does not match what it decoded to, so that runs read alike.
     static let trailerMismatch = "corrupt gzip data: the member's CRC-32 or length does not match its data"
 
-    /// The part of a run's memory budget that inflating members ahead on several threads takes: an eighth, when that
-    /// is 1 MiB or more (none otherwise).
-    static func aheadMemory(within budget: Int) -> Int {
-        budget / 8 >= 1 << 20 ? budget / 8 : 0
+    /// The part of a run's memory budget that inflating the members of `compressed` ahead on `threads` threads takes:
+    /// an eighth, when that is 1 MiB or more, there are several threads, and the input is a file (none otherwise:
+    /// ``ParallelGzipInflater`` reads ahead, which would hold a pipe's members back until the next one arrived).
+    static func aheadMemory(for compressed: any ByteSource, threads: Int, within budget: Int) -> Int {
+        threads > 1 && compressed.size != nil && budget / 8 >= 1 << 20 ? budget / 8 : 0
     }
 
     /// The fastest the build has.
@@ -26,16 +27,15 @@ enum GzipInflater: CaseIterable {
     }
 
     /// A source that inflates `compressed`, which starts with a gzip member; at `start`, when that member is not the
-    /// file's first. `log`, if given, notes where each member starts. With several `threads` and a share of the
-    /// memory budget (`memory`, ``aheadMemory(within:)``), members small enough are inflated ahead
-    /// on those threads.
+    /// file's first. `log`, if given, notes where each member starts. Given a share of the memory budget (`memory`,
+    /// ``aheadMemory(for:threads:within:)``) and no log, members small enough are inflated ahead on `threads` threads.
     func source(
         decompressing compressed: any ByteSource, startingAt start: GzipMemberStart = GzipMemberStart(storedOffset: 0, offset: 0), log: UnitStartLog? = nil,
         threads: Int = 1, memory: Int = 0
     ) throws(SluiceError) -> any ByteSource {
         let name = compressed.name
         let startsAt = (start.storedOffset, start.offset)
-        let inflatesAhead = threads > 1 && memory > 0 && log == nil
+        let inflatesAhead = memory > 0 && log == nil
         switch self {
         #if FastGzip
         case .isal:

@@ -8,16 +8,25 @@ import Foundation
 /// on the pool's threads, each from its start to its guessed end, into the length its trailer gives. A member counts
 /// only when it starts where the one before it ended and inflates to exactly its guessed end with its CRC-32 and
 /// length matched, so each confirms where the next one starts. A member too large to hold, or whose try failed (a
-/// guess that was compressed data, or damage), is inflated as it streams, on the reading thread, by `Streaming`,
-/// which reads it and reports its damage exactly as a run on one thread does.
+/// guess that was compressed data, or damage), is inflated as it streams, on the reading thread, by `Streaming`, as
+/// on one thread: the bytes before damage are delivered and the error names it; only how far the library read into
+/// damaged data before it noticed may differ, as it may between two ways of cutting the input into reads.
+///
+/// It reads ahead, so it is only for input whose reads do not wait (a file): on a pipe, a member would be held until
+/// the next one's header arrived.
 final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: StreamDecoder {
     static var unit: String { Streaming.unit }
     static var format: String { Streaming.format }
 
     /// Makes the inflater of one member: the streaming one, and one for each member inflated on the pool's threads.
     typealias Make = @Sendable () throws(SluiceError) -> Streaming
-    /// A member's bytes, or `nil` when it did not inflate to exactly its guessed end with its checks passed.
-    typealias Inflated = [UInt8]?
+    /// What inflating a member ahead gave.
+    enum Inflated: Sendable {
+        /// Its bytes: it inflated to exactly its guessed end with its checks passed.
+        case bytes([UInt8])
+        /// It did not: the guess was wrong, or the member is damaged.
+        case failed
+    }
 
     /// The smallest member: a 10-byte header, 2 bytes of deflate data (an empty block) and the 8-byte trailer.
     private static var smallestMember: Int { 20 }
@@ -52,8 +61,10 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
     private var decoded = DecodedUnit()
     /// Members inflated on the pool's threads, for tests that they were.
     private(set) var membersInflatedAhead = 0
-    /// The most compressed bytes held at once, for tests of the memory bound.
+    /// The most compressed bytes held at once, and the most bytes of members inflated or being inflated ahead, for
+    /// tests of the memory bound.
     private(set) var largestWindow = 0
+    private(set) var mostInflatedAhead = 0
 
     /// - Parameters:
     ///   - threads: How many members may be inflated at once.
@@ -65,7 +76,7 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
         self.make = make
         streaming = try make()
         pool = DecodingPool(threads: threads, name: "sluice-gzip")
-        // Never so little that the smallest member could not be read ahead.
+        // Never so little that a member's header and trailer, 20 bytes at least, could not be read ahead.
         let memory = max(memory, 64 << 10)
         // The window holds up to twice what is read ahead (it lets go of what it passed in halves), the jobs a copy
         // of what they inflate, and the member handed out is one of the largest.
@@ -87,9 +98,11 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
 
     func decode(_ input: inout UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, inputEnded: Bool) -> DecodeStep {
         if !decoded.isHandedOut { return decoded.handOut(into: output) }
-        if windowEnd - position <= readAhead && !input.isEmpty {
-            window.append(contentsOf: input)
-            input = UnsafeRawBufferPointer(rebasing: input[input.count...])
+        // Only as much as keeps `readAhead` bytes ahead: the rest of the read is taken by a later call.
+        let taken = min(input.count, max(readAhead - (windowEnd - position), 0))
+        if taken > 0 {
+            window.append(contentsOf: input[..<taken])
+            input = UnsafeRawBufferPointer(rebasing: input[taken...])
             largestWindow = max(largestWindow, window.count)
         }
         self.inputEnded = inputEnded && input.isEmpty
@@ -108,15 +121,15 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
             return needsInput
         case .streams:
             return startStreaming(into: output)
-        case .member(let end, _):
+        case .member:
             dispatch()
             guard let entry = jobs[position] else { return startStreaming(into: output) }
-            guard let inflated = mayWait ? pool.wait(for: entry.job) : pool.result(of: entry.job) else { return needsInput }
+            guard let inflated = pool.result(of: entry.job, waiting: mayWait) else { return needsInput }
             jobs[position] = nil
-            guard let bytes = inflated else { return startStreaming(into: output) }
+            guard case .bytes(let bytes) = inflated else { return startStreaming(into: output) }
             membersInflatedAhead += 1
-            decoded.start(bytes, endingAt: end)
-            position = end
+            decoded.start(bytes, endingAt: entry.end)
+            position = entry.end
             forgetBehind()
             return decoded.handOut(into: output)
         }
@@ -135,7 +148,7 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
     private func span(at start: Int) -> Span {
         let from = start - windowStart
         guard windowEnd - start >= Self.smallestMember else { return inputEnded ? .streams : .needsInput }
-        guard window[from] == 0x1F, window[from + 1] == 0x8B, window[from + 2] == 8, window[from + 3] & 0xE0 == 0 else { return .streams }
+        guard GzipHeader.mayStart(window, at: from) else { return .streams }
         let end: Int
         if let size = blockSize(at: from) {
             guard size <= largestMember else { return .streams }
@@ -198,7 +211,7 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
             var index = from
             while index < stop, let hit = memchr(base + index, 0x1F, stop - index) {
                 let at = base.distance(to: UnsafeRawPointer(hit))
-                if bytes[at + 1] == 0x8B && bytes[at + 2] == 8 && bytes[at + 3] & 0xE0 == 0 { marks.append(windowStart + at) }
+                if GzipHeader.mayStart(bytes, at: at) { marks.append(windowStart + at) }
                 index = at + 1
             }
         }
@@ -209,12 +222,13 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
     private func dispatch() {
         var start = position
         var ahead = jobs.values.reduce(0) { $0 + $1.length }
+        defer { mostInflatedAhead = max(mostInflatedAhead, jobs.values.reduce(0) { $0 + $1.length }) }
         for _ in 0..<Self.mostJobs {
             if let entry = jobs[start] {
                 start = entry.end
                 continue
             }
-            guard jobs.count < Self.mostJobs, ahead <= decodedAhead, case .member(let end, let length) = span(at: start) else { return }
+            guard jobs.count < Self.mostJobs, case .member(let end, let length) = span(at: start), ahead + length <= decodedAhead else { return }
             let member = Array(window[(start - windowStart)..<(end - windowStart)])
             let make = self.make
             let job = DecodingPool<Inflated>.Job { Self.inflateWhole(member, length: length, make: make) }
@@ -225,10 +239,10 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
         }
     }
 
-    /// Inflates `member`, all of one member's bytes, into the `length` bytes its trailer gives; `nil` unless it ends
-    /// exactly at its last byte with its checks passed.
+    /// Inflates `member`, all of one member's bytes, into the `length` bytes its trailer gives; it fails unless it
+    /// ends exactly at its last byte with its checks passed.
     private static func inflateWhole(_ member: [UInt8], length: Int, make: Make) -> Inflated {
-        guard let inflater = try? make() else { return nil }
+        guard let inflater = try? make() else { return .failed }
         var whole = false
         // One byte more than the trailer gives, so that a member longer than it says shows.
         let bytes = [UInt8](unsafeUninitializedCapacity: length + 1) { output, produced in
@@ -251,7 +265,7 @@ final class ParallelGzipInflater<Streaming: StreamDecoder & SendableMetatype>: S
                 }
             }
         }
-        return whole ? bytes : nil
+        return whole ? .bytes(bytes) : .failed
     }
 
     /// Reads the member at `position` with the streaming inflater, to its end.
