@@ -42,8 +42,8 @@ public struct ReaderOptions: Sendable, Hashable {
     /// blocks' output: its threads take five eighths of the budget (at most ``maximumDecompressionWindow``),
     /// the pipeline the rest, whether the file turns out to hold one block or many. More workers decode more xz
     /// blocks at once only as far as that share holds them (about two of `xz -T -6`'s by default). A gzip file of
-    /// several members read by several workers has its members inflated ahead on as many threads, within an eighth
-    /// of the budget (when that is 1 MiB or more), taken from the pipeline's part likewise.
+    /// several members read by three workers or more has its members inflated ahead on as many threads, within an
+    /// eighth of the budget (when that is 1 MiB or more), taken from the pipeline's part likewise.
     public var memoryBudget = 128 << 20
     /// Only the records that start inside this range of the file's bytes (NDJSON files only): shards that
     /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from

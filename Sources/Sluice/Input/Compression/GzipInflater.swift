@@ -10,11 +10,17 @@ enum GzipInflater: CaseIterable {
     /// What both say when a member's trailer does not match what it decoded to, so that runs read alike.
     static let trailerMismatch = "corrupt gzip data: the member's CRC-32 or length does not match its data"
 
+    /// The fewest workers whose runs inflate members ahead. Two workers map about as fast as one ISA-L thread
+    /// inflates; on two cores, inflating ahead made such runs 10–15 % slower (docs/benchmarks.md). Three or more map
+    /// faster than one thread inflates, which then holds the run back.
+    static let fewestThreadsAhead = 3
+
     /// The part of a run's memory budget that inflating the members of `compressed` ahead on `threads` threads takes:
-    /// an eighth, when that is 1 MiB or more, there are several threads, and the input is a file (none otherwise:
-    /// ``ParallelGzipInflater`` reads ahead, which would hold a pipe's members back until the next one arrived).
+    /// an eighth, when that is 1 MiB or more, there are ``fewestThreadsAhead`` threads or more, and the input is a
+    /// file (none otherwise: ``ParallelGzipInflater`` reads ahead, which would hold a pipe's members back until the
+    /// next one arrived).
     static func aheadMemory(for compressed: any ByteSource, threads: Int, within budget: Int) -> Int {
-        threads > 1 && compressed.size != nil && budget / 8 >= 1 << 20 ? budget / 8 : 0
+        threads >= fewestThreadsAhead && compressed.size != nil && budget / 8 >= 1 << 20 ? budget / 8 : 0
     }
 
     /// The fastest the build has.
