@@ -40,20 +40,28 @@ enum GzipInflater: CaseIterable {
         threads: Int = 1, memory: Int = 0
     ) throws(SluiceError) -> any ByteSource {
         let name = compressed.name
-        let startsAt = (start.storedOffset, start.offset)
-        let inflatesAhead = memory > 0 && log == nil
         switch self {
         #if FastGzip
         case .isal:
-            guard inflatesAhead else { return DecompressingSource(compressed: compressed, decoder: IsalInflater(), checks: FrameChecks(), startingAt: startsAt, log: log) }
-            let decoder = try ParallelGzipInflater(threads: threads, memory: memory, startingAt: start.storedOffset) { IsalInflater() }
-            return DecompressingSource(compressed: compressed, decoder: decoder, checks: FrameChecks(), startingAt: startsAt)
+            return try Self.source(decompressing: compressed, startingAt: start, log: log, threads: threads, memory: memory) { IsalInflater() }
         #endif
         case .zlib:
-            let make: ParallelGzipInflater<ZlibInflater>.Make = { () throws(SluiceError) in try ZlibInflater(source: name) }
-            guard inflatesAhead else { return DecompressingSource(compressed: compressed, decoder: try make(), checks: FrameChecks(), startingAt: startsAt, log: log) }
-            let decoder = try ParallelGzipInflater(threads: threads, memory: memory, startingAt: start.storedOffset, make: make)
-            return DecompressingSource(compressed: compressed, decoder: decoder, checks: FrameChecks(), startingAt: startsAt)
+            return try Self.source(decompressing: compressed, startingAt: start, log: log, threads: threads, memory: memory) { () throws(SluiceError) in
+                try ZlibInflater(source: name)
+            }
         }
+    }
+
+    /// The source ``source(decompressing:startingAt:log:threads:memory:)`` describes, with the inflaters `make` makes.
+    private static func source<Inflater: StreamDecoder & SendableMetatype>(
+        decompressing compressed: any ByteSource, startingAt start: GzipMemberStart, log: UnitStartLog?, threads: Int, memory: Int,
+        make: @escaping ParallelGzipInflater<Inflater>.Make
+    ) throws(SluiceError) -> any ByteSource {
+        let startsAt = (start.storedOffset, start.offset)
+        guard memory > 0 && log == nil else {
+            return DecompressingSource(compressed: compressed, decoder: try make(), checks: FrameChecks(), startingAt: startsAt, log: log)
+        }
+        let decoder = try ParallelGzipInflater(threads: threads, memory: memory, startingAt: start.storedOffset, make: make)
+        return DecompressingSource(compressed: compressed, decoder: decoder, checks: FrameChecks(), startingAt: startsAt)
     }
 }
