@@ -239,6 +239,26 @@ package struct ColumnStorage {
         }
     }
 
+    /// Copies the value of `sourceRow` in `source`, a column of the same type, into `row`: rows of text are
+    /// written in order, as everywhere.
+    mutating func copyValue(of sourceRow: Int, in source: ColumnStorage, to row: Int) {
+        guard source.isValid(sourceRow) else {
+            setNull(row: row)
+            return
+        }
+        switch type.layout {
+        case .word: values.assumingMemoryBound(to: UInt64.self)[row] = source.values.assumingMemoryBound(to: UInt64.self)[sourceRow]
+        case .byte: values.assumingMemoryBound(to: UInt8.self)[row] = source.values.assumingMemoryBound(to: UInt8.self)[sourceRow]
+        case .text:
+            let text = source.textBytes(sourceRow)
+            beginText(row: row)
+            if let base = text.baseAddress { appendText(base, count: text.count) }
+            endText(row: row)
+            return
+        }
+        setValid(row)
+    }
+
     private mutating func grow(toFit needed: Int) {
         var newCapacity = byteCapacity * 2
         while newCapacity < needed { newCapacity *= 2 }

@@ -29,6 +29,13 @@ public final class ColumnarBatch {
     private(set) var ordinals: UnsafeMutablePointer<Int>
     private(set) var lines: UnsafeMutablePointer<Int>
     private(set) var byteOffsets: UnsafeMutablePointer<Int>
+
+    /// Gives `row` the location of a record.
+    func setLocation(_ location: RecordLocation, ofRow row: Int) {
+        ordinals[row] = location.ordinal
+        lines[row] = location.line
+        byteOffsets[row] = location.byteOffset
+    }
     /// The columns' buffers, in one allocation.
     private var block: UnsafeMutableRawPointer
     /// Per element column of the plan (``CompiledPlan/elementColumns``): the rows of the elements of that
@@ -95,8 +102,8 @@ public final class ColumnarBatch {
         .allocate(byteCount: max(fields.reduce(0) { $0 + ColumnStorage.blockBytes(type: $1.columnType, capacity: capacity) }, 8), alignment: 8)
     }
 
-    /// Doubles the capacity, keeping the first `rows` rows' values and ordinals: for element batches, whose rows
-    /// are as many as the elements of their records, and which keep no record text. The batch and its `columns`
+    /// Doubles the capacity, keeping the first `rows` rows' values and locations: for element batches and child
+    /// tables' rows, which are as many as the elements of their records, and which keep no record text. The batch and its `columns`
     /// pointer stay the same, so holders of either carry on.
     func grow(keeping rows: Int) {
         let newCapacity = capacity * 2
@@ -110,15 +117,17 @@ public final class ColumnarBatch {
         }
         block.deallocate()
         block = newBlock
-        // Element rows have an ordinal (the element's place in its array) and no line or offset of their own.
-        let larger = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
-        larger.initialize(from: ordinals, count: rows)
-        ordinals.deallocate()
-        ordinals = larger
-        lines.deallocate()
-        lines = .allocate(capacity: newCapacity)
-        byteOffsets.deallocate()
-        byteOffsets = .allocate(capacity: newCapacity)
+        // Element rows have an ordinal (the element's place in its array); a child table's rows the location of
+        // their record.
+        func grown(_ old: UnsafeMutablePointer<Int>) -> UnsafeMutablePointer<Int> {
+            let larger = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+            larger.initialize(from: old, count: rows)
+            old.deallocate()
+            return larger
+        }
+        ordinals = grown(ordinals)
+        lines = grown(lines)
+        byteOffsets = grown(byteOffsets)
         capacity = newCapacity
     }
 

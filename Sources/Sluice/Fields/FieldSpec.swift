@@ -111,6 +111,12 @@ public struct FieldSpec: Sendable, Hashable {
         get { settings.propertyPath }
         set { updateSettings { $0.propertyPath = newValue } }
     }
+    /// Makes the field's array a table of its own (see ``ChildTable``): its rows are not a column of the record's
+    /// table. The field reads a JSON array (its type is json), and its path reads one array (no `*`).
+    public var childTable: ChildTable? {
+        get { settings.childTable }
+        set { updateSettings { $0.childTable = newValue } }
+    }
     /// For a typed array of nested models or values: the plan of one element, by which the machine maps the
     /// array's elements in the record's own pass.
     var elementPlan: (any ElementPlanning)? {
@@ -136,6 +142,7 @@ public struct FieldSpec: Sendable, Hashable {
         var shownType: ShownType?
         var propertyPath: [String]?
         var elementPlan: ElementPlan?
+        var childTable: ChildTable?
 
         static let defaults = Settings()
     }
@@ -243,7 +250,7 @@ extension FieldSpec: CustomReflectable {
             "name": name, "path": path as Any, "type": type, "isOptional": isOptional, "defaultValue": defaultValue as Any,
             "truncatesFractions": truncatesFractions, "epochUnit": epochUnit, "dateFormats": dateFormats, "decimalFormat": decimalFormat as Any, "enumValues": enumValues,
             "validators": validators, "transform": transform as Any, "isUnique": isUnique, "nullSpellings": nullSpellings as Any,
-            "cleanups": cleanups, "fallbackPaths": fallbackPaths, "isList": isList,
+            "cleanups": cleanups, "fallbackPaths": fallbackPaths, "isList": isList, "childTable": childTable as Any,
         ], displayStyle: .struct)
     }
 }

@@ -42,6 +42,32 @@ extension RecordStateMachine {
         feedsElements = false
     }
 
+    /// Child tables: a record is all or nothing across its tables, so an element that did not map rejects it
+    /// (named from the record: `$.entities.hashtags[3].text`), and so does a value that is no array. `null` gives
+    /// no rows.
+    @inline(never)
+    mutating func checkChildTables() {
+        for column in plan.childTableColumns where stamps[column] == serial && columns[column].isValid(row) {
+            if let elements = ElementRows(columns[column], row: row) {
+                guard let failed = elements.failure, failed < elements.batch.rejections.count else { continue }
+                let rejection = elements.batch.rejections[failed]
+                let element = columnPaths[column] + "[\(rejection.location.ordinal - 1)]"
+                for var failure in rejection.failures {
+                    failure.keyPath = element + failure.keyPath.dropFirst()
+                    failures.append(failure)
+                }
+                continue
+            }
+            let text = columns[column].textBytes(row)
+            if text.elementsEqual("null".utf8) {
+                columns[column].setNull(row: row)
+            } else if text.first != UInt8(ascii: "[") || !elementMachines.isEmpty {
+                // Without element machines (a batch made for encoding alone) the array stays its text.
+                failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .typeMismatch, expected: "an array", found: columns[column].describedValue(row)))
+            }
+        }
+    }
+
     /// The element machines write into the element batches of `batch` from now on: the batch in hand when a
     /// record starts after a batch was handed on (a new batch, a recycled one, or the same one when it was not).
     mutating func bindElementBatches(of batch: ColumnarBatch) {

@@ -26,6 +26,7 @@ extension RecordStateMachine {
             return rejectOversized(location: location)
         }
         if !withdrawnFailures.isEmpty { removeWithdrawnFailures() }
+        if !plan.childTableColumns.isEmpty { checkChildTables() }
         for column in requiredColumns where stamps[column] != serial {
             failures.append(Rejection.Failure(keyPath: columnPaths[column], kind: .missing, expected: plan.fields[column].shownTypeName, found: missingValue(column: column)))
         }

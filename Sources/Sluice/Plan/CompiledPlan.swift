@@ -37,6 +37,8 @@ final class CompiledPlan: ElementPlanning, @unchecked Sendable {
     /// The columns of typed arrays whose elements have a plan of their own (``FieldSpec/elementPlan``), in order:
     /// each has an element machine and, in each batch, a batch of element rows.
     let elementColumns: [Int]
+    /// The columns of child tables (``FieldSpec/childTable``), all among ``elementColumns`` and after every other.
+    let childTableColumns: [Int]
     /// Per list column (in `listColumns` order): the node of the array whose elements it reads.
     var listArrayNodes: [Int32] = []
     /// Per column: whether it is a unique list (plain memory: the per-element path must not copy field specs).
@@ -116,6 +118,7 @@ final class CompiledPlan: ElementPlanning, @unchecked Sendable {
         columnIsUniqueList = .allocateCopy(of: fields.map { $0.isList && $0.isUnique })
         listColumns = fields.indices.filter { fields[$0].isList }
         elementColumns = fields.indices.filter { fields[$0].elementPlan != nil }
+        childTableColumns = fields.indices.filter { fields[$0].childTable != nil }
         self.displayPaths = displayPaths
     }
 

@@ -102,7 +102,7 @@ final class MatchTables: @unchecked Sendable {
 
 extension CompiledPlan {
     /// Whether some node's arrays are mapped by element machine `machine` (an index into ``elementColumns``).
-    fileprivate func mapsElements(by machine: Int) -> Bool {
+    func mapsElements(by machine: Int) -> Bool {
         UnsafeBufferPointer(start: nodes, count: nodeCount).contains { $0.elementMachine == Int32(machine) }
     }
 }

@@ -12,6 +12,7 @@ enum PlanCompiler {
             fields[column].path = fields[column].resolvedPath(naming: options.naming)
         }
         if fields.isEmpty { problems.append(MappingProblem(setting: "fields", message: noFieldsMessage)) }
+        prepareChildTables(&fields, options: options, problems: &problems)
 
         var conversions = ColumnConversionTable()
         var conversionProblems: [MappingProblem] = []
@@ -131,6 +132,7 @@ enum PlanCompiler {
         plan.recordsPath = recordsPath
         plan.skippedRecords = options.skippedRecords
         plan.columnsFromHeader = options.columnsFromHeader
+        if !plan.childTableColumns.isEmpty { try checkChildTablesMapElements(plan) }
         return plan
     }
 

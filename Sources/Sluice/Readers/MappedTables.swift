@@ -1,0 +1,99 @@
+/// The tables a mapping's records fill: the records' own, and one per child table (``FieldSpec/childTable``),
+/// each after its parent, with the columns that link its rows to their parent's.
+///
+/// A child table's row starts with its links: the record's key (`key`, the fields an upsert matches on, each as
+/// `_<name>`) or, without one, the input it was read from and its ordinal there (`_source`, `_record`, which the
+/// records' own table then ends with); then the 0-based position of each array on the way, from the record's down
+/// to the row's own element (`_hashtags_index`, or the name ``ChildTable/indexColumn`` gives). A row's parent is
+/// the row of the parent table with the same links but the last. Then come the element's own columns.
+public struct MappedTables: Sendable {
+    /// One table.
+    public struct Table: Sendable {
+        /// The child-table fields from the record down to this table's (`["media", "sizes"]`); empty for the
+        /// records' own table.
+        public let fieldPath: [String]
+        /// The columns: a child table's links first.
+        public let fields: [FieldSpec]
+        /// How many of ``fields`` link a row to its parent row (none in the records' own table).
+        public let linkCount: Int
+        /// The table whose rows this one's rows belong to; nil for the records' own table.
+        public let parent: Int?
+        /// The column of the parent's rows (in its plan) that holds this table's elements.
+        let sourceColumn: Int
+        /// How many of the plan's fields are the table's own columns (the child tables' fields follow them).
+        let ownColumnCount: Int
+
+        /// The table's name, given the records' table's: `tweets_hashtags`, `tweets_media_sizes`.
+        public func name(records: String) -> String {
+            ([records] + fieldPath).joined(separator: "_")
+        }
+    }
+
+    /// The records' table first, then each child table after its parent.
+    public let tables: [Table]
+    /// The columns of the records' table that link its child tables' rows (the key); empty when rows are linked by
+    /// source and ordinal.
+    public let keyColumns: [Int]
+
+    /// Whether some field is a child table.
+    public var hasChildTables: Bool { tables.count > 1 }
+
+    /// The tables of `schema`, linked by the fields named in `key` (none: by source and ordinal).
+    /// - Throws: ``SluiceError/invalidMapping(_:)`` when a key field is not a column, or a link's name is taken by
+    ///   a column of the table.
+    public init(schema: MappingSchema, key: [String] = []) throws(SluiceError) {
+        let plan = schema.plan
+        let ownCount = plan.fields.count - plan.childTableColumns.count
+        var keyColumns: [Int] = []
+        var problems: [MappingProblem] = []
+        for name in key {
+            guard let column = plan.fields[..<ownCount].firstIndex(where: { $0.name == name }) else {
+                problems.append(MappingProblem(field: name, message: "the key \(name) is not a column of the records' table"))
+                continue
+            }
+            keyColumns.append(column)
+        }
+        var records = Array(plan.fields[..<ownCount])
+        var rootLinks: [FieldSpec]
+        if keyColumns.isEmpty {
+            rootLinks = [FieldSpec(name: Self.sourceColumn, type: .string), FieldSpec(name: Self.recordColumn, type: .int64)]
+            if !plan.childTableColumns.isEmpty { records += rootLinks }
+        } else {
+            rootLinks = keyColumns.map { column in
+                var link = FieldSpec(name: "_" + plan.fields[column].name, type: plan.fields[column].type, isOptional: plan.fields[column].isOptional)
+                link.enumValues = plan.fields[column].enumValues
+                link.dateFormats = plan.fields[column].dateFormats
+                link.decimalFormat = plan.fields[column].decimalFormat
+                return link
+            }
+        }
+        var tables = [Table(fieldPath: [], fields: records, linkCount: 0, parent: nil, sourceColumn: -1, ownColumnCount: ownCount)]
+        Self.addChildren(of: plan, parent: 0, links: rootLinks, into: &tables, problems: &problems)
+        for table in tables.dropFirst() {
+            var seen: Set<String> = []
+            for field in table.fields where !seen.insert(field.name).inserted {
+                problems.append(MappingProblem(field: table.fieldPath.joined(separator: "."), message: "child table \(table.fieldPath.joined(separator: ".")): the column \(field.name) is also one of the links to its parent's row; rename the field (or the index column with `index`)"))
+            }
+        }
+        guard problems.isEmpty else { throw .invalidMapping(problems) }
+        self.tables = tables
+        self.keyColumns = keyColumns
+    }
+
+    private static func addChildren(of plan: CompiledPlan, parent: Int, links: [FieldSpec], into tables: inout [Table], problems: inout [MappingProblem]) {
+        for column in plan.childTableColumns {
+            let field = plan.fields[column]
+            guard let table = field.childTable, let elements = field.elementPlan as? CompiledPlan else { continue }
+            let indexName = table.indexColumn ?? "_\(field.name)_index"
+            let ownLinks = links + [FieldSpec(name: indexName, type: .int64)]
+            let ownCount = elements.fields.count - elements.childTableColumns.count
+            tables.append(Table(fieldPath: tables[parent].fieldPath + [field.name], fields: ownLinks + elements.fields[..<ownCount], linkCount: ownLinks.count,
+                                parent: parent, sourceColumn: column, ownColumnCount: ownCount))
+            addChildren(of: elements, parent: tables.count - 1, links: ownLinks, into: &tables, problems: &problems)
+        }
+    }
+
+    /// The links of rows whose records have no key: the input's name and the record's ordinal in it.
+    public static let sourceColumn = "_source"
+    public static let recordColumn = "_record"
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Sluice
+import Testing
+
+/// Child tables mapped by the engine: rows per element, links, rejections of the whole record.
+@Suite struct ChildTableTests {
+    static let tweets: [FieldSpec] = {
+        var hashtags = field("hashtags", .json, path: "entities.hashtags")
+        var sizes = field("sizes", .json)
+        sizes.childTable = ChildTable(fields: [field("w", .int64), field("h", .int64)])
+        hashtags.childTable = ChildTable(fields: [field("text", .string), field("start", .int64, path: "indices.0", optional: true), sizes])
+        var tags = field("tags", .json)
+        tags.childTable = .values(.string)
+        return [field("id", .int64), hashtags, field("lang", .string, optional: true), tags]
+    }()
+
+    /// Every table's rows as text, in table order, for `text` read through `fields`.
+    static func tables(of text: String, fields: [FieldSpec], key: [String], tokenizer: TokenizerChoice = .automatic, workers: Int = 1, chunk: Int = 1 << 19, capacity: Int = 4096) throws -> (tables: [[String]], rejections: [String]) {
+        let schema = try MappingSchema(fields: fields)
+        let mapped = try MappedTables(schema: schema, key: key)
+        let rows = TableRows(mapped)
+        var options = ReaderOptions(rejectionPolicy: .collect)
+        options.tokenizer = tokenizer
+        options.workers = workers
+        options.chunkSize = chunk
+        options.batchCapacity = capacity
+        let reader = try ColumnarReader(input: .bytes(Array(text.utf8), name: "in.ndjson"), schema: schema, options: options)
+        var tables = mapped.tables.map { _ in [String]() }
+        var rejections: [String] = []
+        while let batch = try reader.next() {
+            for (table, part) in rows.fill(from: batch, rows: 0..<batch.count, source: "in.ndjson").enumerated() {
+                for row in part.rows { tables[table].append(render(part.batch, row: row)) }
+            }
+            rejections += batch.rejections.map(\.description)
+        }
+        return (tables, rejections)
+    }
+
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl])
+    func rowsPerElementLinkedByKey(tokenizer: TokenizerChoice) throws {
+        let text = """
+            {"id": 1, "entities": {"hashtags": [{"text": "a", "indices": [3, 5], "sizes": [{"w": 1, "h": 2}]}, null, {"text": "b"}]}, "tags": ["x", null, "y"]}
+            {"id": 2, "entities": {"hashtags": []}, "lang": "en"}
+            {"id": 3, "entities": {"hashtags": [{"text": [5]}]}}
+            {"id": 4, "entities": {"hashtags": {"text": "c"}}}
+            {"id": 5, "entities": {"hashtags": null}, "tags": ["z", {"a": 7}]}
+            {"id": 6, "tags": ["w"], "entities": {"hashtags": [{"text": "d", "sizes": [{"w": 3, "h": 4}, {"w": 5, "h": "x"}]}]}}
+            {"id": 7, "tags": ["v"], "entities": {"hashtags": [{"text": "e", "sizes": [{"w": 6, "h": 7}, {"w": 8, "h": 9}]}]}}
+
+            """
+        let (tables, rejections) = try Self.tables(of: text, fields: Self.tweets, key: ["id"], tokenizer: tokenizer)
+        #expect(tables[0] == ["#1@1:0 id=1 lang=null", "#2@2:148 id=2 lang=\"en\"", "#7@7:490 id=7 lang=null"])
+        #expect(tables[1] == ["#1@1:0 _id=1 _hashtags_index=0 text=\"a\" start=3", "#1@1:0 _id=1 _hashtags_index=2 text=\"b\" start=null",
+                              "#7@7:490 _id=7 _hashtags_index=0 text=\"e\" start=null"])
+        #expect(tables[2] == ["#1@1:0 _id=1 _hashtags_index=0 _sizes_index=0 w=1 h=2",
+                              "#7@7:490 _id=7 _hashtags_index=0 _sizes_index=0 w=6 h=7", "#7@7:490 _id=7 _hashtags_index=0 _sizes_index=1 w=8 h=9"])
+        #expect(tables[3] == ["#1@1:0 _id=1 _tags_index=0 value=\"x\"", "#1@1:0 _id=1 _tags_index=2 value=\"y\"", "#7@7:490 _id=7 _tags_index=0 value=\"v\""])
+        #expect(rejections.count == 4)
+        guard rejections.count == 4 else { return }
+        #expect(rejections[0].contains("$.entities.hashtags[0].text"), "\(rejections[0])")
+        #expect(rejections[1].contains("$.entities.hashtags") && rejections[1].contains("expected an array"), "\(rejections[1])")
+        #expect(rejections[2].contains("$.tags[1]"), "\(rejections[2])")
+        #expect(rejections[3].contains("$.entities.hashtags[0].sizes[1].h"), "\(rejections[3])")
+    }
+
+    /// Generated records of every shape an array takes, mapped with every worker count, chunk size and batch
+    /// capacity (element batches grow, batches are recycled, records cross chunks): the same rows each time, and
+    /// as many as the arrays hold.
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl])
+    func everyPipelineGivesTheSameRows(tokenizer: TokenizerChoice) throws {
+        var generator = SplitMix(seed: 7)
+        var lines: [String] = []
+        var expectedHashtags = 0
+        for id in 1...400 {
+            let count = Int(generator.next() % 7)
+            var hashtags: [String] = []
+            for index in 0..<count {
+                let broken = generator.next() % 97 == 0
+                let text = broken ? "[1]" : "\"t\(id)-\(index)\""
+                hashtags.append(index % 5 == 4 ? "null" : "{\"text\": \(text), \"sizes\": [{\"w\": \(index), \"h\": 1}]}")
+            }
+            let rejected = hashtags.contains { $0.contains("[1]") }
+            if !rejected { expectedHashtags += hashtags.filter { $0 != "null" }.count }
+            lines.append(#"{"id": \#(id), "entities": {"hashtags": [\#(hashtags.joined(separator: ", "))]}, "tags": []}"#)
+        }
+        let text = lines.joined(separator: "\n") + "\n"
+        let result = try expectSameForEveryPipeline { workers, chunk, capacity in
+            try Self.tables(of: text, fields: Self.tweets, key: [], tokenizer: tokenizer, workers: workers, chunk: chunk, capacity: capacity).tables
+        }
+        #expect(result[1].count == expectedHashtags)
+        #expect(result[2].count == expectedHashtags)
+        #expect(result[0].count + result[1].count > 400)
+        #expect(result[0].allSatisfy { $0.contains("_source=\"in.ndjson\" _record=") })
+    }
+
+    @Test func problemsAreNamedFromTheTable() {
+        var table = field("items", .string)
+        table.childTable = ChildTable(fields: [field("a", .int64), field("a", .string)])
+        var starred = field("stars", .json, path: "list.*")
+        starred.childTable = .values(.string)
+        var reread = field("tags", .json)
+        reread.childTable = .values(.string)
+        let problems = mappingProblems { _ = try MappingSchema(fields: [field("id", .int64), table, starred]) }.map(\.message)
+        #expect(problems.contains("table items: field a: the name is used by more than one field"), "\(problems)")
+        #expect(problems.contains { $0.contains("its path takes no '*'") }, "\(problems)")
+        let alsoRead = mappingProblems { _ = try MappingSchema(fields: [reread, field("first", .string, path: "tags.0")]) }.map(\.message)
+        #expect(alsoRead.contains { $0.contains("must be read by the table alone") }, "\(alsoRead)")
+        let clash = mappingProblems {
+            var links = field("links", .json)
+            links.childTable = ChildTable(fields: [field("_id", .int64)])
+            _ = try MappedTables(schema: try MappingSchema(fields: [field("id", .int64), links]), key: ["id"])
+        }.map(\.message)
+        #expect(clash.contains { $0.contains("the column _id is also one of the links") }, "\(clash)")
+    }
+}
