@@ -118,11 +118,14 @@ struct ImportCommand: ParsableCommand {
             if let key {
                 guard destination.keepsCheckpoints else { throw .invalidOptions("--key upserts into a database; \(destination) is a file") }
                 for part in key.split(separator: ",").map({ String($0).trimmingCharacters(in: .whitespaces) }) {
-                    guard let index = schema.fields.firstIndex(where: { $0.name == part }) else {
-                        throw .invalidOptions("--key \(part): table \(name) has no field of that name")
+                    guard let index = schema.fields.firstIndex(where: { $0.name == part && $0.childTable == nil }) else {
+                        throw .invalidOptions("--key \(part): table \(name) has no column of that name")
                     }
                     layout.keyColumns.append(index)
                 }
+            } else if destination.keepsCheckpoints {
+                // The mapping's key upserts as --key does; into files it only links child tables' rows.
+                layout.keyColumns = schema.options.key.compactMap { name in schema.fields.firstIndex { $0.name == name } }
             }
             tables.append(layout)
         }

@@ -56,6 +56,17 @@ public struct ImportSummary: Sendable {
         var recordsUnaccounted: Int { recordsRead - recordsWritten - recordsRejected - recordsRolledBack - recordsSkipped }
     }
 
+    /// Rows written into one child table (a records' table's array, one row per element, see ``MappedTables``).
+    public struct ChildTableCounts: Sendable, Hashable {
+        public var name: String
+        /// The records' table whose records' arrays the rows come from.
+        public var records: String
+        /// Rows that stay in the destination.
+        public var rowsWritten = 0
+        /// Rows written and then taken back with their records (a rollback, files removed).
+        public var rowsRolledBack = 0
+    }
+
     /// Rejections that share a key path and kind: how many, and the first one.
     public struct RejectionGroup: Sendable, Hashable {
         public var keyPath: String
@@ -68,6 +79,8 @@ public struct ImportSummary: Sendable {
 
     public var destination: String
     public var tables: [TableCounts]
+    /// The child tables, each after the tables before it in ``tables``.
+    public var childTables: [ChildTableCounts] = []
     public var rejectionGroups: [RejectionGroup] = []
     /// Bytes read from the inputs as stored.
     public var bytesRead = 0
@@ -104,6 +117,9 @@ public struct ImportSummary: Sendable {
         if tables.count > 1 {
             text += " (" + tables.map { "\($0.name): \(count($0.recordsWritten))" }.joined(separator: ", ") + ")"
         }
+        if !childTables.isEmpty {
+            text += ", with " + childTables.map { "\(count($0.rowsWritten)) \($0.rowsWritten == 1 ? "row" : "rows") in \($0.name)" }.joined(separator: ", ")
+        }
         text += ", \(count(recordsRejected)) rejected"
         if recordsRolledBack > 0 { text += ", \(count(recordsRolledBack)) rolled back" }
         if recordsSkipped > 0 {
@@ -130,6 +146,9 @@ public struct ImportSummary: Sendable {
             "{\"name\":\(quoted(table.name)),\"records_read\":\(table.recordsRead),\"records_written\":\(table.recordsWritten),"
                 + "\"records_rejected\":\(table.recordsRejected),\"records_rolled_back\":\(table.recordsRolledBack),"
                 + "\"records_skipped\":\(table.recordsSkipped),\"records_skipped_rejected\":\(table.recordsSkippedRejected)}"
+        }.joined(separator: ",") + "]"
+        text += ",\"child_tables\":[" + childTables.map { table in
+            "{\"name\":\(quoted(table.name)),\"records_table\":\(quoted(table.records)),\"rows_written\":\(table.rowsWritten),\"rows_rolled_back\":\(table.rowsRolledBack)}"
         }.joined(separator: ",") + "]"
         text += ",\"rejections\":[" + rejectionGroups.map { group in
             "{\"path\":\(quoted(group.keyPath)),\"kind\":\(quoted(group.kind.rawValue)),\"count\":\(group.count),"

@@ -67,6 +67,12 @@ private struct Run {
     /// The job's mappings, with what the destination adds (SQLite's integer range).
     var schemas: [MappingSchema]
     var sink: (any TableSink)?
+    /// The tables written: each mapping's, and its child tables.
+    var written: WrittenTables?
+    /// Rows per child table (in ``WrittenTables/layouts`` order, records' tables counting none) as of the last commit.
+    var committedChildRows: [Int] = []
+    /// Keys of the rows of one write, when a key's rows replace the child rows of an earlier row with that key.
+    private var keysInWrite: Set<UInt64> = []
     /// The checkpoint of the input being read, per table.
     var checkpoints: [Checkpoint] = []
     /// Checkpoints of inputs already done in this run, written again with every commit.
@@ -100,7 +106,15 @@ private struct Run {
     mutating func execute() {
         do {
             schemas = try schemas.map { schema throws(SluiceError) in try schema.restricted(to: job.destination) }
-            let sink = try openSink()
+            let written = try WrittenTables(tables: job.tables, schemas: schemas, destination: job.destination)
+            self.written = written
+            for (table, _) in job.tables.enumerated() {
+                for child in written.childTables(of: table) {
+                    summary.childTables.append(ImportSummary.ChildTableCounts(name: written.layouts[child].name, records: job.tables[table].name))
+                }
+            }
+            committedChildRows = summary.childTables.map { _ in 0 }
+            let sink = try openSink(tables: written.layouts)
             self.sink = sink
             for partial in sink.removedPartials { observer.removedPartial(partial) }
             if job.resumes {
@@ -155,6 +169,10 @@ private struct Run {
             }
             return
         }
+        for (table, kept) in committedChildRows.enumerated() {
+            summary.childTables[table].rowsRolledBack += summary.childTables[table].rowsWritten - kept
+            summary.childTables[table].rowsWritten = kept
+        }
         var dropped = 0
         for (table, kept) in committedCounts.enumerated() {
             // Everything read since the last commit, a batch whose write failed included.
@@ -205,14 +223,16 @@ private struct Run {
         return "\(error)"
     }
 
-    private func openSink() throws(SluiceError) -> any TableSink {
+    private func openSink(tables: [TableLayout]) throws(SluiceError) -> any TableSink {
         if job.resumes && job.inputs.contains("-") {
             throw .invalidOptions("standard input cannot be resumed: name the input file")
         }
         if job.resumes && !job.destination.keepsCheckpoints {
             throw .invalidOptions("--resume needs a database destination; files are written whole or not at all")
         }
-        return try job.destination.kind.open(job)
+        var expanded = job
+        expanded.tables = tables
+        return try job.destination.kind.open(expanded)
     }
 
     /// Imports one input; returns whether to go on with the next.
@@ -364,14 +384,14 @@ private struct Run {
         if first < end {
             // Read before the write, so that rows a failed write loses are counted (as rolled back).
             summary.tables[table].recordsRead += end - first
-            try sink.write(batch, rows: first..<end, table: table)
+            try write(batch, rows: first..<end, table: table, source: source, sink: sink)
             summary.tables[table].recordsWritten += end - first
             recordsSinceCommit += end - first
             note(batch.location(ofRow: end - 1), table: table)
         }
         for rejection in batch.rejections where rejection.location.ordinal > skipUpTo && rejection.location.ordinal <= limit {
             summary.tables[table].recordsRead += 1
-            try sink.reject(rejection, source: source, table: table)
+            try sink.reject(rejection, source: source, table: written?.starts[table] ?? table)
             lastRejectionTaken = rejection
             try observer.rejected(rejection, source, table)
             summary.tables[table].recordsRejected += 1
@@ -379,6 +399,39 @@ private struct Run {
             recordsSinceCommit += 1
             group(rejection, source: source)
             if rejection.location.ordinal > checkpoints[table].ordinal { note(rejection.location, table: table) }
+        }
+    }
+
+    /// Writes rows of a records' table and those of its child tables. Where rows with a key replace earlier ones
+    /// with their child rows, the rows go in runs without a repeated key, so that a record replaced within one
+    /// write takes its child rows with it as one replaced before does.
+    private mutating func write(_ batch: ColumnarBatch, rows: Range<Int>, table: Int, source: String, sink: any TableSink) throws(SluiceError) {
+        guard let written, written.rows[table].tables.hasChildTables else {
+            try sink.write(batch, rows: rows, table: written?.starts[table] ?? table)
+            return
+        }
+        guard !job.tables[table].keyColumns.isEmpty else {
+            try writeTables(of: batch, rows: rows, table: table, source: source, sink: sink)
+            return
+        }
+        var start = rows.lowerBound
+        keysInWrite.removeAll(keepingCapacity: true)
+        for row in rows where !keysInWrite.insert(written.rows[table].keyHash(of: batch, row: row)).inserted {
+            try writeTables(of: batch, rows: start..<row, table: table, source: source, sink: sink)
+            start = row
+            keysInWrite.removeAll(keepingCapacity: true)
+            keysInWrite.insert(written.rows[table].keyHash(of: batch, row: row))
+        }
+        try writeTables(of: batch, rows: start..<rows.upperBound, table: table, source: source, sink: sink)
+    }
+
+    private mutating func writeTables(of batch: ColumnarBatch, rows: Range<Int>, table: Int, source: String, sink: any TableSink) throws(SluiceError) {
+        guard let written, !rows.isEmpty else { return }
+        let parts = written.rows[table].fill(from: batch, rows: rows, source: source)
+        let firstChild = summary.childTables.firstIndex { $0.records == job.tables[table].name } ?? 0
+        for (offset, part) in parts.enumerated() where !part.rows.isEmpty {
+            try sink.write(part.batch, rows: part.rows, table: written.starts[table] + offset)
+            if offset > 0 { summary.childTables[firstChild + offset - 1].rowsWritten += part.rows.count }
         }
     }
 
@@ -415,6 +468,7 @@ private struct Run {
         recordsSinceCommit = 0
         lastCommit = now
         committedCounts = summary.tables.map { ($0.recordsWritten, $0.recordsRejected) }
+        committedChildRows = summary.childTables.map(\.rowsWritten)
         try sink.beginTransaction()
     }
 }

@@ -8,6 +8,10 @@ public struct TableLayout: Sendable {
     public var fields: [FieldSpec]
     /// The positions in ``fields`` of the key columns (`--key`), empty for plain inserts.
     public var keyColumns: [Int]
+    /// For a child table (see ``MappedTables``): the table its rows belong to, among the tables written, and how
+    /// many of its first columns link each row to its parent's row. An import makes these from its mappings.
+    var parent: Int?
+    var links = 0
 
     public init(name: String, fields: [FieldSpec], keyColumns: [Int] = []) {
         self.name = name

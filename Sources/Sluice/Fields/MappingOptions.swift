@@ -28,6 +28,10 @@ public struct MappingOptions: Sendable, Hashable {
     /// Input values that mean null in every field that does not list its own (``FieldSpec/nullSpellings``):
     /// `[.string(""), .string("N/A")]`.
     public var nullSpellings: [JSONValue]
+    /// The fields that identify a record (`key:` in a mapping file): an import into a database upserts on them as
+    /// `--key` does (which replaces them), and child tables' rows link to their record by them
+    /// (``MappedTables``). Empty: records have no key.
+    public var key: [String] = []
 
     /// Options; the defaults ignore unmapped keys, take keys as named, read top-level records, all of them, and
     /// know no null spellings but `null`.

@@ -123,6 +123,10 @@ enum PlanCompiler {
             problems.append(MappingProblem(setting: "naming", message: "naming separator '\(separator)': '.' separates the keys of a key path, so a field named createdTimeAt would read the one key 'created.time.at'; give nested keys a path (path: created.time.at), and write a key that holds dots as created\\.time\\.at"))
         }
 
+        for name in options.key where !fields.contains(where: { $0.name == name && $0.childTable == nil }) {
+            problems.append(MappingProblem(setting: "key", message: "key \(name): no column of that name (a child table is no column)"))
+        }
+
         if options.skippedRecords < 0 {
             problems.append(MappingProblem(setting: "skip", message: "skipped records: \(options.skippedRecords) is negative"))
         }

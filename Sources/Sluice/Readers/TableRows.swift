@@ -79,6 +79,30 @@ public final class TableRows {
         }
     }
 
+    /// A hash of the key of the record in `row` of `batch` (``MappedTables/keyColumns``): equal keys hash alike.
+    public func keyHash(of batch: ColumnarBatch, row: Int) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        for column in tables.keyColumns {
+            let storage = batch.columns[column]
+            guard storage.isValid(row) else {
+                mix(0)
+                continue
+            }
+            mix(1)
+            switch storage.type.layout {
+            case .word: withUnsafeBytes(of: storage.values.assumingMemoryBound(to: UInt64.self)[row]) { for byte in $0 { mix(byte) } }
+            case .byte: mix(storage.values.assumingMemoryBound(to: UInt8.self)[row])
+            case .text:
+                let text = storage.textBytes(row)
+                for byte in text { mix(byte) }
+                // The length ends the value, so that ("ab", "c") and ("a", "bc") differ.
+                withUnsafeBytes(of: text.count) { for byte in $0 { mix(byte) } }
+            }
+        }
+        return hash
+    }
+
     /// The next row of `batch`, which grows when full.
     private func append(to batch: ColumnarBatch) -> Int {
         let row = batch.count

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// The format is documented in `docs/mapping.md`. Every problem is reported at once, with its line and column.
 enum MappingFile {
-    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "precision", "scale", "rounding", "values", "validate", "transform", "unique", "nulls", "clean"]
-    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records", "skip", "header", "nulls"]
+    static let fieldKeys: Set<String> = ["name", "path", "type", "optional", "default", "truncate", "unit", "formats", "precision", "scale", "rounding", "values", "validate", "transform", "unique", "nulls", "clean", "table"]
+    static let topLevelKeys: Set<String> = ["fields", "unmapped", "ignore", "naming", "records", "skip", "header", "nulls", "key"]
 
     /// What a mapping file holds: the fields that could be read (those with a name and a known type, without the
     /// options that were wrong), the options, every problem found in the text, and where each field and setting
@@ -132,6 +132,16 @@ enum MappingFile {
             parsed.options.nullSpellings = nullSpellings(nulls, problems: &messages)
             for message in messages { problem(message, at: nulls) }
         }
+        if let key = top["key"] {
+            // `key: id`, or `key: [source, id]`.
+            if let name = key.scalar?.string, !name.isEmpty {
+                parsed.options.key = [name]
+            } else if let entries = key.sequence, case let names = entries.compactMap({ $0.scalar?.string }), names.count == entries.count, !names.isEmpty {
+                parsed.options.key = names
+            } else {
+                problem("'key' must name a field, or be a list of fields", at: key)
+            }
+        }
         if let header = top["header"] {
             if let flag = header.bool {
                 parsed.options.columnsFromHeader = flag
@@ -168,16 +178,19 @@ enum MappingFile {
 
     /// Reads one entry of `fields` into `parsed`, and returns its problems, each at the node it is about (nil: at
     /// the entry).
-    private static func field(_ entry: YAMLNode, position: Int, registry: MappingRegistry, into parsed: inout Parsed) -> [(field: String?, node: YAMLNode?, message: String)] {
+    /// `valueTable`: the entry is a table of values' `table:` (`{type: string}`), which names its one column and
+    /// reads `$` unless it says otherwise, and may name its index column.
+    static func field(_ entry: YAMLNode, position: Int, registry: MappingRegistry, into parsed: inout Parsed, valueTable: Bool = false) -> [(field: String?, node: YAMLNode?, message: String)] {
         guard let mapping = entry.mapping else {
             return [(nil, nil, "field #\(position + 1) must be a mapping with name and type")]
         }
-        let name = mapping["name"]?.scalar?.string
+        let name = mapping["name"]?.scalar?.string ?? (valueTable ? ChildTable.valueColumn : nil)
         // Each problem at the value (or key) it is about, else at the field.
         var entryProblems: [(node: YAMLNode?, message: String)] = []
         func note(_ node: YAMLNode?, _ messages: [String]) { entryProblems += messages.map { (node, $0) } }
-        for (key, _) in mapping where !fieldKeys.contains(key.string ?? "") {
-            note(key, ["unknown key '\(key.string ?? "?")' (known: \(fieldKeys.sorted().joined(separator: ", ")))" + Spelling.suggestion(for: key.string ?? "", among: fieldKeys.sorted())])
+        let known = valueTable ? fieldKeys.subtracting(["table"]).union(["index"]) : fieldKeys
+        for (key, _) in mapping where !known.contains(key.string ?? "") {
+            note(key, ["unknown key '\(key.string ?? "?")' (known: \(known.sorted().joined(separator: ", ")))" + Spelling.suggestion(for: key.string ?? "", among: known.sorted())])
         }
         if name == nil { note(nil, ["'name' is missing"]) }
         // A list of paths is the path and its fallbacks, in order: the first that holds a value wins.
@@ -190,17 +203,22 @@ enum MappingFile {
             }
             note(node, ["'path' must be a key path, or a list of key paths tried in order"])
             return nil
-        }
+        } ?? (valueTable ? "$" : nil)
         var type: FieldType?
         if let typeText = mapping["type"]?.scalar?.string {
             type = FieldType(rawValue: typeText)
             if type == nil {
                 note(mapping["type"], ["unknown type '\(typeText)' (known: \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))" + Spelling.suggestion(for: typeText, among: FieldType.allCases.map(\.rawValue))])
             }
+        } else if mapping["table"] != nil {
+            type = .json
         } else {
             note(mapping["type"], ["'type' is missing"])
         }
         var spec = FieldSpec(name: name ?? "", path: path, type: type ?? .string)
+        if let tableNode = mapping["table"] {
+            spec.childTable = childTable(tableNode, of: name ?? "", registry: registry, note: note)
+        }
         spec.fallbackPaths = fallbackPaths
         func flag(_ key: String) -> Bool {
             guard let node = mapping[key] else { return false }

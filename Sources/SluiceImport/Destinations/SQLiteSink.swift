@@ -17,7 +17,10 @@ final class SQLiteSink: TableSink {
     private let tables: [TableLayout]
     private let dateStorage: DateStorage
     private var inserts: [SQLiteConnection.Statement] = []
-    private var rejectInserts: [SQLiteConnection.Statement] = []
+    /// Per table: its rejections' insert; none for a child table, whose records' rejections are its parent's.
+    private var rejectInserts: [SQLiteConnection.Statement?] = []
+    /// Per table with a key and child tables: the deletes of a replaced row's rows in them, each bound to the key.
+    private var childDeletes: [[SQLiteConnection.Statement]] = []
     private var bindings: [[Binding]] = []
     private var inTransaction = false
     private var scratch: [UInt8] = []
@@ -52,6 +55,9 @@ final class SQLiteSink: TableSink {
             // Resuming appends after the last checkpoint; a table an interrupted run never committed is created.
             try prepare(table, ifExists: resuming ? .append : ifExists)
         }
+        for index in tables.indices {
+            try prepareChildDeletes(of: index)
+        }
         // The tables exist from here on, even if the run is stopped before its first rows are committed.
         try commit([])
         try begin()
@@ -74,16 +80,30 @@ final class SQLiteSink: TableSink {
         var columns = table.fields.map { SQLiteConnection.quoted($0.name) + " " + declaredType($0) }
         let keyNames = table.keyColumns.map { SQLiteConnection.quoted(table.fields[$0].name) }
         if !keyNames.isEmpty { columns.append("PRIMARY KEY (" + keyNames.joined(separator: ", ") + ")") }
+        if let parent = table.parent, case let parentKeys = tables[parent].keyColumns, !parentKeys.isEmpty {
+            // A child of a keyed table: its first links are that key (SQLite checks it only with foreign_keys on).
+            let links = table.fields.prefix(parentKeys.count).map { SQLiteConnection.quoted($0.name) }
+            let referenced = parentKeys.map { SQLiteConnection.quoted(tables[parent].fields[$0].name) }
+            columns.append("FOREIGN KEY (" + links.joined(separator: ", ") + ") REFERENCES " + SQLiteConnection.quoted(tables[parent].name)
+                           + " (" + referenced.joined(separator: ", ") + ")")
+        }
         try connection.execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")", doing: "cannot create table \(table.name)")
+        if table.parent != nil {
+            let links = table.fields.prefix(table.links).map { SQLiteConnection.quoted($0.name) }
+            try connection.execute("CREATE INDEX IF NOT EXISTS " + SQLiteConnection.quoted(table.name + "_sluice_links") + " ON \(name) ("
+                                   + links.joined(separator: ", ") + ")", doing: "cannot index table \(table.name) on its links")
+        }
         if !keyNames.isEmpty && exists {
             // An existing table needs a unique index on the key for the upsert to match on.
             try connection.execute("CREATE UNIQUE INDEX IF NOT EXISTS " + SQLiteConnection.quoted(table.name + "_sluice_key") + " ON \(name) ("
                                    + keyNames.joined(separator: ", ") + ")", doing: "cannot index table \(table.name) on its key")
         }
-        try connection.execute("""
-            CREATE TABLE IF NOT EXISTS \(rejectsName) (source TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, \
-            failures TEXT, raw BLOB, raw_truncated INTEGER)
-            """, doing: "cannot create table \(table.name)_rejects")
+        if table.parent == nil {
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS \(rejectsName) (source TEXT, ordinal INTEGER, line INTEGER, byte_offset INTEGER, \
+                failures TEXT, raw BLOB, raw_truncated INTEGER)
+                """, doing: "cannot create table \(table.name)_rejects")
+        }
 
         let names = table.fields.map { SQLiteConnection.quoted($0.name) }
         var sql = "INSERT INTO \(name) (" + names.joined(separator: ", ") + ") VALUES (" + names.map { _ in "?" }.joined(separator: ", ") + ")"
@@ -93,8 +113,34 @@ final class SQLiteSink: TableSink {
             sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         }
         inserts.append(try connection.prepare(sql, doing: "cannot prepare the insert into \(table.name)"))
-        rejectInserts.append(try connection.prepare("INSERT INTO \(rejectsName) VALUES (?, ?, ?, ?, ?, ?, ?)", doing: "cannot prepare the insert into \(table.name)_rejects"))
+        rejectInserts.append(table.parent != nil ? nil
+                             : try connection.prepare("INSERT INTO \(rejectsName) VALUES (?, ?, ?, ?, ?, ?, ?)", doing: "cannot prepare the insert into \(table.name)_rejects"))
         bindings.append(table.fields.map(binding))
+    }
+
+    /// A row that replaces another of the same key takes the replaced row's rows in the child tables with it: every
+    /// table beneath a keyed one links its rows by that key first.
+    private func prepareChildDeletes(of index: Int) throws(SluiceError) {
+        var deletes: [SQLiteConnection.Statement] = []
+        let keys = tables[index].keyColumns
+        if !keys.isEmpty {
+            for (descendant, table) in tables.enumerated() where isBeneath(descendant, index) {
+                let condition = table.fields.prefix(keys.count).enumerated().map { "\(SQLiteConnection.quoted($1.name)) = ?\($0 + 1)" }
+                deletes.append(try connection.prepare("DELETE FROM \(SQLiteConnection.quoted(table.name)) WHERE " + condition.joined(separator: " AND "),
+                                                      doing: "cannot prepare the delete from \(table.name)"))
+            }
+        }
+        childDeletes.append(deletes)
+    }
+
+    /// Whether table `table` lies beneath table `ancestor`.
+    private func isBeneath(_ table: Int, _ ancestor: Int) -> Bool {
+        var parent = tables[table].parent
+        while let current = parent {
+            if current == ancestor { return true }
+            parent = tables[current].parent
+        }
+        return false
     }
 
     /// The column's declared type.
@@ -134,7 +180,16 @@ final class SQLiteSink: TableSink {
         let statement = inserts[table].pointer
         let binds = bindings[table]
         let columns = binds.indices.map { batch.column($0) }
+        let keys = tables[table].keyColumns
         for row in rows {
+            for delete in childDeletes[table] {
+                for (position, key) in keys.enumerated() { bind(columns[key], binds[key], row: row, at: Int32(position + 1), in: delete.pointer) }
+                let status = sqlite3_step(delete.pointer)
+                sqlite3_reset(delete.pointer)
+                guard status == SQLITE_DONE else {
+                    throw connection.error("cannot delete the child rows of record \(batch.location(ofRow: row).ordinal)'s key")
+                }
+            }
             for index in columns.indices {
                 bind(columns[index], binds[index], row: row, at: Int32(index + 1), in: statement)
             }
@@ -218,7 +273,7 @@ final class SQLiteSink: TableSink {
     }
 
     func reject(_ rejection: Rejection, source: String, table: Int) throws(SluiceError) {
-        let statement = rejectInserts[table].pointer
+        guard let statement = rejectInserts[table]?.pointer else { return }
         sqlite3_reset(statement)
         _ = csqlite_bind_text_transient(statement, 1, source, -1)
         sqlite3_bind_int64(statement, 2, Int64(rejection.location.ordinal))
@@ -272,6 +327,7 @@ final class SQLiteSink: TableSink {
         inTransaction = false
         inserts.removeAll()
         rejectInserts.removeAll()
+        childDeletes.removeAll()
         connection.close()
     }
 
@@ -280,6 +336,7 @@ final class SQLiteSink: TableSink {
         inTransaction = false
         inserts.removeAll()
         rejectInserts.removeAll()
+        childDeletes.removeAll()
         connection.close()
     }
 }

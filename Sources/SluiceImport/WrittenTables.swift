@@ -1,0 +1,50 @@
+import Sluice
+
+/// The tables an import writes: each mapping's records' table, with its child tables after it (``MappedTables``),
+/// and what turns each batch into their rows.
+struct WrittenTables {
+    /// Every table written, in the order the sink is given them.
+    let layouts: [TableLayout]
+    /// Per mapping: its records' table's place in ``layouts`` (its child tables follow it).
+    let starts: [Int]
+    /// Per mapping: what fills its tables' rows.
+    let rows: [TableRows]
+
+    /// `tables` and `schemas` are the job's, one per mapping. A records' table's child tables link their rows by
+    /// its upsert key, else by the mapping's `key`, else by source and ordinal.
+    init(tables: [TableLayout], schemas: [MappingSchema], destination: Destination) throws(SluiceError) {
+        var layouts: [TableLayout] = []
+        var starts: [Int] = []
+        var rows: [TableRows] = []
+        for (layout, schema) in zip(tables, schemas) {
+            let key = layout.keyColumns.isEmpty ? schema.options.key : layout.keyColumns.map { layout.fields[$0].name }
+            let mapped = try MappedTables(schema: schema, key: key)
+            if mapped.hasChildTables, !layout.keyColumns.isEmpty, case .postgres = destination {
+                throw .invalidOptions("--key upserts with child tables go into SQLite for now; into PostgreSQL, import without --key (child rows then link by the mapping's key)")
+            }
+            let start = layouts.count
+            starts.append(start)
+            var records = layout
+            records.fields = mapped.tables[0].fields
+            layouts.append(records)
+            for table in mapped.tables.dropFirst() {
+                var child = TableLayout(name: table.name(records: layout.name), fields: table.fields)
+                child.parent = start + (table.parent ?? 0)
+                child.links = table.linkCount
+                layouts.append(child)
+            }
+            rows.append(TableRows(mapped))
+        }
+        if case .ndjson(nil) = destination, layouts.count > tables.count {
+            throw .invalidOptions("child tables cannot all go to standard output: name a directory (DIR/ with .ndjson files) or a file")
+        }
+        self.layouts = layouts
+        self.starts = starts
+        self.rows = rows
+    }
+
+    /// The child tables of mapping `table`, as places in ``layouts``.
+    func childTables(of table: Int) -> Range<Int> {
+        starts[table] + 1..<(table + 1 < starts.count ? starts[table + 1] : layouts.count)
+    }
+}
