@@ -55,7 +55,12 @@ struct CheckCommand: ParsableCommand {
         guard let input else { return }
         let sample = try Sample(input: input == "-" ? .standardInput : .file(input), schema: schema, shape: inputFormat, limit: limit)
         print("")
-        print(sample.table(fields: schema.fields, maximumWidth: maximumWidth))
+        print(sample.table(0, maximumWidth: maximumWidth))
+        for (index, table) in sample.tables.enumerated().dropFirst() {
+            print("")
+            print("child table \(table.path.joined(separator: ".")): \(table.rows.count) row\(table.rows.count == 1 ? "" : "s") (# is the record's)")
+            print(sample.table(index, maximumWidth: maximumWidth))
+        }
         for rejection in sample.rejections {
             print("")
             print("rejected \(rejection.location):")
@@ -70,37 +75,64 @@ struct CheckCommand: ParsableCommand {
     }
 }
 
-/// The first records of an input, mapped: each mapped one as its ordinal, line and cells, and the rejected ones.
+/// The first records of an input, mapped: each mapped one as its ordinal, line and cells, and the rejected ones;
+/// with child tables, their rows too, each under the record it came from.
 struct Sample {
-    var rows: [(ordinal: Int, line: Int, cells: [String])] = []
+    /// One table's rows: the records' own first, then each child table's.
+    struct Table {
+        /// The child-table fields from the record down (`hashtags.indices`); empty for the records' table.
+        var path: [String]
+        var fields: [FieldSpec]
+        var rows: [(ordinal: Int, line: Int, cells: [String])] = []
+    }
+
+    var tables: [Table]
     var rejections: [Rejection] = []
+    var rows: [(ordinal: Int, line: Int, cells: [String])] { tables[0].rows }
     var count: Int { rows.count + rejections.count }
 
     init(input: Input, schema: MappingSchema, shape: InputShape, limit: Int) throws {
+        let mapped = try MappedTables(schema: schema, key: schema.options.key)
+        let tableRows = TableRows(mapped)
+        tables = mapped.tables.map { Table(path: $0.fieldPath, fields: $0.fields) }
         let reader = try ColumnarReader(input: input, schema: schema, options: ReaderOptions(shape: shape, batchCapacity: limit, rejectionPolicy: .collect))
         var buffer: [UInt8] = []
         while let batch = try reader.next() {
-            // Rows and rejections come apart in a batch; the ordinals put them back in the input's order.
-            for row in 0..<batch.count {
-                let location = batch.location(ofRow: row)
-                guard location.ordinal <= limit else { break }
-                let cells = (0..<schema.fields.count).map { index in
-                    buffer.removeAll(keepingCapacity: true)
-                    return batch.column(index).appendText(row, to: &buffer) ? String(decoding: buffer, as: UTF8.self) : "(null)"
+            var end = 0
+            while end < batch.count && batch.location(ofRow: end).ordinal <= limit { end += 1 }
+            for (index, part) in tableRows.fill(from: batch, rows: 0..<end, source: Self.sourceName(of: input)).enumerated() {
+                // Rows and rejections come apart in a batch; the ordinals put them back in the input's order.
+                for row in part.rows {
+                    let location = part.batch.location(ofRow: row)
+                    let cells = part.batch.fields.indices.map { column in
+                        buffer.removeAll(keepingCapacity: true)
+                        return part.batch.column(column).appendText(row, to: &buffer) ? String(decoding: buffer, as: UTF8.self) : "(null)"
+                    }
+                    tables[index].rows.append((location.ordinal, location.line, cells))
                 }
-                rows.append((location.ordinal, location.line, cells))
             }
             rejections += batch.rejections.filter { $0.location.ordinal <= limit }
             if count >= limit { break }
         }
     }
 
-    /// The rows as an aligned table under the field names; rejected records have a row saying so.
-    func table(fields: [FieldSpec], maximumWidth: Int) -> String {
-        let header = ["#", "line"] + fields.map(\.name)
-        var lines: [[String]] = rows.map { [String($0.ordinal), String($0.line)] + $0.cells }
-        lines += rejections.map { [String($0.location.ordinal), String($0.location.line), "(rejected)"] }
-        lines.sort { (Int($0[0]) ?? 0) < (Int($1[0]) ?? 0) }
+    /// How an import names the input in `_source` links.
+    private static func sourceName(of input: Input) -> String {
+        switch input {
+        case .file(let path): path
+        case .standardInput: "-"
+        case .bytes(_, let name): name
+        }
+    }
+
+    /// Table `index`'s rows as an aligned table under the field names; in the records' table, rejected records
+    /// have a row saying so.
+    func table(_ index: Int, maximumWidth: Int) -> String {
+        let header = ["#", "line"] + tables[index].fields.map(\.name)
+        var lines: [[String]] = tables[index].rows.map { [String($0.ordinal), String($0.line)] + $0.cells }
+        if index == 0 { lines += rejections.map { [String($0.location.ordinal), String($0.location.line), "(rejected)"] } }
+        // Stable: a record's child rows keep their order.
+        lines = lines.enumerated().sorted { ((Int($0.element[0]) ?? 0), $0.offset) < ((Int($1.element[0]) ?? 0), $1.offset) }.map(\.element)
         let cells = ([header] + lines).map { $0.map { TableText.cell($0, width: maximumWidth) } }
         var widths = header.map { _ in 0 }
         for line in cells {

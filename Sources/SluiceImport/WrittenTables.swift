@@ -36,7 +36,7 @@ struct WrittenTables {
             rows.append(TableRows(mapped))
         }
         if case .ndjson(nil) = destination, layouts.count > tables.count {
-            throw .invalidOptions("child tables cannot all go to standard output: name a directory (DIR/ with .ndjson files) or a file")
+            throw .invalidOptions("child tables are written to a file each, not to standard output: give a file or directory (sluice map --output-dir DIR or --output FILE, sluice import --to FILE)")
         }
         self.layouts = layouts
         self.starts = starts

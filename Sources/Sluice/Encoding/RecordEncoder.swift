@@ -9,7 +9,8 @@ import Foundation
 /// in the field's first format (a pattern, or RFC 3339 in UTC for `iso8601`); enums as the JSON value their
 /// stored value came from; bytes as base64; json fields as their text. Lists become arrays again, element by
 /// element (`media.*.url` and `media.*.size` → `{"media":[{"url":…,"size":…},…]}`), each element in its field's
-/// form. Transformed fields are left out: a transform has no way back.
+/// form. Transformed fields are left out: a transform has no way back; so are child tables, whose rows are
+/// another table's.
 struct RecordEncoder: Sendable {
     private final class Node: @unchecked Sendable {
         var keys: [(name: [UInt8], node: Node)] = []
@@ -103,8 +104,8 @@ struct RecordEncoder: Sendable {
 
     init(plan: CompiledPlan) {
         let root = Node()
-        // A transform has no way back: its fields are not written.
-        for (column, field) in plan.fields.enumerated() where field.transform == nil {
+        // A transform has no way back: its fields are not written. A child table's rows are not the record's.
+        for (column, field) in plan.fields.enumerated() where field.transform == nil && field.childTable == nil {
             guard let path = try? FieldPath(parsing: field.resolvedPath(naming: nil)) else { continue }
             var node = root
             for segment in path.segments {

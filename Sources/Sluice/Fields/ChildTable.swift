@@ -8,6 +8,9 @@
 /// array, `null`, or an empty array gives no rows; a `null` element gives no row (the positions of the elements
 /// after it still count it).
 ///
+/// The field's column in a ``ColumnarBatch`` holds where its rows lie, not a value to read: read every table's
+/// rows through ``TableRows``.
+///
 /// A table's rows carry what links them to their parent's row (``MappedTables``): the record's key, or its source
 /// and ordinal, then the position of each array on the way, from the record's down to the element's own.
 public struct ChildTable: Sendable, Hashable {
