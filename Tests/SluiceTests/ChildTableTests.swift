@@ -112,4 +112,55 @@ import Testing
         }.map(\.message)
         #expect(clash.contains { $0.contains("the column _id is also one of the links") }, "\(clash)")
     }
+
+    /// A mapping file declares child tables with `table:` (fields, or one value's settings, and an index column's
+    /// name) and the record's key with `key:`; its problems are placed at the lines they are about.
+    @Test func mappingFilesDeclareTables() throws {
+        let schema = try MappingSchema(mappingText: """
+            key: id
+            fields:
+              - name: hashtags
+                path: entities.hashtags
+                table:
+                  index: position
+                  fields:
+                    - {name: text, type: string}
+                    - {name: indices, table: {type: int64, optional: true}}
+              - {name: id, type: int64}
+              - {name: tags, table: {type: string}}
+            """)
+        #expect(schema.options.key == ["id"])
+        #expect(schema.fields.map(\.name) == ["id", "hashtags", "tags"])
+        let tables = try MappedTables(schema: schema, key: schema.options.key)
+        #expect(tables.tables.map { $0.name(records: "t") } == ["t", "t_hashtags", "t_hashtags_indices", "t_tags"])
+        #expect(tables.tables.map { $0.fields.map(\.name) } == [
+            ["id"], ["_id", "position", "text"], ["_id", "position", "_indices_index", "value"], ["_id", "_tags_index", "value"],
+        ])
+        #expect(tables.tables.map(\.parent) == [nil, 0, 1, 0])
+        #expect(tables.tables[2].fields.last?.isOptional == true)
+
+        let problems = mappingProblems {
+            _ = try MappingSchema(mappingText: """
+                key: [id, nowhere]
+                fields:
+                  - {name: id, type: int64}
+                  - name: items
+                    table:
+                      fields:
+                        - {name: a, type: int46}
+                        - {name: b, type: string, colour: red}
+                  - {name: tags, table: {type: string, name: tag, colour: red}}
+                  - {name: bad, table: [1, 2]}
+                  - {name: also, table: {index: "", fields: {a: 1}}}
+                """, source: "m.yaml")
+        }
+        let shown = problems.map(\.description)
+        #expect(shown.contains { $0.hasPrefix("m.yaml:7:") && $0.contains("table items: field a: unknown type 'int46'") }, "\(shown)")
+        #expect(shown.contains { $0.hasPrefix("m.yaml:8:") && $0.contains("table items: field b: unknown key 'colour'") }, "\(shown)")
+        #expect(shown.contains { $0.contains("table tags: unknown key 'colour'") }, "\(shown)")
+        #expect(shown.contains { $0.contains("'table' must be {fields: [...]}") }, "\(shown)")
+        #expect(shown.contains { $0.contains("table also: 'fields' must be a list") }, "\(shown)")
+        #expect(shown.contains { $0.contains("table also: 'index' must name the column") }, "\(shown)")
+        #expect(shown.contains { $0.contains("key nowhere: no column of that name") }, "\(shown)")
+    }
 }

@@ -9,6 +9,13 @@ extension MappingFile {
         }
         var nested = Parsed(source: "")
         var table = ChildTable(fields: [])
+        if let index = mapping["index"] {
+            if let text = index.scalar?.string, !text.isEmpty {
+                table.indexColumn = text
+            } else {
+                note(index, ["table \(name): 'index' must name the column of each element's position"])
+            }
+        }
         if let list = mapping["fields"] {
             for (key, _) in mapping where !["fields", "index"].contains(key.string ?? "") {
                 note(key, ["table \(name): unknown key '\(key.string ?? "?")' beside 'fields' (known: fields, index)"])
@@ -28,13 +35,6 @@ extension MappingFile {
             }
         }
         table.fields = nested.fields
-        if let index = mapping["index"] {
-            if let text = index.scalar?.string, !text.isEmpty {
-                table.indexColumn = text
-            } else {
-                note(index, ["table \(name): 'index' must name the column of each element's position"])
-            }
-        }
         return table
     }
 }
