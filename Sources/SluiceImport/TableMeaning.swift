@@ -63,6 +63,13 @@ struct TableMeaning: Sendable, Hashable {
     // MARK: - One column
 
     private static func column(_ field: FieldSpec, options: MappingOptions) -> String {
+        if let table = field.childTable {
+            // A child table is written beside this one, under the records' checkpoints: its columns are part of what
+            // the table means.
+            let index = table.indexColumn.map { ", index \(quoted($0))" } ?? ""
+            return "column \(quoted(field.name)): child table from \(quoted(field.resolvedPath(naming: options.naming)))\(index) of ["
+                + table.fields.map { column($0, options: options) }.joined(separator: "; ") + "]"
+        }
         var line = "column \(quoted(field.name)): \(field.type.rawValue) from \(quoted(field.resolvedPath(naming: options.naming)))"
         if !field.fallbackPaths.isEmpty { line += " or " + field.fallbackPaths.map(quoted).joined(separator: " or ") }
         if field.isOptional { line += ", optional" }

@@ -110,10 +110,10 @@ import Testing
         #expect(problems.map(\.description) == [
             "m.yaml:3:11: field 'id': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum, decimal)",
             "m.yaml:4:5: field 'x': 'type' is missing",
-            "m.yaml:5:5: field 'x': unknown key 'typ' (known: clean, default, formats, name, nulls, optional, path, precision, rounding, scale, transform, truncate, type, unique, unit, validate, values); did you mean 'type'?",
+            "m.yaml:5:5: field 'x': unknown key 'typ' (known: clean, default, formats, name, nulls, optional, path, precision, rounding, scale, table, transform, truncate, type, unique, unit, validate, values); did you mean 'type'?",
             "m.yaml:6:5: field #3: 'name' is missing",
             "m.yaml:8:15: field #3: 'optional' must be true or false",
-            "m.yaml:9:1: unknown top-level key 'extra' (known: fields, header, ignore, naming, nulls, records, skip, unmapped)",
+            "m.yaml:9:1: unknown top-level key 'extra' (known: fields, header, ignore, key, naming, nulls, records, skip, unmapped)",
         ])
         #expect(problems.map(\.location?.line) == [3, 4, 5, 6, 8, 9])
     }

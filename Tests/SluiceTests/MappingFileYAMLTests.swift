@@ -79,7 +79,7 @@ import Testing
         #expect(try MappingSchema(mappingText: text).fields.map(\.name) == ["a"])
         // An alias stands for the list anchored before: its entries are read (and their problems placed) there.
         #expect(problems("x: &fs [{name: a, type: integer}]\nfields: *fs\n") == [
-            "m.yaml:1:1: unknown top-level key 'x' (known: fields, header, ignore, naming, nulls, records, skip, unmapped)",
+            "m.yaml:1:1: unknown top-level key 'x' (known: fields, header, ignore, key, naming, nulls, records, skip, unmapped)",
             "m.yaml:1:25: field 'a': unknown type 'integer' (known: string, int64, double, bool, json, uint64, date, url, bytes, enum, decimal)",
         ])
     }

@@ -67,6 +67,15 @@ import Testing
             let changes = try Self.meaning(price.replacingOccurrences(of: "scale: 2", with: changed)).changes(since: try Self.meaning(price)).joined(separator: "; ")
             #expect(changes.contains(named), "\(changes)")
         }
+        // A child table's columns are part of its records' table's meaning.
+        let tabled = base + "  - {name: tags, table: {fields: [{name: text, type: string}]}}\n"
+        for (changed, named) in [("{name: text, type: int64}", #"child table from "tags" of [column "text": int64"#),
+                                 ("{name: text, path: label, type: string}", #"from "label""#)] {
+            let after = try Self.meaning(tabled.replacingOccurrences(of: "{name: text, type: string}", with: changed))
+            #expect(after.changes(since: try Self.meaning(tabled)).joined(separator: "; ").contains(named))
+        }
+        let indexed = try Self.meaning(tabled.replacingOccurrences(of: "{fields:", with: "{index: at, fields:"))
+        #expect(indexed.changes(since: try Self.meaning(tabled)).joined(separator: "; ").contains(#"index "at""#))
         #expect(try Self.meaning(base, key: [0]).changes(since: before) == [#"the table was table "t"; dates stored as text and is now table "t"; key "id"; dates stored as text"#])
         #expect(try Self.meaning(base, dateStorage: .epochMilliseconds).fingerprint != before.fingerprint)
         // The same mapping written otherwise means the same.
