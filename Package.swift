@@ -121,6 +121,11 @@ let package = Package(
             path: "Benchmarks/ImportThroughput"
         ),
         .executableTarget(
+            name: "ChildTableThroughput",
+            dependencies: ["SluiceBench"],
+            path: "Benchmarks/ChildTableThroughput"
+        ),
+        .executableTarget(
             name: "PipelineScaling",
             dependencies: ["Sluice", "SluiceFixtures", "SluiceBench", "CZstd"],
             path: "Benchmarks/PipelineScaling"

@@ -163,4 +163,41 @@ import Testing
         #expect(shown.contains { $0.contains("table also: 'index' must name the column") }, "\(shown)")
         #expect(shown.contains { $0.contains("key nowhere: no column of that name") }, "\(shown)")
     }
+
+    /// A record of a million elements maps into a million rows, in order, between two small records.
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl])
+    func aMillionElementsMapIntoAMillionRows(tokenizer: TokenizerChoice) throws {
+        var tags = field("tags", .json)
+        tags.childTable = .values(.int64)
+        let elements = (0..<1_000_000).map(String.init).joined(separator: ",")
+        let text = "{\"id\": 1, \"tags\": [7]}\n{\"id\": 2, \"tags\": [\(elements)]}\n{\"id\": 3, \"tags\": [8, null]}\n"
+        for workers in [1, 2] {
+            let schema = try MappingSchema(fields: [field("id", .int64), tags])
+            let rows = TableRows(try MappedTables(schema: schema, key: ["id"]))
+            var options = ReaderOptions(rejectionPolicy: .collect)
+            options.tokenizer = tokenizer
+            options.workers = workers
+            let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
+            var records: [Int64] = []
+            var count = 0
+            var last: [Int64] = []
+            while let batch = try reader.next() {
+                let tables = rows.fill(from: batch, rows: 0..<batch.count, source: "-")
+                for row in tables[0].rows { records.append(tables[0].batch.column(0).int64(row) ?? -1) }
+                let child = tables[1]
+                for row in child.rows {
+                    let values = (0..<3).map { child.batch.column($0).int64(row) ?? -1 }
+                    if values[0] == 2 {
+                        #expect(values[1] == Int64(count) && values[2] == Int64(count), "row \(count): \(values)")
+                        count += 1
+                    } else {
+                        last = values
+                    }
+                }
+            }
+            #expect(records == [1, 2, 3])
+            #expect(count == 1_000_000)
+            #expect(last == [3, 0, 8])
+        }
+    }
 }

@@ -17,6 +17,12 @@ final class SQLiteSink: TableSink {
     private let tables: [TableLayout]
     private let dateStorage: DateStorage
     private var inserts: [SQLiteConnection.Statement] = []
+    /// Per table of plain inserts: one statement inserting ``groupRows`` rows at once (nil where rows are upserted,
+    /// or too wide to group): a statement per row costs more than most rows.
+    private var groupInserts: [(statement: SQLiteConnection.Statement, rows: Int)?] = []
+    /// Per keyed table with child tables: its rows inserted without the upsert, so that a row new to the table (most
+    /// rows) needs no delete in the child tables; a row whose key is there already is upserted after the deletes.
+    private var newRowInserts: [SQLiteConnection.Statement?] = []
     /// Per table: its rejections' insert; none for a child table, whose records' rejections are its parent's.
     private var rejectInserts: [SQLiteConnection.Statement?] = []
     /// Per table with a key and child tables: the deletes of a replaced row's rows in them, each bound to the key.
@@ -57,6 +63,8 @@ final class SQLiteSink: TableSink {
         }
         for index in tables.indices {
             try prepareChildDeletes(of: index)
+            newRowInserts.append(childDeletes[index].isEmpty ? nil : try connection.prepare(insertSQL(tables[index], groupOf: 1),
+                                                                                            doing: "cannot prepare the insert into \(tables[index].name)"))
         }
         // The tables exist from here on, even if the run is stopped before its first rows are committed.
         try commit([])
@@ -106,16 +114,36 @@ final class SQLiteSink: TableSink {
         }
 
         let names = table.fields.map { SQLiteConnection.quoted($0.name) }
-        var sql = "INSERT INTO \(name) (" + names.joined(separator: ", ") + ") VALUES (" + names.map { _ in "?" }.joined(separator: ", ") + ")"
+        var sql = insertSQL(table, groupOf: 1)
         if !keyNames.isEmpty {
             let others = table.fields.indices.filter { !table.keyColumns.contains($0) }.map { names[$0] }
             sql += " ON CONFLICT (" + keyNames.joined(separator: ", ") + ") DO "
             sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         }
         inserts.append(try connection.prepare(sql, doing: "cannot prepare the insert into \(table.name)"))
+        let variables = Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        let group = min(Self.groupRows, variables / max(table.fields.count, 1))
+        groupInserts.append(keyNames.isEmpty && group > 1
+                            ? (try connection.prepare(insertSQL(table, groupOf: group), doing: "cannot prepare the insert into \(table.name)"), group) : nil)
         rejectInserts.append(table.parent != nil ? nil
                              : try connection.prepare("INSERT INTO \(rejectsName) VALUES (?, ?, ?, ?, ?, ?, ?)", doing: "cannot prepare the insert into \(table.name)_rejects"))
         bindings.append(table.fields.map(binding))
+    }
+
+    /// The most rows one insert statement takes: measured, 32 rows a statement made a narrow table's inserts about
+    /// twice as fast as one (docs/benchmarks.md); more gained little.
+    static let groupRows = 32
+
+    /// The extended codes of a key already in the table: SQLITE_CONSTRAINT_PRIMARYKEY, and SQLITE_CONSTRAINT_UNIQUE
+    /// for an existing table's key index (macros C does not bring into Swift).
+    private static let keyConflicts: Set<Int32> = [SQLITE_CONSTRAINT | (6 << 8), SQLITE_CONSTRAINT | (8 << 8)]
+
+    /// `INSERT INTO table (columns) VALUES (?, …), …` for `rows` rows.
+    private func insertSQL(_ table: TableLayout, groupOf rows: Int) -> String {
+        let names = table.fields.map { SQLiteConnection.quoted($0.name) }
+        let row = "(" + names.map { _ in "?" }.joined(separator: ", ") + ")"
+        return "INSERT INTO \(SQLiteConnection.quoted(table.name)) (" + names.joined(separator: ", ") + ") VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// A row that replaces another of the same key takes the replaced row's rows in the child tables with it: every
@@ -177,28 +205,56 @@ final class SQLiteSink: TableSink {
     // MARK: - Writing
 
     func write(_ batch: ColumnarBatch, rows: Range<Int>, table: Int) throws(SluiceError) {
-        let statement = inserts[table].pointer
         let binds = bindings[table]
         let columns = binds.indices.map { batch.column($0) }
-        let keys = tables[table].keyColumns
-        for row in rows {
-            for delete in childDeletes[table] {
-                for (position, key) in keys.enumerated() { bind(columns[key], binds[key], row: row, at: Int32(position + 1), in: delete.pointer) }
-                let status = sqlite3_step(delete.pointer)
-                sqlite3_reset(delete.pointer)
-                guard status == SQLITE_DONE else {
-                    throw connection.error("cannot delete the child rows of record \(batch.location(ofRow: row).ordinal)'s key")
+        var row = rows.lowerBound
+        if let (group, count) = groupInserts[table] {
+            while rows.upperBound - row >= count {
+                for offset in 0..<count {
+                    for index in columns.indices {
+                        bind(columns[index], binds[index], row: row + offset, at: Int32(offset * columns.count + index + 1), in: group.pointer)
+                    }
                 }
+                try step(group.pointer, "cannot insert records \(batch.location(ofRow: row).ordinal) to \(batch.location(ofRow: row + count - 1).ordinal) into \(tables[table].name)")
+                row += count
             }
-            for index in columns.indices {
-                bind(columns[index], binds[index], row: row, at: Int32(index + 1), in: statement)
+        }
+        for row in row..<rows.upperBound {
+            if let insert = newRowInserts[table]?.pointer {
+                bindRow(row, columns, binds, in: insert)
+                // Reset at once: text is bound in place (not copied), and the batch it points into is recycled.
+                let status = sqlite3_step(insert)
+                sqlite3_reset(insert)
+                if status == SQLITE_DONE { continue }
+                guard Self.keyConflicts.contains(sqlite3_extended_errcode(connection.handle)) else {
+                    throw connection.error("cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
+                }
+                try deleteChildRows(ofRow: row, columns, binds, table: table, ordinal: batch.location(ofRow: row).ordinal)
             }
-            let status = sqlite3_step(statement)
-            // Reset at once: text is bound in place (not copied), and the batch it points into is recycled.
-            sqlite3_reset(statement)
-            guard status == SQLITE_DONE else {
-                throw connection.error("cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
+            bindRow(row, columns, binds, in: inserts[table].pointer)
+            try step(inserts[table].pointer, "cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
+        }
+    }
+
+    private func bindRow(_ row: Int, _ columns: [ColumnarBatch.Column], _ binds: [Binding], in statement: OpaquePointer) {
+        for index in columns.indices { bind(columns[index], binds[index], row: row, at: Int32(index + 1), in: statement) }
+    }
+
+    /// Steps a statement and resets it at once: text is bound in place (not copied), and the batch it points into is
+    /// recycled.
+    private func step(_ statement: OpaquePointer, _ what: @autoclosure () -> String) throws(SluiceError) {
+        let status = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard status == SQLITE_DONE else { throw connection.error(what()) }
+    }
+
+    /// Takes the rows of the record whose key is in `row` out of every child table beneath `table`.
+    private func deleteChildRows(ofRow row: Int, _ columns: [ColumnarBatch.Column], _ binds: [Binding], table: Int, ordinal: Int) throws(SluiceError) {
+        for delete in childDeletes[table] {
+            for (position, key) in tables[table].keyColumns.enumerated() {
+                bind(columns[key], binds[key], row: row, at: Int32(position + 1), in: delete.pointer)
             }
+            try step(delete.pointer, "cannot delete the child rows of record \(ordinal)'s key")
         }
     }
 
@@ -325,18 +381,23 @@ final class SQLiteSink: TableSink {
         try writeCheckpoints(checkpoints)
         try connection.execute("COMMIT", doing: "cannot commit")
         inTransaction = false
+        releaseStatements()
+        connection.close()
+    }
+
+    /// Statements are finalised before their connection closes.
+    private func releaseStatements() {
         inserts.removeAll()
+        groupInserts.removeAll()
+        newRowInserts.removeAll()
         rejectInserts.removeAll()
         childDeletes.removeAll()
-        connection.close()
     }
 
     func abandon() {
         if inTransaction { try? connection.execute("ROLLBACK", doing: "cannot roll back") }
         inTransaction = false
-        inserts.removeAll()
-        rejectInserts.removeAll()
-        childDeletes.removeAll()
+        releaseStatements()
         connection.close()
     }
 }
