@@ -7,8 +7,21 @@ extension MappingSchema {
     /// the character U+0000.
     func restricted(to destination: Destination) throws(SluiceError) -> MappingSchema {
         var fields = self.fields
-        destination.kind.restrict(&fields)
+        Self.restrict(&fields, to: destination.kind)
         return try MappingSchema(fields: fields, options: options)
+    }
+
+    /// The columns are restricted, and a child table's own columns, not the field that holds its array.
+    private static func restrict(_ fields: inout [FieldSpec], to kind: DestinationKind) {
+        let columns = fields.indices.filter { fields[$0].childTable == nil }
+        var restricted = columns.map { fields[$0] }
+        kind.restrict(&restricted)
+        for (index, column) in columns.enumerated() { fields[column] = restricted[index] }
+        for index in fields.indices {
+            guard var table = fields[index].childTable else { continue }
+            restrict(&table.fields, to: kind)
+            fields[index].childTable = table
+        }
     }
 
     /// Whether JSON text holds the escape `\u0000` (and not an escaped backslash followed by `u0000`).

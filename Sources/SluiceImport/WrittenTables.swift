@@ -20,7 +20,7 @@ struct WrittenTables {
             let key = layout.keyColumns.isEmpty ? schema.options.key : layout.keyColumns.map { layout.fields[$0].name }
             let mapped = try MappedTables(schema: schema, key: key)
             if mapped.hasChildTables, !layout.keyColumns.isEmpty, case .postgres = destination {
-                throw .invalidOptions("--key upserts with child tables go into SQLite for now; into PostgreSQL, import without --key (child rows then link by the mapping's key)")
+                throw .invalidOptions("table \(layout.name): upserts on a key (--key, or the mapping's key:) with child tables go into SQLite only for now; into PostgreSQL, import with a mapping without key: (child rows then link by source and ordinal)")
             }
             let start = layouts.count
             starts.append(start)

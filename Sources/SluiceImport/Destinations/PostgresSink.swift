@@ -132,10 +132,17 @@ final class PostgresSink: TableSink {
             try execute("CREATE TEMPORARY TABLE IF NOT EXISTS \(Self.quoted("_sluice_staging_" + table.name)) (LIKE \(name), _sluice_row bigint)",
                         doing: "cannot create the staging table of \(table.name)")
         }
-        try execute("""
-            CREATE TABLE IF NOT EXISTS \(rejects) (source text, ordinal bigint, line bigint, byte_offset bigint, failures jsonb, \
-            raw text, raw_bytes bytea, raw_truncated boolean)
-            """, doing: "cannot create table \(table.name)_rejects")
+        if table.parent == nil {
+            try execute("""
+                CREATE TABLE IF NOT EXISTS \(rejects) (source text, ordinal bigint, line bigint, byte_offset bigint, failures jsonb, \
+                raw text, raw_bytes bytea, raw_truncated boolean)
+                """, doing: "cannot create table \(table.name)_rejects")
+        } else {
+            // A child table's records are rejected into its records' table's rejections.
+            let links = table.fields.prefix(table.links).map { Self.quoted($0.name) }
+            try execute("CREATE INDEX IF NOT EXISTS " + Self.quoted(table.name + "_sluice_links") + " ON \(name) (" + links.joined(separator: ", ") + ")",
+                        doing: "cannot index table \(table.name) on its links")
+        }
         if exists && ifExists == .append {
             try checkColumnTypes(of: table)
         }
