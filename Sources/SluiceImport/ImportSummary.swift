@@ -58,6 +58,7 @@ public struct ImportSummary: Sendable {
 
     /// Rows written into one child table (a records' table's array, one row per element, see ``MappedTables``).
     public struct ChildTableCounts: Sendable, Hashable {
+        /// The child table's name (`tweets_hashtags`).
         public var name: String
         /// The records' table whose records' arrays the rows come from.
         public var records: String

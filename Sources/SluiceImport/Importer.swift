@@ -106,7 +106,7 @@ private struct Run {
     mutating func execute() {
         do {
             schemas = try schemas.map { schema throws(SluiceError) in try schema.restricted(to: job.destination) }
-            let written = try WrittenTables(tables: job.tables, schemas: schemas, destination: job.destination)
+            let written = try WrittenTables(tables: job.tables, schemas: schemas, destination: job.destination, readsByteRange: job.readerOptions.byteRange != nil)
             self.written = written
             for (table, _) in job.tables.enumerated() {
                 for child in written.childTables(of: table) {

@@ -23,7 +23,7 @@ struct TableMeaning: Sendable, Hashable {
             table += "; unmapped keys rejected"
             if !options.ignoredPaths.isEmpty { table += " but " + options.ignoredPaths.map(Self.quoted).joined(separator: " ") }
         }
-        if let dateStorage, layout.fields.contains(where: { $0.type.holdsPointsInTime && !$0.isList }) { table += "; dates stored as \(dateStorage.rawValue)" }
+        if let dateStorage, Self.storesDates(layout.fields) { table += "; dates stored as \(dateStorage.rawValue)" }
         lines = [table] + layout.fields.map { Self.column($0, options: options) }
     }
 
@@ -58,6 +58,13 @@ struct TableMeaning: Sendable, Hashable {
         }
         if changes.isEmpty && lines != earlier.lines { changes.append("the columns are in another order") }
         return changes
+    }
+
+    /// Whether a column stores dates, a child table's included.
+    private static func storesDates(_ fields: [FieldSpec]) -> Bool {
+        fields.contains { field in
+            field.childTable.map { storesDates($0.fields) } ?? (field.type.holdsPointsInTime && !field.isList)
+        }
     }
 
     // MARK: - One column

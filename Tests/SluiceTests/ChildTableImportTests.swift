@@ -148,6 +148,27 @@ import Testing
         #expect("\(schema)".contains("FOREIGN KEY (\"_id\") REFERENCES \"t\" (\"id\")"), "\(schema)")
     }
 
+    /// Tables that would share a name, and links a byte range cannot give, are refused before anything is written.
+    @Test func namesThatClashAndByteRangesWithoutKeysAreRefused() throws {
+        let directory = scratchPath("child-tables-refused")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in.ndjson").path
+        try "{\"id\": 1, \"rejects\": [1]}\n".write(toFile: input, atomically: false, encoding: .utf8)
+        let mapping = directory.appendingPathComponent("m.mapping.yaml").path
+        try "fields:\n  - {name: id, type: int64}\n  - {name: rejects, table: {type: int64}}\n".write(toFile: mapping, atomically: false, encoding: .utf8)
+        let database = directory.appendingPathComponent("out.db").path
+        let clash = try ImportCommandTests.run(["import", input, "-m", mapping, "--table", "t", "--to", database])
+        #expect(clash.status == 1 && clash.standardError.contains("two tables would be named t_rejects"), "\(clash.standardError)")
+        if FileManager.default.fileExists(atPath: database) {
+            #expect(try ImportCommandTests.table(database, "SELECT count(*) FROM sqlite_master WHERE name LIKE 't%'") == [[.integer(0)]])
+        }
+        let files = try ImportCommandTests.run(["import", input, "-m", mapping, "--table", "t", "--to", directory.appendingPathComponent("out").path + "/"])
+        #expect(files.status == 0, "\(files.standardError)")
+        let range = try ImportCommandTests.run(["import", input, "-m", mapping, "--table", "u", "--byte-range", "0:10", "--to", directory.appendingPathComponent("range.db").path])
+        #expect(range.status == 1 && range.standardError.contains("a --byte-range numbers its records from 1"), "\(range.standardError)")
+    }
+
     /// Killed with SIGKILL at random moments and resumed each time: every table, the child tables too, ends equal
     /// row for row to one uninterrupted import, for rows linked by key (whose replacing deletes child rows) and by
     /// source and ordinal.

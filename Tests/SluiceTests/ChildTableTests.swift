@@ -111,6 +111,22 @@ import Testing
             _ = try MappedTables(schema: try MappingSchema(fields: [field("id", .int64), links]), key: ["id"])
         }.map(\.message)
         #expect(clash.contains { $0.contains("the column _id is also one of the links") }, "\(clash)")
+        // A record's table beside child tables: its links, and a key that could not link.
+        var links = field("links", .json)
+        links.childTable = .values(.string)
+        let source = mappingProblems { _ = try MappedTables(schema: try MappingSchema(fields: [field("_source", .string), links])) }.map(\.message)
+        #expect(source.contains { $0.contains("the column _source is also one of the links of the child tables' rows") }, "\(source)")
+        for (key, what) in [(field("id", .int64, optional: true), "optional"), (field("id", .int64, path: "ids.*"), "a list"), (field("id", .json), "json")] {
+            let keyed = mappingProblems { _ = try MappedTables(schema: try MappingSchema(fields: [key, links]), key: ["id"]) }.map(\.message)
+            #expect(keyed.contains { $0.contains("the key id is \(what)") }, "\(keyed)")
+        }
+        let settings = mappingProblems {
+            var unique = field("tags", .json)
+            unique.childTable = .values(.string)
+            unique.isUnique = true
+            _ = try MappingSchema(fields: [field("id", .int64), unique])
+        }.map(\.message)
+        #expect(settings.contains { $0.contains("a child table takes no unique") }, "\(settings)")
     }
 
     /// A mapping file declares child tables with `table:` (fields, or one value's settings, and an index column's

@@ -13,9 +13,12 @@ extension PlanCompiler {
             let name = fields[column].name
             func problem(_ message: String) { problems.append(MappingProblem(field: name, message: message)) }
             if fields[column].isList { problem("a child table reads one array: its path takes no '*' (the table's rows are that array's elements)") }
-            let settings = [("clean", !fields[column].cleanups.isEmpty), ("transform", fields[column].transform != nil),
-                            ("validate", !fields[column].validators.isEmpty), ("fallback paths", !fields[column].fallbackPaths.isEmpty),
-                            ("default", fields[column].defaultValue != nil)].filter(\.1).map(\.0)
+            let field = fields[column]
+            let settings = [("clean", !field.cleanups.isEmpty), ("transform", field.transform != nil), ("validate", !field.validators.isEmpty),
+                            ("fallback paths", !field.fallbackPaths.isEmpty), ("default", field.defaultValue != nil), ("unique", field.isUnique),
+                            ("nulls", field.nullSpellings != nil), ("values", !field.enumValues.isEmpty), ("precision", field.decimalFormat != nil),
+                            ("truncate", field.truncatesFractions), ("unit", field.epochUnit != .seconds),
+                            ("formats", field.dateFormats != DateFormat.defaults)].filter(\.1).map(\.0)
             if !settings.isEmpty {
                 problem("a child table takes no \(settings.joined(separator: ", ")): each applies to its elements' fields")
             }

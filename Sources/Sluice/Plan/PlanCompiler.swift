@@ -126,6 +126,7 @@ enum PlanCompiler {
         for name in options.key where !fields.contains(where: { $0.name == name && $0.childTable == nil }) {
             problems.append(MappingProblem(setting: "key", message: "key \(name): no column of that name (a child table is no column)"))
         }
+        if Set(options.key).count < options.key.count { problems.append(MappingProblem(setting: "key", message: "the key names a column twice")) }
 
         if options.skippedRecords < 0 {
             problems.append(MappingProblem(setting: "skip", message: "skipped records: \(options.skippedRecords) is negative"))

@@ -51,6 +51,12 @@ public struct MappedTables: Sendable {
                 problems.append(MappingProblem(field: name, message: "the key \(name) is not a column of the records' table"))
                 continue
             }
+            let field = plan.fields[column]
+            // Child rows carry the key as a plain value, and a record without one could not be told apart.
+            if !plan.childTableColumns.isEmpty && (field.isList || field.type.keepsJSONText || (field.isOptional && field.defaultValue == nil)) {
+                let what = field.isList ? "a list" : field.type.keepsJSONText ? "json" : "optional"
+                problems.append(MappingProblem(field: name, message: "the key \(name) is \(what): child tables' rows link to their record by a required value; key the records by a required field"))
+            }
             keyColumns.append(column)
         }
         var records = Array(plan.fields[..<ownCount])
@@ -69,10 +75,13 @@ public struct MappedTables: Sendable {
         }
         var tables = [Table(fieldPath: [], fields: records, linkCount: 0, parent: nil, sourceColumn: -1, ownColumnCount: ownCount)]
         Self.addChildren(of: plan, parent: 0, links: rootLinks, into: &tables, problems: &problems)
-        for table in tables.dropFirst() {
+        for table in tables where tables.count > 1 {
             var seen: Set<String> = []
             for field in table.fields where !seen.insert(field.name).inserted {
-                problems.append(MappingProblem(field: table.fieldPath.joined(separator: "."), message: "child table \(table.fieldPath.joined(separator: ".")): the column \(field.name) is also one of the links to its parent's row; rename the field (or the index column with `index`)"))
+                let message = table.parent == nil
+                    ? "the column \(field.name) is also one of the links of the child tables' rows; rename the field, or give the records a key"
+                    : "child table \(table.fieldPath.joined(separator: ".")): the column \(field.name) is also one of the links to its parent's row; rename the field (or the index column with `index`)"
+                problems.append(MappingProblem(field: table.fieldPath.isEmpty ? field.name : table.fieldPath.joined(separator: "."), message: message))
             }
         }
         guard problems.isEmpty else { throw .invalidMapping(problems) }
@@ -93,7 +102,8 @@ public struct MappedTables: Sendable {
         }
     }
 
-    /// The links of rows whose records have no key: the input's name and the record's ordinal in it.
+    /// The link of rows whose records have no key that names the input, as it was named to the import.
     public static let sourceColumn = "_source"
+    /// The link of rows whose records have no key that gives the record's ordinal in its input, from 1.
     public static let recordColumn = "_record"
 }

@@ -217,6 +217,7 @@ enum MappingFile {
         }
         var spec = FieldSpec(name: name ?? "", path: path, type: type ?? .string)
         if let tableNode = mapping["table"] {
+            if let typeNode = mapping["type"] { note(typeNode, ["'type' and 'table' exclude each other: a child table's types are its fields'"]) }
             spec.childTable = childTable(tableNode, of: name ?? "", registry: registry, note: note)
         }
         spec.fallbackPaths = fallbackPaths

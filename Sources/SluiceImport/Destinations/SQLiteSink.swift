@@ -215,7 +215,15 @@ final class SQLiteSink: TableSink {
                         bind(columns[index], binds[index], row: row + offset, at: Int32(offset * columns.count + index + 1), in: group.pointer)
                     }
                 }
-                try step(group.pointer, "cannot insert records \(batch.location(ofRow: row).ordinal) to \(batch.location(ofRow: row + count - 1).ordinal) into \(tables[table].name)")
+                do {
+                    try step(group.pointer, "")
+                } catch {
+                    // The statement took none of its rows: they go again one by one, so that a failure names its record.
+                    for offset in 0..<count {
+                        bindRow(row + offset, columns, binds, in: inserts[table].pointer)
+                        try step(inserts[table].pointer, "cannot insert record \(batch.location(ofRow: row + offset).ordinal) into \(tables[table].name)")
+                    }
+                }
                 row += count
             }
         }
