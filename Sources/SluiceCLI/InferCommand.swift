@@ -11,7 +11,8 @@ struct InferCommand: ParsableCommand {
             Reads the first records of INPUT (10,000 by default) and prints a mapping file that sluice import and \
             sluice map accept as it is: one field per key path, typed by the values seen (integers, doubles, \
             Booleans, dates in ISO 8601, RFC 2822, Twitter's format or epoch numbers, URLs, base64, arrays of \
-            scalars as lists, small sets of text as enums with --enums, anything else as json), optional where a \
+            scalars as lists, arrays of objects as child tables with --tables, small sets of text as enums with \
+            --enums, anything else as json), optional where a \
             value was null or missing. Check it before relying on it: a sample shows only what it holds. A \
             document that wraps its records gets a hint naming the arrays --records-at could read.
             """
@@ -32,6 +33,9 @@ struct InferCommand: ParsableCommand {
     @Flag(name: .customLong("enums"), help: "Make a small set of text values seen often an enum (a string otherwise: the next file may hold a value the sample did not).")
     var infersEnums = false
 
+    @Flag(name: .customLong("tables"), help: "Make an array of objects a child table of its objects' keys (one row per element), instead of one json column.")
+    var infersTables = false
+
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the mapping file to FILE instead of standard output.", valueName: "file"))
     var output: String?
 
@@ -41,7 +45,7 @@ struct InferCommand: ParsableCommand {
 
     func run() throws {
         let inferred = try InferredMapping(input: input == "-" ? .standardInput : .file(input), sampleSize: sampleSize, recordsPath: recordsAt, shape: inputFormat,
-                                           infersEnums: infersEnums)
+                                           infersEnums: infersEnums, infersTables: infersTables)
         if let widest = inferred.recordArrays.first {
             let others = inferred.recordArrays.dropFirst().prefix(2).map { "\($0.path) (\(CountText.grouped($0.objects)))" }
             StandardError.print("sluice: the input looks like a document wrapping its records: \(widest.path) holds \(CountText.grouped(widest.objects)) objects"

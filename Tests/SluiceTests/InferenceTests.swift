@@ -13,6 +13,41 @@ import Testing
         try inferred(lines, enums: enums).split(separator: "\n").filter { $0.hasPrefix("  - ") }.map { String($0.dropFirst(4)) }
     }
 
+    /// With tables, an array of objects (nulls beside them too) becomes a child table of its objects' keys, nested
+    /// ones beneath it, and the mapping maps its own sample into them; arrays of values stay lists.
+    @Test func arraysOfObjectsBecomeChildTables() throws {
+        let lines = [
+            #"{"id": 1, "tags": ["a"], "items": [{"sku": "x", "qty": 2, "parts": [{"num": 1}]}, null]}"#,
+            #"{"id": 2, "tags": [], "items": [{"sku": "y", "parts": []}]}"#,
+            #"{"id": 3, "tags": ["b"], "items": [], "mixed": [{"a": 1}, 2]}"#,
+        ]
+        let text = try InferredMapping(input: .bytes(Array((lines.joined(separator: "\n") + "\n").utf8)), infersTables: true).mappingText
+        #expect(text.contains("""
+              - name: items
+                path: items
+                table:   # 2 objects sampled
+                  fields:
+                    - {name: sku, type: string}
+                    - {name: qty, type: int64, optional: true}
+                    - name: parts
+                      path: parts
+                      table:   # 1 object sampled
+                        fields:
+                          - {name: num, type: int64}
+            """), "\(text)")
+        #expect(text.contains(#"{name: tags, path: "tags.*", type: string"#) && text.contains("{name: mixed, type: json"), "\(text)")
+        let schema = try MappingSchema(mappingText: text)
+        let rows = TableRows(try MappedTables(schema: schema))
+        let reader = try ColumnarReader(input: .bytes(Array((lines.joined(separator: "\n") + "\n").utf8)), schema: schema, options: ReaderOptions(rejectionPolicy: .collect))
+        var counts = rows.tables.tables.map { _ in 0 }
+        while let batch = try reader.next() {
+            #expect(batch.rejections.isEmpty)
+            for (table, part) in rows.fill(from: batch, rows: 0..<batch.count, source: "-").enumerated() { counts[table] += part.rows.count }
+        }
+        #expect(counts == [3, 2, 1])
+        #expect(try !InferredMapping(input: .bytes(Array(lines[0].utf8))).mappingText.contains("table:"))
+    }
+
     @Test func integersDoublesAndNumericStringsStayApart() throws {
         #expect(try fields([#"{"a":1,"b":1.5,"c":"7","d":"2.5","e":18446744073709551615,"f":18446744073709551616,"g":1}"#, #"{"a":2,"b":2,"c":"8","d":"3","e":1,"f":1,"g":1.0}"#]) == [
             "{name: a, type: int64}", "{name: b, type: double}",

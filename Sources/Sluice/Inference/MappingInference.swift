@@ -29,11 +29,13 @@ public struct InferredMapping: Sendable {
     ///   - shape: The input's shape, detected by default.
     ///   - infersEnums: Whether a small set of text values seen often becomes an enum; a string by default, since
     ///     the next file may hold a value the sample did not, which an enum rejects.
+    ///   - infersTables: Whether an array of objects becomes a child table (``ChildTable``) of its objects' keys,
+    ///     instead of one json column.
     /// - Throws: ``SluiceError`` when the input cannot be read.
     public init(input: Input, sampleSize: Int = 10_000, recordsPath: String? = nil, shape: InputShape = .automatic,
-                infersEnums: Bool = false) throws(SluiceError) {
+                infersEnums: Bool = false, infersTables: Bool = false) throws(SluiceError) {
         guard sampleSize > 0 else { throw .invalidOptions("the sample needs at least one record") }
-        var sampler = Sampler(infersEnums: infersEnums)
+        var sampler = Sampler(infersEnums: infersEnums, infersTables: infersTables)
         // With a records path, the records may be the members of an object: their keys are sampled too.
         let keyField = recordsPath == nil ? [] : [FieldSpec(name: "key", path: "$key", type: .string, isOptional: true)]
         let schema = try MappingSchema(fields: [FieldSpec(name: "record", path: "$", type: .json, isOptional: true)] + keyField,
@@ -68,6 +70,9 @@ public struct InferredMapping: Sendable {
 /// The statistics of a sample, by key path, in the order the paths were first seen.
 private struct Sampler {
     let infersEnums: Bool
+    let infersTables: Bool
+    /// Per array path, with `infersTables`: the sample of its objects, each read as a record of a child table.
+    var tables: [String: Sampler] = [:]
     var records = 0
     var unreadable = 0
     var statistics: [String: ValueStatistics] = [:]
@@ -124,7 +129,10 @@ private struct Sampler {
             }
             childKeys[path] = keys
         case .array(let elements):
-            for element in elements { _ = note(element, at: path + ".*", in: path, key: "*") }
+            for element in elements {
+                _ = note(element, at: path + ".*", in: path, key: "*")
+                if infersTables, case .object = element { tables[path, default: Sampler(infersEnums: infersEnums, infersTables: true)].add(element, key: nil) }
+            }
         default:
             break
         }
@@ -159,24 +167,46 @@ private struct Sampler {
         if headerNames != nil { lines.append("header: true") }
         lines.append("fields:")
         var names: Set<String> = []
-        var fields = 0
         if keys.values > 0 {
             let type = keys.integerStrings == keys.values && keys.wideIntegerStrings == 0 ? "int64" : "string"
             let name = Self.columnName(for: "key", taken: &names)
             lines.append("  - {name: \(name), path: $key, type: \(type)\(keys.values < records ? ", optional: true" : "")}   # the member key of each record")
         }
+        lines += fieldLines(names: &names)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A field per key path (each a line, or a child table's lines), then a note when paths were left out.
+    private func fieldLines(names: inout Set<String>) -> [String] {
+        var lines: [String] = []
         for path in order where path != Self.root && !path.hasSuffix(".*") && isField(path) {
-            fields += 1
             lines.append(fieldLine(path: path, names: &names))
         }
-        if fields == 0 {
+        if lines.isEmpty {
             // Records that are scalars, or empty objects: the record itself.
             lines.append(fieldLine(path: Self.root, names: &names))
         }
         if order.count >= Self.maximumPaths {
             lines.append("# The sample held more than \(Self.maximumPaths) key paths; the later ones are left out.")
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
+    }
+
+    /// Whether the arrays at `path` become a child table: tables are inferred, and their elements are objects (or null).
+    private func holdsTable(_ path: String) -> Bool {
+        guard infersTables, tables[path] != nil, let elements = statistics[path + ".*"] else { return false }
+        return elements.objects > 0 && elements.objects == elements.values
+    }
+
+    /// An array of objects (and nulls) as a child table of its objects' fields.
+    private func tableLines(path: String, name: String) -> String {
+        let table = tables[path] ?? Sampler(infersEnums: infersEnums, infersTables: infersTables)
+        var names: Set<String> = []
+        let fields = table.fieldLines(names: &names).map { field in
+            field.split(separator: "\n", omittingEmptySubsequences: false).map { "      " + $0 }.joined(separator: "\n")
+        }
+        return (["  - name: \(YAMLText.scalar(name))", "    path: \(YAMLText.scalar(path))", "    table:   # \(table.records) object\(table.records == 1 ? "" : "s") sampled", "      fields:"] + fields)
+            .joined(separator: "\n")
     }
 
     /// Whether a path becomes a field: it is a leaf (not an object whose keys become fields), and no ancestor
@@ -220,6 +250,8 @@ private struct Sampler {
             if elements.values > 0 && elements.objects == 0 && elements.arrays == 0 && element.type != "json" {
                 decision = element
                 fieldPath = path + ".*"
+            } else if holdsTable(path) {
+                return tableLines(path: path, name: Self.columnName(for: path, taken: &names))
             } else {
                 decision = TypeDecision(type: "json", note: elements.values == 0 ? "only empty arrays seen" : elements.objects > 0 ? "arrays of objects" : "arrays of mixed values")
             }
