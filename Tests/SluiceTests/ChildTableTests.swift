@@ -178,6 +178,11 @@ import Testing
         #expect(shown.contains { $0.contains("table also: 'fields' must be a list") }, "\(shown)")
         #expect(shown.contains { $0.contains("table also: 'index' must name the column") }, "\(shown)")
         #expect(shown.contains { $0.contains("key nowhere: no column of that name") }, "\(shown)")
+        // A table whose only field has problems of its own is not also said to have no fields.
+        let only = mappingProblems {
+            _ = try MappingSchema(mappingText: "fields:\n  - {name: id, type: int64}\n  - {name: tags, table: {fields: [{name: text, typ: string}]}}\n")
+        }.map(\.message)
+        #expect(only.count == 2 && !only.contains { $0.contains("has no fields") }, "\(only)")
     }
 
     /// A record of a million elements maps into a million rows, in order, between two small records.

@@ -29,6 +29,8 @@ extension MappingFile {
                     note(problem.node ?? entry, ["table \(name): " + (problem.field.map { "field \($0): " } ?? "") + problem.message])
                 }
             }
+            // Fields left out for problems of their own leave no table to compile, not an empty one.
+            if nested.fields.isEmpty && !entries.isEmpty { return nil }
         } else {
             for problem in field(node, position: 0, registry: registry, into: &nested, valueTable: true) {
                 note(problem.node ?? node, ["table \(name): " + problem.message])
