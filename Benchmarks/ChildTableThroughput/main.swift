@@ -21,7 +21,7 @@ struct Options {
         var iterator = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = iterator.next() {
             func number() throws -> Int {
-                guard let text = iterator.next(), let value = Int(text), value > 0 else { throw Failure("\(argument) takes a positive number") }
+                guard let text = iterator.next(), let value = Int(text), value > 0 else { throw BenchError("\(argument) takes a positive number") }
                 return value
             }
             switch argument {
@@ -30,15 +30,10 @@ struct Options {
             case "--workers": workers = try number()
             case "--rss-sizes": rssSizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--sluice": sluice = iterator.next() ?? sluice
-            default: throw Failure("unknown option \(argument); see the usage at the top of Benchmarks/ChildTableThroughput/main.swift")
+            default: throw BenchError("unknown option \(argument); see the usage at the top of Benchmarks/ChildTableThroughput/main.swift")
             }
         }
     }
-}
-
-struct Failure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Tweets of the fixed shape, from a seeded generator, so that every run reads the same bytes.
@@ -99,12 +94,15 @@ let jsonColumns = "fields:\n" + columns + """
 
     """
 
-/// Runs a `sluice import`, its summary written to `summary`; returns the wall seconds and the peak resident bytes.
-func importRun(_ arguments: [String], summary: String) throws -> (seconds: Double, peak: Int) {
-    let seconds = try Measure.command(arguments + ["--summary-json", summary], allowed: [0]).seconds
-    let text = try String(contentsOfFile: summary, encoding: .utf8)
-    let peak = text.range(of: "\"peak_memory_bytes\":").map { Int(text[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
-    return (seconds, peak)
+/// Runs a `sluice import`, its summary written to `summary`: the wall seconds, the peak resident bytes, the records
+/// read, and the rows written per child table.
+func importRun(_ arguments: [String], summary: String) throws -> (seconds: Double, peak: Int, records: Int, childRows: [String: Int]) {
+    let run = try Measure.summarisedRun(arguments, summary: summary)
+    var rows: [String: Int] = [:]
+    for table in run.summary["child_tables"] as? [[String: Any]] ?? [] {
+        if let name = table["name"] as? String { rows[name] = table["rows_written"] as? Int }
+    }
+    return (run.seconds, run.summary["peak_memory_bytes"] as? Int ?? 0, run.summary["records_read"] as? Int ?? 0, rows)
 }
 
 func run() throws {
@@ -116,16 +114,13 @@ func run() throws {
     try childTables.write(toFile: directory + "/child.mapping.yaml", atomically: false, encoding: .utf8)
     try jsonColumns.write(toFile: directory + "/json.mapping.yaml", atomically: false, encoding: .utf8)
 
-    func dump(_ megabytes: Int) throws -> (path: String, records: Int) {
+    func dump(_ megabytes: Int) throws -> String {
         let path = NSTemporaryDirectory() + "sluice-child-tables-\(megabytes)MB.ndjson"
+        if FileManager.default.fileExists(atPath: path) { return path }
         var generator = Tweets()
         var records = 0
-        if FileManager.default.fileExists(atPath: path) {
-            records = try String(contentsOfFile: path, encoding: .utf8).utf8.count { $0 == UInt8(ascii: "\n") }
-            return (path, records)
-        }
         FileHandle.standardError.write(Data("generating \(path)…\n".utf8))
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else { throw Failure("cannot write \(path)") }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else { throw BenchError("cannot write \(path)") }
         var written = 0
         var block = ""
         while written < megabytes << 20 {
@@ -140,9 +135,9 @@ func run() throws {
         }
         handle.write(Data(block.utf8))
         try handle.close()
-        return (path, records)
+        return path
     }
-    let (input, records) = try dump(options.megabytes)
+    let input = try dump(options.megabytes)
     let workers = String(options.workers)
     var times: [String: [Double]] = [:]
     var peaks: [String: [Int]] = [:]
@@ -150,7 +145,8 @@ func run() throws {
         ("child tables → SQLite", "child", "/round.db"), ("JSON columns → SQLite", "json", "/round.db"),
         ("child tables → Parquet (zstd)", "child", "/round/"), ("JSON columns → Parquet (zstd)", "json", "/round/"),
     ]
-    var counts = ""
+    var childRows: [String: Int] = [:]
+    var records = 0
     for round in 1...options.rounds {
         FileHandle.standardError.write(Data("round \(round) of \(options.rounds)…\n".utf8))
         for (name, mapping, destination) in runs {
@@ -160,15 +156,10 @@ func run() throws {
                                          "--to", directory + destination, "-q", "--workers", workers], summary: directory + "/summary.json")
             times[name, default: []].append(outcome.seconds)
             peaks[name, default: []].append(outcome.peak)
-            if round == 1 && mapping == "child" && counts.isEmpty {
-                counts = try String(contentsOfFile: directory + "/summary.json", encoding: .utf8)
-            }
+            if mapping == "child" { (records, childRows) = (outcome.records, outcome.childRows) }
         }
     }
-    func rows(_ table: String) -> String {
-        guard let range = counts.range(of: "\"name\":\"tweets_\(table)\",\"records_table\":\"tweets\",\"rows_written\":") else { return "?" }
-        return String(counts[range.upperBound...].prefix { $0.isNumber })
-    }
+    func rows(_ table: String) -> String { childRows["tweets_" + table].map(String.init) ?? "?" }
     print("\(options.megabytes) MiB of generated tweets (\(records) records; child rows: \(rows("hashtags")) hashtags, \(rows("mentions")) mentions, "
           + "\(rows("urls")) urls), \(options.workers) workers, \(options.rounds) interleaved rounds; medians:\n")
     print("| run | median | MB/s | peak RSS |")
@@ -191,7 +182,7 @@ func run() throws {
         print("\n| child-table import of | peak RSS, SQLite | peak RSS, Parquet |")
         print("| --- | ---: | ---: |")
         for size in options.rssSizes {
-            let (path, _) = try dump(size)
+            let path = try dump(size)
             var cells: [String] = []
             for destination in ["/rss.db", "/rss/"] {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/rss.db" + suffix) }

@@ -28,7 +28,7 @@ struct Options {
         var iterator = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = iterator.next() {
             func number() throws -> Int {
-                guard let text = iterator.next(), let value = Int(text), value > 0 else { throw Failure("\(argument) takes a positive number") }
+                guard let text = iterator.next(), let value = Int(text), value > 0 else { throw BenchError("\(argument) takes a positive number") }
                 return value
             }
             switch argument {
@@ -38,15 +38,10 @@ struct Options {
             case "--rss-sizes": rssSizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--sluice": sluice = iterator.next() ?? sluice
             case "--python": python = iterator.next() ?? python
-            default: throw Failure("unknown option \(argument); see the usage at the top of Benchmarks/ImportThroughput/main.swift")
+            default: throw BenchError("unknown option \(argument); see the usage at the top of Benchmarks/ImportThroughput/main.swift")
             }
         }
     }
-}
-
-struct Failure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Runs a command, its output discarded; returns the wall seconds, and fails on a status other than `allowed`.
@@ -198,9 +193,9 @@ func run() throws {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
             let summary = directory + "/rss.json"
             func peak(_ destination: String) throws -> String {
-                try time([sluice, "import", "-m", mapping, path, "--to", destination, "-q", "--workers", workers, "--summary-json", summary, "--if-exists", "replace"])
-                let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
-                return String(format: "%.1f MiB", Double((json?["peak_memory_bytes"] as? Int) ?? 0) / 1048576)
+                let run = try Measure.summarisedRun([sluice, "import", "-m", mapping, path, "--to", destination, "-q", "--workers", workers, "--if-exists", "replace"],
+                                                   summary: summary)
+                return String(format: "%.1f MiB", Double((run.summary["peak_memory_bytes"] as? Int) ?? 0) / 1048576)
             }
             print("| \(size) MiB | \(try peak(database)) | \(try peak(directory + "/rss.parquet")) |")
             try? FileManager.default.removeItem(atPath: database)

@@ -44,6 +44,14 @@ public enum Measure {
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// Runs a `sluice import` or `sluice map` command with its summary written to `summary` (`--summary-json`):
+    /// the wall seconds, and the summary (peak memory, rows per table).
+    public static func summarisedRun(_ arguments: [String], summary: String) throws -> (seconds: Double, summary: [String: Any]) {
+        let seconds = try command(arguments + ["--summary-json", summary]).seconds
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+        return (seconds, json ?? [:])
+    }
+
     /// The median (the mean of the middle two for an even count), NaN for no values.
     public static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()

@@ -416,11 +416,11 @@ private struct Run {
         }
         var start = rows.lowerBound
         keysInWrite.removeAll(keepingCapacity: true)
-        for row in rows where !keysInWrite.insert(written.rows[table].keyHash(of: batch, row: row)).inserted {
+        for row in rows where !keysInWrite.insert(written.keyHash(of: batch, row: row, table: table)).inserted {
             try writeTables(of: batch, rows: start..<row, table: table, source: source, sink: sink)
             start = row
             keysInWrite.removeAll(keepingCapacity: true)
-            keysInWrite.insert(written.rows[table].keyHash(of: batch, row: row))
+            keysInWrite.insert(written.keyHash(of: batch, row: row, table: table))
         }
         try writeTables(of: batch, rows: start..<rows.upperBound, table: table, source: source, sink: sink)
     }
@@ -428,10 +428,11 @@ private struct Run {
     private mutating func writeTables(of batch: ColumnarBatch, rows: Range<Int>, table: Int, source: String, sink: any TableSink) throws(SluiceError) {
         guard let written, !rows.isEmpty else { return }
         let parts = written.rows[table].fill(from: batch, rows: rows, source: source)
-        let firstChild = summary.childTables.firstIndex { $0.records == job.tables[table].name } ?? 0
+        // The summary counts child tables in the written tables' order, without the records' tables before them.
+        let childCountsBefore = written.starts[table] - table
         for (offset, part) in parts.enumerated() where !part.rows.isEmpty {
             try sink.write(part.batch, rows: part.rows, table: written.starts[table] + offset)
-            if offset > 0 { summary.childTables[firstChild + offset - 1].rowsWritten += part.rows.count }
+            if offset > 0 { summary.childTables[childCountsBefore + offset - 1].rowsWritten += part.rows.count }
         }
     }
 

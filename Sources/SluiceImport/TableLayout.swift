@@ -31,6 +31,12 @@ public enum DateStorage: String, Sendable, CaseIterable {
     /// Nanoseconds since 1970: exact.
     case epochNanoseconds = "epoch-ns"
 
+    /// `nanoseconds` in whole `unit`s (nanoseconds per unit), floored: an instant before 1970 stays before the unit
+    /// it falls in.
+    static func floored(_ nanoseconds: Int64, to unit: Int64) -> Int64 {
+        nanoseconds >= 0 ? nanoseconds / unit : -((-(nanoseconds + 1)) / unit) - 1
+    }
+
     /// Nanoseconds per stored unit.
     var unit: Int64 {
         switch self {

@@ -59,6 +59,45 @@ struct WrittenTables {
         self.rows = rows
     }
 
+    /// A hash of the key of the record in `row` of `batch`, read through mapping `table`, coarser than any equality a
+    /// destination applies to it: keys a database may take as equal hash alike (dates to the second, as an epoch in
+    /// seconds stores them; `-0.0` as `0.0`; text without ASCII case), while unequal keys may hash alike too. A
+    /// write is split where a key repeats, so a false match costs a split, never a child row left behind.
+    func keyHash(of batch: ColumnarBatch, row: Int, table: Int) -> UInt64 {
+        var hasher = FNV1a.Hasher64()
+        for index in rows[table].tables.keyColumns {
+            let column = batch.column(index)
+            guard !column.isNull(row) else {
+                hasher.add(0)
+                continue
+            }
+            hasher.add(1)
+            func add<Value>(_ value: Value) { withUnsafeBytes(of: value) { hasher.add($0) } }
+            func addText() {
+                column.withUTF8(row) { text in
+                    guard let text else { return }
+                    for byte in text { hasher.add(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+                    // The length ends the value, so that ("ab", "c") and ("a", "bc") differ.
+                    add(text.count)
+                }
+            }
+            // A list's column holds its JSON text, whatever its elements' type.
+            guard !column.field.isList else {
+                addText()
+                continue
+            }
+            switch column.field.type {
+            case .int64: add(column.int64(row) ?? 0)
+            case .uint64: add(column.uint64(row) ?? 0)
+            case .double: add(((column.double(row) ?? 0) + 0.0).bitPattern)
+            case .date: add(DateStorage.floored(column.dateNanoseconds(row) ?? 0, to: DateStorage.epochSeconds.unit))
+            case .bool: add(column.bool(row) ?? false)
+            case .string, .json, .url, .bytes, .enumeration, .decimal: addText()
+            }
+        }
+        return hasher.value
+    }
+
     /// The child tables of mapping `table`, as places in ``layouts``.
     func childTables(of table: Int) -> Range<Int> {
         starts[table] + 1..<(table + 1 < starts.count ? starts[table + 1] : layouts.count)

@@ -29,13 +29,6 @@ public final class ColumnarBatch {
     private(set) var ordinals: UnsafeMutablePointer<Int>
     private(set) var lines: UnsafeMutablePointer<Int>
     private(set) var byteOffsets: UnsafeMutablePointer<Int>
-
-    /// Gives `row` the location of a record.
-    func setLocation(_ location: RecordLocation, ofRow row: Int) {
-        ordinals[row] = location.ordinal
-        lines[row] = location.line
-        byteOffsets[row] = location.byteOffset
-    }
     /// The columns' buffers, in one allocation.
     private var block: UnsafeMutableRawPointer
     /// Per element column of the plan (``CompiledPlan/elementColumns``): the rows of the elements of that
@@ -162,6 +155,13 @@ public final class ColumnarBatch {
     public func location(ofRow row: Int) -> RecordLocation {
         precondition(row >= 0 && row < count, "row \(row) is outside the batch's \(count) records")
         return RecordLocation(ordinal: ordinals[row], line: lines[row], byteOffset: byteOffsets[row])
+    }
+
+    /// Gives `row` the location of a record.
+    func setLocation(_ location: RecordLocation, ofRow row: Int) {
+        ordinals[row] = location.ordinal
+        lines[row] = location.line
+        byteOffsets[row] = location.byteOffset
     }
 
     /// The column at `index` in ``fields`` order.

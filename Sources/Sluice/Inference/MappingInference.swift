@@ -192,15 +192,16 @@ private struct Sampler {
         return lines
     }
 
-    /// Whether the arrays at `path` become a child table: tables are inferred, and their elements are objects (or null).
-    private func holdsTable(_ path: String) -> Bool {
-        guard infersTables, tables[path] != nil, let elements = statistics[path + ".*"] else { return false }
-        return elements.objects > 0 && elements.objects == elements.values
+    /// The sample of the objects of the arrays at `path`, when they become a child table: tables are inferred, and
+    /// the elements were objects (or null).
+    private func tableSample(at path: String) -> Sampler? {
+        guard infersTables, let table = tables[path], let elements = statistics[path + ".*"],
+              elements.objects > 0 && elements.objects == elements.values else { return nil }
+        return table
     }
 
     /// An array of objects (and nulls) as a child table of its objects' fields.
-    private func tableLines(path: String, name: String) -> String {
-        let table = tables[path] ?? Sampler(infersEnums: infersEnums, infersTables: infersTables)
+    private func tableLines(_ table: Sampler, path: String, name: String) -> String {
         var names: Set<String> = []
         let fields = table.fieldLines(names: &names).map { field in
             field.split(separator: "\n", omittingEmptySubsequences: false).map { "      " + $0 }.joined(separator: "\n")
@@ -250,8 +251,8 @@ private struct Sampler {
             if elements.values > 0 && elements.objects == 0 && elements.arrays == 0 && element.type != "json" {
                 decision = element
                 fieldPath = path + ".*"
-            } else if holdsTable(path) {
-                return tableLines(path: path, name: Self.columnName(for: path, taken: &names))
+            } else if let table = tableSample(at: path) {
+                return tableLines(table, path: path, name: Self.columnName(for: path, taken: &names))
             } else {
                 decision = TypeDecision(type: "json", note: elements.values == 0 ? "only empty arrays seen" : elements.objects > 0 ? "arrays of objects" : "arrays of mixed values")
             }

@@ -9,11 +9,11 @@ extension PlanCompiler {
         fields = fields.filter { $0.childTable == nil } + fields.filter { $0.childTable != nil }
         let elementOptions = MappingOptions(naming: options.naming, nullSpellings: options.nullSpellings)
         for column in fields.indices {
-            guard let table = fields[column].childTable else { continue }
-            let name = fields[column].name
-            func problem(_ message: String) { problems.append(MappingProblem(field: name, message: message)) }
-            if fields[column].isList { problem("a child table reads one array: its path takes no '*' (the table's rows are that array's elements)") }
             let field = fields[column]
+            guard let table = field.childTable else { continue }
+            let name = field.name
+            func problem(_ message: String) { problems.append(MappingProblem(field: name, message: message)) }
+            if field.isList { problem("a child table reads one array: its path takes no '*' (the table's rows are that array's elements)") }
             let settings = [("clean", !field.cleanups.isEmpty), ("transform", field.transform != nil), ("validate", !field.validators.isEmpty),
                             ("fallback paths", !field.fallbackPaths.isEmpty), ("default", field.defaultValue != nil), ("unique", field.isUnique),
                             ("nulls", field.nullSpellings != nil), ("values", !field.enumValues.isEmpty), ("precision", field.decimalFormat != nil),

@@ -80,42 +80,6 @@ public final class TableRows {
         }
     }
 
-    /// A hash of the key of the record in `row` of `batch` (``MappedTables/keyColumns``), coarser than any equality a
-    /// destination applies to it: keys a database may take as equal hash alike (dates to the second, as an epoch
-    /// in seconds stores them; `-0.0` as `0.0`; text without ASCII case), while unequal keys may hash alike too.
-    public func keyHash(of batch: ColumnarBatch, row: Int) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        for column in tables.keyColumns {
-            let storage = batch.columns[column]
-            guard storage.isValid(row) else {
-                mix(0)
-                continue
-            }
-            mix(1)
-            var word = storage.type.layout == .word ? storage.values.assumingMemoryBound(to: UInt64.self)[row] : 0
-            switch storage.type {
-            case .date:
-                let nanoseconds = Int64(bitPattern: word)
-                word = UInt64(bitPattern: nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : -((-(nanoseconds + 1)) / 1_000_000_000) - 1)
-            case .double:
-                word = (Double(bitPattern: word) + 0.0).bitPattern
-            case .int64, .uint64, .bool, .string, .json, .url, .bytes, .enumeration, .decimal:
-                break
-            }
-            switch storage.type.layout {
-            case .word: withUnsafeBytes(of: word) { for byte in $0 { mix(byte) } }
-            case .byte: mix(storage.values.assumingMemoryBound(to: UInt8.self)[row])
-            case .text:
-                let text = storage.textBytes(row)
-                for byte in text { mix(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
-                // The length ends the value, so that ("ab", "c") and ("a", "bc") differ.
-                withUnsafeBytes(of: text.count) { for byte in $0 { mix(byte) } }
-            }
-        }
-        return hash
-    }
-
     /// The next row of `batch`, which grows when full.
     private func append(to batch: ColumnarBatch) -> Int {
         let row = batch.count

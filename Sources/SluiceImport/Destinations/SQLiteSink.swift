@@ -283,9 +283,7 @@ final class SQLiteSink: TableSink {
             sqlite3_bind_int(statement, position, column.bool(row) == true ? 1 : 0)
         case .dateEpoch(let unit):
             let nanoseconds = column.dateNanoseconds(row) ?? 0
-            // Floored, so that an instant before 1970 stays before the unit it falls in.
-            let value = nanoseconds >= 0 ? nanoseconds / unit : -((-(nanoseconds + 1)) / unit) - 1
-            sqlite3_bind_int64(statement, position, unit == 1 ? nanoseconds : value)
+            sqlite3_bind_int64(statement, position, unit == 1 ? nanoseconds : DateStorage.floored(nanoseconds, to: unit))
         case .dateText:
             scratch.removeAll(keepingCapacity: true)
             column.appendText(row, to: &scratch)
