@@ -185,7 +185,8 @@ import Testing
         #expect(only.count == 2 && !only.contains { $0.contains("has no fields") }, "\(only)")
     }
 
-    /// A record of a million elements maps into a million rows, in order, between two small records.
+    /// A record of a million elements maps into a million rows, in order, between two small records, when the
+    /// memory budget's share holds them.
     @Test(arguments: [TokenizerChoice.simdjson, .yajl])
     func aMillionElementsMapIntoAMillionRows(tokenizer: TokenizerChoice) throws {
         var tags = field("tags", .json)
@@ -198,6 +199,7 @@ import Testing
             var options = ReaderOptions(rejectionPolicy: .collect)
             options.tokenizer = tokenizer
             options.workers = workers
+            options.memoryBudget = 512 << 20
             let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
             var records: [Int64] = []
             var count = 0
@@ -219,6 +221,59 @@ import Testing
             #expect(records == [1, 2, 3])
             #expect(count == 1_000_000)
             #expect(last == [3, 0, 8])
+        }
+    }
+
+    /// A record whose rows pass an eighth of the memory budget is rejected as too large, naming its array and the
+    /// limit, and gives no rows; the records around it map, and a batch whose records' rows pass the share is
+    /// handed on, so that no batch holds more than twice the share.
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl])
+    func rowsPastTheBudgetRejectTheRecord(tokenizer: TokenizerChoice) throws {
+        var sizes = field("sizes", .json)
+        sizes.childTable = .values(.int64)
+        var items = field("items", .json)
+        items.childTable = ChildTable(fields: [field("name", .string), sizes])
+        let schema = try MappingSchema(fields: [field("id", .int64), items])
+        func record(_ id: Int, items count: Int, sizes: Int) -> String {
+            let item = "{\"name\": \"item\", \"sizes\": [\((0..<sizes).map(String.init).joined(separator: ","))]}"
+            return "{\"id\": \(id), \"items\": [\(Array(repeating: item, count: count).joined(separator: ","))]}\n"
+        }
+        // About 27 KB of rows a record against a share of 128 KiB; records 3 and 5 take over 2 MB, in flat and in
+        // nested arrays alike.
+        let text = (1...40).map { id in
+            id == 3 ? record(id, items: 1, sizes: 100_000) : id == 5 ? record(id, items: 2_000, sizes: 20) : record(id, items: 2, sizes: 400)
+        }.joined()
+        for workers in [1, 2] {
+            let rows = TableRows(try MappedTables(schema: schema, key: ["id"]))
+            var options = ReaderOptions(rejectionPolicy: .collect)
+            options.tokenizer = tokenizer
+            options.workers = workers
+            options.memoryBudget = 1 << 20
+            let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
+            var records: [Int64] = []
+            var rejections: [Rejection] = []
+            var sizeRows = 0
+            var batches = 0
+            while let batch = try reader.next() {
+                batches += 1
+                let tables = rows.fill(from: batch, rows: 0..<batch.count, source: "-")
+                for row in tables[0].rows { records.append(tables[0].batch.column(0).int64(row) ?? -1) }
+                for row in tables[2].rows where tables[2].batch.column(0).int64(row) == 3 || tables[2].batch.column(0).int64(row) == 5 {
+                    Issue.record("a rejected record's row: \(row)")
+                }
+                sizeRows += tables[2].rows.count
+                #expect(tables[2].rows.count <= 2 * (128 << 10) / 33, "a batch held \(tables[2].rows.count) rows")
+                rejections += batch.rejections
+            }
+            #expect(records == (1...40).filter { $0 != 3 && $0 != 5 }.map(Int64.init))
+            #expect(sizeRows == 38 * 800)
+            #expect(batches > 1, "the batch was never handed on early")
+            #expect(rejections.map(\.location.ordinal) == [3, 5])
+            for rejection in rejections {
+                #expect(rejection.failures.map(\.keyPath) == ["$.items"], "\(rejection)")
+                #expect(rejection.failures.first?.kind == .recordTooLarge)
+                #expect(rejection.description.contains("131,072 bytes (an eighth of the memory budget)"), "\(rejection)")
+            }
         }
     }
 }

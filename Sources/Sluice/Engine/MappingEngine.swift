@@ -122,7 +122,7 @@ final class MappingEngine: BatchSource {
             plan: plan, batches: batches,
             defersFinish: shape == .ndjson || shape == .document, maximumDepth: options.maximumDepth,
             maximumRecordSize: options.maximumRecordSize,
-            stopsAtFirstRejection: options.rejectionPolicy == .stop
+            stopsAtFirstRejection: options.rejectionPolicy == .stop, memoryBudget: options.memoryBudget
         ))
         machine.pointee.boundary = start
         let matchTables = MatchTables(plan: plan, mapsElements: !machine.pointee.elementMachines.isEmpty)

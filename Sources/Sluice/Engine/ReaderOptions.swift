@@ -43,7 +43,9 @@ public struct ReaderOptions: Sendable, Hashable {
     /// the pipeline the rest, whether the file turns out to hold one block or many. More workers decode more xz
     /// blocks at once only as far as that share holds them (about two of `xz -T -6`'s by default). A gzip file of
     /// several members read by three workers or more has its members inflated ahead on as many threads, within an
-    /// eighth of the budget (when that is 1 MiB or more), taken from the pipeline's part likewise.
+    /// eighth of the budget (when that is 1 MiB or more), taken from the pipeline's part likewise. The rows a record
+    /// makes of its arrays of models and child tables take at most an eighth of the budget: a record whose rows take
+    /// more is rejected as too large, and a batch is handed on once its records' rows pass that share.
     public var memoryBudget = 128 << 20
     /// Only the records that start inside this range of the file's bytes (NDJSON files only): shards that
     /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from

@@ -28,6 +28,11 @@ extension RecordStateMachine {
         if let batch = elementMachines[machine].elementBatch, batch.rejections.count > elementsRejectionsBefore {
             feedsElements = false
         }
+        if let stagedRows, stagedRows.pointee.recordIsOver {
+            // The rest of the array is passed over; the record's machine rejects the record, naming its array.
+            feedsElements = false
+            if elementBatch == nil { failures.append(stagedRows.pointee.failure(keyPath: columnPaths[elementsColumn])) }
+        }
     }
 
     /// The array closed: its row holds where its elements lie, or which of them failed.
@@ -106,6 +111,11 @@ extension RecordStateMachine {
     /// names them, and the batch they fill is emptied with the record's batch, which rejections fill too.
     mutating func commitElement(into batch: ColumnarBatch, _ location: RecordLocation) {
         batch.ordinals[row] = location.ordinal
+        if let stagedRows {
+            var bytes = stagedRowBytes
+            for column in textColumns where columns[column].isValid(row) { bytes += columns[column].textBytes(row).count }
+            stagedRows.pointee.add(bytes)
+        }
         mappedCount += 1
         row += 1
         if row == batch.capacity { batch.grow(keeping: row) }

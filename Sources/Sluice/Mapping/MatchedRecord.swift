@@ -117,7 +117,10 @@ extension RecordStateMachine {
             }
             columns = batches.current.columns
             if !elementMachines.isEmpty { bindElementBatches(of: batches.current) }
+            if elementBatch == nil { stagedRows?.pointee.startBatch() }
         }
+        // An element machine's records are elements: the tally is the whole record's.
+        if elementBatch == nil { stagedRows?.pointee.startRecord() }
         inRecord = true
         serial &+= 1
         if serial == 0 { restartSerials() }

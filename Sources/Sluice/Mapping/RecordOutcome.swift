@@ -99,7 +99,7 @@ extension RecordStateMachine {
         batch.byteOffsets[row] = location.byteOffset
         mappedCount += 1
         row += 1
-        if row == batch.capacity {
+        if row == batch.capacity || stagedRows?.pointee.batchIsFull == true {
             batches.completeCurrent(count: row)
             batchNeedsCare = true
             row = 0

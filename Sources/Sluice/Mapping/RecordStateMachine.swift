@@ -89,6 +89,12 @@ struct RecordStateMachine {
     var elementsStart = 0
     var elementsRejectionsBefore = 0
     var feedsElements = false
+    /// The tally of rows staged for the record by this machine and its element machines, shared by all of them
+    /// (nil without element machines); the record's machine owns it.
+    let stagedRows: UnsafeMutablePointer<StagedRows>?
+    /// In an element machine: about what one of its rows takes besides its text, and its text columns.
+    let stagedRowBytes: Int
+    let textColumns: [Int]
     /// Set when a rejection fills the batch's room for rejections, so that the next record hands the batch on;
     /// and when a batch was handed on, so that the next record takes the columns of a new one (made only then:
     /// the last batch of an input is never followed by an empty one).
@@ -152,7 +158,8 @@ struct RecordStateMachine {
 
     init(
         plan: CompiledPlan, batches: BatchQueue, defersFinish: Bool, maximumDepth: Int,
-        maximumRecordSize: Int = .max, stopsAtFirstRejection: Bool, elementBatch: ColumnarBatch? = nil
+        maximumRecordSize: Int = .max, stopsAtFirstRejection: Bool, memoryBudget: Int = .max,
+        elementBatch: ColumnarBatch? = nil, stagedRows shared: UnsafeMutablePointer<StagedRows>? = nil
     ) {
         self.plan = plan
         nodes = plan.nodes
@@ -208,6 +215,14 @@ struct RecordStateMachine {
         self.maximumDepth = maximumDepth
         sizeLimit = RecordSizeLimit(bytes: maximumRecordSize)
         self.stopsAtFirstRejection = stopsAtFirstRejection
+        var stagedRows = shared
+        if stagedRows == nil && !plan.elementColumns.isEmpty {
+            stagedRows = .allocate(capacity: 1)
+            stagedRows?.initialize(to: StagedRows(memoryBudget: memoryBudget))
+        }
+        self.stagedRows = stagedRows
+        stagedRowBytes = ColumnarBatch.bytesPerRow(of: plan.fields, keepsRecordText: false)
+        textColumns = plan.fields.indices.filter { plan.fields[$0].columnType.layout == .text }
         for (index, column) in plan.elementColumns.enumerated() {
             // Every element column has its machine: a batch without element batches (one written for encoding
             // only) gives its machines none to write into, and their arrays are captured as text instead.
@@ -216,13 +231,17 @@ struct RecordStateMachine {
             // never stopped for their own.
             elementMachines.append(RecordStateMachine(
                 plan: elementPlan, batches: BatchQueue(fields: elementPlan.fields, capacity: 1), defersFinish: false,
-                maximumDepth: Int.max / 2, stopsAtFirstRejection: false, elementBatch: host.elementBatches[index]))
+                maximumDepth: Int.max / 2, stopsAtFirstRejection: false, elementBatch: host.elementBatches[index], stagedRows: stagedRows))
         }
     }
 
     /// Frees the machine's own tables; call once, when its engine is done.
     func deallocate() {
         for machine in elementMachines { machine.deallocate() }
+        if elementBatch == nil, let stagedRows {
+            stagedRows.deinitialize(count: 1)
+            stagedRows.deallocate()
+        }
         emptyBytes.deallocate()
         stamps.deallocate()
         defaultedStamps.deallocate()
