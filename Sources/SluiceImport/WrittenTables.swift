@@ -23,9 +23,6 @@ struct WrittenTables {
             if mapped.hasChildTables && mapped.keyColumns.isEmpty && readsByteRange {
                 throw .invalidOptions("table \(layout.name): child tables of records without a key link by source and ordinal, and a --byte-range numbers its records from 1: give the mapping a key:, or read shards of a plan (--shard), which keep the file's ordinals")
             }
-            if mapped.hasChildTables, !layout.keyColumns.isEmpty, case .postgres = destination {
-                throw .invalidOptions("table \(layout.name): upserts on a key (--key, or the mapping's key:) with child tables go into SQLite only for now; into PostgreSQL, import with a mapping without key: (child rows then link by source and ordinal)")
-            }
             let start = layouts.count
             starts.append(start)
             var records = layout
@@ -51,12 +48,29 @@ struct WrittenTables {
             }
             taken[layout.name] = layout.parent == nil ? "a records' table" : "a child table"
         }
+        if case .postgres = destination { try Self.checkPostgresNames(layouts) }
         if case .ndjson(nil) = destination, layouts.count > tables.count {
             throw .invalidOptions("child tables are written to a file each, not to standard output: give a file or directory (sluice map --output-dir DIR or --output FILE, sluice import --to FILE)")
         }
         self.layouts = layouts
         self.starts = starts
         self.rows = rows
+    }
+
+    /// PostgreSQL cuts names longer than 63 bytes short without a word, so two long names could become one, and a
+    /// table would not be found again under its name: such names are refused, tables' (and their rejections')
+    /// and columns'.
+    private static func checkPostgresNames(_ layouts: [TableLayout]) throws(SluiceError) {
+        let limit = PostgresSink.maximumNameBytes
+        for layout in layouts {
+            let names = [layout.name] + (layout.parent == nil ? [layout.name + "_rejects"] : [])
+            for name in names where name.utf8.count > limit {
+                throw .invalidOptions("table \(name): PostgreSQL names hold at most \(limit) bytes, this one \(name.utf8.count); choose a shorter table name (--table) or field name")
+            }
+            for field in layout.fields where field.name.utf8.count > limit {
+                throw .invalidOptions("table \(layout.name), column \(field.name): PostgreSQL names hold at most \(limit) bytes, this one \(field.name.utf8.count); rename the field")
+            }
+        }
     }
 
     /// A hash of the key of the record in `row` of `batch`, read through mapping `table`, coarser than any equality a
@@ -89,7 +103,10 @@ struct WrittenTables {
             switch column.field.type {
             case .int64: add(column.int64(row) ?? 0)
             case .uint64: add(column.uint64(row) ?? 0)
-            case .double: add(((column.double(row) ?? 0) + 0.0).bitPattern)
+            case .double:
+                // PostgreSQL takes every NaN as equal, and -0.0 as 0.0.
+                let value = (column.double(row) ?? 0) + 0.0
+                add(value.isNaN ? Double.nan.bitPattern : value.bitPattern)
             case .date: add(DateStorage.floored(column.dateNanoseconds(row) ?? 0, to: DateStorage.epochSeconds.unit))
             case .bool: add(column.bool(row) ?? false)
             case .string, .json, .url, .bytes, .enumeration, .decimal: addText()

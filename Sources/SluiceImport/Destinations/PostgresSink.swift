@@ -8,7 +8,8 @@ import SluiceWriters
 /// Column types: int64 `bigint`, uint64 `numeric(20)`, double `double precision`, bool `boolean`, dates
 /// `timestamptz` (PostgreSQL keeps microseconds: finer instants are rounded), string and url `text`, bytes `bytea`,
 /// json and lists `jsonb`, enums `bigint`, `double precision` or `text` after their stored values. With a key, rows
-/// are copied into a temporary staging table and merged with `INSERT … ON CONFLICT (key) DO UPDATE` at each commit.
+/// (and their child tables' rows) are copied into temporary staging tables and merged at each commit
+/// (``PostgresStaging``).
 final class PostgresSink: TableSink {
     let destinationName: String
     var keepsCheckpoints: Bool { true }
@@ -18,8 +19,12 @@ final class PostgresSink: TableSink {
     private var copying: Int?
     private var buffer: [UInt8] = []
     private var pendingRejections: [(rejection: Rejection, source: String, table: Int)] = []
-    /// Counts rows copied into staging tables, so that the last of several rows with one key wins.
+    /// Which tables are staged, and how they are merged.
+    private let staging: PostgresStaging
+    /// Counts rows copied into keyed records' staging tables, so that the last of several rows with one key wins,
+    /// and their writes, which tell a record's child rows (see ``PostgresStaging``).
     private var stagedRows: Int64 = 0
+    private var runs: Int64 = 0
     /// Per table and column, how values are written into COPY's binary rows.
     private var encodings: [[PostgresBinaryCopy.Encoding]] = []
 
@@ -29,6 +34,7 @@ final class PostgresSink: TableSink {
     init(url: String, tables: [TableLayout], ifExists: FileOutput.ExistingFile, resuming: Bool, lockWaitSeconds: Int) throws(SluiceError) {
         destinationName = Destination.withoutPassword(url)
         self.tables = tables
+        staging = PostgresStaging(tables: tables)
         connection = PQconnectdb(url)
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.trimmed(String(cString: PQerrorMessage(connection)))
@@ -50,8 +56,13 @@ final class PostgresSink: TableSink {
         for (column, type) in Checkpoint.laterColumns where !present.contains([column]) {
             try execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN IF NOT EXISTS \(column) \(type)", doing: "cannot add \(column) to the checkpoint table")
         }
-        for table in tables {
-            try prepare(table, ifExists: resuming ? .append : ifExists)
+        let ifExists = resuming ? .append : ifExists
+        if ifExists == .replace {
+            // Child tables first: their foreign keys name their parents.
+            for table in tables.reversed() { try drop(table) }
+        }
+        for index in tables.indices {
+            try prepare(index, ifExists: ifExists)
         }
         try execute("COMMIT", doing: "cannot commit")
         try execute("BEGIN", doing: "cannot start a transaction")
@@ -108,29 +119,43 @@ final class PostgresSink: TableSink {
         message.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
     }
 
-    private func prepare(_ table: TableLayout, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
+    private func exists(_ table: TableLayout) throws(SluiceError) -> Bool {
+        try !rows("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = \(Self.literal(table.name))").isEmpty
+    }
+
+    /// `--if-exists replace`: drops the table, its rejections and its checkpoints.
+    private func drop(_ table: TableLayout) throws(SluiceError) {
+        guard try exists(table) else { return }
+        try execute("DROP TABLE \(Self.quoted(table.name))", doing: "cannot drop table \(table.name)")
+        try execute("DROP TABLE IF EXISTS \(Self.quoted(table.name + "_rejects"))", doing: "cannot drop table \(table.name)_rejects")
+        try execute("DELETE FROM \(Self.checkpointTable) WHERE table_name = \(Self.literal(table.name))", doing: "cannot clear the checkpoints of \(table.name)")
+    }
+
+    private func prepare(_ index: Int, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
+        let table = tables[index]
         let name = Self.quoted(table.name)
         let rejects = Self.quoted(table.name + "_rejects")
-        let exists = try !rows("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = \(Self.literal(table.name))").isEmpty
+        let exists = try exists(table)
         if exists && ifExists == .fail {
             throw .write(destination: destinationName, message: "table \(table.name) already exists (choose --if-exists append or replace, or --resume)")
-        }
-        if exists && ifExists == .replace {
-            try execute("DROP TABLE \(name)", doing: "cannot drop table \(table.name)")
-            try execute("DROP TABLE IF EXISTS \(rejects)", doing: "cannot drop table \(table.name)_rejects")
-            try execute("DELETE FROM \(Self.checkpointTable) WHERE table_name = \(Self.literal(table.name))", doing: "cannot clear the checkpoints of \(table.name)")
         }
         var columns = table.fields.map { Self.quoted($0.name) + " " + Self.declaredType($0) }
         let keyNames = table.keyColumns.map { Self.quoted(table.fields[$0].name) }
         if !keyNames.isEmpty { columns.append("PRIMARY KEY (" + keyNames.joined(separator: ", ") + ")") }
+        if let parent = table.parent, case let parentKeys = tables[parent].keyColumns, !parentKeys.isEmpty {
+            // A child of a keyed table: its first links are that key.
+            let links = table.fields.prefix(parentKeys.count).map { Self.quoted($0.name) }
+            let referenced = parentKeys.map { Self.quoted(tables[parent].fields[$0].name) }
+            columns.append("FOREIGN KEY (" + links.joined(separator: ", ") + ") REFERENCES " + Self.quoted(tables[parent].name)
+                           + " (" + referenced.joined(separator: ", ") + ")")
+        }
         try execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")", doing: "cannot create table \(table.name)")
-        if !keyNames.isEmpty {
-            if exists {
-                try execute("CREATE UNIQUE INDEX IF NOT EXISTS " + Self.quoted(table.name + "_sluice_key") + " ON \(name) (" + keyNames.joined(separator: ", ") + ")",
-                            doing: "cannot index table \(table.name) on its key")
-            }
-            try execute("CREATE TEMPORARY TABLE IF NOT EXISTS \(Self.quoted("_sluice_staging_" + table.name)) (LIKE \(name), _sluice_row bigint)",
-                        doing: "cannot create the staging table of \(table.name)")
+        if !keyNames.isEmpty && exists {
+            try execute("CREATE UNIQUE INDEX IF NOT EXISTS " + Self.derivedName(table.name, "_sluice_key") + " ON \(name) (" + keyNames.joined(separator: ", ") + ")",
+                        doing: "cannot index table \(table.name) on its key")
+        }
+        if let creation = staging.creation(index) {
+            try execute(creation, doing: "cannot create the staging table of \(table.name)")
         }
         if table.parent == nil {
             try execute("""
@@ -140,7 +165,7 @@ final class PostgresSink: TableSink {
         } else {
             // A child table's records are rejected into its records' table's rejections.
             let links = table.fields.prefix(table.links).map { Self.quoted($0.name) }
-            try execute("CREATE INDEX IF NOT EXISTS " + Self.quoted(table.name + "_sluice_links") + " ON \(name) (" + links.joined(separator: ", ") + ")",
+            try execute("CREATE INDEX IF NOT EXISTS " + Self.derivedName(table.name, "_sluice_links") + " ON \(name) (" + links.joined(separator: ", ") + ")",
                         doing: "cannot index table \(table.name) on its links")
         }
         if exists && ifExists == .append {
@@ -222,8 +247,10 @@ final class PostgresSink: TableSink {
         }
         let columns = tables[table].fields.indices.map { batch.column($0) }
         let encoding = encodings[table]
-        let staged = !tables[table].keyColumns.isEmpty
-        let fieldCount = Int16(columns.count + (staged ? 1 : 0))
+        let numbersRows = staging.numbersRows(table)
+        let staged = staging.isStaged(table)
+        if numbersRows { runs += 1 }
+        let fieldCount = Int16(columns.count + staging.extraColumns(table).count)
         // A local buffer: appending to a property would check exclusive access on every byte.
         var buffer = self.buffer
         self.buffer = []
@@ -237,10 +264,11 @@ final class PostgresSink: TableSink {
                     PostgresBinaryCopy.appendField(columns[index], row: row, as: encoding[index], to: &buffer)
                 }
             }
-            if staged {
+            if numbersRows {
                 stagedRows += 1
                 PostgresBinaryCopy.appendWord(stagedRows, to: &buffer)
             }
+            if staged { PostgresBinaryCopy.appendWord(runs, to: &buffer) }
             if buffer.count >= 1 << 20 { try send(&buffer) }
         }
     }
@@ -248,13 +276,8 @@ final class PostgresSink: TableSink {
     private func beginCopy(_ table: Int) throws(SluiceError) {
         let layout = tables[table]
         var names = layout.fields.map { Self.quoted($0.name) }
-        let target: String
-        if layout.keyColumns.isEmpty {
-            target = Self.quoted(layout.name)
-        } else {
-            target = Self.quoted("_sluice_staging_" + layout.name)
-            names.append("_sluice_row")
-        }
+        let target = staging.isStaged(table) ? staging.stagingName(table) : Self.quoted(layout.name)
+        names += staging.extraColumns(table)
         let result = PQexec(connection, "COPY \(target) (" + names.joined(separator: ", ") + ") FROM STDIN (FORMAT binary)")
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COPY_IN else { throw failure("cannot start copying into \(layout.name)") }
@@ -307,18 +330,7 @@ final class PostgresSink: TableSink {
     }
 
     private func mergeStagedRows() throws(SluiceError) {
-        for table in tables where !table.keyColumns.isEmpty {
-            let names = table.fields.map { Self.quoted($0.name) }
-            let keys = table.keyColumns.map { names[$0] }
-            let others = table.fields.indices.filter { !table.keyColumns.contains($0) }.map { names[$0] }
-            let staging = Self.quoted("_sluice_staging_" + table.name)
-            var sql = "INSERT INTO \(Self.quoted(table.name)) (" + names.joined(separator: ", ") + ") SELECT DISTINCT ON ("
-            sql += keys.joined(separator: ", ") + ") " + names.joined(separator: ", ") + " FROM \(staging) ORDER BY "
-            sql += keys.joined(separator: ", ") + ", _sluice_row DESC ON CONFLICT (" + keys.joined(separator: ", ") + ") DO "
-            sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
-            try execute(sql, doing: "cannot merge the rows of \(table.name) on its key")
-            try execute("TRUNCATE \(staging)", doing: "cannot empty the staging table of \(table.name)")
-        }
+        for (sql, doing) in staging.merges() { try execute(sql, doing: doing) }
     }
 
     // MARK: - Transactions and checkpoints
@@ -397,6 +409,25 @@ final class PostgresSink: TableSink {
 
     static func quoted(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// PostgreSQL's longest name, in bytes: it cuts longer ones short without a word.
+    static let maximumNameBytes = 63
+
+    /// The quoted name of something Sluice makes for table `table` (an index): `table` and `suffix`, or, where that
+    /// would be too long, `table` cut short and a hash of it, so that two long names still make two names.
+    static func derivedName(_ table: String, _ suffix: String) -> String {
+        let whole = table + suffix
+        guard whole.utf8.count > maximumNameBytes else { return quoted(whole) }
+        var hasher = FNV1a.Hasher64()
+        hasher.add(table.utf8)
+        let hash = "_" + String(hasher.value, radix: 16)
+        var kept = ""
+        for character in table {
+            guard kept.utf8.count + character.utf8.count + hash.utf8.count + suffix.utf8.count <= maximumNameBytes else { break }
+            kept.append(character)
+        }
+        return quoted(kept + hash + suffix)
     }
 
     static func literal(_ text: String) -> String {
