@@ -143,14 +143,23 @@ import Testing
                     - {name: text, type: string}
                     - {name: indices, table: {type: int64, optional: true}}
               - {name: id, type: int64}
-              - {name: tags, table: {type: string}}
+              - {name: tags, table: {type: string, links: {_id: tweet_id}}}
+              - name: urls
+                table:
+                  links: {_source: src}
+                  fields: [{name: u, type: string}]
             """)
         #expect(schema.options.key == ["id"])
-        #expect(schema.fields.map(\.name) == ["id", "hashtags", "tags"])
-        let tables = try MappedTables(schema: schema, key: schema.options.key)
+        #expect(schema.fields.map(\.name) == ["id", "hashtags", "tags", "urls"])
+        // A link renamed that the key chosen does not make is a problem: `_source` is a link only without a key.
+        #expect(mappingProblems { _ = try MappedTables(schema: schema, key: schema.options.key) }.map(\.message)
+                == ["child table urls: 'links' renames _source, which is not one of the links it takes from above (_id)"])
+        let unkeyed = try MappedTables(schema: MappingSchema(fields: schema.fields.filter { $0.name != "tags" }, options: schema.options))
+        #expect(unkeyed.tables.map { $0.fields.map(\.name) }.last == ["src", "_record", "_urls_index", "u"])
+        let tables = try MappedTables(schema: MappingSchema(fields: schema.fields.dropLast(), options: schema.options), key: schema.options.key)
         #expect(tables.tables.map { $0.name(records: "t") } == ["t", "t_hashtags", "t_hashtags_indices", "t_tags"])
         #expect(tables.tables.map { $0.fields.map(\.name) } == [
-            ["id"], ["_id", "position", "text"], ["_id", "position", "_indices_index", "value"], ["_id", "_tags_index", "value"],
+            ["id"], ["_id", "position", "text"], ["_id", "position", "_indices_index", "value"], ["tweet_id", "_tags_index", "value"],
         ])
         #expect(tables.tables.map(\.parent) == [nil, 0, 1, 0])
         #expect(tables.tables[2].fields.last?.isOptional == true)
@@ -168,6 +177,7 @@ import Testing
                   - {name: tags, table: {type: string, name: tag, colour: red}}
                   - {name: bad, table: [1, 2]}
                   - {name: also, table: {index: "", fields: {a: 1}}}
+                  - {name: more, table: {links: [a], type: string}}
                 """, source: "m.yaml")
         }
         let shown = problems.map(\.description)
@@ -177,6 +187,7 @@ import Testing
         #expect(shown.contains { $0.contains("'table' must be {fields: [...]}") }, "\(shown)")
         #expect(shown.contains { $0.contains("table also: 'fields' must be a list") }, "\(shown)")
         #expect(shown.contains { $0.contains("table also: 'index' must name the column") }, "\(shown)")
+        #expect(shown.contains { $0.contains("table more: 'links' must map links' names to new names") }, "\(shown)")
         #expect(shown.contains { $0.contains("key nowhere: no column of that name") }, "\(shown)")
         // A table whose only field has problems of its own is not also said to have no fields.
         let only = mappingProblems {

@@ -56,8 +56,9 @@ import Testing
         return Outcome(status: process.terminationStatus, standardError: (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "")
     }
 
-    static func recipe(_ dump: Dump, input: String, parts: Int, out: String, kind: String = "ndjson", sluice: String = CommandLineTests.executable.path, extra: [String] = []) throws -> Outcome {
-        try run(python(), [recipe.path, dump.path(input), "-m", dump.mapping, "--parts", String(parts), "--out", dump.path(out),
+    static func recipe(_ dump: Dump, input: String, parts: Int, out: String, kind: String = "ndjson", sluice: String = CommandLineTests.executable.path,
+                       mapping: String? = nil, extra: [String] = []) throws -> Outcome {
+        try run(python(), [recipe.path, dump.path(input), "-m", mapping ?? dump.mapping, "--parts", String(parts), "--out", dump.path(out),
                            "--kind", kind, "--processes", "2", "--sluice", sluice] + extra)
     }
 
@@ -95,6 +96,30 @@ import Testing
             let kinds = total["rejections"] as? [[String: Any]] ?? []
             #expect(kinds.count == 1 && kinds.first?["count"] as? Int == 29 && kinds.first?["first_ordinal"] as? Int == 101, "\(kinds)")
         }
+    }
+
+    /// A mapping with child tables: each table's parts in shard order are that table of one import of the whole
+    /// file (rows linked by source and ordinal, which shards keep), and the summary adds up each child table's rows.
+    @Test func childTablesGetPartsOfTheirOwn() throws {
+        let dump = try Dump()
+        let mapping = dump.path("tables.mapping.yaml")
+        try "fields:\n  - {name: id, type: int64}\n  - {name: name, type: string}\n  - {name: tags, table: {type: string}, optional: true}\n"
+            .write(toFile: mapping, atomically: false, encoding: .utf8)
+        let whole = try Self.run(CommandLineTests.executable.path, ["import", "-m", mapping, dump.path("dump.json"), "--to", dump.path("whole.ndjson"),
+                                                                   "--summary-json", dump.path("whole.summary.json"), "--quiet"])
+        #expect(whole.status == 2, "\(whole.standardError)")
+        let outcome = try Self.recipe(dump, input: "dump.json", parts: 3, out: "out", mapping: mapping)
+        #expect(outcome.status == 2 && outcome.standardError.contains("rows in 1 child tables"), "\(outcome.standardError)")
+        for table in ["tables", "tables_tags"] {
+            let rows = try Self.text(dump.path("whole.\(table).ndjson"))
+            #expect(rows.split(separator: "\n").count > 2_900, "\(table)")
+            #expect(try (0..<3).map { try Self.text(dump.path(String(format: "out/part-%05d.\(table).ndjson", $0))) }.joined() == rows, "\(table)")
+        }
+        let expected = try Self.summary(dump.path("whole.summary.json"))["child_tables"] as? [[String: Any]]
+        let children = try Self.summary(dump.path("out/summary.json"))["child_tables"] as? [String: [String: Any]]
+        #expect(expected?.count == 1 && children?.count == 1)
+        #expect(children?["tables_tags"]?["rows_written"] as? Int == expected?.first?["rows_written"] as? Int, "\(String(describing: children))")
+        #expect(children?["tables_tags"]?["records_table"] as? String == "tables")
     }
 
     /// Shard 1's worker process is killed after its import ended (Dask runs the task again on a new worker), and

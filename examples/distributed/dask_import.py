@@ -9,9 +9,10 @@ that imports it into a part of its own (sluice_shards.py):
 
     OUT/plan.json                       the split
     OUT/part-00017.<kind>               shard 17's rows (NDJSON, Parquet, SQLite or CSV)
+    OUT/part-00017.<table>.<kind>       or, with child tables (or several mappings), a file per table
     OUT/part-00017.rejects.ndjson       shard 17's rejected records
     OUT/part-00017.summary.json         shard 17's summary
-    OUT/summary.json                    the shards' summaries added up
+    OUT/summary.json                    the shards' summaries added up (child tables' rows too)
 
 Ordinals, lines and byte offsets in the parts are the whole file's, so the parts in shard order are one import of
 the file. A task that fails, or whose worker process dies, is run again, and replaces its part.

@@ -2,7 +2,8 @@
 its own, and adding up the shards' summaries.
 
 A task runs `sluice import --shard PLAN:I` into OUT/part-0000I.<kind>, with its rejections in
-OUT/part-0000I.rejects.ndjson and its summary in OUT/part-0000I.summary.json. A run again replaces its part
+OUT/part-0000I.rejects.ndjson and its summary in OUT/part-0000I.summary.json. A mapping with child tables (or several
+mappings) writes a file per table instead, OUT/part-0000I.<table>.<kind> (a SQLite part holds every table). A run again replaces its part
 (`--if-exists replace`; a part appears under its name only once its run ended well), so a retried task never leaves
 rows twice. A task also checks that its shard read as many records as the split counted.
 """
@@ -168,7 +169,7 @@ def add_up(summaries, plan, seconds):
     """The shards' summaries as one: counts added, each rejection kind's first case the earliest in the file."""
     total = {"shards": len(summaries), "records_in_split": plan["records"], "records_read": 0,
              "records_written": 0, "records_rejected": 0, "records_rolled_back": 0, "bytes_read": 0, "seconds": round(seconds, 3),
-             "shard_seconds": 0.0, "peak_memory_bytes": 0, "tables": {}, "rejections": {}}
+             "shard_seconds": 0.0, "peak_memory_bytes": 0, "tables": {}, "child_tables": {}, "rejections": {}}
     for summary in summaries:
         for key in ("records_read", "records_written", "records_rejected", "records_rolled_back", "bytes_read"):
             total[key] += summary[key]
@@ -178,6 +179,12 @@ def add_up(summaries, plan, seconds):
             counts = total["tables"].setdefault(table["name"], {"records_read": 0, "records_written": 0, "records_rejected": 0,
                                                                  "records_rolled_back": 0, "records_skipped": 0})
             for key in counts:
+                counts[key] += table[key]
+        # Child tables' rows: written into each part beside its records' table (part-00017.<table>.<kind>).
+        for table in summary.get("child_tables", []):
+            counts = total["child_tables"].setdefault(table["name"], {"records_table": table["records_table"], "rows_written": 0,
+                                                                       "rows_rolled_back": 0})
+            for key in ("rows_written", "rows_rolled_back"):
                 counts[key] += table[key]
         for rejection in summary["rejections"]:
             key = (rejection["path"], rejection["kind"])
@@ -203,7 +210,9 @@ def finish(summaries, plan, started, arguments, out):
         file.write("\n")
     # JSON bytes: a compressed file's decompressed size, as sluice counts them.
     megabytes = (plan.get("decompressedBytes") or os.path.getsize(arguments.input)) / 1e6
-    print(f"{total['shards']} shards: {total['records_read']} records read, {total['records_written']} written, "
+    child_rows = sum(table["rows_written"] for table in total["child_tables"].values())
+    children = f" ({child_rows} rows in {len(total['child_tables'])} child tables)" if total["child_tables"] else ""
+    print(f"{total['shards']} shards: {total['records_read']} records read, {total['records_written']} written{children}, "
           f"{total['records_rejected']} rejected; {megabytes:.1f} MB in {total['seconds']:.2f} s "
           f"({megabytes / max(total['seconds'], 1e-9):.0f} MB/s)", file=sys.stderr)
     return total["exit_status"]

@@ -19,11 +19,15 @@ public struct ChildTable: Sendable, Hashable {
     /// The name of the column holding the element's 0-based position in its array; nil names it after the field
     /// (`_hashtags_index`). Tables beneath this one name it so too.
     public var indexColumn: String?
+    /// New names for the links this table's rows take from the tables above (``MappedTables``), by the names they
+    /// would have: `["_id": "tweet_id", "_hashtags_index": "hashtag"]`. Tables beneath this one take them too.
+    public var linkNames: [String: String]
 
     /// A table whose rows `fields` read from each element.
-    public init(fields: [FieldSpec], indexColumn: String? = nil) {
+    public init(fields: [FieldSpec], indexColumn: String? = nil, linkNames: [String: String] = [:]) {
         self.fields = fields
         self.indexColumn = indexColumn
+        self.linkNames = linkNames
     }
 
     /// A table of an array of values: each element one row with one column, `value`, of `type`.

@@ -4,8 +4,9 @@
 /// A child table's row starts with its links: the record's key (`key`, the fields an upsert matches on, each as
 /// `_<name>`) or, without one, the input it was read from and its ordinal there (`_source`, `_record`, which the
 /// records' own table then ends with); then the 0-based position of each array on the way, from the record's down
-/// to the row's own element (`_hashtags_index`, or the name ``ChildTable/indexColumn`` gives). A row's parent is
-/// the row of the parent table with the same links but the last. Then come the element's own columns.
+/// to the row's own element (`_hashtags_index`, or the name ``ChildTable/indexColumn`` gives). A table may name the
+/// links it takes from above otherwise (``ChildTable/linkNames``). A row's parent is the row of the parent table
+/// with the same links but the last. Then come the element's own columns.
 public struct MappedTables: Sendable {
     /// One table.
     public struct Table: Sendable {
@@ -94,7 +95,17 @@ public struct MappedTables: Sendable {
             let field = plan.fields[column]
             guard let table = field.childTable, let elements = field.elementPlan as? CompiledPlan else { continue }
             let indexName = table.indexColumn ?? "_\(field.name)_index"
-            let ownLinks = links + [FieldSpec(name: indexName, type: .int64)]
+            let path = (tables[parent].fieldPath + [field.name]).joined(separator: ".")
+            for name in table.linkNames.keys.sorted() where !links.contains(where: { $0.name == name }) {
+                let known = links.map(\.name).joined(separator: ", ")
+                problems.append(MappingProblem(field: path, message: "child table \(path): 'links' renames \(name), which is not one of the links it takes from above (\(known))"))
+            }
+            let inherited = links.map { link in
+                var renamed = link
+                renamed.name = table.linkNames[link.name] ?? link.name
+                return renamed
+            }
+            let ownLinks = inherited + [FieldSpec(name: indexName, type: .int64)]
             let ownCount = elements.fields.count - elements.childTableColumns.count
             tables.append(Table(fieldPath: tables[parent].fieldPath + [field.name], fields: ownLinks + elements.fields[..<ownCount], linkCount: ownLinks.count,
                                 parent: parent, sourceColumn: column, ownColumnCount: ownCount))

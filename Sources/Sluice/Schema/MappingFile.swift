@@ -188,7 +188,7 @@ enum MappingFile {
         // Each problem at the value (or key) it is about, else at the field.
         var entryProblems: [(node: YAMLNode?, message: String)] = []
         func note(_ node: YAMLNode?, _ messages: [String]) { entryProblems += messages.map { (node, $0) } }
-        let known = valueTable ? fieldKeys.subtracting(["table"]).union(["index"]) : fieldKeys
+        let known = valueTable ? fieldKeys.subtracting(["table"]).union(["index", "links"]) : fieldKeys
         for (key, _) in mapping where !known.contains(key.string ?? "") {
             note(key, ["unknown key '\(key.string ?? "?")' (known: \(known.sorted().joined(separator: ", ")))" + Spelling.suggestion(for: key.string ?? "", among: known.sorted())])
         }
