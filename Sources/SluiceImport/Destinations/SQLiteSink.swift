@@ -95,9 +95,15 @@ final class SQLiteSink: TableSink {
             columns.append("FOREIGN KEY (" + links.joined(separator: ", ") + ") REFERENCES " + SQLiteConnection.quoted(tables[parent].name)
                            + " (" + referenced.joined(separator: ", ") + ")")
         }
-        try connection.execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")", doing: "cannot create table \(table.name)")
-        if table.parent != nil {
-            let links = table.fields.prefix(table.links).map { SQLiteConnection.quoted($0.name) }
+        let links = table.fields.prefix(table.links).map { SQLiteConnection.quoted($0.name) }
+        // Beneath a keyed table a row's links are unique (the key, then positions), so the table is kept in their
+        // order, one B-tree instead of a table and an index on them (7 % off the child-table import of
+        // docs/benchmarks.md). Linked by source and ordinal, an input imported twice under one name repeats them.
+        let clustered = table.parent != nil && !tables[root(of: table)].keyColumns.isEmpty
+        if clustered { columns.append("PRIMARY KEY (" + links.joined(separator: ", ") + ")") }
+        try connection.execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")" + (clustered ? " WITHOUT ROWID" : ""),
+                               doing: "cannot create table \(table.name)")
+        if table.parent != nil && !clustered {
             try connection.execute("CREATE INDEX IF NOT EXISTS " + SQLiteConnection.quoted(table.name + "_sluice_links") + " ON \(name) ("
                                    + links.joined(separator: ", ") + ")", doing: "cannot index table \(table.name) on its links")
         }
@@ -128,6 +134,17 @@ final class SQLiteSink: TableSink {
         rejectInserts.append(table.parent != nil ? nil
                              : try connection.prepare("INSERT INTO \(rejectsName) VALUES (?, ?, ?, ?, ?, ?, ?)", doing: "cannot prepare the insert into \(table.name)_rejects"))
         bindings.append(table.fields.map(binding))
+    }
+
+    /// The records' table above child table `table`.
+    private func root(of table: TableLayout) -> Int {
+        var parent = table.parent
+        var root = 0
+        while let next = parent {
+            root = next
+            parent = tables[next].parent
+        }
+        return root
     }
 
     /// The most rows one insert statement takes: a statement per row cost more than a narrow row's insert (measured in
@@ -206,30 +223,31 @@ final class SQLiteSink: TableSink {
 
     func write(_ batch: ColumnarBatch, rows: Range<Int>, table: Int) throws(SluiceError) {
         let binds = bindings[table]
-        let columns = binds.indices.map { batch.column($0) }
+        let columns = batch.columns
+        let count = binds.count
         var row = rows.lowerBound
-        if let (group, count) = groupInserts[table] {
-            while rows.upperBound - row >= count {
-                for offset in 0..<count {
-                    for index in columns.indices {
-                        bind(columns[index], binds[index], row: row + offset, at: Int32(offset * columns.count + index + 1), in: group.pointer)
+        if let group = groupInserts[table] {
+            while rows.upperBound - row >= group.rows {
+                for offset in 0..<group.rows {
+                    for index in 0..<count {
+                        bind(columns + index, binds[index], batch, row: row + offset, at: Int32(offset * count + index + 1), in: group.statement.pointer)
                     }
                 }
                 do {
-                    try step(group.pointer, "")
+                    try step(group.statement.pointer, "")
                 } catch {
                     // The statement took none of its rows: they go again one by one, so that a failure names its record.
-                    for offset in 0..<count {
-                        bindRow(row + offset, columns, binds, in: inserts[table].pointer)
+                    for offset in 0..<group.rows {
+                        bindRow(row + offset, batch, binds, in: inserts[table].pointer)
                         try step(inserts[table].pointer, "cannot insert record \(batch.location(ofRow: row + offset).ordinal) into \(tables[table].name)")
                     }
                 }
-                row += count
+                row += group.rows
             }
         }
         for row in row..<rows.upperBound {
             if let insert = newRowInserts[table]?.pointer {
-                bindRow(row, columns, binds, in: insert)
+                bindRow(row, batch, binds, in: insert)
                 // Reset at once: text is bound in place (not copied), and the batch it points into is recycled.
                 let status = sqlite3_step(insert)
                 sqlite3_reset(insert)
@@ -237,15 +255,16 @@ final class SQLiteSink: TableSink {
                 guard Self.keyConflicts.contains(sqlite3_extended_errcode(connection.handle)) else {
                     throw connection.error("cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
                 }
-                try deleteChildRows(ofRow: row, columns, binds, table: table, ordinal: batch.location(ofRow: row).ordinal)
+                try deleteChildRows(ofRow: row, batch, binds, table: table, ordinal: batch.location(ofRow: row).ordinal)
             }
-            bindRow(row, columns, binds, in: inserts[table].pointer)
+            bindRow(row, batch, binds, in: inserts[table].pointer)
             try step(inserts[table].pointer, "cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
         }
     }
 
-    private func bindRow(_ row: Int, _ columns: [ColumnarBatch.Column], _ binds: [Binding], in statement: OpaquePointer) {
-        for index in columns.indices { bind(columns[index], binds[index], row: row, at: Int32(index + 1), in: statement) }
+    private func bindRow(_ row: Int, _ batch: ColumnarBatch, _ binds: [Binding], in statement: OpaquePointer) {
+        let columns = batch.columns
+        for index in binds.indices { bind(columns + index, binds[index], batch, row: row, at: Int32(index + 1), in: statement) }
     }
 
     /// Steps a statement and resets it at once: text is bound in place (not copied), and the batch it points into is
@@ -257,63 +276,60 @@ final class SQLiteSink: TableSink {
     }
 
     /// Takes the rows of the record whose key is in `row` out of every child table beneath `table`.
-    private func deleteChildRows(ofRow row: Int, _ columns: [ColumnarBatch.Column], _ binds: [Binding], table: Int, ordinal: Int) throws(SluiceError) {
+    private func deleteChildRows(ofRow row: Int, _ batch: ColumnarBatch, _ binds: [Binding], table: Int, ordinal: Int) throws(SluiceError) {
         for delete in childDeletes[table] {
             for (position, key) in tables[table].keyColumns.enumerated() {
-                bind(columns[key], binds[key], row: row, at: Int32(position + 1), in: delete.pointer)
+                bind(batch.columns + key, binds[key], batch, row: row, at: Int32(position + 1), in: delete.pointer)
             }
             try step(delete.pointer, "cannot delete the child rows of record \(ordinal)'s key")
         }
     }
 
-    private func bind(_ column: ColumnarBatch.Column, _ binding: Binding, row: Int, at position: Int32, in statement: OpaquePointer) {
-        if column.isNull(row) {
+    /// Binds the value in `row` of `column` (a column of `batch`), read from its storage: a `ColumnarBatch.Column`
+    /// per value would cost reference counting and checks for every value bound.
+    private func bind(_ column: UnsafeMutablePointer<ColumnStorage>, _ binding: Binding, _ batch: ColumnarBatch, row: Int, at position: Int32,
+                      in statement: OpaquePointer) {
+        guard column.pointee.isValid(row) else {
             sqlite3_bind_null(statement, position)
             return
         }
+        let values = column.pointee.values
         switch binding {
         case .integer:
-            sqlite3_bind_int64(statement, position, column.int64(row) ?? 0)
+            sqlite3_bind_int64(statement, position, values.load(fromByteOffset: row * 8, as: Int64.self))
         case .unsignedInteger:
             // The mapping rejects values above Int64.max for this destination.
-            sqlite3_bind_int64(statement, position, Int64(clamping: column.uint64(row) ?? 0))
+            sqlite3_bind_int64(statement, position, Int64(clamping: values.load(fromByteOffset: row * 8, as: UInt64.self)))
         case .real:
-            sqlite3_bind_double(statement, position, column.double(row) ?? 0)
+            sqlite3_bind_double(statement, position, values.load(fromByteOffset: row * 8, as: Double.self))
         case .boolean:
-            sqlite3_bind_int(statement, position, column.bool(row) == true ? 1 : 0)
+            sqlite3_bind_int(statement, position, values.load(fromByteOffset: row, as: UInt8.self) != 0 ? 1 : 0)
         case .dateEpoch(let unit):
-            let nanoseconds = column.dateNanoseconds(row) ?? 0
+            let nanoseconds = values.load(fromByteOffset: row * 8, as: Int64.self)
             sqlite3_bind_int64(statement, position, unit == 1 ? nanoseconds : DateStorage.floored(nanoseconds, to: unit))
         case .dateText:
             scratch.removeAll(keepingCapacity: true)
-            column.appendText(row, to: &scratch)
+            batch.column(column - batch.columns).appendText(row, to: &scratch)
             scratch.withUnsafeBufferPointer { Self.bindText($0, at: position, in: statement) }
         case .text:
-            column.withUTF8(row) { text in
-                guard let text else { return }
-                Self.bindText(text, at: position, in: statement, copied: false)
-            }
+            Self.bindText(column.pointee.textBytes(row), at: position, in: statement, copied: false)
         case .blob:
-            column.withUTF8(row) { bytes in
-                guard let bytes else { return }
-                if bytes.isEmpty {
-                    sqlite3_bind_zeroblob(statement, position, 0)
-                } else {
-                    // In place (SQLITE_STATIC, a null destructor): the row is stepped before the batch changes.
-                    _ = sqlite3_bind_blob(statement, position, bytes.baseAddress, Int32(bytes.count), nil)
-                }
+            let bytes = column.pointee.textBytes(row)
+            if bytes.isEmpty {
+                sqlite3_bind_zeroblob(statement, position, 0)
+            } else {
+                // In place (SQLITE_STATIC, a null destructor): the row is stepped before the batch changes.
+                _ = sqlite3_bind_blob(statement, position, bytes.baseAddress, Int32(bytes.count), nil)
             }
         case .enumInteger, .enumNumber:
-            column.withUTF8(row) { text in
-                guard let text else { return }
-                let value = String(decoding: text, as: UTF8.self)
-                if case .enumInteger = binding, let integer = Int64(value) {
-                    sqlite3_bind_int64(statement, position, integer)
-                } else if let number = Double(value) {
-                    sqlite3_bind_double(statement, position, number)
-                } else {
-                    _ = csqlite_bind_text_transient(statement, position, value, Int32(text.count))
-                }
+            let text = column.pointee.textBytes(row)
+            let value = String(decoding: text, as: UTF8.self)
+            if case .enumInteger = binding, let integer = Int64(value) {
+                sqlite3_bind_int64(statement, position, integer)
+            } else if let number = Double(value) {
+                sqlite3_bind_double(statement, position, number)
+            } else {
+                _ = csqlite_bind_text_transient(statement, position, value, Int32(text.count))
             }
         }
     }
