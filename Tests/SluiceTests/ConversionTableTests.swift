@@ -283,4 +283,34 @@ import Testing
         #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "fields: [{name: n, type: int64, default: abc}]") }
         #expect(throws: SluiceError.self) { try MappingSchema(mappingText: "fields: [{name: n, type: date, unit: days}]") }
     }
+
+    /// Dates written as text, digit by digit, read as Foundation's Gregorian calendar reads the same instant, over the
+    /// whole range of nanoseconds an `Int64` holds, with fractions of every length.
+    @Test func datesAsTextAgreeWithFoundationsCalendar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        var generator = SplitMix(seed: 42)
+        var instants: [Int64] = [0, -1, 1, Int64.min, Int64.max, 1_000_000_000, -1_000_000_000, 951_782_400 * 1_000_000_000]
+        for _ in 0..<3_000 {
+            let seconds = Int64(generator.below(18_000_000_000)) - 9_000_000_000
+            let fraction = [0, Int64(generator.below(1_000)) * 1_000_000, Int64(generator.below(1_000_000)) * 1_000, Int64(generator.below(1_000_000_000))][generator.below(4)]
+            let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            if !overflow { instants.append(product &+ fraction) }
+        }
+        for nanoseconds in instants {
+            let seconds = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : -((-(nanoseconds + 1)) / 1_000_000_000) - 1
+            let fraction = nanoseconds &- seconds &* 1_000_000_000
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            var expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+            if fraction != 0 {
+                expected += fraction % 1_000_000 == 0 ? String(format: ".%03d", fraction / 1_000_000)
+                    : fraction % 1_000 == 0 ? String(format: ".%06d", fraction / 1_000) : String(format: ".%09d", fraction)
+            }
+            expected += "Z"
+            var bytes: [UInt8] = [7]
+            DateText.rfc3339(nanoseconds, appendingTo: &bytes)
+            #expect(bytes == [7] + Array(expected.utf8), "\(nanoseconds)")
+            #expect(DateText.rfc3339(nanoseconds) == expected)
+        }
+    }
 }

@@ -524,22 +524,58 @@ struct DateTextReader {
 
 /// Writes instants as RFC 3339 text in UTC, with as many fraction digits as needed (none, 3, 6 or 9).
 package enum DateText {
+    /// `nanoseconds` since 1970 as RFC 3339 in UTC: `2021-03-04T05:06:07Z`, with a fraction of 3, 6 or 9 digits when
+    /// the instant has one.
     package static func rfc3339(_ nanoseconds: Int64) -> String {
+        var text: [UInt8] = []
+        rfc3339(nanoseconds, appendingTo: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends ``rfc3339(_:)``'s text to `text`, digit by digit: writers call it for every date they write, where
+    /// building a `String` cost more than the rest of the row.
+    package static func rfc3339(_ nanoseconds: Int64, appendingTo text: inout [UInt8]) {
         let fields = CivilTime.fields(ofInstant: nanoseconds)
-        func padded(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        var text = "\(padded(fields.year, 4))-\(padded(fields.month, 2))-\(padded(fields.day, 2))T\(padded(fields.hour, 2)):\(padded(fields.minute, 2)):\(padded(fields.second, 2))"
-        if fields.nanosecond != 0 {
-            if fields.nanosecond % 1_000_000 == 0 {
-                text += "." + padded(fields.nanosecond / 1_000_000, 3)
-            } else if fields.nanosecond % 1000 == 0 {
-                text += "." + padded(fields.nanosecond / 1000, 6)
-            } else {
-                text += "." + padded(fields.nanosecond, 9)
+        // As `String(value)` left-padded with zeros to `width`.
+        func padded(_ value: Int64, _ width: Int) {
+            let magnitude = value.magnitude
+            var digits = 1
+            var scale: UInt64 = 10
+            while digits < 19 && magnitude >= scale {
+                digits += 1
+                scale &*= 10
+            }
+            for _ in 0..<max(0, width - digits - (value < 0 ? 1 : 0)) { text.append(UInt8(ascii: "0")) }
+            if value < 0 { text.append(UInt8(ascii: "-")) }
+            var divisor = scale / 10
+            var rest = magnitude
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
             }
         }
-        return text + "Z"
+        padded(fields.year, 4)
+        text.append(UInt8(ascii: "-"))
+        padded(fields.month, 2)
+        text.append(UInt8(ascii: "-"))
+        padded(fields.day, 2)
+        text.append(UInt8(ascii: "T"))
+        padded(fields.hour, 2)
+        text.append(UInt8(ascii: ":"))
+        padded(fields.minute, 2)
+        text.append(UInt8(ascii: ":"))
+        padded(fields.second, 2)
+        if fields.nanosecond != 0 {
+            text.append(UInt8(ascii: "."))
+            if fields.nanosecond % 1_000_000 == 0 {
+                padded(fields.nanosecond / 1_000_000, 3)
+            } else if fields.nanosecond % 1000 == 0 {
+                padded(fields.nanosecond / 1000, 6)
+            } else {
+                padded(fields.nanosecond, 9)
+            }
+        }
+        text.append(UInt8(ascii: "Z"))
     }
 }

@@ -10,6 +10,9 @@ public final class TableRows {
     private let batches: [ColumnarBatch]
     /// Per table, its child tables.
     private let children: [[Int]]
+    /// Per table, what a row is copied with, read once: every `MappedTables.Table` read costs reference counting.
+    private let sourceColumns: [Int]
+    private let ownColumnCounts: [Int]
     /// The positions of the arrays on the way down to the element being copied.
     private var positions: [Int64] = []
     private var source: [UInt8] = []
@@ -18,6 +21,8 @@ public final class TableRows {
         self.tables = tables
         batches = tables.tables.map { ColumnarBatch(fields: $0.fields, capacity: ColumnarBatch.initialElementCapacity, holdsElementRows: false) }
         children = tables.tables.indices.map { table in tables.tables.indices.filter { tables.tables[$0].parent == table } }
+        sourceColumns = tables.tables.map(\.sourceColumn)
+        ownColumnCounts = tables.tables.map(\.ownColumnCount)
         positions.reserveCapacity(tables.tables.count)
     }
 
@@ -44,8 +49,9 @@ public final class TableRows {
     /// The rows of the child tables of `table` that row `row` of `batch` (a row of `table`) holds, and theirs.
     private func fillChildren(of table: Int, from batch: ColumnarBatch, row: Int, recordsBatch: ColumnarBatch, recordRow: Int, location: RecordLocation) {
         for child in children[table] {
-            let layout = tables.tables[child]
-            guard let elements = ElementRows(batch.columns[layout.sourceColumn], row: row), elements.failure == nil else { continue }
+            guard let elements = ElementRows(batch.columns[sourceColumns[child]], row: row), elements.failure == nil else { continue }
+            let ownColumnCount = ownColumnCounts[child]
+            let hasChildren = !children[child].isEmpty
             let output = batches[child]
             for element in elements.rows {
                 let out = append(to: output)
@@ -67,11 +73,11 @@ public final class TableRows {
                 let position = Int64(elements.batch.ordinals[element] - 1)
                 output.columns[column].write(position, row: out)
                 column += 1
-                for own in 0..<layout.ownColumnCount {
+                for own in 0..<ownColumnCount {
                     output.columns[column + own].copyValue(of: element, in: elements.batch.columns[own], to: out)
                 }
                 output.setLocation(location, ofRow: out)
-                if !children[child].isEmpty {
+                if hasChildren {
                     positions.append(position)
                     fillChildren(of: child, from: elements.batch, row: element, recordsBatch: recordsBatch, recordRow: recordRow, location: location)
                     positions.removeLast()

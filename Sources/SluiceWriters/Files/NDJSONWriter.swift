@@ -59,7 +59,9 @@ public struct NDJSONWriter {
         case .uint64:
             JSONText.appendInteger(column.values.assumingMemoryBound(to: UInt64.self)[row], to: &buffer)
         case .date:
-            buffer.append(contentsOf: ("\"" + DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row]) + "\"").utf8)
+            buffer.append(UInt8(ascii: "\""))
+            DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row], appendingTo: &buffer)
+            buffer.append(UInt8(ascii: "\""))
         case .string, .url, .enumeration:
             JSONText.appendStringLiteral(column.textBytes(row), to: &buffer)
         case .bytes:

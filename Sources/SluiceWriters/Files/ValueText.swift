@@ -21,7 +21,7 @@ extension ColumnarBatch.Column {
         case .bool:
             buffer.append(contentsOf: (column.values.assumingMemoryBound(to: UInt8.self)[row] != 0 ? "true" : "false").utf8)
         case .date:
-            buffer.append(contentsOf: DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row]).utf8)
+            DateText.rfc3339(column.values.assumingMemoryBound(to: Int64.self)[row], appendingTo: &buffer)
         case .string, .url, .enumeration, .decimal:
             buffer.append(contentsOf: column.textBytes(row))
         case .bytes:
