@@ -4,8 +4,9 @@ import SluiceWriters
 import SluiceImport
 
 /// The records and settings a run of bytes describes (a fuzz input, or seeded random bytes in the tests): up to
-/// nine columns after `rid` (the record's ordinal), each of a type, optional or not, a list or not; up to 955
-/// records; and the batch, worker, commit, page, row-group, compression, date storage and delimiter settings.
+/// nine columns after `rid` (the record's ordinal), each of a type, optional or not, a list or not, and a list
+/// sometimes a child table of its values instead (linked by `rid`, the records' key); up to 955 records; and the
+/// batch, worker, commit, page, row-group, compression, date storage and delimiter settings.
 public struct SinkCase: CustomStringConvertible {
     enum Kind: String, CaseIterable {
         case int64, uint64, double, bool, date, string, url, json, bytes, enumeration = "enum"
@@ -24,7 +25,12 @@ public struct SinkCase: CustomStringConvertible {
         var kind: Kind
         var isOptional: Bool
         var isList: Bool
+        /// A list written as a child table `t_c<N>` of its elements instead of a column.
+        var isTable: Bool
     }
+
+    /// Whether some column is a child table: the records are then keyed by `rid`.
+    var hasTables: Bool { columns.contains(where: \.isTable) }
 
     /// What CSV and TSV write for a null: Python's csv module reads a quoted and an unquoted empty field alike,
     /// so a null cannot be the empty field there. The generator never makes this text.
@@ -57,7 +63,8 @@ public struct SinkCase: CustomStringConvertible {
         compression = [.none, .snappy, .zstd(level: 3)][Int(layout >> 5) % 3]
         for _ in 0...source.below(8) {
             let byte = source.next()
-            columns.append(Column(kind: Kind.allCases[Int(byte) % Kind.allCases.count], isOptional: byte & 0x40 != 0, isList: byte & 0x80 != 0))
+            columns.append(Column(kind: Kind.allCases[Int(byte) % Kind.allCases.count], isOptional: byte & 0x40 != 0, isList: byte & 0x80 != 0,
+                                  isTable: byte & 0xA0 == 0xA0))
         }
         count = Int(source.next()) + (source.next() & 3 == 0 ? 700 : 0)
         var lines: [String] = []
@@ -81,38 +88,48 @@ public struct SinkCase: CustomStringConvertible {
         ndjson = lines.map { $0 + "\n" }.joined()
     }
 
-    var fields: [FieldSpec] {
+    /// The mapping: with `tables`, a table column is a child table of its elements; without, a list column (the
+    /// form the expected values are read with).
+    func fields(tables: Bool) -> [FieldSpec] {
         [FieldSpec(name: "rid", type: .int64)] + columns.enumerated().map { index, column in
-            let type: FieldType = switch column.kind {
-            case .int64: .int64
-            case .uint64: .uint64
-            case .double: .double
-            case .bool: .bool
-            case .date: .date
-            case .string: .string
-            case .url: .url
-            case .json: .json
-            case .bytes: .bytes
-            case .enumeration: .enumeration
-            case .decimal9, .decimal18, .decimal38: .decimal
-            }
-            let path = "c\(index)" + (column.isList ? ".*" : "")
-            switch column.kind {
-            case .date: return FieldSpec(name: "c\(index)", path: path, type: type, isOptional: column.isOptional, epochUnit: .nanoseconds, dateFormats: [.epoch])
-            case .enumeration: return FieldSpec(name: "c\(index)", path: path, type: type, isOptional: column.isOptional, enumValues: Self.enumValues.map { EnumValue($0) })
-            case .decimal9, .decimal18, .decimal38:
-                var field = FieldSpec(name: "c\(index)", path: path, type: type, isOptional: column.isOptional)
-                field.decimalFormat = column.kind.decimalFormat
-                return field
-            default: return FieldSpec(name: "c\(index)", path: path, type: type, isOptional: column.isOptional)
-            }
+            let name = "c\(index)"
+            guard tables && column.isTable else { return Self.field(column, name: name, path: name + (column.isList ? ".*" : "")) }
+            var holder = FieldSpec(name: name, path: name, type: .json, isOptional: column.isOptional)
+            holder.childTable = ChildTable(fields: [Self.field(Column(kind: column.kind, isOptional: false, isList: false, isTable: false),
+                                                               name: ChildTable.valueColumn, path: "$")])
+            return holder
+        }
+    }
+
+    private static func field(_ column: Column, name: String, path: String) -> FieldSpec {
+        let type: FieldType = switch column.kind {
+        case .int64: .int64
+        case .uint64: .uint64
+        case .double: .double
+        case .bool: .bool
+        case .date: .date
+        case .string: .string
+        case .url: .url
+        case .json: .json
+        case .bytes: .bytes
+        case .enumeration: .enumeration
+        case .decimal9, .decimal18, .decimal38: .decimal
+        }
+        switch column.kind {
+        case .date: return FieldSpec(name: name, path: path, type: type, isOptional: column.isOptional, epochUnit: .nanoseconds, dateFormats: [.epoch])
+        case .enumeration: return FieldSpec(name: name, path: path, type: type, isOptional: column.isOptional, enumValues: enumValues.map { EnumValue($0) })
+        case .decimal9, .decimal18, .decimal38:
+            var field = FieldSpec(name: name, path: path, type: type, isOptional: column.isOptional)
+            field.decimalFormat = column.kind.decimalFormat
+            return field
+        default: return FieldSpec(name: name, path: path, type: type, isOptional: column.isOptional)
         }
     }
 
     /// The case for the checker: the columns in order, and the settings that change how values are stored.
     public var description: String {
-        let columnText = columns.map { "{\"kind\":\"\($0.kind.rawValue)\",\"optional\":\($0.isOptional),\"list\":\($0.isList)}" }
-        return "{\"columns\":[{\"kind\":\"int64\",\"optional\":false,\"list\":false}," + columnText.joined(separator: ",") + "],"
+        let columnText = columns.map { "{\"kind\":\"\($0.kind.rawValue)\",\"optional\":\($0.isOptional),\"list\":\($0.isList),\"table\":\($0.isTable)}" }
+        return "{\"columns\":[{\"kind\":\"int64\",\"optional\":false,\"list\":false,\"table\":false}," + columnText.joined(separator: ",") + "],"
             + "\"records\":\(count),\"date_storage\":\"\(dateStorage.rawValue)\",\"delimiter\":\"\(delimiter == 0x09 ? "\\t" : ",")\","
             + "\"null_text\":\"\\\\N\"}\n"
     }

@@ -7,9 +7,10 @@ import SluiceImport
 /// written + rejected; only SQLite may reject, an unsigned integer beyond its range).
 ///
 /// Whether the files hold the right values is for readers Sluice does not control: ``write(_:into:)`` leaves the
-/// three files beside `case.json` (the columns and settings) and `expected.tsv` (every value as Sluice's reader
-/// mapped it), which `Tests/SinkCases/check_sinks.py` reads back through sqlite3, Python's csv module, pyarrow and
-/// DuckDB.
+/// three files (with child tables, a CSV and a Parquet file per table) beside `case.json` (the columns and
+/// settings) and `expected.tsv` (every value as Sluice's reader mapped it, a child table's column as the list of its
+/// elements), which `Tests/SinkCases/check_sinks.py` reads back through sqlite3, Python's csv module, pyarrow and
+/// DuckDB. Cases with child tables key their records by `rid`, which SQLite upserts on.
 public enum SinkCaseRun {
     /// A run that did not end well, or lost count of its records.
     public struct Failure: Error, CustomStringConvertible {
@@ -24,15 +25,20 @@ public enum SinkCaseRun {
         let input = directory + "/input.ndjson"
         try Data(generated.ndjson.utf8).write(to: URL(fileURLWithPath: input))
         let schema: MappingSchema
+        var options = MappingOptions()
+        if generated.hasTables { options.key = ["rid"] }
         do {
-            schema = try MappingSchema(fields: generated.fields)
+            schema = try MappingSchema(fields: generated.fields(tables: true), options: options)
         } catch {
             throw Failure(description: "the generated mapping was refused: \(error)")
         }
         let destinations: [Destination] = [.sqlite(path: directory + "/out.db"), .csv(path: directory + "/out.csv", delimiter: generated.delimiter),
                                            .parquet(path: directory + "/out.parquet")]
         for destination in destinations {
-            var job = ImportJob(inputs: [input], schemas: [schema], tables: [TableLayout(name: "t", fields: schema.fields)], destination: destination)
+            let isSQLite = if case .sqlite = destination { true } else { false }
+            let keyed = isSQLite && generated.hasTables
+            var job = ImportJob(inputs: [input], schemas: [schema], tables: [TableLayout(name: "t", fields: schema.fields, keyColumns: keyed ? [0] : [])],
+                                destination: destination)
             job.readerOptions = ReaderOptions(batchCapacity: generated.batchCapacity, rejectionPolicy: .collect, workers: generated.workers)
             job.ifExists = .replace
             job.recordsPerCommit = generated.recordsPerCommit
@@ -42,7 +48,6 @@ public enum SinkCaseRun {
             job.parquet.rowGroupBytes = generated.rowGroupBytes
             job.parquet.compression = generated.compression
             let summary = Importer(job).run()
-            let isSQLite = if case .sqlite = destination { true } else { false }
             switch summary.outcome {
             case .complete: break
             case .someRejected where isSQLite: break
@@ -52,7 +57,7 @@ public enum SinkCaseRun {
                 throw Failure(description: "\(destination) did not account for its \(generated.count) records: \(summary.line)")
             }
         }
-        try Data(expectedRows(input, schema: schema).utf8).write(to: URL(fileURLWithPath: directory + "/expected.tsv"))
+        try Data(expectedRows(input, schema: MappingSchema(fields: generated.fields(tables: false))).utf8).write(to: URL(fileURLWithPath: directory + "/expected.tsv"))
         try Data(generated.description.utf8).write(to: URL(fileURLWithPath: directory + "/case.json"))
     }
 

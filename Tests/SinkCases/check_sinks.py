@@ -5,6 +5,10 @@ does not control, and compares every value with the one Sluice's reader mapped (
   out.csv       Python's csv module (CSV or TSV, nulls written as \\N)
   out.parquet   pyarrow, and DuckDB's own Parquet reader
 
+A case whose columns include child tables (a list written as table t_c<N> of its elements, linked by _rid and
+_c<N>_index) has a file per table instead (out.t.csv and out.t_c<N>.csv, out.t.parquet and out.t_c<N>.parquet),
+and each child table must hold the elements of its written records' lists, in order, and nothing else.
+
 Values are compared by meaning: integers and instants exactly, doubles by their bits, text and bytes byte for byte,
 decimals by their plain text with the scale's digits (exactly, as SQLite's and CSV's text hold them),
 JSON by its parsed value, lists element by element. SQLite cannot keep the sign of -0.0 (it stores a REAL without a
@@ -182,27 +186,44 @@ class Case:
         self.directory = directory
         with open(os.path.join(directory, "case.json"), encoding="utf-8") as file:
             self.description = json.load(file)
-        self.columns = [(column["kind"], column["list"]) for column in self.description["columns"]]
+        described = self.description["columns"]
+        # The records' table's columns, and the child tables (their column's place, name and element kind).
+        self.columns = [(column["kind"], column["list"]) for column in described if not column.get("table")]
+        self.tables = [(index, "c%d" % (index - 1), column["kind"]) for index, column in enumerate(described) if column.get("table")]
         self.expected = []
+        # Per child table, per record: the elements of its list (an empty tuple for none, or null).
+        self.elements = [[] for _ in self.tables]
         with open(os.path.join(directory, "expected.tsv"), encoding="utf-8") as file:
             for line in file:
                 tokens = line.rstrip("\n").split("\t")
-                self.expected.append([from_token(kind, token) for (kind, _), token in zip(self.columns, tokens)])
+                values = [from_token(column["kind"], token) for column, token in zip(described, tokens)]
+                self.expected.append([value for column, value in zip(described, values) if not column.get("table")])
+                for number, (index, _, _) in enumerate(self.tables):
+                    self.elements[number].append(values[index] or ())
         if len(self.expected) != self.description["records"]:
             raise ValueError("expected.tsv holds %d rows of %d records" % (len(self.expected), self.description["records"]))
+
+    def records_file(self, extension):
+        """The records' table's file: out.<extension>, or out.t.<extension> beside child tables' files."""
+        return self.path("out.t." + extension if self.tables else "out." + extension)
+
+    def child_rows(self, number, rids, stored=lambda value: value):
+        """Child table `number`'s expected rows for the records `rids`: rid, position, element."""
+        return [[("i", rid), ("i", position), stored(element)] for rid in rids for position, element in enumerate(self.elements[number][rid])]
 
     def path(self, name):
         return os.path.join(self.directory, name)
 
 
-def compare(case, reader, rows, failures, expected=None):
+def compare(case, reader, rows, failures, expected=None, width=None):
     expected = case.expected if expected is None else expected
+    width = len(case.columns) if width is None else width
     if len(rows) != len(expected):
         failures.append("%s %s: %d rows, expected %d" % (case.directory, reader, len(rows), len(expected)))
         return
     for number, (row, wanted) in enumerate(zip(rows, expected)):
-        if len(row) != len(wanted) or len(row) != len(case.columns):
-            failures.append("%s %s: row %d has %d columns, expected %d" % (case.directory, reader, number, len(row), len(case.columns)))
+        if len(row) != len(wanted) or len(row) != width:
+            failures.append("%s %s: row %d has %d columns, expected %d" % (case.directory, reader, number, len(row), width))
             return
         for column, (value, want) in enumerate(zip(row, wanted)):
             if value != want:
@@ -216,6 +237,7 @@ def check_sqlite(case, failures):
     connection.text_factory = str
     rows = connection.execute("SELECT * FROM t ORDER BY rowid").fetchall()
     rejected = {ordinal for (ordinal,) in connection.execute("SELECT ordinal FROM t_rejects")}
+    children = [connection.execute("SELECT * FROM t_%s ORDER BY 1, 2" % name).fetchall() for _, name, _ in case.tables]
     connection.close()
     written = {row[0] for row in rows}
     # Ordinals count from 1; rid from 0.
@@ -230,19 +252,28 @@ def check_sqlite(case, failures):
         failures.append("%s sqlite3: %s" % (case.directory, error))
         return
     compare(case, "sqlite3", read, failures, expected)
+    for number, (_, name, kind) in enumerate(case.tables):
+        try:
+            read = [[("i", row[0]), ("i", row[1]), from_sqlite(kind, False, row[2], storage)] for row in children[number]]
+        except ValueError as error:
+            failures.append("%s sqlite3 t_%s: %s" % (case.directory, name, error))
+            continue
+        wanted = case.child_rows(number, sorted(written), lambda value: as_stored_in_sqlite(kind, False, value, storage))
+        compare(case, "sqlite3 t_" + name, read, failures, wanted, width=3)
 
 
 def check_csv(case, failures):
     delimiter = case.description["delimiter"]
     null_text = case.description["null_text"]
-    with open(case.path("out.csv"), newline="", encoding="utf-8") as file:
+    with open(case.records_file("csv"), newline="", encoding="utf-8") as file:
         table = list(csv.reader(file, delimiter=delimiter))
     header, body = table[0], table[1:]
     widths = {len(row) for row in body}
     if widths - {len(case.columns)}:
         failures.append("%s csv: rows of %s columns, expected %d" % (case.directory, sorted(widths), len(case.columns)))
         return
-    names = ["rid"] + ["c%d" % index for index in range(len(case.columns) - 1)]
+    table_names = {name for _, name, _ in case.tables}
+    names = ["rid"] + [name for name in ("c%d" % index for index in range(len(case.columns) + len(case.tables) - 1)) if name not in table_names]
     if header != names:
         failures.append("%s csv: header %r" % (case.directory, header))
         return
@@ -252,23 +283,44 @@ def check_csv(case, failures):
         failures.append("%s csv: %s" % (case.directory, error))
         return
     compare(case, "csv", read, failures)
+    for number, (_, name, kind) in enumerate(case.tables):
+        with open(case.path("out.t_%s.csv" % name), newline="", encoding="utf-8") as file:
+            table = list(csv.reader(file, delimiter=delimiter))
+        if table[:1] != [["_rid", "_%s_index" % name, "value"]]:
+            failures.append("%s csv t_%s: header %r" % (case.directory, name, table[:1]))
+            continue
+        try:
+            read = [[from_text("int64", False, row[0]), from_text("int64", False, row[1]), None if row[2] == null_text else from_text(kind, False, row[2])]
+                    for row in table[1:]]
+        except (ValueError, IndexError) as error:
+            failures.append("%s csv t_%s: %s" % (case.directory, name, error))
+            continue
+        compare(case, "csv t_" + name, read, failures, case.child_rows(number, range(len(case.expected))), width=3)
 
 
-def check_parquet(case, reader, failures):
-    import pyarrow as pa
+def parquet_rows(path, reader, kinds):
+    """The rows of a Parquet file as read by `reader` (pyarrow or DuckDB), each value read as a column of `kinds`."""
     if reader == "pyarrow":
         import pyarrow.parquet as pq
-        table = pq.read_table(case.path("out.parquet"))
+        table = pq.read_table(path)
     else:
         import duckdb
-        table = duckdb.connect().sql("SELECT * FROM read_parquet('%s')" % case.path("out.parquet").replace("'", "''")).to_arrow_table()
+        table = duckdb.connect().sql("SELECT * FROM read_parquet('%s')" % path.replace("'", "''")).to_arrow_table()
     columns = read_values.normalised(table)
     values = [column.to_pylist() for column, _ in columns]
     rows = []
     for row in range(table.num_rows):
         tokens = [read_values.tagged(values[index][row], original) for index, (_, original) in enumerate(columns)]
-        rows.append([from_token(kind, token) for (kind, _), token in zip(case.columns, tokens)])
+        rows.append([from_token(kind, token) for kind, token in zip(kinds, tokens)])
+    return rows
+
+
+def check_parquet(case, reader, failures):
+    rows = parquet_rows(case.records_file("parquet"), reader, [kind for kind, _ in case.columns])
     compare(case, reader, rows, failures)
+    for number, (_, name, kind) in enumerate(case.tables):
+        rows = parquet_rows(case.path("out.t_%s.parquet" % name), reader, ["int64", "int64", kind])
+        compare(case, "%s t_%s" % (reader, name), rows, failures, case.child_rows(number, range(len(case.expected))), width=3)
 
 
 def case_directories(paths):

@@ -25,9 +25,9 @@ import Testing
     static func caseBytes() -> [[UInt8]] {
         var cases: [[UInt8]] = []
         for kind in UInt8(0)..<13 {
-            // Every kind of SinkCase (the ten types and three decimal shapes): settings, layout, three columns of
-            // the kind (required; optional; optional list), then 200 records.
-            cases.append([UInt8(kind &* 37), kind &* 11, 2, kind, kind | 0x40, kind | 0xC0, 200, 1] + (0..<600).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(kind)) })
+            // Every kind of SinkCase (the ten types and three decimal shapes): settings, layout, four columns of
+            // the kind (required; optional; optional list; optional child table), then 200 records.
+            cases.append([UInt8(kind &* 37), kind &* 11, 3, kind, kind | 0x40, kind | 0xC0, kind | 0xE0, 200, 1] + (0..<600).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(kind)) })
         }
         var random = SplitMix(seed: 41)
         for _ in 0..<20 { cases.append((0..<(64 + random.below(600))).map { _ in UInt8(truncatingIfNeeded: random.next()) }) }
@@ -62,11 +62,20 @@ import Testing
         try SinkCaseRun.write([0, 0, 0, 5, 20, 1] + Array(repeating: 4, count: 200), into: directory + "/other")
         try FileManager.default.copyItem(atPath: directory + "/other/out.parquet", toPath: directory + "/parquet/out.parquet")
         try FileManager.default.removeItem(atPath: directory + "/other")
+        // A child table of the same text, three elements a record: one element changed, one left out.
+        try SinkCaseRun.write([0, 0, 0, 0xA1, 20, 1] + Array(repeating: 3, count: 200), into: directory + "/table")
+        try SQLiteRows.execute(directory + "/table/out.db", "UPDATE t_c0 SET value = ',x,' WHERE _rid = 7 AND _c0_index = 1")
+        var child = try String(contentsOfFile: directory + "/table/out.t_c0.csv", encoding: .utf8)
+        let line = try #require(child.range(of: "\n12,2,"))
+        child.removeSubrange(line.lowerBound..<(child[line.upperBound...].firstIndex(of: "\n") ?? child.endIndex))
+        try child.write(toFile: directory + "/table/out.t_c0.csv", atomically: false, encoding: .utf8)
         let checked = try Self.check(directory)
         #expect(checked.status == 1)
         #expect(checked.output.contains("/csv csv: row "), "\(checked.output)")
         #expect(checked.output.contains("/sqlite sqlite3: row 7 column 1"), "\(checked.output)")
         #expect(checked.output.contains("/parquet pyarrow: row ") && checked.output.contains("/parquet duckdb: row "), "\(checked.output)")
-        #expect(checked.output.hasSuffix("3 cases, 60 records, read back through sqlite3, csv, pyarrow and DuckDB: 4 failures\n"), "\(checked.output)")
+        #expect(checked.output.contains("/table sqlite3 t_c0: row 22 column 2"), "\(checked.output)")
+        #expect(checked.output.contains("/table csv t_c0: 38 rows, expected 39"), "\(checked.output)")
+        #expect(checked.output.hasSuffix("4 cases, 80 records, read back through sqlite3, csv, pyarrow and DuckDB: 6 failures\n"), "\(checked.output)")
     }
 }
