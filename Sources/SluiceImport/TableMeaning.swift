@@ -73,7 +73,8 @@ struct TableMeaning: Sendable, Hashable {
         if let table = field.childTable {
             // A child table is written beside this one, under the records' checkpoints: its columns are part of what
             // the table means.
-            let index = table.indexColumn.map { ", index \(quoted($0))" } ?? ""
+            var index = table.indexColumn.map { ", index \(quoted($0))" } ?? ""
+            for (link, name) in table.linkNames.sorted(by: { $0.key < $1.key }) { index += ", link \(quoted(link)) as \(quoted(name))" }
             return "column \(quoted(field.name)): child table from \(quoted(field.resolvedPath(naming: options.naming)))\(index) of ["
                 + table.fields.map { column($0, options: options) }.joined(separator: "; ") + "]"
         }

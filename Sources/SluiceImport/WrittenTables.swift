@@ -9,6 +9,8 @@ struct WrittenTables {
     let starts: [Int]
     /// Per mapping: what fills its tables' rows.
     let rows: [TableRows]
+    /// Whether keys go into PostgreSQL, which rounds instants to microseconds (SQLite floors them, at most to seconds).
+    private let roundsDatesToMicroseconds: Bool
 
     /// `tables` and `schemas` are the job's, one per mapping. A records' table's child tables link their rows by
     /// its upsert key, else by the mapping's `key`, else by source and ordinal, which a byte range counts from its
@@ -55,6 +57,7 @@ struct WrittenTables {
         self.layouts = layouts
         self.starts = starts
         self.rows = rows
+        roundsDatesToMicroseconds = if case .postgres = destination { true } else { false }
     }
 
     /// PostgreSQL cuts names longer than 63 bytes short without a word, so two long names could become one, and a
@@ -73,10 +76,11 @@ struct WrittenTables {
         }
     }
 
-    /// A hash of the key of the record in `row` of `batch`, read through mapping `table`, coarser than any equality a
-    /// destination applies to it: keys a database may take as equal hash alike (dates to the second, as an epoch in
-    /// seconds stores them; `-0.0` as `0.0`; text without ASCII case), while unequal keys may hash alike too. A
-    /// write is split where a key repeats, so a false match costs a split, never a child row left behind.
+    /// A hash of the key of the record in `row` of `batch`, read through mapping `table`, coarser than the equality
+    /// the destination applies to it: keys it may take as equal hash alike (dates to the second in SQLite, as an epoch
+    /// in seconds stores them, to the microsecond PostgreSQL rounds them to; `-0.0` as `0.0`; every NaN alike; text
+    /// without ASCII case), while unequal keys may hash alike too. A write is split where a key repeats, so a false
+    /// match costs a split, never a child row left behind.
     func keyHash(of batch: ColumnarBatch, row: Int, table: Int) -> UInt64 {
         var hasher = FNV1a.Hasher64()
         for index in rows[table].tables.keyColumns {
@@ -107,7 +111,9 @@ struct WrittenTables {
                 // PostgreSQL takes every NaN as equal, and -0.0 as 0.0.
                 let value = (column.double(row) ?? 0) + 0.0
                 add(value.isNaN ? Double.nan.bitPattern : value.bitPattern)
-            case .date: add(DateStorage.floored(column.dateNanoseconds(row) ?? 0, to: DateStorage.epochSeconds.unit))
+            case .date:
+                let instant = column.dateNanoseconds(row) ?? 0
+                add(roundsDatesToMicroseconds ? PostgresBinaryCopy.microseconds(nanoseconds: instant) : DateStorage.floored(instant, to: DateStorage.epochSeconds.unit))
             case .bool: add(column.bool(row) ?? false)
             case .string, .json, .url, .bytes, .enumeration, .decimal: addText()
             }

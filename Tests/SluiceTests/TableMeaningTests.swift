@@ -76,6 +76,8 @@ import Testing
         }
         let indexed = try Self.meaning(tabled.replacingOccurrences(of: "{fields:", with: "{index: at, fields:"))
         #expect(indexed.changes(since: try Self.meaning(tabled)).joined(separator: "; ").contains(#"index "at""#))
+        let linked = try Self.meaning(tabled.replacingOccurrences(of: "{fields:", with: "{links: {_source: src}, fields:"))
+        #expect(linked.changes(since: try Self.meaning(tabled)).joined(separator: "; ").contains(#"link "_source" as "src""#))
         #expect(try Self.meaning(base, key: [0]).changes(since: before) == [#"the table was table "t"; dates stored as text and is now table "t"; key "id"; dates stored as text"#])
         #expect(try Self.meaning(base, dateStorage: .epochMilliseconds).fingerprint != before.fingerprint)
         // The same mapping written otherwise means the same.

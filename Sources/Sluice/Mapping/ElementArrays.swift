@@ -11,7 +11,8 @@ extension RecordStateMachine {
         elementsMachine = machine
         elementsStart = elementMachines[machine].row
         elementsRejectionsBefore = elementMachines[machine].elementBatch?.rejections.count ?? 0
-        feedsElements = true
+        // A record whose rows passed the share reads no more arrays into rows (its rejection names the first).
+        feedsElements = stagedRows?.pointee.recordIsOver != true
     }
 
     /// The matched walk's element at `index` of the array (nulls counted), whose entries are `tape` and which ends

@@ -111,7 +111,7 @@ extension RecordStateMachine {
         // count, is what every record tests: reaching into the batch costs hundreds of instructions a record.
         if batchNeedsCare {
             batchNeedsCare = false
-            if batches.current.rejections.count >= batches.current.capacity {
+            if batches.current.rejections.count >= batches.current.capacity || (elementBatch == nil && stagedRows?.pointee.batchIsFull == true) {
                 batches.completeCurrent(count: row)
                 row = 0
             }

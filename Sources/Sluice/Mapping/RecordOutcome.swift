@@ -141,7 +141,8 @@ extension RecordStateMachine {
         clearFailures()
         rejectedCount += 1
         batches.current.rejections.append(rejection)
-        if batches.current.rejections.count >= batches.current.capacity { batchNeedsCare = true }
+        // A rejected record's staged rows stay in the batch until it is emptied, so they count towards handing it on.
+        if batches.current.rejections.count >= batches.current.capacity || stagedRows?.pointee.batchIsFull == true { batchNeedsCare = true }
         if stopsAtFirstRejection {
             stoppingRejection = rejection
             return false

@@ -69,6 +69,8 @@ public struct MappedTables: Sendable {
             rootLinks = keyColumns.map { column in
                 var link = FieldSpec(name: "_" + plan.fields[column].name, type: plan.fields[column].type, isOptional: plan.fields[column].isOptional)
                 link.enumValues = plan.fields[column].enumValues
+                // An enum's default decides how its values are stored (``FieldSpec/enumStoredKind``).
+                link.defaultValue = plan.fields[column].defaultValue
                 link.dateFormats = plan.fields[column].dateFormats
                 link.decimalFormat = plan.fields[column].decimalFormat
                 return link

@@ -123,10 +123,17 @@ final class PostgresSink: TableSink {
         try !rows("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = \(Self.literal(table.name))").isEmpty
     }
 
-    /// `--if-exists replace`: drops the table, its rejections and its checkpoints.
+    /// `--if-exists replace`: drops the table, its rejections and its checkpoints. A child table of an earlier
+    /// mapping that this import does not write may name the table in its foreign key: the key goes, the table stays.
     private func drop(_ table: TableLayout) throws(SluiceError) {
         guard try exists(table) else { return }
-        try execute("DROP TABLE \(Self.quoted(table.name))", doing: "cannot drop table \(table.name)")
+        let name = Self.quoted(table.name)
+        let naming = try rows("SELECT conrelid::regclass::text, conname FROM pg_constraint WHERE contype = 'f' AND confrelid = \(Self.literal(name))::regclass")
+        for row in naming {
+            guard row.count == 2, let child = row[0], let constraint = row[1] else { continue }
+            try execute("ALTER TABLE \(child) DROP CONSTRAINT \(Self.quoted(constraint))", doing: "cannot drop the foreign key \(constraint) of \(child)")
+        }
+        try execute("DROP TABLE \(name)", doing: "cannot drop table \(table.name)")
         try execute("DROP TABLE IF EXISTS \(Self.quoted(table.name + "_rejects"))", doing: "cannot drop table \(table.name)_rejects")
         try execute("DELETE FROM \(Self.checkpointTable) WHERE table_name = \(Self.literal(table.name))", doing: "cannot clear the checkpoints of \(table.name)")
     }

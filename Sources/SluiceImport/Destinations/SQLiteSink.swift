@@ -20,6 +20,8 @@ final class SQLiteSink: TableSink {
     /// Per table of plain inserts: one statement inserting ``groupRows`` rows at once (nil where rows are upserted,
     /// or too wide to group): a statement per row costs more than most rows.
     private var groupInserts: [(statement: SQLiteConnection.Statement, rows: Int)?] = []
+    /// Per table: whether it is a child table kept in the order of its links, which are its primary key.
+    private var clustered: [Bool] = []
     /// Per keyed table with child tables: its rows inserted without the upsert, so that a row new to the table (most
     /// rows) needs no delete in the child tables; a row whose key is there already is upserted after the deletes.
     private var newRowInserts: [SQLiteConnection.Statement?] = []
@@ -101,6 +103,7 @@ final class SQLiteSink: TableSink {
         // docs/benchmarks.md). Linked by source and ordinal, an input imported twice under one name repeats them.
         let clustered = table.parent != nil && !tables[root(of: table)].keyColumns.isEmpty
         if clustered { columns.append("PRIMARY KEY (" + links.joined(separator: ", ") + ")") }
+        self.clustered.append(clustered)
         try connection.execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")" + (clustered ? " WITHOUT ROWID" : ""),
                                doing: "cannot create table \(table.name)")
         if table.parent != nil && !clustered {
@@ -239,7 +242,7 @@ final class SQLiteSink: TableSink {
                     // The statement took none of its rows: they go again one by one, so that a failure names its record.
                     for offset in 0..<group.rows {
                         bindRow(row + offset, batch, binds, in: inserts[table].pointer)
-                        try step(inserts[table].pointer, "cannot insert record \(batch.location(ofRow: row + offset).ordinal) into \(tables[table].name)")
+                        try step(inserts[table].pointer, insertFailure(batch.location(ofRow: row + offset).ordinal, table: table))
                     }
                 }
                 row += group.rows
@@ -258,8 +261,20 @@ final class SQLiteSink: TableSink {
                 try deleteChildRows(ofRow: row, batch, binds, table: table, ordinal: batch.location(ofRow: row).ordinal)
             }
             bindRow(row, batch, binds, in: inserts[table].pointer)
-            try step(inserts[table].pointer, "cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
+            try step(inserts[table].pointer, insertFailure(batch.location(ofRow: row).ordinal, table: table))
         }
+    }
+
+    /// What a failed insert of record `ordinal`'s row into `table` says. A child table beneath a keyed table holds
+    /// a key's rows only while its record is in the table (an upsert replaces them), unless rows were deleted by hand
+    /// or an import through another mapping left them.
+    private func insertFailure(_ ordinal: Int, table: Int) -> String {
+        var what = "cannot insert record \(ordinal) into \(tables[table].name)"
+        if clustered[table] && sqlite3_extended_errcode(connection.handle) == SQLITE_CONSTRAINT | (6 << 8) {
+            what += " (the table holds child rows of its key already, whose record is not in \(tables[root(of: tables[table])].name): "
+                + "delete them, or import with --if-exists replace)"
+        }
+        return what
     }
 
     private func bindRow(_ row: Int, _ batch: ColumnarBatch, _ binds: [Binding], in statement: OpaquePointer) {
