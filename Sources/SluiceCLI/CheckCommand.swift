@@ -45,6 +45,8 @@ struct CheckCommand: ParsableCommand {
         let schema: MappingSchema
         do {
             schema = try MappingSchema(contentsOfFile: mapping, recordsPath: recordsAt)
+            // Child tables' links come from the mapping's key: a rename of a link it does not make is a problem too.
+            _ = try MappedTables(schema: schema, key: schema.options.key)
         } catch {
             guard case .invalidMapping(let problems) = error else { throw error }
             for problem in problems { print(problem) }

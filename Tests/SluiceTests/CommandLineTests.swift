@@ -386,6 +386,16 @@ import Testing
             \(mapping.path): 3 problems
 
             """)
+        // A child table renaming a link that the mapping's key does not make.
+        try "key: id\nfields:\n  - {name: id, type: int64}\n  - {name: tags, table: {type: string, links: {_source: src}}}\n"
+            .write(to: mapping, atomically: false, encoding: .utf8)
+        let links = try run(["check", "-m", mapping.path])
+        #expect(links.status == 1)
+        #expect(links.standardOutput == """
+            field 'tags': child table tags: 'links' renames _source, which is not one of the links it takes from above (_id)
+            \(mapping.path): 1 problem
+
+            """, "\(links.standardOutput)")
     }
 
     @Test func checkMapsTheFirstRecordsIntoATableAndExplainsRejections() throws {
