@@ -15,6 +15,8 @@ struct sluice_simdjson_parser {
     size_t maximum_depth;
     /// The matched walk's entries, kept from record to record so that a record costs no allocation.
     std::vector<sluice_tape_entry> tape;
+    /// The most entries a record's tape may hold.
+    size_t tape_limit;
     /// The matched walk's key guesses and counts of keys no field reads.
     sluice_matching::key_matcher keys;
     /// Stage one's indexes for the walk over them, which reads most records before the On-Demand walk is asked.

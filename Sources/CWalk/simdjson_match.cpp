@@ -169,14 +169,17 @@ struct matcher : record_view, sluice_walks::tape_writer {
             const int32_t position = index++;
             if (type == ondemand::json_type::null) return scalar(element, type, element_token, -1);
             const size_t marker = tape.size();
-            tape.push_back(sluice_tape_entry{nullptr, 0, 0, position, SLUICE_TAPE_ELEMENT});
+            // Past the tape's limit the element is still walked, and checked, writing nothing.
+            if (has_room()) tape.push_back(sluice_tape_entry{nullptr, 0, 0, position, SLUICE_TAPE_ELEMENT});
             // The element is read at the element plan's root as any value is at its node: a model's object walked,
             // a scalar plan's scalar written, an array of arrays mapped in turn, and an element of the wrong kind
             // failing the fields it meets (or captured, where a json field reads the elements).
             if (read(element, element_token, root, depth + 1, true) != step::ok) return step::unusual;
             const bool is_container = type == ondemand::json_type::object || type == ondemand::json_type::array;
-            tape[marker].end = is_container ? after_closing() : tape.back().end;
-            tape[marker].length = tape.size() - marker - 1;
+            if (marker < tape.size()) {
+                tape[marker].end = is_container ? after_closing() : tape.back().end;
+                tape[marker].length = tape.size() - marker - 1;
+            }
             return step::ok;
         });
         if (walked != step::ok) return step::unusual;
@@ -284,7 +287,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     if (parser->walks_indexes && header_nodes == nullptr && sluice_structural::reads_plan(parser->indexing, tables)) {
         parser->tape.clear();
         parser->keys.begin(tables);
-        switch (sluice_structural::walk(parser->indexing, bytes, length, tables, parser->maximum_depth, parser->tape, parser->keys, *end)) {
+        switch (sluice_structural::walk(parser->indexing, bytes, length, tables, parser->maximum_depth, parser->tape_limit, parser->tape, parser->keys, *end)) {
         case sluice_structural::outcome::ok:
             *tape = parser->tape.data();
             *count = parser->tape.size();
@@ -297,6 +300,8 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
             return SLUICE_MATCH_INVALID_UTF8;
         case sluice_structural::outcome::no_memory:
             return SLUICE_MATCH_NO_MEMORY;
+        case sluice_structural::outcome::too_large:
+            return SLUICE_MATCH_TOO_LARGE;
         case sluice_structural::outcome::unusual:
             break;  // the On-Demand walk below reads it (its keys' counts of this try are taken back as it begins)
         }
@@ -311,7 +316,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
     if (type != ondemand::json_type::object && !is_row) return SLUICE_MATCH_UNUSUAL;
     parser->tape.clear();
     parser->keys.begin(tables);
-    matcher walk{{bytes, length, &document}, {parser->tape}, tables, parser->keys, parser->maximum_depth};
+    matcher walk{{bytes, length, &document}, {parser->tape, parser->tape_limit}, tables, parser->keys, parser->maximum_depth};
     // A field at `$` captures the whole record: everything in it is checked, as the captured text must be. (A row
     // so captured is left to yajl's matched walk.)
     const bool captures_record = tables->flags[0] & SLUICE_NODE_CAPTURES;
@@ -340,6 +345,7 @@ sluice_match_status sluice_simdjson_match(sluice_simdjson_parser *parser, const 
         const size_t start = walk.offset(opening);
         walk.push(reinterpret_cast<const uint8_t *>(opening), *end - start, *end, 0, SLUICE_TAPE_CAPTURE);
     }
+    if (walk.overflowed) return SLUICE_MATCH_TOO_LARGE;
     *tape = parser->tape.data();
     *count = parser->tape.size();
     parser->keys.commit();

@@ -19,8 +19,8 @@ size_t sluice_simdjson_padding(void) { return SIMDJSON_PADDING; }
 
 const char *sluice_simdjson_kernel(void) { return get_active_implementation()->name().c_str(); }
 
-sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth) {
-    return new (std::nothrow) sluice_simdjson_parser{ondemand::parser(), maximum_depth, {}};
+sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth, size_t tape_limit) {
+    return new (std::nothrow) sluice_simdjson_parser{ondemand::parser(), maximum_depth, {}, tape_limit};
 }
 
 void sluice_simdjson_parser_free(sluice_simdjson_parser *parser) { delete parser; }

@@ -288,7 +288,7 @@ bool reads_plan(indexer &state, const sluice_plan_tables *tables) {
     return state.readable;
 }
 
-outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_plan_tables *tables, size_t maximum_depth,
+outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_plan_tables *tables, size_t maximum_depth, size_t tape_limit,
              std::vector<sluice_tape_entry> &tape, sluice_matching::key_matcher &keys, size_t &end) {
     if (!state.stage_one || state.stage_one->capacity() < length) {
         // Grown by doubling to the largest record read (four bytes of indexes a byte); a failed allocation leaves
@@ -316,7 +316,7 @@ outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_p
     const error_code error = stage_one.stage1(bytes, length, stage1_mode::regular);
     if (error == UTF8_ERROR) return outcome::invalid_utf8;
     if (error) return outcome::refused;
-    walker walker{{tape}, bytes, stage_one.structural_indexes.get(), stage_one.n_structural_indexes, 0, tables, keys,
+    walker walker{{tape, tape_limit}, bytes, stage_one.structural_indexes.get(), stage_one.n_structural_indexes, 0, tables, keys,
                   maximum_depth, stage_one, state.scratch.data()};
     if (walker.count == 0 || walker.byte_at(0) != '{') return outcome::unusual;
     // A field at `$` captures the whole record: everything in it is checked, as the captured text must be.
@@ -327,7 +327,7 @@ outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_p
     end = walker.index[walker.at - 1] + 1;
     const size_t start = walker.index[0];
     if (captures_record) walker.push(bytes + start, end - start, end, 0, SLUICE_TAPE_CAPTURE);
-    return outcome::ok;
+    return walker.overflowed ? outcome::too_large : outcome::ok;
 }
 
 }  // namespace sluice_structural

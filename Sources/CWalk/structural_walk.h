@@ -26,7 +26,7 @@ struct indexer {
 };
 
 /// `refused`: stage one refused the record, as it would for the On-Demand walk (yajl judges it).
-enum class outcome { ok, unusual, refused, invalid_utf8, no_memory };
+enum class outcome { ok, unusual, refused, invalid_utf8, no_memory, too_large };
 
 /// Whether this walk reads records of `tables` (and of a plan without header rows): no typed array maps elements, and
 /// the record's object is looked into, not read as a scalar.
@@ -36,7 +36,8 @@ bool reads_plan(indexer &state, const sluice_plan_tables *tables);
 /// as the On-Demand walk would.
 /// `ok`: `end` is just past the record's object and `keys` counted what it saw (to be committed by the caller);
 /// `unusual`: the record is left to the On-Demand walk (the tape and the keys' counts of this try are to be dropped).
-outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_plan_tables *tables, size_t maximum_depth,
+/// `too_large`: the record is whole but reads more values than `tape_limit` entries hold.
+outcome walk(indexer &state, const uint8_t *bytes, size_t length, const sluice_plan_tables *tables, size_t maximum_depth, size_t tape_limit,
              std::vector<sluice_tape_entry> &tape, sluice_matching::key_matcher &keys, size_t &end);
 
 }  // namespace sluice_structural

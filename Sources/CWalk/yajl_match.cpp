@@ -52,6 +52,10 @@ struct sluice_yajl_matcher {
     size_t maximum_depth;
     sluice_matching::key_matcher keys;
     std::vector<sluice_tape_entry> tape;
+    /// The most entries a record's tape may hold; past it nothing more is written, and the record, once whole, is
+    /// too large.
+    size_t tape_limit = SIZE_MAX;
+    bool overflowed = false;
     std::vector<frame> frames;
     /// Containers open inside a value nothing reads (0 outside one): counted, not framed, as nothing in them is read.
     size_t skip_depth = 0;
@@ -92,6 +96,10 @@ struct sluice_yajl_matcher {
     }
 
     void push(const uint8_t *bytes, size_t length, size_t at, int32_t node, sluice_tape_kind kind) {
+        if (tape.size() >= tape_limit) {
+            overflowed = true;
+            return;
+        }
         tape.push_back(sluice_tape_entry{bytes, length, at, node, int32_t(kind)});
     }
 
@@ -145,8 +153,11 @@ struct sluice_yajl_matcher {
     /// After an element's value: its marker counts its entries and says where it ends.
     void close_element(size_t at) {
         frame &top = frames.back();
-        tape[top.marker].end = at;
-        tape[top.marker].length = tape.size() - top.marker - 1;
+        // A marker past the tape's limit was never written.
+        if (top.marker < tape.size()) {
+            tape[top.marker].end = at;
+            tape[top.marker].length = tape.size() - top.marker - 1;
+        }
         top.marker = none;
     }
 
@@ -342,9 +353,12 @@ const yajl_callbacks callbacks = {
 
 extern "C" {
 
-sluice_yajl_matcher *sluice_yajl_matcher_create(size_t maximum_depth) {
+sluice_yajl_matcher *sluice_yajl_matcher_create(size_t maximum_depth, size_t tape_limit) {
     sluice_yajl_matcher *matcher = new (std::nothrow) sluice_yajl_matcher();
-    if (matcher != nullptr) matcher->maximum_depth = maximum_depth;
+    if (matcher != nullptr) {
+        matcher->maximum_depth = maximum_depth;
+        matcher->tape_limit = tape_limit;
+    }
     return matcher;
 }
 
@@ -381,6 +395,7 @@ sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_
     if (matcher->arena.size() < length) matcher->arena.resize(length);
     matcher->arena_used = 0;
     matcher->tape.clear();
+    matcher->overflowed = false;
     matcher->frames.clear();
     matcher->skip_depth = 0;
     matcher->keys.begin(tables);
@@ -408,6 +423,7 @@ sluice_match_status sluice_yajl_match(sluice_yajl_matcher *matcher, const uint8_
         matcher->handle = nullptr;
         return SLUICE_MATCH_UNUSUAL;
     }
+    if (matcher->overflowed) return SLUICE_MATCH_TOO_LARGE;
     matcher->keys.commit();
     *tape = matcher->tape.data();
     *count = matcher->tape.size();

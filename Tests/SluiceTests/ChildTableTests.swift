@@ -210,7 +210,7 @@ import Testing
             var options = ReaderOptions(rejectionPolicy: .collect)
             options.tokenizer = tokenizer
             options.workers = workers
-            options.memoryBudget = 512 << 20
+            options.memoryBudget = 1 << 30
             let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
             var records: [Int64] = []
             var count = 0

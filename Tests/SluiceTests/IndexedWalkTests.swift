@@ -33,7 +33,7 @@ import SluiceFixtures
         let tables: MatchTables
 
         init(plan: CompiledPlan, indexes: Bool) throws {
-            parser = try #require(sluice_simdjson_parser_create(256))
+            parser = try #require(sluice_simdjson_parser_create(256, .max))
             sluice_simdjson_parser_walk_indexes(parser, indexes)
             tables = MatchTables(plan: plan, mapsElements: false)
         }

@@ -106,6 +106,8 @@ typedef enum {
     SLUICE_MATCH_NO_MEMORY = 2,
     /// The bytes are not UTF-8.
     SLUICE_MATCH_INVALID_UTF8 = 3,
+    /// The record is well-formed, but reads more values than its walk's tape may hold: nothing was handed over.
+    SLUICE_MATCH_TOO_LARGE = 4,
 } sluice_match_status;
 
 /// A key no field reads, in the object at `node`, and how often records walked whole showed it: its bytes are the

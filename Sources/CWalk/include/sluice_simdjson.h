@@ -17,9 +17,9 @@ size_t sluice_simdjson_padding(void);
 /// The name of the SIMD kernel simdjson chose for this CPU (its first stage).
 const char *sluice_simdjson_kernel(void);
 
-/// A parser whose walks read containers nested at most `maximum_depth` levels; deeper ones are unusual. NULL when
-/// memory is short.
-sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth);
+/// A parser whose walks read containers nested at most `maximum_depth` levels (deeper ones are unusual), and at most
+/// `tape_limit` values of a record (more make it too large). NULL when memory is short.
+sluice_simdjson_parser *sluice_simdjson_parser_create(size_t maximum_depth, size_t tape_limit);
 void sluice_simdjson_parser_free(sluice_simdjson_parser *parser);
 
 /// Whether sluice_simdjson_match first reads a record over simdjson's first stage alone (on by default), leaving to

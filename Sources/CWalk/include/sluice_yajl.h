@@ -13,8 +13,9 @@ extern "C" {
 /// bytes are all at hand.
 typedef struct sluice_yajl_matcher sluice_yajl_matcher;
 
-/// A matcher whose records nest at most `maximum_depth` levels (deeper ones are unusual). NULL when memory is short.
-sluice_yajl_matcher *sluice_yajl_matcher_create(size_t maximum_depth);
+/// A matcher whose records nest at most `maximum_depth` levels (deeper ones are unusual) and read at most `tape_limit`
+/// values (more make a well-formed record SLUICE_MATCH_TOO_LARGE). NULL when memory is short.
+sluice_yajl_matcher *sluice_yajl_matcher_create(size_t maximum_depth, size_t tape_limit);
 void sluice_yajl_matcher_free(sluice_yajl_matcher *matcher);
 
 /// Reads the one JSON value in `bytes[0..<length]` (its first byte is the record's), matching its keys against

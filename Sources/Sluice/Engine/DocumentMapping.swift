@@ -41,6 +41,9 @@ extension MappingEngine {
             finishWalkedRecord(cancelled: walked == .cancelled, end: last)
         case .noMemory:
             throw Self.noMemoryError(source: source.name, at: first)
+        case .tooLarge:
+            machine.pointee.boundary = input.endOffset
+            finishLine(keepGoing: machine.pointee.rejectRecordInProgress(machine.pointee.valueLimit.failure, end: last))
         case .handedBack, .notUTF8:
             machine.pointee.knownRecordStart = nil
             judgeWholeDocument(from: first, to: last)

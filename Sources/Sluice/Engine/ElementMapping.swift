@@ -33,6 +33,15 @@ extension MappingEngine {
                 stopAfterCancel(end: end)
             case .noMemory:
                 self.end(with: Self.noMemoryError(source: source.name, at: first))
+            case .tooLarge:
+                readFrom = end
+                nextElement += 1
+                pointMachineAtBuffer()
+                let last = endBeforeWhitespace(from: first, to: end)
+                if !machine.pointee.rejectRecordInProgress(machine.pointee.valueLimit.failure, end: last) {
+                    nextElement = elementEnds.count
+                    stopAfterCancel(end: end)
+                }
             case .handedBack, .notUTF8:
                 // Nothing of it reached the machine (``walkRecordWithYajl(from:to:)`` never finds it not UTF-8).
                 judgeHandedBackElement(from: first, to: end)
@@ -167,7 +176,7 @@ extension MappingEngine {
                 machine.pointee.knownRecordStart = nil
             case .noMemory:
                 self.end(with: Self.noMemoryError(source: source.name, at: first))
-            case .handedBack, .notUTF8:
+            case .handedBack, .notUTF8, .tooLarge:
                 // Nothing of it reached the machine: the array is read exactly from its line.
                 machine.pointee.knownRecordStart = nil
                 readExactly(from: lineStart)

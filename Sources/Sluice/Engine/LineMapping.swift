@@ -77,6 +77,9 @@ extension MappingEngine {
         case .noMemory:
             self.end(with: Self.noMemoryError(source: source.name, at: first))
             return
+        case .tooLarge:
+            finishLine(keepGoing: machine.pointee.rejectRecordInProgress(machine.pointee.valueLimit.failure, end: last))
+            return
         case .handedBack, .notUTF8:
             break
         }

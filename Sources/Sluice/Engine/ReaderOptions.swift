@@ -45,7 +45,9 @@ public struct ReaderOptions: Sendable, Hashable {
     /// several members read by three workers or more has its members inflated ahead on as many threads, within an
     /// eighth of the budget (when that is 1 MiB or more), taken from the pipeline's part likewise. The rows a record
     /// makes of its arrays of models and child tables take at most an eighth of the budget: a record whose rows take
-    /// more is rejected as too large, and a batch is handed on once its records' rows pass that share.
+    /// more is rejected as too large, and a batch is handed on once its records' rows pass that share. The values a
+    /// walk reads of one record (32 bytes each, held until the record is mapped) take at most an eighth of it too,
+    /// and never less than 32 MiB: a well-formed record that reads more is rejected as too large.
     public var memoryBudget = 128 << 20
     /// Only the records that start inside this range of the file's bytes (NDJSON files only): shards that
     /// processes on several machines read, with no record lost or read twice. Ordinals and lines then count from

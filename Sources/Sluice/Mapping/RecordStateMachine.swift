@@ -59,6 +59,8 @@ struct RecordStateMachine {
     /// limit is lowered by them, and messages state it as the user set it.
     var hiddenOuterLevels = 0
     let sizeLimit: RecordSizeLimit
+    /// How many values a walk may read of one record.
+    let valueLimit: RecordValueLimit
     /// The key order of each object last time: the guess tried before the hash table.
     let keyOrder: KeyOrderCache
     /// Counts of unmapped keys evicted from the key order cache (or never cached).
@@ -214,6 +216,7 @@ struct RecordStateMachine {
         self.defersFinish = defersFinish
         self.maximumDepth = maximumDepth
         sizeLimit = RecordSizeLimit(bytes: maximumRecordSize)
+        valueLimit = RecordValueLimit(memoryBudget: memoryBudget)
         self.stopsAtFirstRejection = stopsAtFirstRejection
         var stagedRows = shared
         if stagedRows == nil && !plan.elementColumns.isEmpty {

@@ -45,7 +45,7 @@ final class SimdjsonTokenizer {
     init(machine: UnsafeMutablePointer<RecordStateMachine>, matchTables: MatchTables) {
         self.machine = machine
         openingLimit = max(machine.pointee.maximumDepth, 0)
-        parser = sluice_simdjson_parser_create(Self.walkDepthLimit)
+        parser = sluice_simdjson_parser_create(Self.walkDepthLimit, machine.pointee.valueLimit.entries)
         self.matchTables = matchTables
     }
 
@@ -78,6 +78,8 @@ final class SimdjsonTokenizer {
             return machine.pointee.takeWalkedRecord(walked, end: end, at: offset, isKnownUTF8: true) ? .read : .cancelled
         case SLUICE_MATCH_INVALID_UTF8:
             return .notUTF8
+        case SLUICE_MATCH_TOO_LARGE:
+            return .tooLarge
         default:
             return .handedBack
         }

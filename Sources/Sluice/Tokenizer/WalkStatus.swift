@@ -9,6 +9,8 @@ enum WalkStatus: Equatable {
     case handedBack
     /// Not UTF-8, as simdjson found before handing anything over.
     case notUTF8
+    /// Well-formed, but reads more values than a tape may hold (``RecordValueLimit``): nothing reached the machine.
+    case tooLarge
     /// yajl's parser could not be allocated: nothing reached the machine, and nothing can be read.
     case noMemory
 }

@@ -20,7 +20,7 @@ final class YajlTokenizer {
         self.machine = machine
         self.matchTables = matchTables
         machineDepth = max(machine.pointee.maximumDepth, 0)
-        matcher = sluice_yajl_matcher_create(machineDepth)
+        matcher = sluice_yajl_matcher_create(machineDepth, machine.pointee.valueLimit.entries)
     }
 
     deinit {
@@ -43,6 +43,7 @@ final class YajlTokenizer {
         switch status {
         case SLUICE_MATCH_OK: break
         case SLUICE_MATCH_NO_MEMORY: return .noMemory
+        case SLUICE_MATCH_TOO_LARGE: return .tooLarge
         default: return .handedBack
         }
         matchedRecords += 1
