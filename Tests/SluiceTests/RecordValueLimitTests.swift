@@ -52,4 +52,29 @@ import Testing
         let batch = try #require(try reader.next())
         #expect(batch.count == 1 && batch.rejections.isEmpty)
     }
+
+    /// Records keyed by an object's keys: the record rejected as too large uses up its key, so the records after it
+    /// keep theirs; its rejection shows its first bytes only.
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl])
+    func aRecordTooLargeKeepsTheKeysInStep(tokenizer: TokenizerChoice) throws {
+        let text = #"{"events": {"a": {"id": 1}, "b": {"id": 2, "n": \#(Self.many)}, "c": {"id": 3}, "d": {"id": 4}}}"#
+        var options = MappingOptions()
+        options.recordsPath = "events"
+        let schema = try MappingSchema(fields: [field("key", .string, path: "$key"), field("id", .int64), field("n", .int64, path: "n.*", optional: true)],
+                                       options: options)
+        for workers in [1, 2] {
+            var reading = ReaderOptions(rejectionPolicy: .collect, workers: workers)
+            reading.tokenizer = tokenizer
+            let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: reading)
+            var rows: [String] = []
+            var rejections: [Rejection] = []
+            while let batch = try reader.next() {
+                for row in 0..<batch.count { rows.append("\(batch.column(0).string(row) ?? "?")=\(batch.column(1).int64(row) ?? -1)") }
+                rejections += batch.rejections
+            }
+            #expect(rows == ["a=1", "c=3", "d=4"], "\(workers) workers")
+            #expect(rejections.map(\.location.ordinal) == [2] && rejections.first?.failures.first?.kind == .recordTooLarge)
+            #expect(rejections.first.map { $0.rawText.count <= 1024 && $0.isRawTextTruncated } == true)
+        }
+    }
 }

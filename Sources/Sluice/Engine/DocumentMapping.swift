@@ -43,7 +43,7 @@ extension MappingEngine {
             throw Self.noMemoryError(source: source.name, at: first)
         case .tooLarge:
             machine.pointee.boundary = input.endOffset
-            finishLine(keepGoing: machine.pointee.rejectRecordInProgress(machine.pointee.valueLimit.failure, end: last))
+            finishLine(keepGoing: machine.pointee.rejectReadingTooManyValues(end: last))
         case .handedBack, .notUTF8:
             machine.pointee.knownRecordStart = nil
             judgeWholeDocument(from: first, to: last)

@@ -38,7 +38,7 @@ extension MappingEngine {
                 nextElement += 1
                 pointMachineAtBuffer()
                 let last = endBeforeWhitespace(from: first, to: end)
-                if !machine.pointee.rejectRecordInProgress(machine.pointee.valueLimit.failure, end: last) {
+                if !machine.pointee.rejectReadingTooManyValues(end: last) {
                     nextElement = elementEnds.count
                     stopAfterCancel(end: end)
                 }

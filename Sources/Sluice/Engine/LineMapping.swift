@@ -78,7 +78,7 @@ extension MappingEngine {
             self.end(with: Self.noMemoryError(source: source.name, at: first))
             return
         case .tooLarge:
-            finishLine(keepGoing: machine.pointee.rejectRecordInProgress(machine.pointee.valueLimit.failure, end: last))
+            finishLine(keepGoing: machine.pointee.rejectReadingTooManyValues(end: last))
             return
         case .handedBack, .notUTF8:
             break

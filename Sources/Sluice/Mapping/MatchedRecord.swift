@@ -133,7 +133,7 @@ extension RecordStateMachine {
     }
 
     /// The record's key: the one an abandoned record gave back, or the next.
-    private mutating func takeRecordKey() -> [UInt8]? {
+    mutating func takeRecordKey() -> [UInt8]? {
         let key = abandonedRecordKey ?? recordKeys?.take()
         abandonedRecordKey = nil
         recordKeyInProgress = key

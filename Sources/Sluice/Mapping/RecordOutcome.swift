@@ -239,6 +239,20 @@ extension RecordStateMachine {
         return keepGoing
     }
 
+    /// Rejects a record the walks found reading more values than a tape holds (``RecordValueLimit``), which never
+    /// reached the machine: it uses up its `$key`, as a record read does, and shows its first bytes only, as one over
+    /// the size limit does. `end` is where its text ends. Returns `false` when the rejection policy says stop.
+    mutating func rejectReadingTooManyValues(end: Int) -> Bool {
+        if readsHeader && recordsToSkip == 0 && (isPassingOver || !inRecord) { return rejectRecordInProgress(valueLimit.failure, end: end) }
+        if plan.keyNode >= 0 { _ = takeRecordKey() }
+        failures.append(valueLimit.failure)
+        let location = locateRecord(end: end)
+        let shown = min(end, sizeLimit.shownEnd(from: location.byteOffset))
+        let keepGoing = reject(location: location, end: shown, failures: failures, truncatedText: shown < end)
+        leaveRecord()
+        return keepGoing
+    }
+
     /// Nulls the values the record in progress wrote. Between records the stamps still name the last record's
     /// columns. While ``batchNeedsCare`` is set no record has started since it was set, so there is nothing to
     /// take back, and the columns in hand may be those of a batch already handed on, which must not be touched.
