@@ -114,7 +114,7 @@ public struct ImportSummary: Sendable {
     /// 10 rolled back, 12,345 bytes in 0.80 s`; a resumed run adds what the earlier runs imported.
     public var line: String {
         let count = CountText.grouped
-        var text = "\(count(recordsRead)) records read, \(count(recordsWritten)) written to \(destination)"
+        var text = "\(count(recordsRead)) \(recordsRead == 1 ? "record" : "records") read, \(count(recordsWritten)) written to \(destination)"
         if tables.count > 1 {
             text += " (" + tables.map { "\($0.name): \(count($0.recordsWritten))" }.joined(separator: ", ") + ")"
         }

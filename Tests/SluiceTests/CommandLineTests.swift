@@ -89,6 +89,8 @@ import Testing
         let plain = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "Fixtures/examples/tweets.ndjson"])
         #expect(plain.standardError.hasPrefix("sluice: 25 records read, 25 written to <stdout>, 0 rejected, \(CountText.grouped(size)) bytes in "), "\(plain.standardError)")
         #expect(plain.standardError.split(separator: "\n").count == 1)
+        let one = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "-"], standardInput: "{\"id\": 1}\n")
+        #expect(one.standardError.contains("\nsluice: 1 record read, 0 written to <stdout>, 1 rejected, "), "\(one.standardError)")
         let refused = try run(["map", "-m", "Fixtures/examples/tweets.mapping.yaml", "--progress-every", "0", "Fixtures/examples/tweets.ndjson"])
         #expect(refused.status != 0)
         #expect(refused.standardError.contains("--progress-every takes a number of seconds above 0"))
