@@ -20,6 +20,29 @@ public struct TableLayout: Sendable {
     }
 }
 
+extension [TableLayout] {
+    /// The records' table that table `index` belongs to (itself for a records' table).
+    func recordsTable(of index: Int) -> Int {
+        var table = index
+        while let parent = self[table].parent { table = parent }
+        return table
+    }
+
+    /// Whether table `index` is a child table beneath a keyed records' table, whose rows' first links are that key.
+    func isKeyedChild(_ index: Int) -> Bool {
+        self[index].parent != nil && !self[recordsTable(of: index)].keyColumns.isEmpty
+    }
+
+    /// The foreign-key clause of table `index` when its parent is keyed (its first links are that key), with names
+    /// as `quoted` writes them; nil otherwise. A database checks it where it checks foreign keys.
+    func foreignKey(of index: Int, quoted: (String) -> String) -> String? {
+        guard let parent = self[index].parent, case let keys = self[parent].keyColumns, !keys.isEmpty else { return nil }
+        let links = self[index].fields.prefix(keys.count).map { quoted($0.name) }
+        let referenced = keys.map { quoted(self[parent].fields[$0].name) }
+        return "FOREIGN KEY (" + links.joined(separator: ", ") + ") REFERENCES " + quoted(self[parent].name) + " (" + referenced.joined(separator: ", ") + ")"
+    }
+}
+
 /// How dates are stored in a database that has no date type (SQLite).
 public enum DateStorage: String, Sendable, CaseIterable {
     /// RFC 3339 text in UTC (`2021-03-04T05:06:07.5Z`), which SQLite's date functions read.

@@ -36,6 +36,14 @@ import Testing
         return (tables, rejections)
     }
 
+    /// A reader of `text` that collects rejections, with the tokenizer, workers and memory budget given.
+    static func reader(_ text: String, schema: MappingSchema, tokenizer: TokenizerChoice, workers: Int, memoryBudget: Int) throws -> ColumnarReader {
+        var options = ReaderOptions(rejectionPolicy: .collect, workers: workers)
+        options.tokenizer = tokenizer
+        options.memoryBudget = memoryBudget
+        return try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
+    }
+
     @Test(arguments: [TokenizerChoice.simdjson, .yajl])
     func rowsPerElementLinkedByKey(tokenizer: TokenizerChoice) throws {
         let text = """
@@ -207,11 +215,7 @@ import Testing
         for workers in [1, 2] {
             let schema = try MappingSchema(fields: [field("id", .int64), tags])
             let rows = TableRows(try MappedTables(schema: schema, key: ["id"]))
-            var options = ReaderOptions(rejectionPolicy: .collect)
-            options.tokenizer = tokenizer
-            options.workers = workers
-            options.memoryBudget = 1 << 30
-            let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
+            let reader = try Self.reader(text, schema: schema, tokenizer: tokenizer, workers: workers, memoryBudget: 1 << 30)
             var records: [Int64] = []
             var count = 0
             var last: [Int64] = []
@@ -259,11 +263,7 @@ import Testing
         }.joined()
         for workers in [1, 2] {
             let rows = TableRows(try MappedTables(schema: schema, key: ["id"]))
-            var options = ReaderOptions(rejectionPolicy: .collect)
-            options.tokenizer = tokenizer
-            options.workers = workers
-            options.memoryBudget = 1 << 20
-            let reader = try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
+            let reader = try Self.reader(text, schema: schema, tokenizer: tokenizer, workers: workers, memoryBudget: 1 << 20)
             var records: [Int64] = []
             var rejections: [Rejection] = []
             var sizeRows = 0

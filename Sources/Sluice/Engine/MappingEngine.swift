@@ -115,14 +115,14 @@ final class MappingEngine: BatchSource {
         // The current batch, those ready and the consumer's together stay within a share of the budget, however
         // wide the mapping.
         let capacity = ColumnarBatch.capacity(of: plan.fields, keepsRecordText: keepsRecordText, requested: options.batchCapacity,
-                                              byteLimit: options.memoryBudget / 8)
+                                              byteLimit: options.engineShare)
         batches = BatchQueue(fields: plan.fields, capacity: capacity, keepsRecordText: keepsRecordText)
         machine = .allocate(capacity: 1)
         machine.initialize(to: RecordStateMachine(
             plan: plan, batches: batches,
             defersFinish: shape == .ndjson || shape == .document, maximumDepth: options.maximumDepth,
             maximumRecordSize: options.maximumRecordSize,
-            stopsAtFirstRejection: options.rejectionPolicy == .stop, memoryBudget: options.memoryBudget
+            stopsAtFirstRejection: options.rejectionPolicy == .stop, memoryShare: options.engineShare
         ))
         machine.pointee.boundary = start
         let matchTables = MatchTables(plan: plan, mapsElements: !machine.pointee.elementMachines.isEmpty)

@@ -94,6 +94,10 @@ public struct ReaderOptions: Sendable, Hashable {
         self.byteRange = byteRange
     }
 
+    /// The share of ``memoryBudget`` that one engine's batch in hand takes, and so do a record's staged child rows
+    /// (``StagedRows``) and its values read (``RecordValueLimit``): an eighth.
+    var engineShare: Int { memoryBudget / 8 }
+
     func validated() throws(SluiceError) -> ReaderOptions {
         var problems: [String] = []
         if readBufferSize < 1 { problems.append("readBufferSize must be at least 1") }

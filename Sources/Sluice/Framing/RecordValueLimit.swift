@@ -10,8 +10,9 @@ struct RecordValueLimit: Sendable, Equatable {
     /// The most entries a record's tape holds.
     let entries: Int
 
-    init(memoryBudget: Int) {
-        entries = max(memoryBudget / 8, 32 << 20) / MemoryLayout<sluice_tape_entry>.stride
+    /// `share`: the memory budget's share a record's values read may take (``ReaderOptions/engineShare``).
+    init(share: Int) {
+        entries = max(share, 32 << 20) / MemoryLayout<sluice_tape_entry>.stride
     }
 
     /// The failure of a record that reads more values than the tape holds.

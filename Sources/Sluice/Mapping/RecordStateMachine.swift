@@ -160,7 +160,7 @@ struct RecordStateMachine {
 
     init(
         plan: CompiledPlan, batches: BatchQueue, defersFinish: Bool, maximumDepth: Int,
-        maximumRecordSize: Int = .max, stopsAtFirstRejection: Bool, memoryBudget: Int = .max,
+        maximumRecordSize: Int = .max, stopsAtFirstRejection: Bool, memoryShare: Int = .max,
         elementBatch: ColumnarBatch? = nil, stagedRows shared: UnsafeMutablePointer<StagedRows>? = nil
     ) {
         self.plan = plan
@@ -216,12 +216,12 @@ struct RecordStateMachine {
         self.defersFinish = defersFinish
         self.maximumDepth = maximumDepth
         sizeLimit = RecordSizeLimit(bytes: maximumRecordSize)
-        valueLimit = RecordValueLimit(memoryBudget: memoryBudget)
+        valueLimit = RecordValueLimit(share: memoryShare)
         self.stopsAtFirstRejection = stopsAtFirstRejection
         var stagedRows = shared
         if stagedRows == nil && !plan.elementColumns.isEmpty {
             stagedRows = .allocate(capacity: 1)
-            stagedRows?.initialize(to: StagedRows(memoryBudget: memoryBudget))
+            stagedRows?.initialize(to: StagedRows(share: memoryShare))
         }
         self.stagedRows = stagedRows
         stagedRowBytes = ColumnarBatch.bytesPerRow(of: plan.fields, keepsRecordText: false)

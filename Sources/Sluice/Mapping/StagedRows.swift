@@ -15,9 +15,9 @@ struct StagedRows {
     /// batch until it is emptied).
     private(set) var batchBytes = 0
 
-    /// The share of `memoryBudget` that staged rows may take: the share the batch in hand gets.
-    init(memoryBudget: Int) {
-        limit = max(memoryBudget / 8, 1)
+    /// `share`: the memory budget's share that staged rows may take (``ReaderOptions/engineShare``).
+    init(share: Int) {
+        limit = max(share, 1)
     }
 
     /// A row of `bytes` was staged.

@@ -149,13 +149,7 @@ final class PostgresSink: TableSink {
         var columns = table.fields.map { Self.quoted($0.name) + " " + Self.declaredType($0) }
         let keyNames = table.keyColumns.map { Self.quoted(table.fields[$0].name) }
         if !keyNames.isEmpty { columns.append("PRIMARY KEY (" + keyNames.joined(separator: ", ") + ")") }
-        if let parent = table.parent, case let parentKeys = tables[parent].keyColumns, !parentKeys.isEmpty {
-            // A child of a keyed table: its first links are that key.
-            let links = table.fields.prefix(parentKeys.count).map { Self.quoted($0.name) }
-            let referenced = parentKeys.map { Self.quoted(tables[parent].fields[$0].name) }
-            columns.append("FOREIGN KEY (" + links.joined(separator: ", ") + ") REFERENCES " + Self.quoted(tables[parent].name)
-                           + " (" + referenced.joined(separator: ", ") + ")")
-        }
+        if let foreignKey = tables.foreignKey(of: index, quoted: Self.quoted) { columns.append(foreignKey) }
         try execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")", doing: "cannot create table \(table.name)")
         if !keyNames.isEmpty && exists {
             try execute("CREATE UNIQUE INDEX IF NOT EXISTS " + Self.derivedName(table.name, "_sluice_key") + " ON \(name) (" + keyNames.joined(separator: ", ") + ")",

@@ -16,9 +16,8 @@ struct PostgresStaging {
     init(tables: [TableLayout]) {
         self.tables = tables
         keyedRecords = tables.indices.map { index in
-            var table = index
-            while let parent = tables[table].parent { table = parent }
-            return tables[table].keyColumns.isEmpty ? nil : table
+            let records = tables.recordsTable(of: index)
+            return tables[records].keyColumns.isEmpty ? nil : records
         }
     }
 

@@ -59,9 +59,9 @@ final class SQLiteSink: TableSink {
         for (column, type) in Checkpoint.laterColumns where !present.contains([column]) {
             try connection.execute("ALTER TABLE \(Self.checkpointTable) ADD COLUMN \(column) \(type)", doing: "cannot add \(column) to the checkpoint table")
         }
-        for table in tables {
+        for index in tables.indices {
             // Resuming appends after the last checkpoint; a table an interrupted run never committed is created.
-            try prepare(table, ifExists: resuming ? .append : ifExists)
+            try prepare(index, ifExists: resuming ? .append : ifExists)
         }
         for index in tables.indices {
             try prepareChildDeletes(of: index)
@@ -73,7 +73,8 @@ final class SQLiteSink: TableSink {
         try begin()
     }
 
-    private func prepare(_ table: TableLayout, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
+    private func prepare(_ index: Int, ifExists: FileOutput.ExistingFile) throws(SluiceError) {
+        let table = tables[index]
         let name = SQLiteConnection.quoted(table.name)
         let rejectsName = SQLiteConnection.quoted(table.name + "_rejects")
         let exists = try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = \(SQLiteConnection.literal(table.name))",
@@ -90,18 +91,13 @@ final class SQLiteSink: TableSink {
         var columns = table.fields.map { SQLiteConnection.quoted($0.name) + " " + declaredType($0) }
         let keyNames = table.keyColumns.map { SQLiteConnection.quoted(table.fields[$0].name) }
         if !keyNames.isEmpty { columns.append("PRIMARY KEY (" + keyNames.joined(separator: ", ") + ")") }
-        if let parent = table.parent, case let parentKeys = tables[parent].keyColumns, !parentKeys.isEmpty {
-            // A child of a keyed table: its first links are that key (SQLite checks it only with foreign_keys on).
-            let links = table.fields.prefix(parentKeys.count).map { SQLiteConnection.quoted($0.name) }
-            let referenced = parentKeys.map { SQLiteConnection.quoted(tables[parent].fields[$0].name) }
-            columns.append("FOREIGN KEY (" + links.joined(separator: ", ") + ") REFERENCES " + SQLiteConnection.quoted(tables[parent].name)
-                           + " (" + referenced.joined(separator: ", ") + ")")
-        }
+        // SQLite checks it only with foreign_keys on.
+        if let foreignKey = tables.foreignKey(of: index, quoted: SQLiteConnection.quoted) { columns.append(foreignKey) }
         let links = table.fields.prefix(table.links).map { SQLiteConnection.quoted($0.name) }
         // Beneath a keyed table a row's links are unique (the key, then positions), so the table is kept in their
         // order, one B-tree instead of a table and an index on them (7 % off the child-table import of
         // docs/benchmarks.md). Linked by source and ordinal, an input imported twice under one name repeats them.
-        let clustered = table.parent != nil && !tables[root(of: table)].keyColumns.isEmpty
+        let clustered = tables.isKeyedChild(index)
         if clustered { columns.append("PRIMARY KEY (" + links.joined(separator: ", ") + ")") }
         self.clustered.append(clustered)
         try connection.execute("CREATE TABLE IF NOT EXISTS \(name) (" + columns.joined(separator: ", ") + ")" + (clustered ? " WITHOUT ROWID" : ""),
@@ -137,17 +133,6 @@ final class SQLiteSink: TableSink {
         rejectInserts.append(table.parent != nil ? nil
                              : try connection.prepare("INSERT INTO \(rejectsName) VALUES (?, ?, ?, ?, ?, ?, ?)", doing: "cannot prepare the insert into \(table.name)_rejects"))
         bindings.append(table.fields.map(binding))
-    }
-
-    /// The records' table above child table `table`.
-    private func root(of table: TableLayout) -> Int {
-        var parent = table.parent
-        var root = 0
-        while let next = parent {
-            root = next
-            parent = tables[next].parent
-        }
-        return root
     }
 
     /// The most rows one insert statement takes: a statement per row cost more than a narrow row's insert (measured in
@@ -271,7 +256,7 @@ final class SQLiteSink: TableSink {
     private func insertFailure(_ ordinal: Int, table: Int) -> String {
         var what = "cannot insert record \(ordinal) into \(tables[table].name)"
         if clustered[table] && sqlite3_extended_errcode(connection.handle) == SQLITE_CONSTRAINT | (6 << 8) {
-            what += " (the table holds child rows of its key already, whose record is not in \(tables[root(of: tables[table])].name): "
+            what += " (the table holds child rows of its key already, whose record is not in \(tables[tables.recordsTable(of: table)].name): "
                 + "delete them, or import with --if-exists replace)"
         }
         return what
