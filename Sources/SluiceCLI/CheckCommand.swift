@@ -95,35 +95,27 @@ struct Sample {
 
     init(input: Input, schema: MappingSchema, shape: InputShape, limit: Int) throws {
         let mapped = try MappedTables(schema: schema, key: schema.options.key)
-        let tableRows = TableRows(mapped)
         tables = mapped.tables.map { Table(path: $0.fieldPath, fields: $0.fields) }
-        let reader = try ColumnarReader(input: input, schema: schema, options: ReaderOptions(shape: shape, batchCapacity: limit, rejectionPolicy: .collect))
+        let reader = try ColumnarReader(input: input, schema: schema, tables: mapped,
+                                        options: ReaderOptions(shape: shape, batchCapacity: limit, rejectionPolicy: .collect))
         var buffer: [UInt8] = []
         while let batch = try reader.next() {
             var end = 0
             while end < batch.count && batch.location(ofRow: end).ordinal <= limit { end += 1 }
-            for (index, part) in tableRows.fill(from: batch, rows: 0..<end, source: Self.sourceName(of: input)).enumerated() {
+            // Without child tables, the records' rows are the batch's own.
+            for (index, part) in (batch.tables.isEmpty ? [batch] : batch.tables).enumerated() {
                 // Rows and rejections come apart in a batch; the ordinals put them back in the input's order.
-                for row in part.rows {
-                    let location = part.batch.location(ofRow: row)
-                    let cells = part.batch.fields.indices.map { column in
+                for row in batch.tables.isEmpty ? 0..<end : batch.rows(ofTable: index, forRecords: 0..<end) {
+                    let location = part.location(ofRow: row)
+                    let cells = part.fields.indices.map { column in
                         buffer.removeAll(keepingCapacity: true)
-                        return part.batch.column(column).appendText(row, to: &buffer) ? String(decoding: buffer, as: UTF8.self) : "(null)"
+                        return part.column(column).appendText(row, to: &buffer) ? String(decoding: buffer, as: UTF8.self) : "(null)"
                     }
                     tables[index].rows.append((location.ordinal, location.line, cells))
                 }
             }
             rejections += batch.rejections.filter { $0.location.ordinal <= limit }
             if count >= limit { break }
-        }
-    }
-
-    /// How an import names the input in `_source` links.
-    private static func sourceName(of input: Input) -> String {
-        switch input {
-        case .file(let path): path
-        case .standardInput: "-"
-        case .bytes(_, let name): name
         }
     }
 

@@ -267,7 +267,8 @@ private struct Run {
         var options = job.readerOptions
         options.rejectionPolicy = .collect
         let input: Input = name == "-" ? .standardInput : .file(name)
-        let reader = try BatchReader(input: input, schemas: schemas, options: options)
+        let tables = written.flatMap { $0.mapped.contains(where: \.hasChildTables) ? $0.mapped : nil }
+        let reader = try BatchReader(input: input, schemas: schemas, tables: tables, options: options)
         observer.inputStarted(reader.progress, index, name)
         let cancellable = UncheckedSendable(reader)
         readerOpened { cancellable.value.cancel() }
@@ -406,7 +407,7 @@ private struct Run {
     /// with their child rows, the rows go in runs without a repeated key, so that a record replaced within one
     /// write takes its child rows with it as one replaced before does.
     private mutating func write(_ batch: ColumnarBatch, rows: Range<Int>, table: Int, source: String, sink: any TableSink) throws(SluiceError) {
-        guard let written, written.rows[table].tables.hasChildTables else {
+        guard let written, written.mapped[table].hasChildTables else {
             try sink.write(batch, rows: rows, table: written?.starts[table] ?? table)
             return
         }
@@ -427,12 +428,13 @@ private struct Run {
 
     private mutating func writeTables(of batch: ColumnarBatch, rows: Range<Int>, table: Int, source: String, sink: any TableSink) throws(SluiceError) {
         guard let written, !rows.isEmpty else { return }
-        let parts = written.rows[table].fill(from: batch, rows: rows, source: source)
         // The summary counts child tables in the written tables' order, without the records' tables before them.
         let childCountsBefore = written.starts[table] - table
-        for (offset, part) in parts.enumerated() where !part.rows.isEmpty {
-            try sink.write(part.batch, rows: part.rows, table: written.starts[table] + offset)
-            if offset > 0 { summary.childTables[childCountsBefore + offset - 1].rowsWritten += part.rows.count }
+        for (offset, part) in batch.tables.enumerated() {
+            let partRows = batch.rows(ofTable: offset, forRecords: rows)
+            guard !partRows.isEmpty else { continue }
+            try sink.write(part, rows: partRows, table: written.starts[table] + offset)
+            if offset > 0 { summary.childTables[childCountsBefore + offset - 1].rowsWritten += partRows.count }
         }
     }
 
@@ -479,11 +481,13 @@ enum BatchReader {
     case one(ColumnarReader)
     case several(MultiSchemaReader)
 
-    init(input: Input, schemas: [MappingSchema], options: ReaderOptions) throws(SluiceError) {
-        if schemas.count == 1 {
-            self = .one(try ColumnarReader(input: input, schema: schemas[0], options: options))
-        } else {
-            self = .several(try MultiSchemaReader(input: input, schemas: schemas, options: options))
+    /// With `tables` (one per schema, when some has child tables), batches come with their tables' rows.
+    init(input: Input, schemas: [MappingSchema], tables: [MappedTables]?, options: ReaderOptions) throws(SluiceError) {
+        switch (schemas.count == 1, tables) {
+        case (true, let tables?): self = .one(try ColumnarReader(input: input, schema: schemas[0], tables: tables[0], options: options))
+        case (true, nil): self = .one(try ColumnarReader(input: input, schema: schemas[0], options: options))
+        case (false, let tables?): self = .several(try MultiSchemaReader(input: input, schemas: schemas, tables: tables, options: options))
+        case (false, nil): self = .several(try MultiSchemaReader(input: input, schemas: schemas, options: options))
         }
     }
 

@@ -7,8 +7,8 @@ struct WrittenTables {
     let layouts: [TableLayout]
     /// Per mapping: its records' table's place in ``layouts`` (its child tables follow it).
     let starts: [Int]
-    /// Per mapping: what fills its tables' rows.
-    let rows: [TableRows]
+    /// Per mapping: its tables, whose rows the reader fills.
+    let mapped: [MappedTables]
     /// Whether keys go into PostgreSQL, which rounds instants to microseconds (SQLite floors them, at most to seconds).
     private let roundsDatesToMicroseconds: Bool
 
@@ -18,25 +18,25 @@ struct WrittenTables {
     init(tables: [TableLayout], schemas: [MappingSchema], destination: Destination, readsByteRange: Bool) throws(SluiceError) {
         var layouts: [TableLayout] = []
         var starts: [Int] = []
-        var rows: [TableRows] = []
+        var mapped: [MappedTables] = []
         for (layout, schema) in zip(tables, schemas) {
             let key = layout.keyColumns.isEmpty ? schema.options.key : layout.keyColumns.map { layout.fields[$0].name }
-            let mapped = try MappedTables(schema: schema, key: key)
-            if mapped.hasChildTables && mapped.keyColumns.isEmpty && readsByteRange {
+            let tables = try MappedTables(schema: schema, key: key)
+            if tables.hasChildTables && tables.keyColumns.isEmpty && readsByteRange {
                 throw .invalidOptions("table \(layout.name): child tables of records without a key link by source and ordinal, and a --byte-range numbers its records from 1: give the mapping a key:, or read shards of a plan (--shard), which keep the file's ordinals")
             }
             let start = layouts.count
             starts.append(start)
             var records = layout
-            records.fields = mapped.tables[0].fields
+            records.fields = tables.tables[0].fields
             layouts.append(records)
-            for table in mapped.tables.dropFirst() {
+            for table in tables.tables.dropFirst() {
                 var child = TableLayout(name: table.name(records: layout.name), fields: table.fields)
                 child.parent = start + (table.parent ?? 0)
                 child.links = table.linkCount
                 layouts.append(child)
             }
-            rows.append(TableRows(mapped))
+            mapped.append(tables)
         }
         // A database also holds each records' table's rejections and the checkpoints under names of their own.
         var taken: [String: String] = [:]
@@ -56,7 +56,7 @@ struct WrittenTables {
         }
         self.layouts = layouts
         self.starts = starts
-        self.rows = rows
+        self.mapped = mapped
         roundsDatesToMicroseconds = if case .postgres = destination { true } else { false }
     }
 
@@ -83,7 +83,7 @@ struct WrittenTables {
     /// match costs a split, never a child row left behind.
     func keyHash(of batch: ColumnarBatch, row: Int, table: Int) -> UInt64 {
         var hasher = FNV1a.Hasher64()
-        for index in rows[table].tables.keyColumns {
+        for index in mapped[table].keyColumns {
             let column = batch.column(index)
             guard !column.isNull(row) else {
                 hasher.add(0)

@@ -18,17 +18,16 @@ import Testing
     static func tables(of text: String, fields: [FieldSpec], key: [String], tokenizer: TokenizerChoice = .automatic, workers: Int = 1, chunk: Int = 1 << 19, capacity: Int = 4096) throws -> (tables: [[String]], rejections: [String]) {
         let schema = try MappingSchema(fields: fields)
         let mapped = try MappedTables(schema: schema, key: key)
-        let rows = TableRows(mapped)
         var options = ReaderOptions(rejectionPolicy: .collect)
         options.tokenizer = tokenizer
         options.workers = workers
         options.chunkSize = chunk
         options.batchCapacity = capacity
-        let reader = try ColumnarReader(input: .bytes(Array(text.utf8), name: "in.ndjson"), schema: schema, options: options)
+        let reader = try ColumnarReader(input: .bytes(Array(text.utf8), name: "in.ndjson"), schema: schema, tables: mapped, options: options)
         var tables = mapped.tables.map { _ in [String]() }
         var rejections: [String] = []
         while let batch = try reader.next() {
-            for (table, part) in rows.fill(from: batch, rows: 0..<batch.count, source: "in.ndjson").enumerated() {
+            for (table, part) in parts(of: batch).enumerated() {
                 for row in part.rows { tables[table].append(render(part.batch, row: row)) }
             }
             rejections += batch.rejections.map(\.description)
@@ -36,12 +35,18 @@ import Testing
         return (tables, rejections)
     }
 
-    /// A reader of `text` that collects rejections, with the tokenizer, workers and memory budget given.
-    static func reader(_ text: String, schema: MappingSchema, tokenizer: TokenizerChoice, workers: Int, memoryBudget: Int) throws -> ColumnarReader {
+    /// Each table's rows in `batch`, in table order.
+    static func parts(of batch: ColumnarBatch) -> [(batch: ColumnarBatch, rows: Range<Int>)] {
+        batch.tables.indices.map { (batch.tables[$0], batch.rows(ofTable: $0, forRecords: 0..<batch.count)) }
+    }
+
+    /// A reader of `text` that collects rejections and fills the rows of the schema's tables linked by `key`, with
+    /// the tokenizer, workers and memory budget given.
+    static func reader(_ text: String, schema: MappingSchema, key: [String], tokenizer: TokenizerChoice, workers: Int, memoryBudget: Int) throws -> ColumnarReader {
         var options = ReaderOptions(rejectionPolicy: .collect, workers: workers)
         options.tokenizer = tokenizer
         options.memoryBudget = memoryBudget
-        return try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, options: options)
+        return try ColumnarReader(input: .bytes(Array(text.utf8)), schema: schema, tables: try MappedTables(schema: schema, key: key), options: options)
     }
 
     @Test(arguments: [TokenizerChoice.simdjson, .yajl])
@@ -214,13 +219,12 @@ import Testing
         let text = "{\"id\": 1, \"tags\": [7]}\n{\"id\": 2, \"tags\": [\(elements)]}\n{\"id\": 3, \"tags\": [8, null]}\n"
         for workers in [1, 2] {
             let schema = try MappingSchema(fields: [field("id", .int64), tags])
-            let rows = TableRows(try MappedTables(schema: schema, key: ["id"]))
-            let reader = try Self.reader(text, schema: schema, tokenizer: tokenizer, workers: workers, memoryBudget: 1 << 30)
+            let reader = try Self.reader(text, schema: schema, key: ["id"], tokenizer: tokenizer, workers: workers, memoryBudget: 1 << 30)
             var records: [Int64] = []
             var count = 0
             var last: [Int64] = []
             while let batch = try reader.next() {
-                let tables = rows.fill(from: batch, rows: 0..<batch.count, source: "-")
+                let tables = Self.parts(of: batch)
                 for row in tables[0].rows { records.append(tables[0].batch.column(0).int64(row) ?? -1) }
                 let child = tables[1]
                 for row in child.rows {
@@ -262,8 +266,7 @@ import Testing
             id == 5 ? record(id, items: 2_000, sizes: 20) : oversized.contains(id) ? record(id, items: 1, sizes: 5_000) : record(id, items: 2, sizes: 400)
         }.joined()
         for workers in [1, 2] {
-            let rows = TableRows(try MappedTables(schema: schema, key: ["id"]))
-            let reader = try Self.reader(text, schema: schema, tokenizer: tokenizer, workers: workers, memoryBudget: 1 << 20)
+            let reader = try Self.reader(text, schema: schema, key: ["id"], tokenizer: tokenizer, workers: workers, memoryBudget: 1 << 20)
             var records: [Int64] = []
             var rejections: [Rejection] = []
             var sizeRows = 0
@@ -274,7 +277,7 @@ import Testing
                 // (Element batches grow by doubling and never shrink: their capacity is the most rows they held.)
                 let staged = batch.elementBatches.reduce(0) { max($0, $1.capacity, $1.elementBatches.reduce(0) { max($0, $1.capacity) }) }
                 #expect(staged <= 3 * (128 << 10) / 33, "a batch held up to \(staged) rows")
-                let tables = rows.fill(from: batch, rows: 0..<batch.count, source: "-")
+                let tables = Self.parts(of: batch)
                 for row in tables[0].rows { records.append(tables[0].batch.column(0).int64(row) ?? -1) }
                 for row in tables[2].rows where oversized.contains(Int(tables[2].batch.column(0).int64(row) ?? 0)) {
                     Issue.record("a rejected record's row: \(row)")

@@ -37,12 +37,13 @@ import Testing
             """), "\(text)")
         #expect(text.contains(#"{name: tags, path: "tags.*", type: string"#) && text.contains("{name: mixed, type: json"), "\(text)")
         let schema = try MappingSchema(mappingText: text)
-        let rows = TableRows(try MappedTables(schema: schema))
-        let reader = try ColumnarReader(input: .bytes(Array((lines.joined(separator: "\n") + "\n").utf8)), schema: schema, options: ReaderOptions(rejectionPolicy: .collect))
-        var counts = rows.tables.tables.map { _ in 0 }
+        let tables = try MappedTables(schema: schema)
+        let reader = try ColumnarReader(input: .bytes(Array((lines.joined(separator: "\n") + "\n").utf8)), schema: schema, tables: tables,
+                                        options: ReaderOptions(rejectionPolicy: .collect))
+        var counts = tables.tables.map { _ in 0 }
         while let batch = try reader.next() {
             #expect(batch.rejections.isEmpty)
-            for (table, part) in rows.fill(from: batch, rows: 0..<batch.count, source: "-").enumerated() { counts[table] += part.rows.count }
+            for table in batch.tables.indices { counts[table] += batch.rows(ofTable: table, forRecords: 0..<batch.count).count }
         }
         #expect(counts == [3, 2, 1])
         #expect(try !InferredMapping(input: .bytes(Array(lines[0].utf8))).mappingText.contains("table:"))

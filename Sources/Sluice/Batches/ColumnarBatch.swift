@@ -34,6 +34,13 @@ public final class ColumnarBatch {
     /// Per element column of the plan (``CompiledPlan/elementColumns``): the rows of the elements of that
     /// column's arrays, for every record of this batch. An element batch grows as its records need.
     let elementBatches: [ColumnarBatch]
+    /// The rows of the tables the batch's records fill, when the reader was asked for them (a reader given
+    /// `MappedTables`): the records' own table first, then each child table after its parent, in the order of
+    /// `MappedTables.tables`. Empty otherwise. See ``rows(ofTable:forRecords:)``.
+    public internal(set) var tables: [ColumnarBatch] = []
+    /// Per child table (the records' table's entry is empty: its rows are the records'), the first of each record's
+    /// rows, and after the last record where its rows end.
+    var tableRowStarts: [[Int]] = []
 
     /// A batch of `capacity` rows; `holdsElementRows` gives it the element batches its typed arrays map into.
     init(fields: [FieldSpec], capacity: Int, keepsRecordText: Bool = false, holdsElementRows: Bool = true) {
@@ -145,6 +152,8 @@ public final class ColumnarBatch {
         for index in 0..<fields.count { columns[index].reset() }
         recordText?.pointee.reset()
         for batch in elementBatches { batch.reset() }
+        for batch in tables { batch.reset() }
+        for table in tableRowStarts.indices { tableRowStarts[table].removeAll(keepingCapacity: true) }
         count = 0
         rejections.removeAll(keepingCapacity: true)
     }
@@ -162,6 +171,17 @@ public final class ColumnarBatch {
         ordinals[row] = location.ordinal
         lines[row] = location.line
         byteOffsets[row] = location.byteOffset
+    }
+
+    /// The rows of table `table` of ``tables`` that the records in rows `records` of this batch gave: every record
+    /// of the records' table (table 0) gives one row, in its own row; a child table's rows follow their records'
+    /// order.
+    public func rows(ofTable table: Int, forRecords records: Range<Int>) -> Range<Int> {
+        precondition(table >= 0 && table < tables.count, "table \(table) is outside the batch's \(tables.count) tables")
+        precondition(records.lowerBound >= 0 && records.upperBound <= count, "rows \(records) are outside the batch's \(count) records")
+        guard table > 0 else { return records }
+        let starts = tableRowStarts[table]
+        return starts[records.lowerBound]..<starts[records.upperBound]
     }
 
     /// The column at `index` in ``fields`` order.

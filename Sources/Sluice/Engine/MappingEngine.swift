@@ -23,6 +23,9 @@ final class MappingEngine: BatchSource {
     /// Reads records first when the run walks with simdjson; yajl reads what it cannot.
     let simdjson: SimdjsonTokenizer?
     private var lentBatch: ColumnarBatch?
+    /// Fills each batch's tables' rows before it is handed on, when the reader was asked for them; set by
+    /// whoever makes the engine, which knows the mapping it is for.
+    var tableRows: TableRows?
     var hasEnded = false
     private var pendingError: SluiceError?
     private let isCancelled = Atomic<Bool>(false)
@@ -204,7 +207,7 @@ final class MappingEngine: BatchSource {
         exactReadingFrom = nil
         var produced: [ColumnarBatch] = []
         while true {
-            if let batch = batches.takeReady() {
+            if let batch = takeReadyBatch() {
                 produced.append(batch)
                 continue
             }
@@ -223,6 +226,13 @@ final class MappingEngine: BatchSource {
             }
         }
         return produced
+    }
+
+    /// The next batch ready, its tables' rows filled when the reader was asked for them.
+    private func takeReadyBatch() -> ColumnarBatch? {
+        guard let batch = batches.takeReady() else { return nil }
+        tableRows?.fill(batch)
+        return batch
     }
 
     /// Takes back a batch handed out by ``mapChunk(_:count:at:leadingRecords:holdsHeader:recordKeys:elementEnds:)``;
@@ -293,7 +303,7 @@ final class MappingEngine: BatchSource {
         }
         if isCancelled.load(ordering: .relaxed) { return nil }
         while true {
-            if let batch = batches.takeReady() {
+            if let batch = takeReadyBatch() {
                 lentBatch = batch
                 // The records in a batch ended before the machine's boundary.
                 delivered.handedOut(through: machine.pointee.boundary)

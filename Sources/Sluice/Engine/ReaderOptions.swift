@@ -72,6 +72,8 @@ public struct ReaderOptions: Sendable, Hashable {
     /// from the first line that is not one element and its comma); off, the framer reads every byte. Output is the
     /// same either way: tests compare the two.
     var readsArrayLines = true
+    /// The tables each batch's ``ColumnarBatch/tables`` are filled with, set by the readers given them.
+    var tablesToFill: TablesToFill?
 
     /// Options with every default.
     public init() {}

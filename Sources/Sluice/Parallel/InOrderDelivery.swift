@@ -191,6 +191,7 @@ extension ParallelPipeline {
             batch.ordinals[row] += ordinalBase
             batch.lines[row] += lineBase
         }
+        tableRows[currentType]?.renumber(batch, ordinalsBy: ordinalBase, linesBy: lineBase)
         for index in batch.rejections.indices { renumber(&batch.rejections[index]) }
     }
 

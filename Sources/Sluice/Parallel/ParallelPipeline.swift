@@ -111,6 +111,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     var lineBase = 0
     var totals = ReadStatistics()
     var hasEnded = false
+    /// Per plan: what numbers its batches' tables' rows on, when the reader was asked for them.
+    let tableRows: [TableRows?]
 
     struct ChunkResult {
         var chunk: Chunk
@@ -141,6 +143,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         ordinalBases = plans.map { _ in max((options.shard?.firstOrdinal ?? 1) - 1 - leading, 0) }
         lineBase = (options.shard?.firstLine ?? 1) - 1
         typeTotals = plans.map { _ in ReadStatistics() }
+        tableRows = plans.indices.map { options.tablesToFill?.rows(ofMapping: $0) }
         self.shape = shape
         self.options = options
         self.tokenizer = tokenizer
@@ -196,9 +199,11 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     }
 
     /// An engine for the chunks of `plan`'s records: NDJSON lines, or concatenated values (an array's elements too).
-    private func makeEngine(_ plan: CompiledPlan) -> MappingEngine {
-        MappingEngine(plan: plan, chunkShape: shape == .ndjson ? .ndjson : .concatenated, hiddenOuterLevels: hiddenOuterLevels, options: engineOptions,
-                      tokenizer: tokenizer, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
+    private func makeEngine(_ type: Int) -> MappingEngine {
+        let engine = MappingEngine(plan: plans[type], chunkShape: shape == .ndjson ? .ndjson : .concatenated, hiddenOuterLevels: hiddenOuterLevels,
+                                   options: engineOptions, tokenizer: tokenizer, keepsRecordText: keepsRecordText, sourceName: sourceName, columnHeader: columnHeader)
+        engine.tableRows = options.tablesToFill?.rows(ofMapping: type)
+        return engine
     }
 
     /// The smallest chunk worth a hand-off to a worker.
@@ -328,7 +333,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
 
     /// Maps `chunk` with the engine for its record type (made on first use) and gives its buffer back.
     func map(_ chunk: Chunk, engines: inout [MappingEngine?]) -> ChunkResult {
-        let engine = engines[chunk.recordType] ?? makeEngine(plans[chunk.recordType])
+        let engine = engines[chunk.recordType] ?? makeEngine(chunk.recordType)
         engines[chunk.recordType] = engine
         let outcome = engine.mapChunk(chunk.bytes, count: chunk.count, at: chunk.offset, leadingRecords: chunk.leadingRecords, holdsHeader: chunk.holdsHeader,
                                       recordKeys: chunk.recordKeys, elementEnds: chunk.elementEnds,

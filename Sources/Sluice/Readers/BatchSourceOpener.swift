@@ -82,7 +82,9 @@ enum BatchSourceOpener {
             // skips and counts in its offsets).
             var sequential = options
             sequential.shape = shape
-            return try MappingEngine(plan: plan, document: source, options: sequential, keepsRecordText: keepsRecordText)
+            let engine = try MappingEngine(plan: plan, document: source, options: sequential, keepsRecordText: keepsRecordText)
+            engine.tableRows = options.tablesToFill?.rows(ofMapping: 0)
+            return engine
         }
         if byteOrderMark > 0 {
             try source.skip(byteOrderMark)

@@ -22,6 +22,27 @@ public final class ColumnarReader {
         engine = try BatchSourceOpener.open(input, plan: schema.plan, options: options, keepsRecordText: false, progress: progress)
     }
 
+    /// Opens `input` as ``init(input:schema:options:)`` does, and hands each batch with the rows of every table of
+    /// `tables` (made from `schema`) that its records give, in ``ColumnarBatch/tables``: the records' table's rows,
+    /// then each child table's, their links filled in. Rows of records without a key link by the input's name: its
+    /// path, or `-` for standard input. The rows are filled by the worker that mapped the batch.
+    ///
+    /// ```swift
+    /// let tables = try MappedTables(schema: schema)
+    /// let reader = try ColumnarReader(input: .file("tweets.ndjson"), schema: schema, tables: tables)
+    /// while let batch = try reader.next() {
+    ///     for (index, table) in tables.tables.enumerated() {
+    ///         let rows = batch.rows(ofTable: index, forRecords: 0..<batch.count)
+    ///         print(table.name(records: "tweets"), rows.count)   // rows of batch.tables[index]
+    ///     }
+    /// }
+    /// ```
+    public convenience init(input: Input, schema: MappingSchema, tables: MappedTables, options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
+        var options = options
+        options.tablesToFill = TablesToFill(tables: [tables], source: TablesToFill.linkName(of: input))
+        try self.init(input: input, schema: schema, options: options)
+    }
+
     /// The next batch of mapped records (with the rejections found while filling it), or `nil` at the end.
     /// - Throws: ``SluiceError/rejected(_:)`` under ``RejectionPolicy/stop``; ``SluiceError/streamEnded(source:_:)``
     ///   when a rejected record leaves no place to resume; ``SluiceError/io(source:byteOffset:message:)``. Records before

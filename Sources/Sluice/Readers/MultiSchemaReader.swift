@@ -30,6 +30,17 @@ public final class MultiSchemaReader {
         pipeline = try BatchSourceOpener.openSeveral(input, plans: schemas.map(\.plan), options: options, progress: progress)
     }
 
+    /// Opens `input` as ``init(input:schemas:options:)`` does, and hands each batch with the rows of its schema's
+    /// tables (`tables[index]`, made from `schemas[index]`), as ``ColumnarReader/init(input:schema:tables:options:)``
+    /// does.
+    /// - Throws: also ``SluiceError/invalidOptions(_:)`` when `tables` and `schemas` differ in number.
+    public convenience init(input: Input, schemas: [MappingSchema], tables: [MappedTables], options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
+        guard tables.count == schemas.count else { throw .invalidOptions("\(schemas.count) schemas and \(tables.count) sets of tables: give one per schema") }
+        var options = options
+        options.tablesToFill = TablesToFill(tables: tables, source: TablesToFill.linkName(of: input))
+        try self.init(input: input, schemas: schemas, options: options)
+    }
+
     /// The next batch and the index of its schema, or `nil` at the end.
     /// - Throws: what ``ColumnarReader/next()`` throws; a records path the document does not hold is an error
     ///   once the whole document has been read, after every record found.

@@ -119,17 +119,22 @@ final class SQLiteSink: TableSink {
         }
 
         let names = table.fields.map { SQLiteConnection.quoted($0.name) }
-        var sql = insertSQL(table, groupOf: 1)
+        var upsert = ""
         if !keyNames.isEmpty {
             let others = table.fields.indices.filter { !table.keyColumns.contains($0) }.map { names[$0] }
-            sql += " ON CONFLICT (" + keyNames.joined(separator: ", ") + ") DO "
-            sql += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            upsert = " ON CONFLICT (" + keyNames.joined(separator: ", ") + ") DO "
+            upsert += others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         }
-        inserts.append(try connection.prepare(sql, doing: "cannot prepare the insert into \(table.name)"))
+        inserts.append(try connection.prepare(insertSQL(table, groupOf: 1) + upsert, doing: "cannot prepare the insert into \(table.name)"))
         let variables = Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         let group = min(Self.groupRows, variables / max(table.fields.count, 1))
-        groupInserts.append(keyNames.isEmpty && group > 1
-                            ? (try connection.prepare(insertSQL(table, groupOf: group), doing: "cannot prepare the insert into \(table.name)"), group) : nil)
+        // A row replacing one of its key must take the old row's child rows out first, which a statement of many rows
+        // cannot: a keyed table with child tables inserts its rows in groups as new, and a group that meets a key
+        // already present goes again row by row. Without child tables, the upsert applies to each row of a group in
+        // turn, as it would one row at a time.
+        let hasChildTables = tables.contains { $0.parent == index }
+        groupInserts.append(group > 1 ? (try connection.prepare(insertSQL(table, groupOf: group) + (hasChildTables ? "" : upsert),
+                                                                doing: "cannot prepare the insert into \(table.name)"), group) : nil)
         rejectInserts.append(table.parent != nil ? nil
                              : try connection.prepare("INSERT INTO \(rejectsName) VALUES (?, ?, ?, ?, ?, ?, ?)", doing: "cannot prepare the insert into \(table.name)_rejects"))
         bindings.append(table.fields.map(binding))
@@ -224,30 +229,30 @@ final class SQLiteSink: TableSink {
                 do {
                     try step(group.statement.pointer, "")
                 } catch {
-                    // The statement took none of its rows: they go again one by one, so that a failure names its record.
-                    for offset in 0..<group.rows {
-                        bindRow(row + offset, batch, binds, in: inserts[table].pointer)
-                        try step(inserts[table].pointer, insertFailure(batch.location(ofRow: row + offset).ordinal, table: table))
-                    }
+                    // The statement took none of its rows: they go again one by one, so that a failure names its record
+                    // and a replaced key's child rows are taken out.
+                    for offset in 0..<group.rows { try writeRow(row + offset, batch, binds, table: table) }
                 }
                 row += group.rows
             }
         }
-        for row in row..<rows.upperBound {
-            if let insert = newRowInserts[table]?.pointer {
-                bindRow(row, batch, binds, in: insert)
-                // Reset at once: text is bound in place (not copied), and the batch it points into is recycled.
-                let status = sqlite3_step(insert)
-                sqlite3_reset(insert)
-                if status == SQLITE_DONE { continue }
-                guard Self.keyConflicts.contains(sqlite3_extended_errcode(connection.handle)) else {
-                    throw connection.error("cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
-                }
-                try deleteChildRows(ofRow: row, batch, binds, table: table, ordinal: batch.location(ofRow: row).ordinal)
+        for row in row..<rows.upperBound { try writeRow(row, batch, binds, table: table) }
+    }
+
+    private func writeRow(_ row: Int, _ batch: ColumnarBatch, _ binds: [Binding], table: Int) throws(SluiceError) {
+        if let insert = newRowInserts[table]?.pointer {
+            bindRow(row, batch, binds, in: insert)
+            // Reset at once: text is bound in place (not copied), and the batch it points into is recycled.
+            let status = sqlite3_step(insert)
+            sqlite3_reset(insert)
+            if status == SQLITE_DONE { return }
+            guard Self.keyConflicts.contains(sqlite3_extended_errcode(connection.handle)) else {
+                throw connection.error("cannot insert record \(batch.location(ofRow: row).ordinal) into \(tables[table].name)")
             }
-            bindRow(row, batch, binds, in: inserts[table].pointer)
-            try step(inserts[table].pointer, insertFailure(batch.location(ofRow: row).ordinal, table: table))
+            try deleteChildRows(ofRow: row, batch, binds, table: table, ordinal: batch.location(ofRow: row).ordinal)
         }
+        bindRow(row, batch, binds, in: inserts[table].pointer)
+        try step(inserts[table].pointer, insertFailure(batch.location(ofRow: row).ordinal, table: table))
     }
 
     /// What a failed insert of record `ordinal`'s row into `table` says. A child table beneath a keyed table holds

@@ -1,13 +1,14 @@
-/// Turns batches of records into the rows of every table of ``MappedTables``: the records' table's rows, and each
-/// child table's, with their links filled in.
+/// Fills a batch's ``ColumnarBatch/tables`` with the rows of every table of ``MappedTables``: the records' table's
+/// rows, and each child table's, with their links filled in. Readers asked for the tables fill each batch on the
+/// worker that mapped it, so that the thread taking the batches (an import's writer) only writes them.
 ///
-/// Made once per reader or import and reused: its batches are refilled by each ``fill(from:rows:source:)`` and
-/// stay valid until the next. A mapping without child tables hands back the batch it was given.
-public final class TableRows {
+/// Made once per engine and reused; the rows' batches belong to the batch they were filled for, and are refilled
+/// with it.
+final class TableRows {
     /// The tables whose rows it fills.
-    public let tables: MappedTables
-    /// Per table, the batch its rows are copied into (the records' table's only when it gains links).
-    private let batches: [ColumnarBatch]
+    let tables: MappedTables
+    /// The input's name, which rows link by when their records have no key.
+    private let source: [UInt8]
     /// Per table, its child tables.
     private let children: [[Int]]
     /// Per table, what a row is copied with, read once: every `MappedTables.Table` read costs reference counting.
@@ -15,44 +16,69 @@ public final class TableRows {
     private let ownColumnCounts: [Int]
     /// The positions of the arrays on the way down to the element being copied.
     private var positions: [Int64] = []
-    private var source: [UInt8] = []
 
-    public init(_ tables: MappedTables) {
+    /// Fills the rows of `tables`, linking rows of records without a key by `source`, the input's name.
+    init(_ tables: MappedTables, source: String) {
         self.tables = tables
-        batches = tables.tables.map { ColumnarBatch(fields: $0.fields, capacity: ColumnarBatch.initialElementCapacity, holdsElementRows: false) }
+        self.source = Array(source.utf8)
         children = tables.tables.indices.map { table in tables.tables.indices.filter { tables.tables[$0].parent == table } }
         sourceColumns = tables.tables.map(\.sourceColumn)
         ownColumnCounts = tables.tables.map(\.ownColumnCount)
         positions.reserveCapacity(tables.tables.count)
     }
 
-    /// The rows of each table (in ``MappedTables/tables`` order) that `rows` of `batch` give; `source` names the
-    /// input, for tables linked by source and ordinal. Only rows of committed records are copied: an element batch
-    /// also holds the rows of records rejected after their arrays were read.
-    public func fill(from batch: ColumnarBatch, rows: Range<Int>, source: String) -> [(batch: ColumnarBatch, rows: Range<Int>)] {
-        guard tables.hasChildTables else { return [(batch, rows)] }
-        self.source = Array(source.utf8)
-        for output in batches { output.reset() }
-        let records = batches[0]
-        let own = tables.tables[0].ownColumnCount
-        for row in rows {
+    /// Fills `batch.tables` from the batch's records (its committed ones: an element batch also holds the rows of
+    /// records rejected after their arrays were read). A mapping without child tables leaves them empty.
+    func fill(_ batch: ColumnarBatch) {
+        guard tables.hasChildTables else { return }
+        if batch.tables.isEmpty {
+            batch.tables = tables.tables.map { ColumnarBatch(fields: $0.fields, capacity: ColumnarBatch.initialElementCapacity, holdsElementRows: false) }
+            batch.tableRowStarts = tables.tables.map { _ in [] }
+        }
+        for output in batch.tables { output.reset() }
+        for table in batch.tableRowStarts.indices.dropFirst() {
+            batch.tableRowStarts[table].removeAll(keepingCapacity: true)
+            batch.tableRowStarts[table].reserveCapacity(batch.count + 1)
+        }
+        let records = batch.tables[0]
+        let own = ownColumnCounts[0]
+        for row in 0..<batch.count {
+            for table in batch.tableRowStarts.indices.dropFirst() { batch.tableRowStarts[table].append(batch.tables[table].count) }
             let location = batch.location(ofRow: row)
             let out = append(to: records)
             for column in 0..<own { records.columns[column].copyValue(of: row, in: batch.columns[column], to: out) }
             if tables.keyColumns.isEmpty { writeSourceLinks(of: location, into: records, at: own, row: out) }
             records.setLocation(location, ofRow: out)
-            fillChildren(of: 0, from: batch, row: row, recordsBatch: batch, recordRow: row, location: location)
+            fillChildren(of: 0, from: batch, row: row, into: batch.tables, recordsBatch: batch, recordRow: row, location: location)
         }
-        return batches.map { ($0, 0..<$0.count) }
+        for table in batch.tableRowStarts.indices.dropFirst() { batch.tableRowStarts[table].append(batch.tables[table].count) }
+    }
+
+    /// Numbers the rows of `batch.tables` on by `ordinals` records and `lines` lines, as the batch's own rows are
+    /// when a pipeline hands out a worker's batch: their locations, and the ordinals rows link by.
+    func renumber(_ batch: ColumnarBatch, ordinalsBy ordinals: Int, linesBy lines: Int) {
+        for (index, table) in batch.tables.enumerated() {
+            for row in 0..<table.count {
+                table.ordinals[row] += ordinals
+                table.lines[row] += lines
+            }
+            guard tables.keyColumns.isEmpty else { continue }
+            // The records' table ends with its links; a child table starts with them.
+            let column = table.columns + (index == 0 ? ownColumnCounts[0] + 1 : 1)
+            for row in 0..<table.count {
+                column.pointee.write(column.pointee.values.load(fromByteOffset: row * 8, as: Int64.self) + Int64(ordinals), row: row)
+            }
+        }
     }
 
     /// The rows of the child tables of `table` that row `row` of `batch` (a row of `table`) holds, and theirs.
-    private func fillChildren(of table: Int, from batch: ColumnarBatch, row: Int, recordsBatch: ColumnarBatch, recordRow: Int, location: RecordLocation) {
+    private func fillChildren(of table: Int, from batch: ColumnarBatch, row: Int, into outputs: [ColumnarBatch], recordsBatch: ColumnarBatch, recordRow: Int,
+                              location: RecordLocation) {
         for child in children[table] {
             guard let elements = ElementRows(batch.columns[sourceColumns[child]], row: row), elements.failure == nil else { continue }
             let ownColumnCount = ownColumnCounts[child]
             let hasChildren = !children[child].isEmpty
-            let output = batches[child]
+            let output = outputs[child]
             for element in elements.rows {
                 let out = append(to: output)
                 var column = 0
@@ -79,7 +105,7 @@ public final class TableRows {
                 output.setLocation(location, ofRow: out)
                 if hasChildren {
                     positions.append(position)
-                    fillChildren(of: child, from: elements.batch, row: element, recordsBatch: recordsBatch, recordRow: recordRow, location: location)
+                    fillChildren(of: child, from: elements.batch, row: element, into: outputs, recordsBatch: recordsBatch, recordRow: recordRow, location: location)
                     positions.removeLast()
                 }
             }

@@ -7,9 +7,9 @@
 /// to the row's own element (`_hashtags_index`, or the name ``ChildTable/indexColumn`` gives). A table may name the
 /// links it takes from above otherwise (``ChildTable/linkNames``). A row's parent is the row of the parent table
 /// with the same links but the last. Then come the element's own columns.
-public struct MappedTables: Sendable {
+public struct MappedTables: Sendable, Hashable {
     /// One table.
-    public struct Table: Sendable {
+    public struct Table: Sendable, Hashable {
         /// The child-table fields from the record down to this table's (`["media", "sizes"]`); empty for the
         /// records' own table.
         public let fieldPath: [String]
