@@ -17,8 +17,8 @@ final class SQLiteSink: TableSink {
     private let tables: [TableLayout]
     private let dateStorage: DateStorage
     private var inserts: [SQLiteConnection.Statement] = []
-    /// Per table of plain inserts: one statement inserting ``groupRows`` rows at once (nil where rows are upserted,
-    /// or too wide to group): a statement per row costs more than most rows.
+    /// Per table: one statement inserting ``groupRows`` rows at once (nil where rows are too wide to group): a
+    /// statement per row costs more than most rows. A keyed table's upserts apply to each row of a group in turn.
     private var groupInserts: [(statement: SQLiteConnection.Statement, rows: Int)?] = []
     /// Per table: whether it is a child table kept in the order of its links, which are its primary key.
     private var clustered: [Bool] = []
