@@ -13,10 +13,4 @@ static inline int csqlite_bind_blob_transient(sqlite3_stmt *statement, int index
     return sqlite3_bind_blob(statement, index, bytes, count, SQLITE_TRANSIENT);
 }
 
-/* sqlite3_config is variadic, which Swift cannot call. Memory statistics take a global mutex on every allocation
-   SQLite makes; nothing here reads them. Only takes effect before SQLite is first used in the process. */
-static inline int csqlite_stop_memory_statistics(void) {
-    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-}
-
 #endif

@@ -102,10 +102,9 @@ struct Sample {
         while let batch = try reader.next() {
             var end = 0
             while end < batch.count && batch.location(ofRow: end).ordinal <= limit { end += 1 }
-            // Without child tables, the records' rows are the batch's own.
-            for (index, part) in (batch.tables.isEmpty ? [batch] : batch.tables).enumerated() {
+            for (index, part) in batch.tables.enumerated() {
                 // Rows and rejections come apart in a batch; the ordinals put them back in the input's order.
-                for row in batch.tables.isEmpty ? 0..<end : batch.rows(ofTable: index, forRecords: 0..<end) {
+                for row in batch.rows(ofTable: index, forRecords: 0..<end) {
                     let location = part.location(ofRow: row)
                     let cells = part.fields.indices.map { column in
                         buffer.removeAll(keepingCapacity: true)

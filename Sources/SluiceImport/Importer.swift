@@ -412,21 +412,21 @@ private struct Run {
             return
         }
         guard !job.tables[table].keyColumns.isEmpty else {
-            try writeTables(of: batch, rows: rows, table: table, source: source, sink: sink)
+            try writeTables(of: batch, rows: rows, table: table, sink: sink)
             return
         }
         var start = rows.lowerBound
         keysInWrite.removeAll(keepingCapacity: true)
         for row in rows where !keysInWrite.insert(written.keyHash(of: batch, row: row, table: table)).inserted {
-            try writeTables(of: batch, rows: start..<row, table: table, source: source, sink: sink)
+            try writeTables(of: batch, rows: start..<row, table: table, sink: sink)
             start = row
             keysInWrite.removeAll(keepingCapacity: true)
             keysInWrite.insert(written.keyHash(of: batch, row: row, table: table))
         }
-        try writeTables(of: batch, rows: start..<rows.upperBound, table: table, source: source, sink: sink)
+        try writeTables(of: batch, rows: start..<rows.upperBound, table: table, sink: sink)
     }
 
-    private mutating func writeTables(of batch: ColumnarBatch, rows: Range<Int>, table: Int, source: String, sink: any TableSink) throws(SluiceError) {
+    private mutating func writeTables(of batch: ColumnarBatch, rows: Range<Int>, table: Int, sink: any TableSink) throws(SluiceError) {
         guard let written, !rows.isEmpty else { return }
         // The summary counts child tables in the written tables' order, without the records' tables before them.
         let childCountsBefore = written.starts[table] - table

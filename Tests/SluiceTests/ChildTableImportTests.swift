@@ -148,6 +148,54 @@ import Testing
         #expect("\(schema)".contains("FOREIGN KEY (\"_id\") REFERENCES \"t\" (\"id\")"), "\(schema)")
     }
 
+    /// Rows go into SQLite 32 to a statement: keys that repeat inside one statement's rows, and rows whose key an
+    /// earlier statement or import wrote, leave the last record of each key with its own child rows only, and a
+    /// table without child tables keeps the last row of each key too.
+    @Test func keysRepeatedWithinAndAcrossGroupsKeepTheLastRecord() throws {
+        let directory = scratchPath("child-tables-key-groups")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mapping = try Self.keyedMapping(in: directory)
+        let plain = directory.appendingPathComponent("plain.mapping.yaml").path
+        try "key: id\nfields:\n  - {name: id, type: int64}\n  - {name: text, type: string}\n".write(toFile: plain, atomically: false, encoding: .utf8)
+        // Record i has key i % 40 (a key repeats within every 32 rows) and i % 4 hashtags, each with i % 3 indices.
+        func records(_ range: Range<Int>) -> String {
+            range.map { i in
+                let hashtags = (0..<i % 4).map { j in "{\"text\": \"h\(i)-\(j)\", \"indices\": [\((0..<i % 3).map { "\(i + $0)" }.joined(separator: ", "))]}" }
+                return "{\"id\": \(i % 40), \"text\": \"t\(i)\", \"entities\": {\"hashtags\": [\(hashtags.joined(separator: ", "))]}}\n"
+            }.joined()
+        }
+        let first = directory.appendingPathComponent("first.ndjson").path
+        let second = directory.appendingPathComponent("second.ndjson").path
+        try records(0..<200).write(toFile: first, atomically: false, encoding: .utf8)
+        try records(200..<290).write(toFile: second, atomically: false, encoding: .utf8)
+        let database = directory.appendingPathComponent("out.db").path
+        let flat = directory.appendingPathComponent("flat.db").path
+        for (input, ifExists) in [(first, "fail"), (second, "append")] {
+            for (mappingFile, output) in [(mapping, database), (plain, flat)] {
+                let run = try ImportCommandTests.run(["import", input, "-m", mappingFile, "--table", "t", "--to", output, "--if-exists", ifExists, "-q"])
+                #expect(run.status == 0, "\(run.standardError)")
+            }
+        }
+        // The second file holds every key; its last record of key k is 280 + k for k < 10, else 240 + k.
+        let last = (0..<40).map { $0 < 10 ? 280 + $0 : 240 + $0 }
+        let expectedRecords = last.map { [SQLiteValue.integer(Int64($0 % 40)), .text("t\($0)")] }
+        let tables = try Self.tables(database)
+        #expect(tables["t"] == expectedRecords)
+        #expect(try ImportCommandTests.table(flat, "SELECT * FROM t ORDER BY id") == expectedRecords)
+        var hashtags: [[SQLiteValue]] = []
+        var indices: [[SQLiteValue]] = []
+        for i in last {
+            let key = SQLiteValue.integer(Int64(i % 40))
+            for j in 0..<i % 4 {
+                hashtags.append([key, .integer(Int64(j)), .text("h\(i)-\(j)")])
+                for k in 0..<i % 3 { indices.append([key, .integer(Int64(j)), .integer(Int64(k)), .integer(Int64(i + k))]) }
+            }
+        }
+        #expect(tables["t_hashtags"] == hashtags)
+        #expect(tables["t_hashtags_indices"] == indices)
+    }
+
     /// Tables that would share a name, and links a byte range cannot give, are refused before anything is written.
     @Test func namesThatClashAndByteRangesWithoutKeysAreRefused() throws {
         let directory = scratchPath("child-tables-refused")

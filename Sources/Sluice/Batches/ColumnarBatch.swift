@@ -35,8 +35,9 @@ public final class ColumnarBatch {
     /// column's arrays, for every record of this batch. An element batch grows as its records need.
     let elementBatches: [ColumnarBatch]
     /// The rows of the tables the batch's records fill, when the reader was asked for them (a reader given
-    /// `MappedTables`): the records' own table first, then each child table after its parent, in the order of
-    /// `MappedTables.tables`. Empty otherwise. See ``rows(ofTable:forRecords:)``.
+    /// `MappedTables`): the records' own table first (with the links of child tables' rows where records have no
+    /// key), then each child table after its parent, in the order of `MappedTables.tables`. Empty otherwise. See
+    /// ``rows(ofTable:forRecords:)``.
     public internal(set) var tables: [ColumnarBatch] = []
     /// Per child table (the records' table's entry is empty: its rows are the records'), the first of each record's
     /// rows, and after the last record where its rows end.

@@ -9,7 +9,7 @@
 /// after it still count it).
 ///
 /// The field's column in a ``ColumnarBatch`` holds where its rows lie, not a value to read: read every table's
-/// rows through ``TableRows``.
+/// rows from a reader given ``MappedTables`` (``ColumnarBatch/tables``).
 ///
 /// A table's rows carry what links them to their parent's row (``MappedTables``): the record's key, or its source
 /// and ordinal, then the position of each array on the way, from the record's down to the element's own.

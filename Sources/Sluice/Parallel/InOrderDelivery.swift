@@ -135,6 +135,8 @@ extension ParallelPipeline {
             // Reported like a worker's rejections: in a batch of its own, then raised on the next call.
             let batch = ColumnarBatch(fields: plans[currentType].fields, capacity: 1)
             batch.rejections = [rejection]
+            // Its tables hold no rows, as any batch of a reader asked for them does.
+            options.tablesToFill?.rows(ofMapping: currentType)?.fill(batch)
             terminalBatch = batch
             pendingError = .streamEnded(source: sourceName, rejection)
         }
@@ -191,7 +193,7 @@ extension ParallelPipeline {
             batch.ordinals[row] += ordinalBase
             batch.lines[row] += lineBase
         }
-        tableRows[currentType]?.renumber(batch, ordinalsBy: ordinalBase, linesBy: lineBase)
+        if let tables = tables[currentType] { TableRows.renumber(batch, of: tables, ordinalsBy: ordinalBase, linesBy: lineBase) }
         for index in batch.rejections.indices { renumber(&batch.rejections[index]) }
     }
 

@@ -12,7 +12,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     /// One plan, or one per records path when a document holds several record types.
     let plans: [CompiledPlan]
     var plan: CompiledPlan { plans[0] }
-    private let options: ReaderOptions
+    let options: ReaderOptions
     /// The memory the pipeline's chunks and batches keep within: the run's budget less what the decompressor took.
     var memoryBudget: Int { options.memoryBudget }
     /// What the run's engines walk records with, and how its elements are framed for them.
@@ -111,8 +111,8 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
     var lineBase = 0
     var totals = ReadStatistics()
     var hasEnded = false
-    /// Per plan: what numbers its batches' tables' rows on, when the reader was asked for them.
-    let tableRows: [TableRows?]
+    /// Per plan: the tables its batches carry the rows of, when the reader was asked for them.
+    let tables: [MappedTables?]
 
     struct ChunkResult {
         var chunk: Chunk
@@ -143,7 +143,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         ordinalBases = plans.map { _ in max((options.shard?.firstOrdinal ?? 1) - 1 - leading, 0) }
         lineBase = (options.shard?.firstLine ?? 1) - 1
         typeTotals = plans.map { _ in ReadStatistics() }
-        tableRows = plans.indices.map { options.tablesToFill?.rows(ofMapping: $0) }
+        tables = plans.indices.map { index in options.tablesToFill.flatMap { index < $0.tables.count ? $0.tables[index] : nil } }
         self.shape = shape
         self.options = options
         self.tokenizer = tokenizer

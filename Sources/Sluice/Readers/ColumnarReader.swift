@@ -25,7 +25,8 @@ public final class ColumnarReader {
     /// Opens `input` as ``init(input:schema:options:)`` does, and hands each batch with the rows of every table of
     /// `tables` (made from `schema`) that its records give, in ``ColumnarBatch/tables``: the records' table's rows,
     /// then each child table's, their links filled in. Rows of records without a key link by the input's name: its
-    /// path, or `-` for standard input. The rows are filled by the worker that mapped the batch.
+    /// path, or `-` for standard input. The rows are filled by the engine that mapped the batch, on a worker's
+    /// thread when the run has threads of its own.
     ///
     /// ```swift
     /// let tables = try MappedTables(schema: schema)
@@ -37,7 +38,9 @@ public final class ColumnarReader {
     ///     }
     /// }
     /// ```
+    /// - Throws: also ``SluiceError/invalidOptions(_:)`` when `tables` were made from another schema.
     public convenience init(input: Input, schema: MappingSchema, tables: MappedTables, options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
+        try TablesToFill.check(tables, against: schema.plan)
         var options = options
         options.tablesToFill = TablesToFill(tables: [tables], source: TablesToFill.linkName(of: input))
         try self.init(input: input, schema: schema, options: options)

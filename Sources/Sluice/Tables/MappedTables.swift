@@ -35,6 +35,15 @@ public struct MappedTables: Sendable, Hashable {
     /// The columns of the records' table that link its child tables' rows (the key); empty when rows are linked by
     /// source and ordinal.
     public let keyColumns: [Int]
+    /// The fields of the plan the tables were made from, which a reader's plan must have.
+    let planFields: [FieldSpec]
+
+    /// Where the source link (`_source`, the ordinal `_record` after it) sits in table `table`'s rows, when rows are
+    /// linked by source and ordinal: the records' table ends with them, a child table starts with them.
+    func sourceLinkColumn(ofTable table: Int) -> Int? {
+        guard keyColumns.isEmpty, tables.count > 1 else { return nil }
+        return table == 0 ? tables[0].ownColumnCount : 0
+    }
 
     /// Whether some field is a child table.
     public var hasChildTables: Bool { tables.count > 1 }
@@ -90,6 +99,7 @@ public struct MappedTables: Sendable, Hashable {
         guard problems.isEmpty else { throw .invalidMapping(problems) }
         self.tables = tables
         self.keyColumns = keyColumns
+        planFields = plan.fields
     }
 
     private static func addChildren(of plan: CompiledPlan, parent: Int, links: [FieldSpec], into tables: inout [Table], problems: inout [MappingProblem]) {

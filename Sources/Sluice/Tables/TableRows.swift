@@ -1,6 +1,7 @@
 /// Fills a batch's ``ColumnarBatch/tables`` with the rows of every table of ``MappedTables``: the records' table's
-/// rows, and each child table's, with their links filled in. Readers asked for the tables fill each batch on the
-/// worker that mapped it, so that the thread taking the batches (an import's writer) only writes them.
+/// rows, and each child table's, with their links filled in. Readers asked for the tables fill each batch in the
+/// engine that mapped it (on a worker's thread when the run has threads of its own), so that the thread taking the
+/// batches (an import's writer) only writes them.
 ///
 /// Made once per engine and reused; the rows' batches belong to the batch they were filled for, and are refilled
 /// with it.
@@ -28,9 +29,8 @@ final class TableRows {
     }
 
     /// Fills `batch.tables` from the batch's records (its committed ones: an element batch also holds the rows of
-    /// records rejected after their arrays were read). A mapping without child tables leaves them empty.
+    /// records rejected after their arrays were read).
     func fill(_ batch: ColumnarBatch) {
-        guard tables.hasChildTables else { return }
         if batch.tables.isEmpty {
             batch.tables = tables.tables.map { ColumnarBatch(fields: $0.fields, capacity: ColumnarBatch.initialElementCapacity, holdsElementRows: false) }
             batch.tableRowStarts = tables.tables.map { _ in [] }
@@ -47,24 +47,23 @@ final class TableRows {
             let location = batch.location(ofRow: row)
             let out = append(to: records)
             for column in 0..<own { records.columns[column].copyValue(of: row, in: batch.columns[column], to: out) }
-            if tables.keyColumns.isEmpty { writeSourceLinks(of: location, into: records, at: own, row: out) }
+            if let links = tables.sourceLinkColumn(ofTable: 0) { writeSourceLinks(of: location, into: records, at: links, row: out) }
             records.setLocation(location, ofRow: out)
             fillChildren(of: 0, from: batch, row: row, into: batch.tables, recordsBatch: batch, recordRow: row, location: location)
         }
         for table in batch.tableRowStarts.indices.dropFirst() { batch.tableRowStarts[table].append(batch.tables[table].count) }
     }
 
-    /// Numbers the rows of `batch.tables` on by `ordinals` records and `lines` lines, as the batch's own rows are
-    /// when a pipeline hands out a worker's batch: their locations, and the ordinals rows link by.
-    func renumber(_ batch: ColumnarBatch, ordinalsBy ordinals: Int, linesBy lines: Int) {
+    /// Numbers the rows of `batch.tables` (filled for `tables`) on by `ordinals` records and `lines` lines, as the
+    /// batch's own rows are when a pipeline hands out a worker's batch: their locations, and the ordinals rows link by.
+    static func renumber(_ batch: ColumnarBatch, of tables: MappedTables, ordinalsBy ordinals: Int, linesBy lines: Int) {
         for (index, table) in batch.tables.enumerated() {
             for row in 0..<table.count {
                 table.ordinals[row] += ordinals
                 table.lines[row] += lines
             }
-            guard tables.keyColumns.isEmpty else { continue }
-            // The records' table ends with its links; a child table starts with them.
-            let column = table.columns + (index == 0 ? ownColumnCounts[0] + 1 : 1)
+            guard let links = tables.sourceLinkColumn(ofTable: index) else { continue }
+            let column = table.columns + links + 1
             for row in 0..<table.count {
                 column.pointee.write(column.pointee.values.load(fromByteOffset: row * 8, as: Int64.self) + Int64(ordinals), row: row)
             }
@@ -82,9 +81,9 @@ final class TableRows {
             for element in elements.rows {
                 let out = append(to: output)
                 var column = 0
-                if tables.keyColumns.isEmpty {
-                    writeSourceLinks(of: location, into: output, at: 0, row: out)
-                    column = 2
+                if let links = tables.sourceLinkColumn(ofTable: child) {
+                    writeSourceLinks(of: location, into: output, at: links, row: out)
+                    column = links + 2
                 } else {
                     for key in tables.keyColumns {
                         output.columns[column].copyValue(of: recordRow, in: recordsBatch.columns[key], to: out)

@@ -5,10 +5,17 @@ struct TablesToFill: Sendable, Hashable {
     let tables: [MappedTables]
     let source: String
 
-    /// What fills the tables of the mapping at `index`, when it has child tables.
+    /// What fills the tables of the mapping at `index`.
     func rows(ofMapping index: Int) -> TableRows? {
-        guard index < tables.count, tables[index].hasChildTables else { return nil }
+        guard index < tables.count else { return nil }
         return TableRows(tables[index], source: source)
+    }
+
+    /// Refuses tables made from a schema other than the reader's: their columns would not be the batches'.
+    static func check(_ tables: MappedTables, against plan: CompiledPlan, schema index: Int? = nil) throws(SluiceError) {
+        guard tables.planFields == plan.fields else {
+            throw .invalidOptions("the tables\(index.map { " of schema \($0 + 1)" } ?? "") were made from another schema than the one read: make them with MappedTables(schema:key:) from the same schema")
+        }
     }
 
     /// The name rows link by for `input`: the name an import gives it.

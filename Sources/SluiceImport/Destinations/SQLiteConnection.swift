@@ -12,13 +12,8 @@ final class SQLiteConnection {
     let path: String
     private(set) var handle: OpaquePointer?
 
-    /// Stops SQLite's memory statistics before the process first uses SQLite, once: they cost a global mutex on
-    /// every allocation (3 % of the child-table import's writing thread) and nothing reads them.
-    private static let memoryStatisticsStopped: Void = { _ = csqlite_stop_memory_statistics() }()
-
     init(path: String) throws(SluiceError) {
         self.path = path
-        _ = Self.memoryStatisticsStopped
         var handle: OpaquePointer?
         // One thread uses the connection: no mutex inside SQLite.
         let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)

@@ -18,7 +18,8 @@ final class SQLiteSink: TableSink {
     private let dateStorage: DateStorage
     private var inserts: [SQLiteConnection.Statement] = []
     /// Per table: one statement inserting ``groupRows`` rows at once (nil where rows are too wide to group): a
-    /// statement per row costs more than most rows. A keyed table's upserts apply to each row of a group in turn.
+    /// statement per row costs more than most rows. A keyed table without child tables upserts each row of a group
+    /// in turn; one with child tables inserts a group as new rows (see ``prepare(_:ifExists:)``).
     private var groupInserts: [(statement: SQLiteConnection.Statement, rows: Int)?] = []
     /// Per table: whether it is a child table kept in the order of its links, which are its primary key.
     private var clustered: [Bool] = []
@@ -226,11 +227,15 @@ final class SQLiteSink: TableSink {
                         bind(columns + index, binds[index], batch, row: row + offset, at: Int32(offset * count + index + 1), in: group.statement.pointer)
                     }
                 }
-                do {
-                    try step(group.statement.pointer, "")
-                } catch {
-                    // The statement took none of its rows: they go again one by one, so that a failure names its record
-                    // and a replaced key's child rows are taken out.
+                let status = sqlite3_step(group.statement.pointer)
+                sqlite3_reset(group.statement.pointer)
+                if status != SQLITE_DONE {
+                    // A constraint failed, and the statement took none of its rows: they go again one by one, so that a
+                    // failure names its record and a replaced key's child rows are taken out. Any other failure (a full
+                    // disk, an I/O error) may have rolled the transaction back: nothing more is written.
+                    guard sqlite3_extended_errcode(connection.handle) & 0xFF == SQLITE_CONSTRAINT else {
+                        throw connection.error("cannot insert records \(batch.location(ofRow: row).ordinal) to \(batch.location(ofRow: row + group.rows - 1).ordinal) into \(tables[table].name)")
+                    }
                     for offset in 0..<group.rows { try writeRow(row + offset, batch, binds, table: table) }
                 }
                 row += group.rows
