@@ -9,6 +9,7 @@ public struct ImportJob: Sendable {
     public var schemas: [MappingSchema]
     /// One table per mapping.
     public var tables: [TableLayout]
+    /// Where the tables are written.
     public var destination: Destination
     /// How inputs are read. The rejection policy is always ``RejectionPolicy/collect``: the import decides when
     /// rejections end the run (``rejectLimit``).
@@ -44,6 +45,8 @@ public struct ImportJob: Sendable {
     /// A Parquet directory's part files end once about this many bytes long (`--max-file-bytes`).
     public var maxFileBytes: Int?
 
+    /// A job importing `inputs` through `schemas` into `tables` (one per schema) at `destination`, with every other
+    /// setting at its default.
     public init(inputs: [String], schemas: [MappingSchema], tables: [TableLayout], destination: Destination) {
         self.inputs = inputs
         self.schemas = schemas

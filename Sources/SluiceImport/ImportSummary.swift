@@ -37,6 +37,7 @@ public struct ImportSummary: Sendable {
     /// Counts for one table. However the run ended, `recordsRead == recordsWritten + recordsRejected +
     /// recordsRolledBack + recordsSkipped`.
     public struct TableCounts: Sendable, Hashable {
+        /// The table's name.
         public var name: String
         /// Records read for the table: written, rejected, rolled back, or skipped as committed by an earlier run.
         public var recordsRead = 0
@@ -70,21 +71,31 @@ public struct ImportSummary: Sendable {
 
     /// Rejections that share a key path and kind: how many, and the first one.
     public struct RejectionGroup: Sendable, Hashable {
+        /// The key path the failures are at (`$.user.id`).
         public var keyPath: String
+        /// What went wrong there.
         public var kind: Rejection.Kind
+        /// How many failures the group holds.
         public var count: Int
+        /// The first of them.
         public var first: Rejection.Failure
+        /// The input the first was read from.
         public var firstSource: String
+        /// Where the first one's record sits in that input.
         public var firstLocation: RecordLocation
     }
 
+    /// The destination, as named to the import.
     public var destination: String
+    /// Counts per records' table, in the job's order.
     public var tables: [TableCounts]
     /// The child tables, each after the tables before it in ``tables``.
     public var childTables: [ChildTableCounts] = []
+    /// The rejections' failures by key path and kind, in the order each was first seen.
     public var rejectionGroups: [RejectionGroup] = []
     /// Bytes read from the inputs as stored.
     public var bytesRead = 0
+    /// Wall-clock seconds the run took.
     public var seconds = 0.0
     /// The process's peak resident memory, in bytes.
     public var peakMemoryBytes = 0
@@ -93,16 +104,22 @@ public struct ImportSummary: Sendable {
     /// The records ``unmappedKeys`` were counted over: every record mapped, which can be more than the records
     /// read when `--limit` or a stop ended the run while records were mapped ahead (a chunk, or a batch, at a time).
     public var recordsBehindUnmappedKeys = 0
+    /// How the run ended.
     public var outcome = Outcome.complete
     /// What kind of error stopped a run that ``Outcome/failed``: the input's syntax or data, the options, reading,
     /// or the destination (``SluiceError/Category``), so that a job can tell its own mistakes from its input's and
     /// from the machine's. Nil for any other outcome.
     public var errorCategory: SluiceError.Category?
 
+    /// Records read, over every table.
     public var recordsRead: Int { tables.reduce(0) { $0 + $1.recordsRead } }
+    /// Records written, over every table.
     public var recordsWritten: Int { tables.reduce(0) { $0 + $1.recordsWritten } }
+    /// Records rejected, over every table.
     public var recordsRejected: Int { tables.reduce(0) { $0 + $1.recordsRejected } }
+    /// Records rolled back, over every table.
     public var recordsRolledBack: Int { tables.reduce(0) { $0 + $1.recordsRolledBack } }
+    /// Records a resumed run passed over, over every table.
     public var recordsSkipped: Int { tables.reduce(0) { $0 + $1.recordsSkipped } }
     /// Records rejected by the earlier runs a resumed run continues.
     public var recordsSkippedRejected: Int { tables.reduce(0) { $0 + $1.recordsSkippedRejected } }

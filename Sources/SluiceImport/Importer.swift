@@ -27,9 +27,11 @@ public final class Importer: Sendable {
         /// Opening the destination removed a partial file a killed run left.
         public var removedPartial: (AbandonedPartial) -> Void = { _ in }
 
+        /// An observer that reports nothing.
         public init() {}
     }
 
+    /// An importer that runs `job`.
     public init(_ job: ImportJob) {
         self.job = job
     }

@@ -13,6 +13,7 @@ public struct TableLayout: Sendable {
     var parent: Int?
     var links = 0
 
+    /// A table named `name` with `fields` as its columns, its rows upserted on the columns at `keyColumns`.
     public init(name: String, fields: [FieldSpec], keyColumns: [Int] = []) {
         self.name = name
         self.fields = fields

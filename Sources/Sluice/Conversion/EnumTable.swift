@@ -13,6 +13,7 @@ public struct EnumValue: Sendable, Hashable {
         case text, integer, number
     }
 
+    /// An entry storing `value` (written as `storedKind`) for the JSON value `json`.
     public init(json: String, value: String, storedKind: StoredKind = .text) {
         self.json = json
         self.value = value

@@ -65,7 +65,9 @@ public enum JSONValue: Sendable, Hashable {
 
 /// A failure a transform or a finishing hook reports; its message goes into the rejection.
 public struct MappingFailure: Error, Sendable, CustomStringConvertible {
+    /// What the rejection says.
     public var message: String
+    /// A failure saying `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }

@@ -2,6 +2,7 @@ import Foundation
 
 /// Counts as people read them, in one style wherever Sluice prints one: digits in groups of three, `10,136`.
 public enum CountText {
+    /// `count` in digits grouped by three with commas: `1,234,567`; a negative count keeps its sign.
     public static func grouped(_ count: Int) -> String {
         let digits = String(count.magnitude)
         var result = count < 0 ? "-" : ""

@@ -7,6 +7,7 @@ public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
     /// The 0-based byte offset of the record's first byte (a UTF-8 byte order mark counts as input).
     public var byteOffset: Int
 
+    /// A location from its ordinal, line and byte offset.
     public init(ordinal: Int, line: Int, byteOffset: Int) {
         self.ordinal = ordinal
         self.line = line

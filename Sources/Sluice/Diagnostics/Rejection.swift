@@ -13,6 +13,7 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether ``rawText`` holds only the beginning of the record.
     public var isRawTextTruncated: Bool
 
+    /// A rejection of the record at `location`, for `failures`, with the record's bytes (or their beginning).
     public init(location: RecordLocation, failures: [Failure], rawText: [UInt8], isRawTextTruncated: Bool = false) {
         self.location = location
         self.failures = failures
@@ -38,6 +39,7 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         /// For failures tied to one point in the input (syntax errors), its absolute byte offset.
         public var byteOffset: Int?
 
+        /// A failure at `keyPath`: of `kind`, where the mapping expected `expected` and found `found`.
         public init(keyPath: String, kind: Kind, expected: String, found: String, byteOffset: Int? = nil) {
             self.keyPath = keyPath
             self.kind = kind

@@ -104,10 +104,14 @@ public struct MappingProblem: Sendable, Hashable, CustomStringConvertible {
     /// A place in a mapping file: the file as it was named when loaded, and the line and column (from 1, in
     /// Unicode scalars) where the value at fault starts.
     public struct Location: Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// The mapping file, as it was named when it was loaded.
         public var source: String
+        /// The line, from 1.
         public var line: Int
+        /// The column, from 1, in Unicode scalars.
         public var column: Int
 
+        /// A place in the mapping file `source`.
         public init(source: String, line: Int, column: Int) {
             self.source = source
             self.line = line
@@ -127,6 +131,7 @@ public struct MappingProblem: Sendable, Hashable, CustomStringConvertible {
         var index: Int?
     }
 
+    /// A problem with `field` (nil: the mapping as a whole), saying `message`, found at `location` in a mapping file.
     public init(field: String?, message: String, location: Location? = nil) {
         self.field = field
         self.message = message

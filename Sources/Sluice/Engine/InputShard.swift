@@ -17,6 +17,7 @@ public struct InputShard: Sendable, Hashable, Codable {
 
     /// Where the shard sits in the file (in the decompressed input, for a shard of a compressed file).
     public var byteRange: Range<Int>
+    /// What the shard's bytes hold: lines, or an array's elements.
     public var content: Content
     /// The ordinal of the shard's first record in the whole file (1 for the first record).
     public var firstOrdinal: Int

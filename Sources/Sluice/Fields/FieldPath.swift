@@ -29,6 +29,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         self.segments = segments
     }
 
+    /// Parses a key path as a mapping writes it: `user.screen_name`, `entities.hashtags.0.text`, `tags.*`, `$key`.
+    /// - Throws: ``FieldPathSyntaxError`` naming the segment at fault.
     public init(parsing text: String) throws(FieldPathSyntaxError) {
         var body = Substring(text)
         if body == "$" {

@@ -8,6 +8,7 @@ import Darwin
 /// What tells one version of a file from another cheaply: its size, when it was last modified, and a checksum of
 /// its first MiB. A shard plan keeps it, so that shards are not read from another file, or from this one changed.
 public struct FileFingerprint: Sendable, Hashable, Codable {
+    /// The file's size in bytes.
     public var size: Int
     /// Nanoseconds since 1970 (0 for bytes in memory).
     public var modified: Int64

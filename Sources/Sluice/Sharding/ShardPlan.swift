@@ -45,6 +45,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     public var recordsPath: String?
     /// Records in the whole input.
     public var records: Int
+    /// The shards, in file order: together they hold every record once.
     public var shards: [InputShard]
     /// Whether this is an index (``indexing(_:shape:recordsPath:maximumDepth:)``) rather than a plan to read:
     /// an index is kept to be cut again, and a plan is not taken for one.

@@ -304,12 +304,16 @@ public protocol EnumRawValue: Sendable {
 }
 
 extension String: EnumRawValue {
+    /// The string itself.
     public var enumKey: String { self }
+    /// The string itself.
     public init?(enumKey: String) { self = enumKey }
 }
 
 extension Int: EnumRawValue {
+    /// The integer's decimal digits.
     public var enumKey: String { String(self) }
+    /// The integer whose decimal digits `enumKey` holds; nil for other text.
     public init?(enumKey: String) { self.init(enumKey) }
 }
 

@@ -20,7 +20,9 @@ public struct ParquetOptions: Sendable, Hashable {
     /// A text column's dictionary may grow to this many bytes in a row group (1 MiB by default); past that, the
     /// rest of the row group is written plain.
     public var dictionaryBytes = 1 << 20
+    /// The unit dates are written in (nanoseconds by default; microseconds for readers that take no others).
     public var timestampUnit = TimestampUnit.nanoseconds
 
+    /// Options with every default.
     public init() {}
 }

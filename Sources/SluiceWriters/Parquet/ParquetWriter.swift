@@ -22,6 +22,7 @@ import Foundation
 /// | enum | `INT64` or `DOUBLE` when every stored value is an integer or a number, else `STRING` |
 /// | list of T | the three-level `LIST` of T: an optional group, a repeated group `list`, a required `element` |
 public final class ParquetWriter {
+    /// The columns, in order.
     public let fields: [FieldSpec]
     private let output: FileOutput
     private let options: ParquetOptions
