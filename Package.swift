@@ -24,6 +24,8 @@ let package = Package(
     // pinned here instead: bug fixes only.
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", .upToNextMinor(from: "1.8.2")),
+        // `swift package generate-documentation`: the DocC catalogs of Sluice and SluiceImport, built in CI.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", .upToNextMinor(from: "1.5.0")),
     ],
     targets: [
         .systemLibrary(

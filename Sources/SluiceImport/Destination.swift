@@ -22,7 +22,7 @@ public enum Destination: Sendable, Hashable, CustomStringConvertible {
     /// Reads a destination: `-`, `sqlite:PATH`, a `postgres://` or `postgresql://` URL, a path ending in `.sqlite`,
     /// `.sqlite3`, `.db`, `.csv`, `.tsv`, `.ndjson`, `.jsonl` or `.parquet`, or a directory for Parquet files
     /// (ending in `/`).
-    /// - Throws: ``SluiceError/invalidOptions(_:)`` naming the kinds understood.
+    /// - Throws: `SluiceError.invalidOptions(_:)` naming the kinds understood.
     public init(parsing text: String) throws(SluiceError) {
         let lowered = text.lowercased()
         for kind in DestinationKind.all {

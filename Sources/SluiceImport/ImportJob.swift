@@ -11,7 +11,7 @@ public struct ImportJob: Sendable {
     public var tables: [TableLayout]
     /// Where the tables are written.
     public var destination: Destination
-    /// How inputs are read. The rejection policy is always ``RejectionPolicy/collect``: the import decides when
+    /// How inputs are read. The rejection policy is always `RejectionPolicy.collect`: the import decides when
     /// rejections end the run (``rejectLimit``).
     public var readerOptions = ReaderOptions()
     /// What to do with a table or file that exists already.

@@ -57,7 +57,7 @@ public struct ImportSummary: Sendable {
         var recordsUnaccounted: Int { recordsRead - recordsWritten - recordsRejected - recordsRolledBack - recordsSkipped }
     }
 
-    /// Rows written into one child table (a records' table's array, one row per element, see ``MappedTables``).
+    /// Rows written into one child table (a records' table's array, one row per element, see `MappedTables`).
     public struct ChildTableCounts: Sendable, Hashable {
         /// The child table's name (`tweets_hashtags`).
         public var name: String
@@ -106,8 +106,8 @@ public struct ImportSummary: Sendable {
     public var recordsBehindUnmappedKeys = 0
     /// How the run ended.
     public var outcome = Outcome.complete
-    /// What kind of error stopped a run that ``Outcome/failed``: the input's syntax or data, the options, reading,
-    /// or the destination (``SluiceError/Category``), so that a job can tell its own mistakes from its input's and
+    /// What kind of error stopped a run that ``Outcome/failed(_:)``: the input's syntax or data, the options, reading,
+    /// or the destination (`SluiceError.Category`), so that a job can tell its own mistakes from its input's and
     /// from the machine's. Nil for any other outcome.
     public var errorCategory: SluiceError.Category?
 

@@ -47,7 +47,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
     public var records: Int
     /// The shards, in file order: together they hold every record once.
     public var shards: [InputShard]
-    /// Whether this is an index (``indexing(_:shape:recordsPath:maximumDepth:)``) rather than a plan to read:
+    /// Whether this is an index (``indexing(_:shape:recordsPath:maximumDepth:maximumWindow:)``) rather than a plan to read:
     /// an index is kept to be cut again, and a plan is not taken for one.
     public var isIndex: Bool?
     /// For a zstd file: how many frames it holds (shards can start only where one does).
@@ -62,8 +62,11 @@ public struct ShardPlan: Sendable, Hashable, Codable {
 
     /// Splits an input (a file, or bytes in memory).
     /// - Parameters:
+    ///   - input: The input to split: a file, or bytes in memory.
+    ///   - size: How the shards are sized: by count or by bytes.
     ///   - shape: ``InputShape/automatic`` looks at the first bytes; only NDJSON and arrays split.
     ///   - recordsPath: The key path of the records array inside a wrapper document.
+    ///   - maximumDepth: The deepest nesting a record may have, as ``ReaderOptions/maximumDepth``.
     ///   - maximumWindow: The largest window a zstd frame may ask for, as ``ReaderOptions/maximumDecompressionWindow``.
     /// - Throws: ``SluiceError/invalidOptions(_:)`` for input that cannot be split (xz, a stream, a single
     ///   document without records path, records in an object), ``SluiceError/io(source:byteOffset:message:)``
@@ -88,7 +91,7 @@ public struct ShardPlan: Sendable, Hashable, Codable {
         decompressedBytes = zstdFrames == nil && bzip2Blocks == nil && gzipMembers == nil ? nil : scan.bytesScanned
     }
 
-    /// A plan cut from an index (a fine plan of the same file, ``indexing(_:shape:recordsPath:maximumDepth:)``)
+    /// A plan cut from an index (a fine plan of the same file, ``indexing(_:shape:recordsPath:maximumDepth:maximumWindow:)``)
     /// without reading the file: each shard is whole shards of the index, ending at the first of the index's cuts
     /// at or after each target offset. So shards are as even as the index is fine, and a size finer than the
     /// index gives fewer shards.

@@ -30,11 +30,11 @@ public struct Mapping<Model>: Sendable {
     /// - Parameters:
     ///   - makeModel: Makes the value each record's fields are written into (properties no field sets keep the
     ///     values it gives them).
-    ///   - fields: The fields.
-    /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
     ///   - options: Options of the mapping as a whole (unmapped keys, ignored paths).
+    ///   - fields: The fields.
     ///   - finish: Runs on every mapped model before it is handed out: it may compute derived properties, and
     ///     may throw (``MappingFailure`` or any error) to reject the record with its message.
+    /// - Throws: ``SluiceError/invalidMapping(_:)`` listing every problem.
     public init(
         _ makeModel: @escaping @Sendable () -> Model, options: MappingOptions = MappingOptions(), fields: [Field<Model>],
         finish: (@Sendable (inout Model) throws -> Void)? = nil

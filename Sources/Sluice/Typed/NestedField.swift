@@ -7,8 +7,12 @@ extension Field {
     /// Field("coordinates", \.point, mapping: pointMapping)     // {"coordinates": {"latitude": …, "longitude": …}}
     /// ```
     ///
-    /// - Parameter factory: Makes the nested instance from the parent as mapped so far (the fields declared
-    ///   before this one), instead of the nested mapping's own `makeModel`.
+    /// - Parameters:
+    ///   - path: The key path of the object the nested model is read from.
+    ///   - keyPath: The property that holds the nested model.
+    ///   - mapping: How the nested model is read.
+    ///   - factory: Makes the nested instance from the parent as mapped so far (the fields declared before this
+    ///     one), instead of the nested mapping's own `makeModel`.
     public init<Nested>(
         _ path: String, _ keyPath: WritableKeyPath<Model, Nested> & Sendable, mapping: Mapping<Nested>,
         factory: (@Sendable (Model) -> Nested)? = nil

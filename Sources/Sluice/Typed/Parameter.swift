@@ -1,6 +1,6 @@
 /// One parameter of a model's initialiser: where its value is read, and the property that holds it afterwards
 /// (for writing the model back as JSON and for updates). For models whose properties are `let` constants, made
-/// by their memberwise initialiser (see ``Mapping/init(_:options:_:finish:)``).
+/// by their memberwise initialiser (see ``Mapping/init(_:options:_:_:finish:)``).
 ///
 /// ```swift
 /// Parameter("id", \.id)                                           // any MappableValue: Int32, Decimal, [URL], …

@@ -2,7 +2,7 @@ import Sluice
 
 /// Writes mapped records as CSV (RFC 4180) or TSV: a header row of the field names, then one row per record.
 ///
-/// Values are written by ``ColumnarBatch/Column/appendText(_:to:)``. A field is quoted when it holds the delimiter,
+/// Values are written by `ColumnarBatch.Column.appendText(_:to:)`. A field is quoted when it holds the delimiter,
 /// a quote, a carriage return or a line feed (quotes doubled inside), and when it is empty text, so that an empty
 /// string and a null (an empty field, or the null text you choose) stay apart. Rows end with CRLF for CSV, as
 /// RFC 4180 says, and LF for TSV. TSV has no quoting in its convention; the same quoting is used, so that any text
@@ -15,6 +15,8 @@ public struct CSVWriter {
 
     /// A writer of records with `fields` to `output`, which writes the header row at once.
     /// - Parameters:
+    ///   - fields: The columns, in order.
+    ///   - output: The file the rows go to.
     ///   - delimiter: `,` for CSV, a tab for TSV.
     ///   - nullText: What a null is written as (empty by default).
     ///   - writesHeader: Whether to write the header row (not when appending to a file that has one).

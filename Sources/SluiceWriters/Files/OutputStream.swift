@@ -63,7 +63,7 @@ public final class FileOutput {
     /// Opens `path` to be written whole or not at all: a new or replacing file is written under a temporary
     /// name in the same directory and renamed at ``commit()``; a file appended to is cut back to its length at
     /// ``discard()``. Without either, the object's end discards.
-    /// - Throws: ``SluiceError/write(destination:message:)`` when the file exists and `ifExists` is
+    /// - Throws: `SluiceError.write(destination:message:)` when the file exists and `ifExists` is
     ///   ``ExistingFile/fail``, or it cannot be created.
     public init(path: String, ifExists: ExistingFile) throws(SluiceError) {
         var status = stat()
