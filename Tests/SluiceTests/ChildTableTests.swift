@@ -297,4 +297,32 @@ import Testing
             }
         }
     }
+
+    /// Rows of arrays and child tables count against the pipeline's memory budget once a chunk is mapped, so that a
+    /// slow consumer holds the reader back for them too. A record's thousand numbers take 2 KB of input and about
+    /// 60 KB of rows: a chunk's rows pass the whole budget, which what the reader reserves alone never does. The run
+    /// still ends with every record and row.
+    @Test(arguments: [1, 2])
+    func childRowsCountAgainstTheBudget(workers: Int) throws {
+        var numbers = field("numbers", .json)
+        numbers.childTable = .values(.int64)
+        let schema = try MappingSchema(fields: [field("id", .int64), numbers])
+        let elements = Array(repeating: "1", count: 1000).joined(separator: ",")
+        let text = (1...600).map { id in "{\"id\": \(id), \"numbers\": [\(elements)]}\n" }.joined()
+        let budget = 1 << 20
+        var options = ReaderOptions(rejectionPolicy: .collect, workers: workers, chunkSize: 64 << 10, memoryBudget: budget)
+        options.tablesToFill = TablesToFill(tables: [try MappedTables(schema: schema, key: ["id"])], source: "-")
+        let source = try BatchSourceOpener.open(.bytes(Array(text.utf8)), plan: schema.plan, options: options, keepsRecordText: false, progress: ProgressMonitor())
+        let pipeline = try #require(source as? ParallelPipeline)
+        var records = 0
+        var rows = 0
+        while let batch = try pipeline.nextBatch() {
+            records += batch.count
+            rows += batch.rows(ofTable: 1, forRecords: 0..<batch.count).count
+            usleep(100)
+        }
+        #expect(records == 600 && rows == 600_000)
+        // The one-worker pipeline maps on the caller's thread and reads nothing ahead: it holds no chunk's rows.
+        if workers > 1 { #expect(pipeline.peakBudgetInUse > budget, "peak \(pipeline.peakBudgetInUse) bytes") }
+    }
 }

@@ -23,6 +23,9 @@ package struct ColumnStorage {
     private(set) var byteCount = 0
     private(set) var byteCapacity: Int
 
+    /// The bytes of the text buffer once it has left the batch's block (grown), which the block's size leaves out.
+    var bytesOutsideBlock: Int { ownsBytes ? byteCapacity : 0 }
+
     /// A text column's byte buffer starts at this many bytes a row and doubles when a value does not fit.
     static let initialTextBytesPerRow = 16
 

@@ -89,6 +89,17 @@ public final class ColumnarBatch {
         fixedBytes(of: fields) + capacity * bytesPerRow(of: fields, keepsRecordText: keepsRecordText)
     }
 
+    /// About the bytes the batch holds now: its block at its capacity, and its text buffers that have grown.
+    var heldBytes: Int {
+        (0..<fields.count).reduce(Self.bytes(of: fields, capacity: capacity, keepsRecordText: recordText != nil)) { $0 + columns[$1].bytesOutsideBlock }
+    }
+
+    /// About the bytes the batch holds besides its records' own rows: its element batches' (at every depth) and its
+    /// tables' rows, which grow with the records' arrays.
+    var stagedRowBytes: Int {
+        elementBatches.reduce(0) { $0 + $1.heldBytes + $1.stagedRowBytes } + tables.reduce(0) { $0 + $1.heldBytes }
+    }
+
     /// The capacity for batches of `fields`: `requested`, or fewer rows when that many would take more than
     /// `byteLimit` bytes (at least one).
     static func capacity(of fields: [FieldSpec], keepsRecordText: Bool, requested: Int, byteLimit: Int) -> Int {

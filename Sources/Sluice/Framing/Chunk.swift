@@ -10,8 +10,9 @@ struct Chunk: @unchecked Sendable {
     let count: Int
     /// The absolute input offset of `bytes[0]`.
     let offset: Int
-    /// Bytes of the memory budget held for this chunk until its batches are consumed.
-    let reservation: Int
+    /// Bytes of the memory budget held for this chunk until its batches are consumed: what the reader reserved,
+    /// and what its batches' element and table rows took once mapped.
+    var reservation: Int
     /// A problem the reader found after this chunk's records; the run ends with it.
     var failure: FramingFailure?
     /// With a records path leading to an object: the keys of the chunk's records, in order.

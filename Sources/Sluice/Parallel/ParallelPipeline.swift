@@ -5,8 +5,8 @@ import Foundation
 /// in input order with ordinals and lines renumbered as if one reader had read everything.
 ///
 /// Memory is bounded by a byte budget: each chunk holds its buffer's size and its batches' (at least as much again,
-/// more for a wide mapping) from when it is read until the consumer is done with its batches, and the reader waits
-/// while the budget is spent. A slow consumer therefore slows the reader, and nothing queues without bound.
+/// more for a wide mapping) from when it is read until the consumer is done with its batches, plus, once mapped, the
+/// rows its records' arrays and child tables took; the reader waits while the budget is spent. A slow consumer therefore slows the reader, and nothing queues without bound.
 final class ParallelPipeline: @unchecked Sendable, BatchSource {
     let shape: InputShape
     /// One plan, or one per records path when a document holds several record types.
@@ -321,9 +321,15 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
             }
             condition.unlock()
 
-            let result = map(chunk, engines: &engines)
+            var result = map(chunk, engines: &engines)
+            // Rows of arrays and child tables grow with the records, past what was reserved for the chunk's batches:
+            // they count against the budget until the chunk is consumed, so that the reader waits for them too.
+            let staged = result.outcome.batches.reduce(0) { $0 + $1.stagedRowBytes }
 
             condition.lock()
+            result.chunk.reservation += staged
+            budgetInUse += staged
+            peakBudget = max(peakBudget, budgetInUse)
             results[chunk.index] = result
             // The consumer needs waking only for the result it waits for; the others wait their turn.
             if chunk.index == awaitedIndex { condition.wakeOne(.consumer) }
