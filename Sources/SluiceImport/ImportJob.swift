@@ -57,6 +57,7 @@ public struct ImportJob: Sendable {
 
 /// When rejections end an import: after more than a number of them, or more than a share of the records read.
 public enum RejectLimit: Sendable, Hashable, CustomStringConvertible {
+    /// More than this many rejections.
     case count(Int)
     /// A percentage, judged once 1,000 records have been read (before that, a few early rejections would be a
     /// large share) and again at the end.

@@ -85,7 +85,8 @@ public struct ImportSummary: Sendable {
         public var firstLocation: RecordLocation
     }
 
-    /// The destination, as named to the import.
+    /// The destination as messages name it (``Destination/description``: a PostgreSQL URL without its password,
+    /// `<stdout>` for standard output).
     public var destination: String
     /// Counts per records' table, in the job's order.
     public var tables: [TableCounts]

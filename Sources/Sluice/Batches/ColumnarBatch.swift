@@ -95,7 +95,7 @@ public final class ColumnarBatch {
     }
 
     /// About the bytes the batch holds besides its records' own rows: its element batches' (at every depth) and its
-    /// tables' rows, which grow with the records' arrays.
+    /// tables', at their capacity, which grows with the records' arrays and stays while the batch is reused.
     var stagedRowBytes: Int {
         elementBatches.reduce(0) { $0 + $1.heldBytes + $1.stagedRowBytes } + tables.reduce(0) { $0 + $1.heldBytes }
     }

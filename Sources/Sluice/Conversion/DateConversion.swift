@@ -1,5 +1,6 @@
 /// The unit of epoch numbers in a date field.
 public enum EpochUnit: String, Sendable, Hashable, CaseIterable {
+    /// Seconds, milliseconds, microseconds or nanoseconds since 1970-01-01T00:00:00Z.
     case seconds, milliseconds, microseconds, nanoseconds
 
     /// The power of ten from this unit to nanoseconds.

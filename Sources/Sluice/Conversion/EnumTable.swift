@@ -10,6 +10,7 @@ public struct EnumValue: Sendable, Hashable {
 
     /// The kinds of stored values.
     public enum StoredKind: Sendable, Hashable {
+        /// Text, an integer, or another number.
         case text, integer, number
     }
 

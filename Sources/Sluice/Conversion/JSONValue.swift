@@ -1,9 +1,12 @@
 /// A JSON value as a typed transform receives it.
 public enum JSONValue: Sendable, Hashable {
+    /// A string, unescaped.
     case string(String)
     /// A number as its literal text (`0.10`, `190957570511478800`), exact.
     case number(String)
+    /// `true` or `false`.
     case bool(Bool)
+    /// `null`.
     case null
     /// An object, as its JSON text.
     case object(json: String)

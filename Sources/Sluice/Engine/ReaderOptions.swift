@@ -33,9 +33,10 @@ public struct ReaderOptions: Sendable, Hashable {
     /// chunk of its own, up to ``maximumRecordSize``. An uncompressed file (or shard) smaller than four chunks
     /// per worker is cut into four smaller chunks per worker instead, of 64 KiB at least.
     public var chunkSize = 1 << 20
-    /// The most bytes the parallel pipeline holds at once: chunks read, being mapped or waiting, and their batches
-    /// (each chunk counts its size and its batches' until the consumer is done with them). The reader waits while
-    /// it is spent, so memory stays flat whatever the input size; the default keeps a run well under 256 MiB
+    /// The most bytes the parallel pipeline means to hold at once: chunks read, being mapped or waiting, and their
+    /// batches (each chunk counts its size and its batches' until the consumer is done with them, and once mapped
+    /// the rows its records' arrays and child tables hold, which may take it past the budget until the reader has
+    /// waited for them). The reader waits while it is spent, so memory stays flat whatever the input size; the default keeps a run well under 256 MiB
     /// resident. Batches are sized by the mapping's width as well as by ``batchCapacity``: a wide mapping gets
     /// batches of fewer rows, and chunks of fewer records, so that they fit. Besides the budget, each worker
     /// holds the batch it is filling. An xz input decoded on several threads (with several workers) holds whole

@@ -23,14 +23,12 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// gigabytes to compile.
     public static let maximumSegments = 1024
 
-    /// Parses key-path text.
-    /// - Throws: A message naming what is wrong: an empty segment, a dangling or unknown escape.
     init(segments: [Segment]) {
         self.segments = segments
     }
 
     /// Parses a key path as a mapping writes it: `user.screen_name`, `entities.hashtags.0.text`, `tags.*`, `$key`.
-    /// - Throws: ``FieldPathSyntaxError`` naming the segment at fault.
+    /// - Throws: ``FieldPathSyntaxError`` naming what is wrong: an empty segment, a dangling or unknown escape.
     public init(parsing text: String) throws(FieldPathSyntaxError) {
         var body = Substring(text)
         if body == "$" {

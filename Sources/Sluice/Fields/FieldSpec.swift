@@ -257,13 +257,19 @@ extension FieldSpec: CustomReflectable {
 
 /// A value of one of the field types: defaults, and values handed to callers.
 public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
+    /// Text (of a string, url, json, decimal or enum field).
     case string(String)
+    /// A signed integer.
     case int64(Int64)
+    /// An unsigned integer.
     case uint64(UInt64)
+    /// A double.
     case double(Double)
+    /// A Boolean.
     case bool(Bool)
     /// Nanoseconds since 1970-01-01T00:00:00Z.
     case date(nanoseconds: Int64)
+    /// Bytes (of a bytes field, decoded from base64).
     case bytes([UInt8])
 
     /// The field types a value of this kind can be the default of.

@@ -11,7 +11,7 @@ struct Chunk: @unchecked Sendable {
     /// The absolute input offset of `bytes[0]`.
     let offset: Int
     /// Bytes of the memory budget held for this chunk until its batches are consumed: what the reader reserved,
-    /// and what its batches' element and table rows took once mapped.
+    /// and what its batches' element and table rows hold once mapped.
     var reservation: Int
     /// A problem the reader found after this chunk's records; the run ends with it.
     var failure: FramingFailure?

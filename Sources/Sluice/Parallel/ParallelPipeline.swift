@@ -5,8 +5,8 @@ import Foundation
 /// in input order with ordinals and lines renumbered as if one reader had read everything.
 ///
 /// Memory is bounded by a byte budget: each chunk holds its buffer's size and its batches' (at least as much again,
-/// more for a wide mapping) from when it is read until the consumer is done with its batches, plus, once mapped, the
-/// rows its records' arrays and child tables took; the reader waits while the budget is spent. A slow consumer therefore slows the reader, and nothing queues without bound.
+/// more for a wide mapping) from when it is read until the consumer is done with its batches, plus, once mapped, what
+/// the rows of its records' arrays and child tables hold; the reader waits while the budget is spent. A slow consumer therefore slows the reader, and nothing queues without bound.
 final class ParallelPipeline: @unchecked Sendable, BatchSource {
     let shape: InputShape
     /// One plan, or one per records path when a document holds several record types.

@@ -32,12 +32,14 @@ public final class MultiSchemaReader {
 
     /// Opens `input` as ``init(input:schemas:options:)`` does, and hands each batch with the rows of its schema's
     /// tables (`tables[index]`, made from `schemas[index]`), as ``ColumnarReader/init(input:schema:tables:options:)``
-    /// does.
+    /// does; a schema whose tables are nil gets batches without (``ColumnarBatch/tables`` empty).
     /// - Throws: also ``SluiceError/invalidOptions(_:)`` when `tables` and `schemas` differ in number, or a schema's
     ///   tables were made from another schema.
-    public convenience init(input: Input, schemas: [MappingSchema], tables: [MappedTables], options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
+    public convenience init(input: Input, schemas: [MappingSchema], tables: [MappedTables?], options: ReaderOptions = ReaderOptions()) throws(SluiceError) {
         guard tables.count == schemas.count else { throw .invalidOptions("\(schemas.count) schemas and \(tables.count) sets of tables: give one per schema") }
-        for (index, (table, schema)) in zip(tables, schemas).enumerated() { try TablesToFill.check(table, against: schema.plan, schema: index) }
+        for (index, (table, schema)) in zip(tables, schemas).enumerated() {
+            if let table { try TablesToFill.check(table, against: schema.plan, schema: index) }
+        }
         var options = options
         options.tablesToFill = TablesToFill(tables: tables, source: TablesToFill.linkName(of: input))
         try self.init(input: input, schemas: schemas, options: options)

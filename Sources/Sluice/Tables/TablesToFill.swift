@@ -1,14 +1,14 @@
 /// The tables a reader was asked to fill each batch's ``ColumnarBatch/tables`` with: per mapping it reads (one, or
-/// one per records path), its tables, and the input's name, which rows of records without a key link by (its path,
-/// `-` for standard input).
+/// one per records path), its tables (nil: its batches carry none), and the input's name, which rows of records
+/// without a key link by (its path, `-` for standard input).
 struct TablesToFill: Sendable, Hashable {
-    let tables: [MappedTables]
+    let tables: [MappedTables?]
     let source: String
 
-    /// What fills the tables of the mapping at `index`.
+    /// What fills the tables of the mapping at `index`, if it was given any.
     func rows(ofMapping index: Int) -> TableRows? {
-        guard index < tables.count else { return nil }
-        return TableRows(tables[index], source: source)
+        guard index < tables.count, let mapped = tables[index] else { return nil }
+        return TableRows(mapped, source: source)
     }
 
     /// Refuses tables made from a schema other than the reader's: their columns would not be the batches'.
