@@ -270,7 +270,7 @@ private struct Run {
         options.rejectionPolicy = .collect
         let input: Input = name == "-" ? .standardInput : .file(name)
         // Only mappings with child tables have their batches' tables filled: the others' rows are the batches' own.
-        let tables = written.flatMap { $0.mapped.contains(where: \.hasChildTables) ? $0.mapped.map { $0.hasChildTables ? $0 : nil } : nil }
+        let tables = written?.mapped.map { $0.hasChildTables ? $0 : nil } ?? schemas.map { _ in nil }
         let reader = try BatchReader(input: input, schemas: schemas, tables: tables, options: options)
         observer.inputStarted(reader.progress, index, name)
         let cancellable = UncheckedSendable(reader)
@@ -484,18 +484,16 @@ enum BatchReader {
     case one(ColumnarReader)
     case several(MultiSchemaReader)
 
-    /// With `tables` (one per schema, when some has child tables), batches come with their tables' rows.
-    init(input: Input, schemas: [MappingSchema], tables: [MappedTables?]?, options: ReaderOptions) throws(SluiceError) {
-        switch (schemas.count == 1, tables) {
-        case (true, let tables?):
-            self = if let first = tables[0] {
-                .one(try ColumnarReader(input: input, schema: schemas[0], tables: first, options: options))
-            } else {
-                .one(try ColumnarReader(input: input, schema: schemas[0], options: options))
-            }
-        case (true, nil): self = .one(try ColumnarReader(input: input, schema: schemas[0], options: options))
-        case (false, let tables?): self = .several(try MultiSchemaReader(input: input, schemas: schemas, tables: tables, options: options))
-        case (false, nil): self = .several(try MultiSchemaReader(input: input, schemas: schemas, options: options))
+    /// Per schema, the tables its batches come with the rows of (nil: none).
+    init(input: Input, schemas: [MappingSchema], tables: [MappedTables?], options: ReaderOptions) throws(SluiceError) {
+        guard schemas.count == 1 else {
+            self = .several(try MultiSchemaReader(input: input, schemas: schemas, tables: tables, options: options))
+            return
+        }
+        self = if let first = tables[0] {
+            .one(try ColumnarReader(input: input, schema: schemas[0], tables: first, options: options))
+        } else {
+            .one(try ColumnarReader(input: input, schema: schemas[0], options: options))
         }
     }
 

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Memory is bounded by a byte budget: each chunk holds its buffer's size and its batches' (at least as much again,
 /// more for a wide mapping) from when it is read until the consumer is done with its batches, plus, once mapped, what
-/// the rows of its records' arrays and child tables hold; the reader waits while the budget is spent. A slow consumer therefore slows the reader, and nothing queues without bound.
+/// the rows of its records' arrays and child tables hold; the reader waits while the budget is spent. A slow
+/// consumer therefore slows the reader, and nothing queues without bound.
 final class ParallelPipeline: @unchecked Sendable, BatchSource {
     let shape: InputShape
     /// One plan, or one per records path when a document holds several record types.
@@ -143,7 +144,7 @@ final class ParallelPipeline: @unchecked Sendable, BatchSource {
         ordinalBases = plans.map { _ in max((options.shard?.firstOrdinal ?? 1) - 1 - leading, 0) }
         lineBase = (options.shard?.firstLine ?? 1) - 1
         typeTotals = plans.map { _ in ReadStatistics() }
-        tables = plans.indices.map { index in options.tablesToFill.flatMap { index < $0.tables.count ? $0.tables[index] : nil } }
+        tables = plans.indices.map { options.tablesToFill?.tables(ofMapping: $0) }
         self.shape = shape
         self.options = options
         self.tokenizer = tokenizer

@@ -29,17 +29,14 @@ final class TableRows {
     }
 
     /// Fills `batch.tables` from the batch's records (its committed ones: an element batch also holds the rows of
-    /// records rejected after their arrays were read).
+    /// records rejected after their arrays were read). The batch is new or reset (``ColumnarBatch/reset()`` empties
+    /// its tables too), as every batch an engine fills is.
     func fill(_ batch: ColumnarBatch) {
         if batch.tables.isEmpty {
             batch.tables = tables.tables.map { ColumnarBatch(fields: $0.fields, capacity: ColumnarBatch.initialElementCapacity, holdsElementRows: false) }
             batch.tableRowStarts = tables.tables.map { _ in [] }
         }
-        for output in batch.tables { output.reset() }
-        for table in batch.tableRowStarts.indices.dropFirst() {
-            batch.tableRowStarts[table].removeAll(keepingCapacity: true)
-            batch.tableRowStarts[table].reserveCapacity(batch.count + 1)
-        }
+        for table in batch.tableRowStarts.indices.dropFirst() { batch.tableRowStarts[table].reserveCapacity(batch.count + 1) }
         let records = batch.tables[0]
         let own = ownColumnCounts[0]
         for row in 0..<batch.count {

@@ -5,10 +5,14 @@ struct TablesToFill: Sendable, Hashable {
     let tables: [MappedTables?]
     let source: String
 
+    /// The tables of the mapping at `index`, if it was given any.
+    func tables(ofMapping index: Int) -> MappedTables? {
+        index < tables.count ? tables[index] : nil
+    }
+
     /// What fills the tables of the mapping at `index`, if it was given any.
     func rows(ofMapping index: Int) -> TableRows? {
-        guard index < tables.count, let mapped = tables[index] else { return nil }
-        return TableRows(mapped, source: source)
+        tables(ofMapping: index).map { TableRows($0, source: source) }
     }
 
     /// Refuses tables made from a schema other than the reader's: their columns would not be the batches'.
