@@ -183,7 +183,7 @@ struct matcher : record_view, sluice_walks::tape_writer {
             return step::ok;
         });
         if (walked != step::ok) return step::unusual;
-        push(nullptr, 0, after_closing(), node, SLUICE_TAPE_ELEMENTS_END);
+        push(nullptr, size_t(index), after_closing(), node, SLUICE_TAPE_ELEMENTS_END);
         return step::ok;
     }
 

@@ -270,7 +270,7 @@ struct sluice_yajl_matcher {
         const bool is_read = closed.node >= 0 || closed.captured >= 0;
         if (!is_read && !closes_element && !frames.empty()) return 1;
         const size_t at = consumed();
-        if (closed.node >= 0 && closed.kind == frame::elements) push(nullptr, 0, at, closed.node, SLUICE_TAPE_ELEMENTS_END);
+        if (closed.node >= 0 && closed.kind == frame::elements) push(nullptr, size_t(closed.next), at, closed.node, SLUICE_TAPE_ELEMENTS_END);
         // The capture goes after everything read inside it (the record's own, at `$`, last of all).
         if (closed.captured >= 0) push(base + closed.capture_start, at - closed.capture_start, at, closed.captured, SLUICE_TAPE_CAPTURE);
         if (frames.empty()) {

@@ -80,7 +80,7 @@ typedef enum {
     /// One element of that array, before its own entries: `node` is its index in the array (nulls counted),
     /// `length` how many entries after this one are its, `end` the offset just past it. A null element has no marker.
     SLUICE_TAPE_ELEMENT = 10,
-    /// The end of that array: `end` is the offset just past its `]`.
+    /// The end of that array: `end` is the offset just past its `]`, `length` how many elements it held (nulls counted).
     SLUICE_TAPE_ELEMENTS_END = 11,
     /// A container where a field reads a scalar, or of the other kind than the plan looks for at `node` (its first
     /// byte at `bytes`): the fields it does not fit fail on it. Nothing in one of the other kind is read.

@@ -10,16 +10,22 @@ struct ElementRows {
     let rows: Range<Int>
     /// The index in the batch's rejections of the element that did not map, if one did not.
     let failure: Int?
+    /// How many elements the array held, nulls counted: nulls have no rows, and a row's place in the array is
+    /// its ordinal in the element batch.
+    let arrayCount: Int
 
     private static let marker: UInt8 = 0
-    private static let size = 1 + 4 * MemoryLayout<Int>.size
+    private static let size = 1 + 5 * MemoryLayout<Int>.size
 
-    /// Writes `rows` of `batch`, or its rejection at `failure`, as the text of `row` in `storage`.
-    static func write(_ batch: ColumnarBatch, rows: Range<Int>, failure: Int?, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int) {
+    /// Writes `rows` of `batch`, or its rejection at `failure`, and the array's element count, as the text of `row`
+    /// in `storage`.
+    static func write(
+        _ batch: ColumnarBatch, rows: Range<Int>, failure: Int?, arrayCount: Int, into storage: UnsafeMutablePointer<ColumnStorage>, row: Int
+    ) {
         storage.pointee.beginText(row: row)
         storage.pointee.appendText(byte: marker)
-        // One copy of the four words (a homogeneous tuple is laid out contiguously), not one call a byte.
-        var words = (Int(bitPattern: Unmanaged.passUnretained(batch).toOpaque()), rows.lowerBound, rows.count, failure ?? -1)
+        // One copy of the five words (a homogeneous tuple is laid out contiguously), not one call a byte.
+        var words = (Int(bitPattern: Unmanaged.passUnretained(batch).toOpaque()), rows.lowerBound, rows.count, failure ?? -1, arrayCount)
         withUnsafeBytes(of: &words) { bytes in
             if let base = bytes.baseAddress { storage.pointee.appendText(base, count: bytes.count) }
         }
@@ -36,6 +42,7 @@ struct ElementRows {
         let start = raw.loadUnaligned(fromByteOffset: MemoryLayout<Int>.size, as: Int.self)
         let count = raw.loadUnaligned(fromByteOffset: 2 * MemoryLayout<Int>.size, as: Int.self)
         let failure = raw.loadUnaligned(fromByteOffset: 3 * MemoryLayout<Int>.size, as: Int.self)
+        arrayCount = raw.loadUnaligned(fromByteOffset: 4 * MemoryLayout<Int>.size, as: Int.self)
         guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
         batch = Unmanaged<ColumnarBatch>.fromOpaque(pointer).takeUnretainedValue()
         rows = start..<start + count

@@ -6,11 +6,11 @@ enum ColumnDecoding {
     @inline(__always)
     static func decode(_ type: FieldType, _ value: ScalarValue, conversion: UnsafePointer<ColumnConversion>, into slot: ColumnSlot) -> DecodeFailure? {
         switch type {
-        case .string: TextDecoder.decode(value, into: slot)
+        case .string: TextDecoder.decode(value, conversion: conversion, into: slot)
         case .int64: IntegerDecoder.decodeSigned(value, conversion: conversion, into: slot)
         case .uint64: IntegerDecoder.decodeUnsigned(value, conversion: conversion, into: slot)
-        case .double: DoubleDecoder.decode(value, into: slot)
-        case .bool: BoolDecoder.decode(value, into: slot)
+        case .double: DoubleDecoder.decode(value, conversion: conversion, into: slot)
+        case .bool: BoolDecoder.decode(value, conversion: conversion, into: slot)
         case .json: JSONScalarDecoder.decode(value, into: slot)
         case .date: DateDecoder.decode(value, conversion: conversion, into: slot)
         case .url: URLDecoder.decode(value, conversion: conversion, into: slot)

@@ -3,7 +3,7 @@
 enum IntegerDecoder {
     @inline(__always)
     static func decodeSigned(_ value: ScalarValue, conversion: UnsafePointer<ColumnConversion>, into slot: ColumnSlot) -> DecodeFailure? {
-        guard let (base, count) = integerText(value) else { return .mismatch("int64") }
+        guard let (base, count) = integerText(value, conversion) else { return .mismatch("int64") }
         var result = NumberConversion.int64(base, count)
         if result == .fractional && conversion.pointee.truncatesFractions {
             result = NumberConversion.signed(NumberConversion.exactInteger(base, count, truncates: true))
@@ -19,7 +19,7 @@ enum IntegerDecoder {
 
     @inline(__always)
     static func decodeUnsigned(_ value: ScalarValue, conversion: UnsafePointer<ColumnConversion>, into slot: ColumnSlot) -> DecodeFailure? {
-        guard let (base, count) = integerText(value) else { return .mismatch("uint64") }
+        guard let (base, count) = integerText(value, conversion) else { return .mismatch("uint64") }
         switch NumberConversion.exactInteger(base, count, truncates: conversion.pointee.truncatesFractions) {
         case .value(let negative, let magnitude) where !negative || magnitude == 0:
             slot.storage.pointee.write(magnitude, row: slot.row)
@@ -29,10 +29,11 @@ enum IntegerDecoder {
         }
     }
 
-    /// A number's literal, or a string of an optional sign and digits.
+    /// A number's literal, or unless the column takes only numbers, a string of an optional sign and digits.
     @inline(__always)
-    private static func integerText(_ value: ScalarValue) -> (base: UnsafePointer<UInt8>, count: Int)? {
-        guard let text = value.text, value.kind == .number || NumberConversion.isIntegerText(text.base, text.count) else { return nil }
+    private static func integerText(_ value: ScalarValue, _ conversion: UnsafePointer<ColumnConversion>) -> (base: UnsafePointer<UInt8>, count: Int)? {
+        guard let text = value.text,
+              value.kind == .number || (!conversion.pointee.takesOnlyItsKind && NumberConversion.isIntegerText(text.base, text.count)) else { return nil }
         return text
     }
 }

@@ -99,6 +99,12 @@ public struct FieldSpec: Sendable, Hashable {
         get { settings.requiresFoundationURL }
         set { updateSettings { $0.requiresFoundationURL = newValue } }
     }
+    /// For models decoded as `JSONDecoder` decodes them: a value is taken only from the JSON kind of its type
+    /// (text from strings, numbers from numbers, Booleans from `true` and `false`), never converted from another.
+    var takesOnlyItsKind: Bool {
+        get { settings.takesOnlyItsKind }
+        set { updateSettings { $0.takesOnlyItsKind = newValue } }
+    }
     /// For a typed property whose type is not its column's (an `Int32` read through an int64 column): how
     /// rejections name the property's type, so that they say what the model declared.
     var shownType: ShownType? {
@@ -139,6 +145,7 @@ public struct FieldSpec: Sendable, Hashable {
         var cleanups: [ValueCleanup] = []
         var fallbackPaths: [String] = []
         var requiresFoundationURL = false
+        var takesOnlyItsKind = false
         var shownType: ShownType?
         var propertyPath: [String]?
         var elementPlan: ElementPlan?

@@ -36,13 +36,14 @@ extension RecordStateMachine {
         }
     }
 
-    /// The array closed: its row holds where its elements lie, or which of them failed.
-    mutating func finishElements() {
+    /// The array of `count` elements (nulls counted) closed: its row holds where its elements lie, or which of them
+    /// failed.
+    mutating func finishElements(count: Int) {
         if let batch = elementMachines[elementsMachine].elementBatch {
             let end = elementMachines[elementsMachine].row
             batch.count = end
             let failure = batch.rejections.count > elementsRejectionsBefore ? elementsRejectionsBefore : nil
-            ElementRows.write(batch, rows: elementsStart..<end, failure: failure, into: columns + elementsColumn, row: row)
+            ElementRows.write(batch, rows: elementsStart..<end, failure: failure, arrayCount: count, into: columns + elementsColumn, row: row)
         }
         elementsColumn = -1
         feedsElements = false

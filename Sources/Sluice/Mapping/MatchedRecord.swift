@@ -74,7 +74,7 @@ extension RecordStateMachine {
                 cursor += entry.length
                 feedMatchedElement(entries, index: Int(entry.node), end: entry.end, nodeBase: elementsBase)
             case SLUICE_TAPE_ELEMENTS_END:
-                finishElements()
+                finishElements(count: entry.length)
             case SLUICE_TAPE_MISMATCH:
                 checkContainer(node: node, isArray: entry.bytes?.pointee == UInt8(ascii: "["))
             case SLUICE_TAPE_EXTRA_VALUE:

@@ -230,6 +230,8 @@ final class CompiledPlan: ElementPlanning, @unchecked Sendable {
 struct ColumnConversion: Sendable {
     var truncatesFractions = false
     var requiresFoundationURL = false
+    /// Values only from their type's own JSON kind (``FieldSpec/takesOnlyItsKind``).
+    var takesOnlyItsKind = false
     var dateParser: DateParser?
     var enumTable: EnumTable?
     var decimalFormat: DecimalFormat?
@@ -240,7 +242,7 @@ struct ColumnConversion: Sendable {
 
     /// Whether values convert by their type alone.
     var isPlain: Bool {
-        !truncatesFractions && !requiresFoundationURL && dateParser == nil && enumTable == nil && decimalFormat == nil && defaultValue == nil && transform == nil && cleaning == nil
+        !truncatesFractions && !requiresFoundationURL && !takesOnlyItsKind && dateParser == nil && enumTable == nil && decimalFormat == nil && defaultValue == nil && transform == nil && cleaning == nil
     }
 }
 

@@ -110,7 +110,7 @@ public struct Mapping<Model>: Sendable {
         return value
     }
 
-    private init(
+    init(
         assembly: Assembly<Model>, options: MappingOptions, fields: [Field<Model>], finish: (@Sendable (inout Model) throws -> Void)?
     ) throws(SluiceError) {
         self.assembly = assembly

@@ -1,0 +1,188 @@
+import Foundation
+
+/// An object's keys, read from the columns discovery laid out for them.
+struct ColumnsObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: ColumnsDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    /// The keys the record holds, among those the model was seen to read.
+    var allKeys: [Key] {
+        guard case .object(let keys, _) = decoder.node.reading else { return [] }
+        return keys.keys.compactMap { name in
+            guard let child = try? decoder.child(RecordKey(stringValue: name)), child.isPresent else { return nil }
+            return Key(stringValue: name)
+        }
+    }
+
+    func contains(_ key: Key) -> Bool { (try? decoder.child(key))?.isPresent ?? false }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        let child = try decoder.child(key)
+        guard child.isPresent else { throw child.failure(.missing, expected: "a value", found: "no value") }
+        return child.isNil
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.child(key).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.child(key).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.child(key).decode(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.child(key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.child(key).decode(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.child(key).decode(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.child(key).decode(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.child(key).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.child(key).decode(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.child(key).decode(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.child(key).decode(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.child(key).decode(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.child(key).decode(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.child(key).decode(type) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.child(key).decode(type) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decodeIfPresent(type, key) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try decodeIfPresent(type, key) }
+
+    /// Missing or `null` gives nil, as `JSONDecoder` gives it.
+    @inline(__always)
+    private func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        let child = try decoder.child(key)
+        return child.isNil ? nil : try child.decode(type)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try decoder.child(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try decoder.child(key).unkeyedContainer() }
+
+    // Refused when the mapping was built: discovery never hands one out.
+    func superDecoder() throws -> any Decoder { throw decoder.undiscovered("a super decoder") }
+    func superDecoder(forKey key: Key) throws -> any Decoder { throw decoder.undiscovered("a super decoder") }
+}
+
+/// An array's elements: rows of the element batch, with nulls where the rows' places in the array skip one.
+struct ColumnsArray: UnkeyedDecodingContainer {
+    let decoder: ColumnsDecoder
+    let elements: ElementRows
+    let element: DecodingNode
+    private(set) var currentIndex = 0
+    /// The element batch's row of the next element that is not null.
+    private var nextRow: Int
+
+    init(decoder: ColumnsDecoder, elements: ElementRows, element: DecodingNode) {
+        self.decoder = decoder
+        self.elements = elements
+        self.element = element
+        nextRow = elements.rows.lowerBound
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var count: Int? { elements.arrayCount }
+    var isAtEnd: Bool { currentIndex >= elements.arrayCount }
+
+    /// Whether the element at `currentIndex` is null (it has no row: element rows carry their 1-based places).
+    private var isNullHere: Bool {
+        nextRow >= elements.rows.upperBound || elements.batch.ordinals[nextRow] - 1 != currentIndex
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd else { throw pastEnd() }
+        guard isNullHere else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next(type) }
+
+    /// The next element, decoded; its failure named from the array (`$.tags[2].text`).
+    @inline(__always)
+    private mutating func next<T: Decodable>(_ type: T.Type) throws -> T {
+        guard !isAtEnd else { throw pastEnd() }
+        let index = currentIndex
+        let place = decoder.node.path + "[\(index)]"
+        if let failed = elements.failure, failed < elements.batch.rejections.count,
+           let rejection = Optional(elements.batch.rejections[failed]), rejection.location.ordinal - 1 == index {
+            // The element did not map in the engine: its own failure, named from the array.
+            throw DecodedValueFailure(rejection.failures.first ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "\(T.self)", found: "another value")).placed(under: place)
+        }
+        guard !isNullHere else {
+            if let none = (T.self as? any DiscoverableOptional.Type)?.discoverySample as? T {
+                currentIndex += 1
+                return none
+            }
+            throw DecodedValueFailure(Rejection.Failure(keyPath: place, kind: .null, expected: "\(T.self)", found: ValueDescription.null))
+        }
+        let row = nextRow
+        currentIndex += 1
+        nextRow += 1
+        do {
+            return try ColumnsDecoder(node: element, columns: elements.batch.columns, row: row).decode(type)
+        } catch {
+            throw DecodedValueFailure(error, under: "$").placed(under: place)
+        }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        throw decoder.undiscovered("a nested container of an array element")
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw decoder.undiscovered("a nested container of an array element")
+    }
+
+    mutating func superDecoder() throws -> any Decoder { throw decoder.undiscovered("a super decoder") }
+
+    private func pastEnd() -> DecodedValueFailure {
+        decoder.failure(.missing, expected: "another element", found: "the end of the array (\(elements.arrayCount) elements)")
+    }
+}
+
+/// A single value: the decoder's own.
+struct ColumnsValue: SingleValueDecodingContainer {
+    let decoder: ColumnsDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { decoder.isNil }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.decode(type) }
+    func decode(_ type: String.Type) throws -> String { try decoder.decode(type) }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.decode(type) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.decode(type) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.decode(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decode(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decode(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decode(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decode(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decode(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decode(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decode(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decode(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decode(type) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(type) }
+}

@@ -1,0 +1,209 @@
+import Foundation
+
+/// The decoder a model's `init(from:)` reads one record through: the record's values are already in the batch's
+/// columns, converted by the engine, and are only picked out here. Three words, so that handing it on as an
+/// existential `Decoder` allocates nothing.
+struct ColumnsDecoder: Decoder {
+    let node: DecodingNode
+    let columns: UnsafeMutablePointer<ColumnStorage>
+    let row: Int
+
+    var codingPath: [any CodingKey] { node.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { node.context.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object = node.reading else { throw undiscovered("an object") }
+        try requirePresence()
+        return KeyedDecodingContainer(ColumnsObject<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let column, let element) = node.reading, let element else { throw undiscovered("an array") }
+        guard columns[column].isValid(row) else { throw failure(.missing, expected: "an array", found: "no value") }
+        guard let elements = ElementRows(columns[column], row: row) else {
+            if isNull(column) { throw failure(.null, expected: "an array", found: ValueDescription.null) }
+            throw failure(.typeMismatch, expected: "an array read element by element", found: "an array another key also reads")
+        }
+        return ColumnsArray(decoder: self, elements: elements, element: element)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { ColumnsValue(decoder: self) }
+
+    // MARK: Values
+
+    /// Whether the record holds the value (`null` included).
+    var isPresent: Bool {
+        if let presence = node.presence { return columns[presence].isValid(row) }
+        switch node.reading {
+        case .scalar(let column, _), .text(let column), .array(let column, _): return columns[column].isValid(row)
+        case .object, .presence: return true
+        }
+    }
+
+    /// Whether the value is missing or `null`.
+    var isNil: Bool {
+        if let presence = node.presence { return !columns[presence].isValid(row) || isNull(presence) }
+        switch node.reading {
+        case .scalar(let column, _): return !columns[column].isValid(row)
+        case .text(let column), .array(let column, _): return !columns[column].isValid(row) || isNull(column)
+        case .object, .presence: return false
+        }
+    }
+
+    private func isNull(_ column: Int) -> Bool {
+        ElementRows(columns[column], row: row) == nil && columns[column].textBytes(row).elementsEqual("null".utf8)
+    }
+
+    /// An object asked for must be there and not `null`.
+    private func requirePresence() throws {
+        guard let presence = node.presence else { return }
+        guard columns[presence].isValid(row) else { throw failure(.missing, expected: "an object", found: "no value") }
+        if isNull(presence) { throw failure(.null, expected: "an object", found: ValueDescription.null) }
+    }
+
+    /// A value of type `T`: one Sluice read itself, one the JSONDecoder reads from its text, or one made by its
+    /// own `init(from:)` from this decoder.
+    @inline(__always)
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        switch node.reading {
+        case .scalar(let column, let scalar):
+            if columns[column].isValid(row) {
+                if let value = try read(T.self, column, scalar) { return value }
+            } else if !(T.self is any DiscoverableOptional.Type) {
+                throw failure(.missing, expected: "\(T.self)", found: "no value")
+            }
+            // A type that reads itself through a single value: an enum, a wrapper, an optional.
+            return try T(from: self)
+        case .text(let column):
+            if isNil, let none = (T.self as? any DiscoverableOptional.Type)?.discoverySample as? T { return none }
+            return try decodeText(T.self, column)
+        case .array(let column, _):
+            if columns[column].isValid(row) && ElementRows(columns[column], row: row) == nil && !isNull(column) { return try decodeText(T.self, column) }
+            return try T(from: self)
+        case .object, .presence:
+            return try T(from: self)
+        }
+    }
+
+    /// A value of a type Sluice read into the column, or nil for a type that reads itself through a single value.
+    @inline(__always)
+    private func read<T>(_ type: T.Type, _ column: Int, _ scalar: DecodedScalar) throws -> T? {
+        let storage = columns[column]
+        switch scalar {
+        case .string:
+            if T.self == String.self { return storage.text(row) as? T }
+        case .bool:
+            if T.self == Bool.self { return storage.bool(row) as? T }
+        case .double:
+            if T.self == Double.self { return storage.double(row) as? T }
+        case .integer(let signed, _):
+            guard let integer = T.self as? any FixedWidthInteger.Type else { return nil }
+            return try exactly(integer, signed ? storage.int64(row).map(IntegerValue.signed) : storage.uint64(row).map(IntegerValue.unsigned)) as? T
+        case .date(let reading):
+            if T.self == Date.self, let number = storage.double(row) { return reading.date(number) as? T }
+        case .base64Data:
+            if T.self == Data.self {
+                guard let data = storage.text(row).flatMap({ Data(base64Encoded: $0) }) else {
+                    throw failure(.typeMismatch, expected: "base64 data", found: storage.describedValue(row))
+                }
+                return data as? T
+            }
+        case .url:
+            if T.self == URL.self {
+                guard let url = storage.text(row).flatMap(URL.init(string:)) else { throw failure(.typeMismatch, expected: "URL", found: storage.describedValue(row)) }
+                return url as? T
+            }
+        }
+        return nil
+    }
+
+    private enum IntegerValue {
+        case signed(Int64), unsigned(UInt64)
+    }
+
+    /// An integer column's value in the integer type asked for, refused when it does not fit.
+    private func exactly(_ type: any FixedWidthInteger.Type, _ value: IntegerValue?) throws -> Any {
+        func convert<Integer: FixedWidthInteger>(_ type: Integer.Type) -> Integer? {
+            switch value {
+            case .signed(let number)?: Integer(exactly: number)
+            case .unsigned(let number)?: Integer(exactly: number)
+            case nil: nil
+            }
+        }
+        guard let converted = convert(type) else {
+            let shown = switch value {
+            case .signed(let number)?: "number \(number)"
+            case .unsigned(let number)?: "number \(number)"
+            case nil: "no value"
+            }
+            throw failure(.outOfRange, expected: "\(type) (\(type.min) to \(type.max))", found: shown)
+        }
+        return converted
+    }
+
+    /// A value the JSONDecoder decodes from its text, with the strategies it was configured with.
+    private func decodeText<T: Decodable>(_ type: T.Type, _ column: Int) throws -> T {
+        guard columns[column].isValid(row) else { throw failure(.missing, expected: "\(T.self)", found: "no value") }
+        let text = columns[column].textBytes(row)
+        do {
+            return try node.context.decoder.decode(T.self, from: Data(text))
+        } catch {
+            throw DecodedValueFailure(error, under: node.path)
+        }
+    }
+
+    func failure(_ kind: Rejection.Kind, expected: String, found: String) -> DecodedValueFailure {
+        DecodedValueFailure(Rejection.Failure(keyPath: node.path, kind: kind, expected: expected, found: found))
+    }
+
+    /// The model asked for something discovery did not see it ask for: its reading depends on the values.
+    func undiscovered(_ what: String) -> DecodedValueFailure {
+        failure(.custom, expected: "a value read as discovered", found: "the model read \(what) here, which it did not read when its keys were discovered")
+    }
+
+    /// The decoder of a key of this object.
+    func child(_ key: some CodingKey) throws -> ColumnsDecoder {
+        guard case .object(let keys, let children) = node.reading, let index = keys[key.stringValue] else {
+            throw undiscovered("the key \"\(key.stringValue)\"")
+        }
+        return ColumnsDecoder(node: children[index], columns: columns, row: row)
+    }
+}
+
+/// Why a value was refused while its model was made, named by its key path from the plan's root.
+struct DecodedValueFailure: Error {
+    var failure: Rejection.Failure
+
+    init(_ failure: Rejection.Failure) {
+        self.failure = failure
+    }
+
+    /// Any error a model's decoding threw, as a failure: a `DecodingError` at its coding path under `path` (`$`
+    /// for errors thrown through these decoders, whose coding paths start at the plan's root).
+    init(_ error: any Error, under path: String) {
+        if let known = error as? DecodedValueFailure {
+            self = known
+            return
+        }
+        guard let decoding = error as? DecodingError else {
+            failure = Rejection.Failure(keyPath: path, kind: .custom, expected: "init(from:)", found: "\(error)")
+            return
+        }
+        let (kind, expected, context): (Rejection.Kind, String, DecodingError.Context) = switch decoding {
+        case .typeMismatch(let type, let context): (.typeMismatch, "\(type)", context)
+        case .valueNotFound(let type, let context): (.null, "\(type)", context)
+        case .keyNotFound(let key, let context): (.missing, "a value at \"\(key.stringValue)\"", context)
+        case .dataCorrupted(let context): (.custom, "init(from:)", context)
+        @unknown default: (.custom, "init(from:)", DecodingError.Context(codingPath: [], debugDescription: "\(error)"))
+        }
+        let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+        failure = Rejection.Failure(keyPath: path + keys, kind: kind, expected: expected, found: context.debugDescription)
+    }
+
+    /// The failure placed under an element of an array (`$.tags[2]` + the element's own path).
+    func placed(under path: String) -> DecodedValueFailure {
+        var placed = failure
+        placed.keyPath = path + failure.keyPath.dropFirst()
+        return DecodedValueFailure(placed)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// How values of a `Decodable` model convert from JSON.
+public enum DecodingConversions: Sendable, Hashable {
+    /// As `JSONDecoder` converts them: text only from strings, numbers only from numbers, Booleans only from
+    /// `true` and `false`.
+    case strict
+    /// As Sluice's own fields convert them: numbers and Booleans also from their text (`"42"`, `"true"`), and text
+    /// also from numbers (`0.1` gives `"0.1"`).
+    case lenient
+}
+
+extension Mapping where Model: Decodable & SendableMetatype {
+    /// Compiles a mapping from a `Decodable` model, unchanged: its `init(from:)` is called for each record, with a
+    /// decoder that reads the record's values from the columns Sluice's tokenizers filled, not from JSON.
+    ///
+    /// ```swift
+    /// struct Tweet: Decodable { let id: Int64; let text: String; let user: User; let hashtags: [String]? }
+    /// let decoder = JSONDecoder()
+    /// decoder.keyDecodingStrategy = .convertFromSnakeCase
+    /// let mapping = try Mapping(decoding: Tweet.self, using: decoder)
+    /// for try await tweet in TypedReader(input: .file(path: "tweets.ndjson"), mapping: mapping).models { … }
+    /// ```
+    ///
+    /// What the model reads is discovered once, here, by decoding it from sample values (twice: optional keys
+    /// absent, then present): its coding keys, nested objects and arrays of nested models, optionals, enums,
+    /// dates, data and URLs, under the decoder's key, date and data strategies.
+    ///
+    /// - Values convert as `JSONDecoder` converts them (unless `conversions` is ``DecodingConversions/lenient``),
+    ///   and `null`, missing keys and values out of a type's range are refused as it refuses them: the record is
+    ///   rejected, naming the key path (`$.user.followers_count: expected Int32 (…), found number 3000000000`).
+    ///   A value of the wrong kind is refused while the record is read, before `init(from:)` runs, so that a model
+    ///   catching a decoding error (`try?`) does not see that value.
+    /// - Dictionaries, arrays read by position, `Float`, `Decimal`, and dates and data under `.iso8601`,
+    ///   `.formatted` or `.custom` strategies are handed to `decoder` as their value's JSON text: exactly its
+    ///   results, at its speed for those values.
+    /// - `.convertFromSnakeCase` reads the key `user_name` for the coding key `userName` (a key without an
+    ///   underscore, which `JSONDecoder` would also match, is not read), and where two keys of a record convert
+    ///   to one coding key, Sluice takes the last, `JSONDecoder` the first.
+    /// - ``update(_:from:)`` decodes the record whole, as `init(from:)` does.
+    ///
+    /// - Parameters:
+    ///   - type: The model.
+    ///   - decoder: The key, date, data and float strategies, and the user info `init(from:)` sees; it decodes the
+    ///     values Sluice does not read itself.
+    ///   - conversions: How values convert: ``DecodingConversions/strict`` as `JSONDecoder`, or as Sluice's fields.
+    ///   - options: Options of the mapping as a whole (unmapped keys, ignored paths); its naming convention does
+    ///     not apply, the decoder's key strategy does.
+    /// - Throws: ``SluiceError/invalidMapping(_:)`` naming the type and key path of what cannot be read this way:
+    ///   a custom key strategy, a super decoder, an enum that is not `CaseIterable` where a sample of it is
+    ///   needed, an `init(from:)` that throws on the samples, or a key asked for as two different things.
+    public init(
+        decoding type: Model.Type, using decoder: JSONDecoder = JSONDecoder(), conversions: DecodingConversions = .strict,
+        options: MappingOptions = MappingOptions()
+    ) throws(SluiceError) {
+        let keyName: @Sendable (String) -> String
+        switch decoder.keyDecodingStrategy {
+        case .useDefaultKeys: keyName = { $0 }
+        case .convertFromSnakeCase: keyName = SnakeCaseKeys.jsonKey(for:)
+        default:
+            throw .invalidMapping([MappingProblem(field: "\(Model.self)", message: "a custom key decoding strategy maps the record's keys to coding keys, and Sluice needs the way back; use .useDefaultKeys or .convertFromSnakeCase")])
+        }
+        let discovered = DiscoveredNode()
+        let strategies = DecodingStrategies(decoder)
+        for pass in [DiscoveryPass.absent, .present] {
+            do {
+                _ = try ShapeRecorder(pass: pass, strategies: strategies, userInfo: decoder.userInfo).discover(Model.self, at: discovered, path: [])
+            } catch let refusal as DiscoveryRefusal {
+                throw .invalidMapping([MappingProblem(field: "\(Model.self)", message: refusal.message)])
+            } catch {
+                throw .invalidMapping([MappingProblem(field: "\(Model.self)", message: "\(error)")])
+            }
+        }
+        var layout = DecodableLayout(context: DecodingContext(decoder: decoder), keyName: keyName, isStrict: conversions == .strict)
+        let root = layout.root(discovered)
+        if !layout.problems.isEmpty {
+            throw .invalidMapping(layout.problems.map { MappingProblem(field: "\(Model.self)", message: $0) })
+        }
+        let columns = layout.columns
+        let field = Field<Model>(describing: \Model.self, columns: columns) { _ in Array(repeating: nil, count: columns.count) }
+        let construct: @Sendable (ArgumentSource<Model>) -> Result<Model, RefusedValues> = { source in
+            do {
+                return .success(try ColumnsDecoder(node: root, columns: source.columns, row: source.row).decode(Model.self))
+            } catch {
+                return .failure(RefusedValues([DecodedValueFailure(error, under: "$").failure]))
+            }
+        }
+        try self.init(assembly: .initializer(construct, differs: [{ _, _ in true }]), options: options, fields: [field], finish: nil)
+    }
+}

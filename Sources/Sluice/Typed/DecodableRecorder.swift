@@ -1,0 +1,320 @@
+import Foundation
+
+/// Why a `Decodable` type cannot be mapped: the mapping is refused with this, naming the type and key path.
+struct DiscoveryRefusal: Error {
+    let message: String
+}
+
+/// Decodes a type from sample values, recording what it asks for into ``DiscoveredNode``s.
+final class ShapeRecorder {
+    let pass: DiscoveryPass
+    let strategies: DecodingStrategies
+    let userInfo: [CodingUserInfoKey: Any]
+
+    init(pass: DiscoveryPass, strategies: DecodingStrategies, userInfo: [CodingUserInfoKey: Any]) {
+        self.pass = pass
+        self.strategies = strategies
+        self.userInfo = userInfo
+    }
+
+    /// Records what `type` asks for at `node` and returns a sample of it.
+    func discover<T: Decodable>(_ type: T.Type, at node: DiscoveredNode, path: [String]) throws -> T {
+        if let sample = special(type, at: node) { return sample }
+        if let collection = T.self as? any DiscoverableCollection.Type {
+            try collection.discoverElements(into: node, by: self, path: path)
+            if let sample = collection.discoverySample as? T { return sample }
+        }
+        if let optional = T.self as? any DiscoverableOptional.Type {
+            try optional.discoverWrapped(into: node, by: self, path: path)
+            if let sample = optional.discoverySample as? T { return sample }
+        }
+        let decoder = RecordingDecoder(recorder: self, node: node, path: path)
+        if let cases = T.self as? any CaseIterable.Type {
+            // The cases are the samples: one made from a sample string might not exist.
+            _ = try? T(from: decoder)
+            if let first = firstCaseSample(cases) as? T { return first }
+        }
+        do {
+            return try T(from: decoder)
+        } catch let refusal as DiscoveryRefusal {
+            throw refusal
+        } catch {
+            if case .scalar = node.kind, T.self is any RawRepresentable.Type {
+                throw DiscoveryRefusal(message: "\(Self.display(path)): \(T.self) is an enum Sluice cannot make a sample of to go on discovering; make it CaseIterable")
+            }
+            throw DiscoveryRefusal(message: "\(Self.display(path)): \(T.self).init(from:) threw when decoded from sample values (\(error)); Sluice discovers what a type reads by decoding it once from samples")
+        }
+    }
+
+    /// Records what `type` asks for at `node` where no sample of it is needed (optional values, elements): an enum
+    /// that cannot be made from a sample string is read all the same, as the single value it asked for.
+    func discoverWithoutSample<T: Decodable>(_ type: T.Type, at node: DiscoveredNode, path: [String] = []) throws {
+        do {
+            _ = try discover(type, at: node, path: path)
+        } catch let refusal as DiscoveryRefusal {
+            if case .scalar = node.kind { return }
+            throw refusal
+        }
+    }
+
+    /// Types Sluice reads itself, and those `JSONDecoder` reads by its strategies rather than through their own
+    /// `init(from:)`.
+    private func special<T>(_ type: T.Type, at node: DiscoveredNode) -> T? {
+        if T.self == String.self { return scalar(.string, at: node, sample: pass.string) as? T }
+        if T.self == Bool.self { return scalar(.bool, at: node, sample: pass.bool) as? T }
+        if let integer = T.self as? any FixedWidthInteger.Type {
+            return scalar(.integer(signed: integer.isSigned, bits: integer.bitWidth), at: node, sample: Self.sample(integer, pass.integer)) as? T
+        }
+        if T.self == Double.self && !strategies.readsNonConformingFloats { return scalar(.double, at: node, sample: Double(pass.integer)) as? T }
+        if T.self == Date.self {
+            if let reading = strategies.dateFromNumber { node.settle(.scalar(.date(reading)), type: T.self) } else { node.kind = .text }
+            return Date(timeIntervalSince1970: Double(pass.integer)) as? T
+        }
+        if T.self == Data.self {
+            // Under `.deferredToData` the data is an array of bytes, which `Data`'s own `init(from:)` reads.
+            if strategies.readsDataAsBytes { return nil }
+            if strategies.readsBase64Data { node.settle(.scalar(.base64Data), type: T.self) } else { node.kind = .text }
+            return Data() as? T
+        }
+        // Read through its own `init(from:)`, from a string; an empty sample string is no UUID.
+        if T.self == UUID.self { return scalar(.string, at: node, sample: UUID()) as? T }
+        if T.self == URL.self {
+            node.settle(.scalar(.url), type: T.self)
+            return URL(fileURLWithPath: "/") as? T
+        }
+        // Read by the JSONDecoder from the number's text, so that every digit and every limit is its own.
+        if T.self == Decimal.self {
+            node.kind = .text
+            return Decimal(pass.integer) as? T
+        }
+        if T.self == Float.self || (T.self == Double.self && strategies.readsNonConformingFloats) {
+            node.kind = .text
+            return (T.self == Float.self ? Float(pass.integer) as Any : Double(pass.integer) as Any) as? T
+        }
+        return nil
+    }
+
+    private static func sample(_ type: any FixedWidthInteger.Type, _ value: Int) -> Any {
+        func make<Integer: FixedWidthInteger>(_ type: Integer.Type) -> Any { Integer(truncatingIfNeeded: value) }
+        return make(type)
+    }
+
+    /// A scalar Sluice reads itself, asked for at `node`.
+    func scalar<T>(_ scalar: DecodedScalar, at node: DiscoveredNode, sample: T) -> T {
+        node.settle(.scalar(scalar), type: T.self)
+        return sample
+    }
+
+    static func superDecoderRefusal(_ path: [String]) -> DiscoveryRefusal {
+        DiscoveryRefusal(message: "\(display(path)): a super decoder hands a decoder on whose reading Sluice cannot discover; decode the superclass's keys in the subclass's init(from:)")
+    }
+
+    static func display(_ path: [String]) -> String {
+        path.isEmpty ? "$" : "$" + path.map { "." + $0 }.joined()
+    }
+
+    private func firstCaseSample(_ type: any CaseIterable.Type) -> Any? {
+        func first<Cases: CaseIterable>(_ cases: Cases.Type) -> Any? { Cases.allCases.first }
+        return first(type)
+    }
+}
+
+/// The decoder discovery hands a type's `init(from:)`.
+struct RecordingDecoder: Decoder {
+    let recorder: ShapeRecorder
+    let node: DiscoveredNode
+    let path: [String]
+
+    var codingPath: [any CodingKey] { path.map(RecordKey.init(stringValue:)) }
+    var userInfo: [CodingUserInfoKey: Any] { recorder.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        node.settle(.object, type: Key.self)
+        return KeyedDecodingContainer(RecordingObject<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        node.settle(.array, type: [Any].self)
+        if node.element == nil { node.element = DiscoveredNode() }
+        return RecordingArray(decoder: self)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        RecordingValue(decoder: self)
+    }
+
+    func child(_ key: String) -> RecordingDecoder {
+        RecordingDecoder(recorder: recorder, node: node.child(key), path: path + [key])
+    }
+
+    func discover<T: Decodable>(_ type: T.Type) throws -> T { try recorder.discover(type, at: node, path: path) }
+}
+
+/// A coding key named by its string alone.
+struct RecordKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+    init(stringValue: String) { (self.stringValue, intValue) = (stringValue, nil) }
+    init(intValue: Int) { (stringValue, self.intValue) = ("\(intValue)", intValue) }
+}
+
+/// An object's keys as discovery sees them: each asked-for key becomes a child node.
+struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: RecordingDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    private var pass: DiscoveryPass { decoder.recorder.pass }
+
+    /// Keys read from the record itself: the value goes to the JSONDecoder whole.
+    var allKeys: [Key] {
+        decoder.node.kind = .text
+        return []
+    }
+
+    func contains(_ key: Key) -> Bool {
+        let child = decoder.node.child(key.stringValue)
+        child.isOptional = true
+        child.isProbed = true
+        return pass == .present
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { !contains(key) }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(type, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decode(type, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decode(type, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decode(type, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decode(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decode(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decode(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decode(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decode(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decode(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decode(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decode(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decode(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(type, key) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decode(type, key) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decodeIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decodeIfPresent(type, key) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try decodeIfPresent(type, key) }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+        try decoder.child(key.stringValue).discover(type)
+    }
+
+    /// An optional value: discovered in both passes, given only in the second.
+    private func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        let child = decoder.child(key.stringValue)
+        child.node.isOptional = true
+        if pass == .absent {
+            try decoder.recorder.discoverWithoutSample(type, at: child.node, path: child.path)
+            return nil
+        }
+        return try child.discover(type)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try decoder.child(key.stringValue).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try decoder.child(key.stringValue).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder { throw ShapeRecorder.superDecoderRefusal(decoder.path) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { throw ShapeRecorder.superDecoderRefusal(decoder.path) }
+}
+
+/// An array as discovery sees it: one element, decoded as every element will be (the first pass sees none). An
+/// array read by position (a tuple-like `[latitude, longitude]`) goes to the JSONDecoder whole.
+struct RecordingArray: UnkeyedDecodingContainer {
+    let decoder: RecordingDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var currentIndex = 0
+    var count: Int? { decoder.recorder.pass == .present ? 1 : 0 }
+    var isAtEnd: Bool { currentIndex >= (count ?? 0) }
+
+    init(decoder: RecordingDecoder) {
+        self.decoder = decoder
+    }
+
+    private var element: RecordingDecoder {
+        RecordingDecoder(recorder: decoder.recorder, node: decoder.node.element ?? DiscoveredNode(), path: decoder.path + ["*"])
+    }
+
+    /// The next element: past the end, the array is read by position.
+    private mutating func next() -> RecordingDecoder {
+        if isAtEnd { decoder.node.kind = .text }
+        currentIndex += 1
+        return element
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        element.node.isOptional = true
+        return false
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next().discover(type) }
+    mutating func decode(_ type: String.Type) throws -> String { try next().discover(type) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next().discover(type) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next().discover(type) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next().discover(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next().discover(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next().discover(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next().discover(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next().discover(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next().discover(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next().discover(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next().discover(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next().discover(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next().discover(type) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().discover(type) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try next().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+
+    mutating func superDecoder() throws -> any Decoder { throw ShapeRecorder.superDecoderRefusal(decoder.path) }
+}
+
+/// A single value as discovery sees it.
+struct RecordingValue: SingleValueDecodingContainer {
+    let decoder: RecordingDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool {
+        decoder.node.isOptional = true
+        return decoder.recorder.pass == .absent
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.discover(type) }
+    func decode(_ type: String.Type) throws -> String { try decoder.discover(type) }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.discover(type) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.discover(type) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.discover(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.discover(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.discover(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.discover(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.discover(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.discover(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.discover(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.discover(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.discover(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.discover(type) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.discover(type) }
+}
