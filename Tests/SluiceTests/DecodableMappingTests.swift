@@ -141,3 +141,256 @@ import Testing
         }
     }
 }
+
+/// Decoder strategies, models with their own `init(from:)`, and what is refused when the mapping is built.
+@Suite struct DecodableStrategyTests {
+    struct Stamped: Codable, Equatable {
+        let userName: String
+        let createdAt: Date
+        let updatedAt: Date?
+        let payload: Data?
+        let userID: Int?
+        let _private: Int?
+    }
+
+    static func lines(_ records: [String]) -> [String] { records }
+
+    func expectSameAsJSONDecoder<Model: Decodable & Equatable & SendableMetatype>(
+        _ type: Model.Type, _ lines: [String], decoder: JSONDecoder = JSONDecoder(), sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let expected = DecodableMappingTests.expected(lines, Model.self, decoder: decoder)
+        for tokenizer in [TokenizerChoice.simdjson, .yajl] {
+            let (models, rejections) = try DecodableMappingTests.decoded(lines, Model.self, decoder: decoder, tokenizer: tokenizer, workers: 1)
+            for index in lines.indices {
+                #expect(models[index] == expected[index], "\(tokenizer) line \(index + 1): \(lines[index]); rejected: \(rejections[index] ?? "no")", sourceLocation: sourceLocation)
+                #expect((rejections[index] != nil) == (expected[index] == nil), "\(tokenizer) line \(index + 1): \(lines[index])", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test func snakeCaseKeysAndDateStrategies() throws {
+        let lines = [
+            #"{"user_name":"a","created_at":1700000000,"updated_at":null,"payload":"aGk=","user_i_d":3,"_private":1}"#,
+            #"{"user_name":"b","created_at":-1.5}"#,
+            #"{"user_name":"d","created_at":"1700000000"}"#,
+            #"{"user_name":"e","created_at":1,"user_id":5}"#,
+        ]
+        for strategy in [JSONDecoder.DateDecodingStrategy.secondsSince1970, .millisecondsSince1970, .deferredToDate] {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            decoder.dateDecodingStrategy = strategy
+            try expectSameAsJSONDecoder(Stamped.self, lines, decoder: decoder)
+        }
+        // The documented difference: a key spelled as its coding key, which JSONDecoder also matches, is not read.
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let camel = [#"{"userName":"c","createdAt":0}"#]
+        #expect(DecodableMappingTests.expected(camel, Stamped.self, decoder: decoder)[0] != nil)
+        let (models, rejections) = try DecodableMappingTests.decoded(camel, Stamped.self, decoder: decoder, tokenizer: .simdjson, workers: 1)
+        #expect(models[0] == nil && rejections[0]?.contains("$.user_name") == true)
+        #expect(SnakeCaseKeys.jsonKey(for: "userID") == "user_i_d" && SnakeCaseKeys.jsonKey(for: "URLString") == "URLString")
+        // A coding key with an inner underscore, which no converted key matches, is read as it is written.
+        #expect(SnakeCaseKeys.jsonKey(for: "already_snake") == "already_snake")
+        for key in ["userName", "userID", "_id", "__xY__", "a1B2", "URLString", "eTag"] {
+            #expect(SnakeCaseKeys.convertFromSnakeCase(SnakeCaseKeys.jsonKey(for: key)) == key)
+            struct One: Decodable { let value: Int; init(from decoder: any Decoder) throws { value = try decoder.container(keyedBy: RecordKey.self).decode(Int.self, forKey: RecordKey(stringValue: Self.key)) }; nonisolated(unsafe) static var key = "" }
+            One.key = key
+            #expect((try? decoder.decode(One.self, from: Data("{\"\(SnakeCaseKeys.jsonKey(for: key))\":1}".utf8)))?.value == 1, "\(key)")
+        }
+    }
+
+    @Test func textDateStrategiesAndByteArraysGoThroughTheDecoder() throws {
+        let lines = [
+            #"{"userName":"a","createdAt":"2024-01-02T03:04:05Z","updatedAt":"2024-01-02T03:04:05.250+01:00","payload":[104,105]}"#,
+            #"{"userName":"b","createdAt":"2024-01-02 03:04:05Z"}"#,
+            #"{"userName":"c","createdAt":"2024-01-02T03:04:05Z","payload":[1,300]}"#,
+            #"{"userName":"d","createdAt":5}"#,
+        ]
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        decoder.dataDecodingStrategy = .deferredToData
+        try expectSameAsJSONDecoder(Stamped.self, lines, decoder: decoder)
+        let custom = JSONDecoder()
+        custom.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let seconds = Double(text.dropFirst()) else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not @seconds")) }
+            return Date(timeIntervalSince1970: seconds)
+        }
+        try expectSameAsJSONDecoder(Stamped.self, [#"{"userName":"a","createdAt":"@12.5"}"#, #"{"userName":"a","createdAt":"12.5"}"#], decoder: custom)
+    }
+
+    /// A model of its own making: keys read depending on a value, a fallback through `try?`, a dictionary, and a
+    /// subclass decoding its superclass's keys through the same decoder.
+    struct Shape: Decodable, Equatable {
+        enum Kind: String, Decodable, CaseIterable { case circle, square }
+        let kind: Kind
+        let size: Double
+        let label: String
+        let extra: [String: Int]
+
+        enum CodingKeys: String, CodingKey { case kind, radius, side, label, extra }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            kind = try container.decodeIfPresent(Kind.self, forKey: .kind) ?? .circle
+            switch kind {
+            case .circle: size = try container.decode(Double.self, forKey: .radius)
+            case .square: size = try container.decode(Double.self, forKey: .side)
+            }
+            label = (try? container.decode(String.self, forKey: .label)) ?? "none"
+            extra = try container.decodeIfPresent([String: Int].self, forKey: .extra) ?? [:]
+        }
+    }
+
+    @Test func modelsWithTheirOwnInitialisers() throws {
+        let lines = [
+            #"{"kind":"circle","radius":2,"label":"a"}"#,
+            #"{"kind":"square","side":3,"extra":{"x":1}}"#,
+            #"{"radius":1.5}"#,
+            #"{"kind":"square","radius":1}"#,
+            #"{"kind":"oval","radius":1}"#,
+            #"{"kind":"circle","radius":1,"extra":{"x":"y"}}"#,
+        ]
+        try expectSameAsJSONDecoder(Shape.self, lines)
+    }
+
+    class Animal: Decodable {
+        let name: String
+        init(name: String) { self.name = name }
+        private enum CodingKeys: String, CodingKey { case name }
+        required init(from decoder: any Decoder) throws {
+            name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+        }
+    }
+
+    final class Dog: Animal, @unchecked Sendable {
+        let barks: Int
+        private enum CodingKeys: String, CodingKey { case barks }
+        required init(from decoder: any Decoder) throws {
+            barks = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .barks)
+            try super.init(from: decoder)
+        }
+    }
+
+    @Test func subclassesDecodeTheirSuperclassesKeys() throws {
+        let lines = [#"{"name":"rex","barks":3}"#, #"{"name":"rex"}"#]
+        let (models, rejections) = try DecodableMappingTests.decoded(lines, Dog.self, tokenizer: .simdjson, workers: 1)
+        #expect(models[0]?.name == "rex" && models[0]?.barks == 3)
+        #expect(rejections[1]?.contains("$.barks") == true)
+    }
+
+    @Test func rootsOfDynamicKeysAreDecodedFromTheirText() throws {
+        try expectSameAsJSONDecoder([String: Int].self, [#"{"a":1,"b":2}"#, #"{"a":"x"}"#, "{}", "[]"])
+        try expectSameAsJSONDecoder([Int].self, ["[1,2,3]", "[]", "[null]", "{}"])
+    }
+
+    enum Opaque: String, Decodable { case one, two }
+    struct NeedsOpaque: Decodable { let value: Opaque }
+    struct OptionalOpaque: Decodable, Equatable { let value: Opaque?; let values: [Opaque]? }
+    struct Validated: Decodable {
+        let count: Int
+        init(from decoder: any Decoder) throws {
+            count = try decoder.singleValueContainer().decode(Int.self)
+            guard count > 100 else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "too small")) }
+        }
+    }
+    struct Holder: Decodable { let inner: Validated }
+    class Base: Decodable {}
+    final class Derived: Base, @unchecked Sendable {
+        private enum CodingKeys: CodingKey { case x }
+        required init(from decoder: any Decoder) throws {
+            try super.init(from: try decoder.container(keyedBy: CodingKeys.self).superDecoder())
+        }
+    }
+
+    @Test func whatCannotBeDiscoveredIsRefusedNamingTheTypeAndKey() throws {
+        func refusal<Model: Decodable & SendableMetatype>(_ type: Model.Type, decoder: JSONDecoder = JSONDecoder()) -> String {
+            do {
+                _ = try Mapping(decoding: Model.self, using: decoder)
+                return "built"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal(NeedsOpaque.self).contains("$.value: Opaque is an enum Sluice cannot make a sample of"))
+        #expect(refusal(Holder.self).contains("$.inner: Validated.init(from:) threw when decoded from sample values"))
+        #expect(refusal(Derived.self).contains("super decoder"))
+        let custom = JSONDecoder()
+        custom.keyDecodingStrategy = .custom { $0.last ?? RecordKey(stringValue: "") }
+        #expect(refusal(OptionalOpaque.self, decoder: custom).contains("custom key decoding strategy"))
+        // Where no sample is needed, such an enum is read as the single value it asks for.
+        try expectSameAsJSONDecoder(OptionalOpaque.self, [#"{"value":"one","values":["two",null]}"#, #"{"value":"three"}"#, #"{"values":["two","x"]}"#, "{}"])
+    }
+
+    @Test func lenientConversionsTakeNumbersFromText() throws {
+        struct Counts: Decodable, Equatable, Sendable { let count: Int; let ratio: Double; let on: Bool; let name: String }
+        let mapping = try Mapping(decoding: Counts.self, conversions: .lenient)
+        let reader = try TypedReader(input: .bytes(Array(#"{"count":"42","ratio":"0.5","on":"true","name":7}"#.utf8)), mapping: mapping)
+        #expect(try reader.nextModel() == Counts(count: 42, ratio: 0.5, on: true, name: "7"))
+        let strict = try TypedReader(input: .bytes(Array(#"{"count":"42","ratio":0.5,"on":true,"name":"n"}"#.utf8)),
+                                     mapping: try Mapping(decoding: Counts.self), options: ReaderOptions(rejectionPolicy: .collect))
+        let batch = try strict.next()
+        #expect(batch?.models.isEmpty == true && batch?.rejections.first?.description.contains("$.count: expected int64, found string \"42\"") == true)
+    }
+}
+
+/// The real samples: the statuses of `realdata/twitter.json` as a Codable model, against JSONDecoder.
+@Suite struct DecodableRealDataTests {
+    struct Tweet: Decodable, Equatable {
+        struct User: Decodable, Equatable {
+            let id: Int64
+            let screenName: String
+            let followersCount: Int
+            let url: URL?
+            let verified: Bool
+            let utcOffset: Int?
+        }
+        struct Mention: Decodable, Equatable {
+            let screenName: String
+            let id: UInt64
+            let indices: [Int]
+        }
+        struct Entities: Decodable, Equatable {
+            let hashtags: [[String: JSONValueless]]
+            let userMentions: [Mention]
+            let urls: [[String: JSONValueless]]?
+        }
+        let id: Int64
+        let idStr: String
+        let text: String
+        let createdAt: String
+        let user: User
+        let entities: Entities
+        let retweetCount: Int
+        let favorited: Bool
+        let inReplyToStatusId: Int64?
+        let place: [String: JSONValueless]?
+        let lang: String
+    }
+
+    /// Any JSON value, compared by nothing but its presence: the dictionaries above are decoded from text.
+    struct JSONValueless: Decodable, Equatable {
+        init(from decoder: any Decoder) throws {}
+    }
+
+    @Test(arguments: [TokenizerChoice.simdjson, .yajl])
+    func statusesDecodeAsJSONDecoderDecodesThem(tokenizer: TokenizerChoice) throws {
+        struct Document: Decodable { let statuses: [Tweet] }
+        let bytes = try Data(contentsOf: corporaDirectory.appendingPathComponent("realdata/twitter.json"))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let expected = try decoder.decode(Document.self, from: bytes).statuses
+        var options = ReaderOptions(shape: .document, rejectionPolicy: .collect)
+        options.tokenizer = tokenizer
+        let mapping = try Mapping(decoding: Tweet.self, using: decoder, options: MappingOptions(recordsPath: "statuses"))
+        let reader = try TypedReader(input: .bytes(Array(bytes)), mapping: mapping, options: options)
+        var tweets: [Tweet] = []
+        var rejections: [Rejection] = []
+        while let batch = try reader.next() {
+            tweets += batch.models
+            rejections += batch.rejections
+        }
+        #expect(rejections.isEmpty, "\(rejections.prefix(3))")
+        #expect(tweets.count == 100 && tweets == expected)
+    }
+}

@@ -99,16 +99,19 @@ enum DateFromNumber: Equatable {
     }
 }
 
-/// The two sets of sample values discovery decodes a type with.
-enum DiscoveryPass {
-    /// Optional values absent, arrays empty, zeros and empty strings.
-    case absent
-    /// Optional values present, arrays of one element, ones and non-empty strings.
-    case present
+/// One decoding of a type from sample values. The first takes optional values as absent, arrays as empty, zeros
+/// and empty strings; the others take optional values as present, arrays of one element, ones and non-empty
+/// strings, and each enum's next case, so that a model that reads other keys for each case is seen reading them all.
+struct DiscoveryPass: Equatable {
+    let index: Int
 
-    var string: String { self == .absent ? "" : "s" }
-    var integer: Int { self == .absent ? 0 : 1 }
-    var bool: Bool { self == .present }
+    var isAbsent: Bool { index == 0 }
+    var string: String { isAbsent ? "" : "s" }
+    var integer: Int { isAbsent ? 0 : 1 }
+    var bool: Bool { !isAbsent }
+
+    /// The case of an enum of `count` cases this pass takes.
+    func caseIndex(of count: Int) -> Int { index == 0 ? 0 : (index - 1) % count }
 }
 
 /// How discovery reads what a decoder strategy means.

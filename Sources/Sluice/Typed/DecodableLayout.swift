@@ -156,14 +156,12 @@ extension DecodedScalar {
 /// `JSONDecoder.KeyDecodingStrategy.convertFromSnakeCase` turned around: the JSON key a coding key is read from.
 enum SnakeCaseKeys {
     /// The snake_case spelling of a coding key that `convertFromSnakeCase` turns back into it (`userName` from
-    /// `user_name`), or the key as it is where none does (`userID`, whose `user_id` converts to `userId`).
+    /// `user_name`, `userID` from `user_i_d`), or the key as it is where none does (`URLString`).
     static func jsonKey(for codingKey: String) -> String {
         var snake = ""
-        var previousWasLower = false
         for character in codingKey {
-            if character.isUppercase && previousWasLower { snake.append("_") }
+            if character.isUppercase && !snake.isEmpty && snake.last != "_" { snake.append("_") }
             snake += character.lowercased()
-            previousWasLower = character.isLowercase || character.isNumber
         }
         return convertFromSnakeCase(snake) == codingKey ? snake : codingKey
     }

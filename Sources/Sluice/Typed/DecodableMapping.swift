@@ -62,9 +62,14 @@ extension Mapping where Model: Decodable & SendableMetatype {
         }
         let discovered = DiscoveredNode()
         let strategies = DecodingStrategies(decoder)
-        for pass in [DiscoveryPass.absent, .present] {
+        var passes = 2
+        var pass = 0
+        while pass < passes {
             do {
-                _ = try ShapeRecorder(pass: pass, strategies: strategies, userInfo: decoder.userInfo).discover(Model.self, at: discovered, path: [])
+                let recorder = ShapeRecorder(pass: DiscoveryPass(index: pass), strategies: strategies, userInfo: decoder.userInfo)
+                _ = try recorder.discover(Model.self, at: discovered, path: [])
+                passes = max(passes, min(recorder.mostCases, 256) + 1)
+                pass += 1
             } catch let refusal as DiscoveryRefusal {
                 throw .invalidMapping([MappingProblem(field: "\(Model.self)", message: refusal.message)])
             } catch {

@@ -10,6 +10,8 @@ final class ShapeRecorder {
     let pass: DiscoveryPass
     let strategies: DecodingStrategies
     let userInfo: [CodingUserInfoKey: Any]
+    /// The most cases of any enum met: that many passes after the first see each case once.
+    private(set) var mostCases = 1
 
     init(pass: DiscoveryPass, strategies: DecodingStrategies, userInfo: [CodingUserInfoKey: Any]) {
         self.pass = pass
@@ -32,7 +34,7 @@ final class ShapeRecorder {
         if let cases = T.self as? any CaseIterable.Type {
             // The cases are the samples: one made from a sample string might not exist.
             _ = try? T(from: decoder)
-            if let first = firstCaseSample(cases) as? T { return first }
+            if let sample = caseSample(cases) as? T { return sample }
         }
         do {
             return try T(from: decoder)
@@ -113,9 +115,15 @@ final class ShapeRecorder {
         path.isEmpty ? "$" : "$" + path.map { "." + $0 }.joined()
     }
 
-    private func firstCaseSample(_ type: any CaseIterable.Type) -> Any? {
-        func first<Cases: CaseIterable>(_ cases: Cases.Type) -> Any? { Cases.allCases.first }
-        return first(type)
+    /// This pass's case of an enum.
+    private func caseSample(_ type: any CaseIterable.Type) -> Any? {
+        func sample<Cases: CaseIterable>(_ type: Cases.Type) -> Any? {
+            let cases = Array(Cases.allCases)
+            guard !cases.isEmpty else { return nil }
+            mostCases = max(mostCases, cases.count)
+            return cases[pass.caseIndex(of: cases.count)]
+        }
+        return sample(type)
     }
 }
 
@@ -174,7 +182,7 @@ struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let child = decoder.node.child(key.stringValue)
         child.isOptional = true
         child.isProbed = true
-        return pass == .present
+        return !pass.isAbsent
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { !contains(key) }
@@ -219,11 +227,17 @@ struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
         let child = decoder.child(key.stringValue)
         child.node.isOptional = true
-        if pass == .absent {
+        if pass.isAbsent {
             try decoder.recorder.discoverWithoutSample(type, at: child.node, path: child.path)
             return nil
         }
-        return try child.discover(type)
+        do {
+            return try child.discover(type)
+        } catch let refusal as DiscoveryRefusal {
+            // A single value no sample can be made of (an enum that is not CaseIterable) is read all the same.
+            if case .scalar = child.node.kind { return nil }
+            throw refusal
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -244,7 +258,7 @@ struct RecordingArray: UnkeyedDecodingContainer {
     let decoder: RecordingDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
     var currentIndex = 0
-    var count: Int? { decoder.recorder.pass == .present ? 1 : 0 }
+    var count: Int? { decoder.recorder.pass.isAbsent ? 0 : 1 }
     var isAtEnd: Bool { currentIndex >= (count ?? 0) }
 
     init(decoder: RecordingDecoder) {
@@ -299,7 +313,7 @@ struct RecordingValue: SingleValueDecodingContainer {
 
     func decodeNil() -> Bool {
         decoder.node.isOptional = true
-        return decoder.recorder.pass == .absent
+        return decoder.recorder.pass.isAbsent
     }
 
     func decode(_ type: Bool.Type) throws -> Bool { try decoder.discover(type) }
