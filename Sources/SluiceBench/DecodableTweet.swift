@@ -1,8 +1,8 @@
 import Foundation
 
-/// The bench mapping as `Decodable` models, the way Swift users write them for `JSONDecoder`; `CreatedAt` is
-/// `String` (parsed by hand afterwards) or `Date` (decoded by a `DateFormatter`).
-struct DecodableTweet<CreatedAt: Decodable>: Decodable {
+/// The bench mapping as `Decodable` models, the way Swift users write them for `JSONDecoder`; `created_at` is
+/// `String`, parsed by hand afterwards.
+struct DecodableTweet: Decodable {
     struct User: Decodable {
         var id: Int64
         var screen_name: String
@@ -23,7 +23,7 @@ struct DecodableTweet<CreatedAt: Decodable>: Decodable {
 
     var id: Int64
     var id_str: String
-    var created_at: CreatedAt
+    var created_at: String
     var text: String
     var user: User
     var retweet_count: Int64
@@ -33,4 +33,17 @@ struct DecodableTweet<CreatedAt: Decodable>: Decodable {
     var score: Double
     var coordinates: Coordinates?
     var entities: Entities
+}
+
+/// ``DecodableTweet`` with `created_at` also decoded as a `Date`, by the decoder's date strategy (a `DateFormatter`).
+struct DatedDecodableTweet: Decodable {
+    var tweet: DecodableTweet
+    var created_at: Date
+
+    private enum CodingKeys: String, CodingKey { case created_at }
+
+    init(from decoder: any Decoder) throws {
+        tweet = try DecodableTweet(from: decoder)
+        created_at = try decoder.container(keyedBy: CodingKeys.self).decode(Date.self, forKey: .created_at)
+    }
 }

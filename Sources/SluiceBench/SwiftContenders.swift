@@ -99,12 +99,33 @@ public enum SwiftContenders {
         }
     }
 
+    /// The `Decodable` structs the JSONDecoder contender decodes, unchanged, through `Mapping(decoding:)`: Sluice's
+    /// tokenizer fills the columns and each model's `init(from:)` reads them; `created_at` parsed by hand, as there.
+    public static func codable(workers: Int) -> Contender {
+        let (name, key) = label("codable", workers: workers, tokenizer: .automatic)
+        return Contender(name: name + ", dates by hand", key: key, family: .sluice, threads: workers) { input in
+            let mapping = try Mapping(decoding: DecodableTweet.self, options: BenchMapping.options(for: input.layout))
+            let reader = try TypedReader(input: .file(input.path), mapping: mapping, options: ReaderOptions(workers: workers))
+            var checksum = Checksum()
+            while let batch = try reader.next() {
+                for tweet in batch.models {
+                    guard let created = TwitterDate.seconds(tweet.created_at) else { throw BenchError("Codable: bad date \(tweet.created_at)") }
+                    checksum.add(
+                        id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count, createdSeconds: created,
+                        userCreatedMilliseconds: tweet.user.created_ms, textBytes: tweet.text.utf8.count, verified: tweet.user.verified,
+                        firstHashtagBytes: tweet.entities.hashtags.first?.text.utf8.count)
+                }
+            }
+            return RunOutcome(checksum: checksum)
+        }
+    }
+
     /// `JSONDecoder` line by line into `Decodable` structs, `created_at` parsed by hand (the fast way to use it).
     public static let decoder = Contender(name: "JSONDecoder, dates by hand", key: "jsondecoder", family: .foundation, threads: 1) { input in
         let decoder = JSONDecoder()
         var checksum = Checksum()
         try LineReader.forEachLine(of: input.path) { line in
-            let tweet = try decoder.decode(DecodableTweet<String>.self, from: line)
+            let tweet = try decoder.decode(DecodableTweet.self, from: line)
             guard let created = TwitterDate.seconds(tweet.created_at) else { throw BenchError("JSONDecoder: bad date \(tweet.created_at)") }
             checksum.add(
                 id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count, createdSeconds: created,
@@ -124,10 +145,11 @@ public enum SwiftContenders {
         decoder.dateDecodingStrategy = .formatted(formatter)
         var checksum = Checksum()
         try LineReader.forEachLine(of: input.path) { line in
-            let tweet = try decoder.decode(DecodableTweet<Date>.self, from: line)
+            let dated = try decoder.decode(DatedDecodableTweet.self, from: line)
+            let tweet = dated.tweet
             checksum.add(
                 id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count,
-                createdSeconds: Int64(tweet.created_at.timeIntervalSince1970.rounded(.down)),
+                createdSeconds: Int64(dated.created_at.timeIntervalSince1970.rounded(.down)),
                 userCreatedMilliseconds: tweet.user.created_ms, textBytes: tweet.text.utf8.count, verified: tweet.user.verified,
                 firstHashtagBytes: tweet.entities.hashtags.first?.text.utf8.count)
         }

@@ -203,7 +203,7 @@ struct BenchCommand: ParsableCommand {
             notRun += mappedContenders(schema, input: input, threads: threads, into: &contenders)
             return (contenders, notRun)
         }
-        for count in threads { contenders += [SwiftContenders.typed(workers: count), SwiftContenders.typedWithArrays(workers: count)] }
+        for count in threads { contenders += [SwiftContenders.typed(workers: count), SwiftContenders.typedWithArrays(workers: count), SwiftContenders.codable(workers: count)] }
         if isPlainNDJSON {
             // Foundation reads a line at a time from plain NDJSON.
             contenders += [SwiftContenders.decoder, SwiftContenders.decoderWithFormatter, SwiftContenders.serialization]

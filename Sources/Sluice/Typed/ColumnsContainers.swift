@@ -7,36 +7,35 @@ struct ColumnsObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// The keys the record holds, among those the model was seen to read.
     var allKeys: [Key] {
-        guard case .object(let keys, _) = decoder.node.reading else { return [] }
-        return keys.keys.compactMap { name in
-            guard let child = try? decoder.child(RecordKey(stringValue: name)), child.isPresent else { return nil }
+        return decoder.node.keyNames.compactMap { name in
+            guard let child = try? decoder.child(name), child.isPresent else { return nil }
             return Key(stringValue: name)
         }
     }
 
-    func contains(_ key: Key) -> Bool { (try? decoder.child(key))?.isPresent ?? false }
+    func contains(_ key: Key) -> Bool { (try? decoder.child(key.stringValue))?.isPresent ?? false }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        let child = try decoder.child(key)
+        let child = try decoder.child(key.stringValue)
         guard child.isPresent else { throw child.failure(.missing, expected: "a value", found: "no value") }
         return child.isNil
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.child(key).decode(type) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.child(key).decode(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.child(key).decode(type) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.child(key).decode(type) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.child(key).decode(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.child(key).decode(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.child(key).decode(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.child(key).decode(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.child(key).decode(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.child(key).decode(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.child(key).decode(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.child(key).decode(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.child(key).decode(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.child(key).decode(type) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.child(key).decode(type) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.child(key.stringValue).decode(type) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.child(key.stringValue).decode(type) }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeIfPresent(type, key) }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decodeIfPresent(type, key) }
@@ -57,15 +56,15 @@ struct ColumnsObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Missing or `null` gives nil, as `JSONDecoder` gives it.
     @inline(__always)
     private func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
-        let child = try decoder.child(key)
+        let child = try decoder.child(key.stringValue)
         return child.isNil ? nil : try child.decode(type)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try decoder.child(key).container(keyedBy: type)
+        try decoder.child(key.stringValue).container(keyedBy: type)
     }
 
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try decoder.child(key).unkeyedContainer() }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try decoder.child(key.stringValue).unkeyedContainer() }
 
     // Refused when the mapping was built: discovery never hands one out.
     func superDecoder() throws -> any Decoder { throw decoder.undiscovered("a super decoder") }
@@ -76,7 +75,7 @@ struct ColumnsObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
 struct ColumnsArray: UnkeyedDecodingContainer {
     let decoder: ColumnsDecoder
     let elements: ElementRows
-    let element: DecodingNode
+    unowned(unsafe) let element: DecodingNode
     private(set) var currentIndex = 0
     /// The element batch's row of the next element that is not null.
     private var nextRow: Int
@@ -125,26 +124,26 @@ struct ColumnsArray: UnkeyedDecodingContainer {
     private mutating func next<T: Decodable>(_ type: T.Type) throws -> T {
         guard !isAtEnd else { throw pastEnd() }
         let index = currentIndex
-        let place = decoder.node.path + "[\(index)]"
+        func place() -> String { decoder.node.path + "[\(index)]" }
         if let failed = elements.failure, failed < elements.batch.rejections.count,
            let rejection = Optional(elements.batch.rejections[failed]), rejection.location.ordinal - 1 == index {
             // The element did not map in the engine: its own failure, named from the array.
-            throw DecodedValueFailure(rejection.failures.first ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "\(T.self)", found: "another value")).placed(under: place)
+            throw DecodedValueFailure(rejection.failures.first ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "\(T.self)", found: "another value")).placed(under: place())
         }
         guard !isNullHere else {
             if let none = (T.self as? any DiscoverableOptional.Type)?.discoverySample as? T {
                 currentIndex += 1
                 return none
             }
-            throw DecodedValueFailure(Rejection.Failure(keyPath: place, kind: .null, expected: "\(T.self)", found: ValueDescription.null))
+            throw DecodedValueFailure(Rejection.Failure(keyPath: place(), kind: .null, expected: "\(T.self)", found: ValueDescription.null))
         }
         let row = nextRow
         currentIndex += 1
         nextRow += 1
         do {
-            return try ColumnsDecoder(node: element, columns: elements.batch.columns, row: row).decode(type)
+            return try ColumnsDecoder(node: Unmanaged.passUnretained(element), columns: elements.batch.columns, row: row).decode(type)
         } catch {
-            throw DecodedValueFailure(error, under: "$").placed(under: place)
+            throw DecodedValueFailure(error, under: "$").placed(under: place())
         }
     }
 

@@ -4,21 +4,31 @@ import Foundation
 /// columns, converted by the engine, and are only picked out here. Three words, so that handing it on as an
 /// existential `Decoder` allocates nothing.
 struct ColumnsDecoder: Decoder {
-    let node: DecodingNode
+    // The mapping holds every node for as long as it decodes: no reference counting per value.
+    private let nodeReference: Unmanaged<DecodingNode>
     let columns: UnsafeMutablePointer<ColumnStorage>
     let row: Int
+
+    init(node: Unmanaged<DecodingNode>, columns: UnsafeMutablePointer<ColumnStorage>, row: Int) {
+        nodeReference = node
+        self.columns = columns
+        self.row = row
+    }
+
+    var node: DecodingNode { nodeReference.takeUnretainedValue() }
 
     var codingPath: [any CodingKey] { node.codingPath }
     var userInfo: [CodingUserInfoKey: Any] { node.context.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object = node.reading else { throw undiscovered("an object") }
+        guard case .object = node.kind else { throw undiscovered("an object") }
         try requirePresence()
         return KeyedDecodingContainer(ColumnsObject<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let column, let element) = node.reading, let element else { throw undiscovered("an array") }
+        let column = node.column
+        guard case .array = node.kind, let element = node.element else { throw undiscovered("an array") }
         guard columns[column].isValid(row) else { throw failure(.missing, expected: "an array", found: "no value") }
         guard let elements = ElementRows(columns[column], row: row) else {
             if isNull(column) { throw failure(.null, expected: "an array", found: ValueDescription.null) }
@@ -34,8 +44,8 @@ struct ColumnsDecoder: Decoder {
     /// Whether the record holds the value (`null` included).
     var isPresent: Bool {
         if let presence = node.presence { return columns[presence].isValid(row) }
-        switch node.reading {
-        case .scalar(let column, _), .text(let column), .array(let column, _): return columns[column].isValid(row)
+        switch node.kind {
+        case .scalar, .text, .array: return columns[node.column].isValid(row)
         case .object, .presence: return true
         }
     }
@@ -43,9 +53,9 @@ struct ColumnsDecoder: Decoder {
     /// Whether the value is missing or `null`.
     var isNil: Bool {
         if let presence = node.presence { return !columns[presence].isValid(row) || isNull(presence) }
-        switch node.reading {
-        case .scalar(let column, _): return !columns[column].isValid(row)
-        case .text(let column), .array(let column, _): return !columns[column].isValid(row) || isNull(column)
+        switch node.kind {
+        case .scalar: return !columns[node.column].isValid(row)
+        case .text, .array: return !columns[node.column].isValid(row) || isNull(node.column)
         case .object, .presence: return false
         }
     }
@@ -65,8 +75,9 @@ struct ColumnsDecoder: Decoder {
     /// own `init(from:)` from this decoder.
     @inline(__always)
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        switch node.reading {
-        case .scalar(let column, let scalar):
+        let column = node.column
+        switch node.kind {
+        case .scalar(let scalar):
             if columns[column].isValid(row) {
                 if let value = try read(T.self, column, scalar) { return value }
             } else if !(T.self is any DiscoverableOptional.Type) {
@@ -74,10 +85,10 @@ struct ColumnsDecoder: Decoder {
             }
             // A type that reads itself through a single value: an enum, a wrapper, an optional.
             return try T(from: self)
-        case .text(let column):
+        case .text:
             if isNil, let none = (T.self as? any DiscoverableOptional.Type)?.discoverySample as? T { return none }
             return try decodeText(T.self, column)
-        case .array(let column, _):
+        case .array:
             if columns[column].isValid(row) && ElementRows(columns[column], row: row) == nil && !isNull(column) { return try decodeText(T.self, column) }
             return try T(from: self)
         case .object, .presence:
@@ -97,6 +108,10 @@ struct ColumnsDecoder: Decoder {
         case .double:
             if T.self == Double.self { return storage.double(row) as? T }
         case .integer(let signed, _):
+            // The usual widths without an existential's generic call.
+            if signed, T.self == Int64.self { return storage.int64(row) as? T }
+            if signed, T.self == Int.self { return storage.int64(row).map { Int(truncatingIfNeeded: $0) } as? T }
+            if !signed, T.self == UInt64.self { return storage.uint64(row) as? T }
             guard let integer = T.self as? any FixedWidthInteger.Type else { return nil }
             return try exactly(integer, signed ? storage.int64(row).map(IntegerValue.signed) : storage.uint64(row).map(IntegerValue.unsigned)) as? T
         case .date(let reading):
@@ -162,11 +177,10 @@ struct ColumnsDecoder: Decoder {
     }
 
     /// The decoder of a key of this object.
-    func child(_ key: some CodingKey) throws -> ColumnsDecoder {
-        guard case .object(let keys, let children) = node.reading, let index = keys[key.stringValue] else {
-            throw undiscovered("the key \"\(key.stringValue)\"")
-        }
-        return ColumnsDecoder(node: children[index], columns: columns, row: row)
+    @inline(__always)
+    func child(_ name: String) throws -> ColumnsDecoder {
+        guard let child = nodeReference._withUnsafeGuaranteedRef({ $0.child(named: name) }) else { throw undiscovered("the key \"\(name)\"") }
+        return ColumnsDecoder(node: child, columns: columns, row: row)
     }
 }
 

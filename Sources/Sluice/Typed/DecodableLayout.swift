@@ -3,20 +3,30 @@ import Foundation
 /// Where a discovered value lies in a batch's columns, and how it is read when a model is made: the discovered
 /// nodes compiled into columns of one plan (an array's elements into an element plan of their own).
 final class DecodingNode: @unchecked Sendable {
-    enum Reading {
-        /// An object: its keys (coding keys' string values) and their nodes.
-        case object(keys: [String: Int], children: [DecodingNode])
-        /// An array: its column, holding element rows (or, read by another field too, its text); its element's
-        /// node, in the element plan.
-        case array(column: Int, element: DecodingNode?)
-        case scalar(column: Int, DecodedScalar)
+    enum Kind {
+        /// An object: its keys in ``DecodingNode/keyNames`` (coding keys' string values), their nodes in
+        /// ``DecodingNode/children``.
+        case object
+        /// An array: its column holds element rows (or, read by another field too, its text); its element's node,
+        /// in the element plan, is ``DecodingNode/element``.
+        case array
+        case scalar(DecodedScalar)
         /// The value's JSON text, decoded by the JSONDecoder.
-        case text(column: Int)
+        case text
         /// Nothing but whether the value is there.
         case presence
     }
 
-    let reading: Reading
+    let kind: Kind
+    /// The column of an array, a scalar or a text value; -1 for the others.
+    let column: Int
+    let keyNames: [String]
+    let children: [DecodingNode]
+    /// The keys, their UTF-8 lengths and their nodes in plain memory, for the lookup each decoded key makes.
+    private let lookupNames: UnsafeMutableBufferPointer<String>
+    private let lookupLengths: UnsafeMutableBufferPointer<Int>
+    private let lookupChildren: UnsafeMutableBufferPointer<Unmanaged<DecodingNode>>
+    let element: DecodingNode?
     /// A json column holding the value's text where the model asks whether it is there or null: an optional
     /// object (an object of absent keys is still an object), or a key asked about with `contains`.
     let presence: Int?
@@ -26,12 +36,44 @@ final class DecodingNode: @unchecked Sendable {
     let codingPath: [any CodingKey]
     let context: DecodingContext
 
-    init(reading: Reading, presence: Int?, path: String, codingPath: [any CodingKey], context: DecodingContext) {
-        self.reading = reading
+    init(
+        kind: Kind, column: Int = -1, keyNames: [String] = [], children: [DecodingNode] = [], element: DecodingNode? = nil, presence: Int?,
+        path: String, codingPath: [any CodingKey], context: DecodingContext
+    ) {
+        self.kind = kind
+        self.column = column
+        self.keyNames = keyNames
+        self.children = children
+        self.element = element
         self.presence = presence
         self.path = path
         self.codingPath = codingPath
         self.context = context
+        lookupNames = .allocate(capacity: keyNames.count)
+        _ = lookupNames.initialize(from: keyNames)
+        lookupLengths = .allocate(capacity: keyNames.count)
+        _ = lookupLengths.initialize(from: keyNames.map(\.utf8.count))
+        lookupChildren = .allocate(capacity: children.count)
+        _ = lookupChildren.initialize(from: children.map { Unmanaged.passUnretained($0) })
+    }
+
+    deinit {
+        lookupNames.deinitialize().deallocate()
+        lookupLengths.deallocate()
+        lookupChildren.deallocate()
+    }
+
+    /// The node of an object's key: a scan, not a hash, since objects read a few keys, each a short literal; the
+    /// lengths first, since comparing two strings that differ costs more than finding that they are equal.
+    @inline(__always)
+    func child(named name: String) -> Unmanaged<DecodingNode>? {
+        let length = name.utf8.count
+        var index = 0
+        while index < lookupLengths.count {
+            if lookupLengths[index] == length && lookupNames[index] == name { return lookupChildren[index] }
+            index += 1
+        }
+        return nil
     }
 }
 
@@ -73,14 +115,13 @@ struct DecodableLayout {
         let path = Self.display(keys)
         if let problem = node.problem { problems.append("\(path): \(problem)") }
         var presence: Int?
-        let reading: DecodingNode.Reading
         switch node.kind {
         case .object:
+            var names: [String] = []
             var children: [DecodingNode] = []
-            var index: [String: Int] = [:]
             for key in node.keys {
                 guard let child = node.child(ifKnown: key) else { continue }
-                index[key] = children.count
+                names.append(key)
                 let jsonKey = keyName(key)
                 children.append(build(child, keys: keys + [jsonKey], codingKeys: codingKeys + [RecordKey(stringValue: jsonKey)]))
             }
@@ -93,7 +134,7 @@ struct DecodableLayout {
                 }
             }
             if !keys.isEmpty && (node.isOptional || node.isProbed || !holdsRequiredKey) { presence = addColumn(keys, .json, suffix: " (present)") }
-            reading = .object(keys: index, children: children)
+            return DecodingNode(kind: .object, keyNames: names, children: children, presence: presence, path: path, codingPath: codingKeys, context: context)
         case .array:
             var elementLayout = DecodableLayout(context: context, keyName: keyName, isStrict: isStrict)
             let element = node.element.map { elementLayout.root($0) }
@@ -108,18 +149,16 @@ struct DecodableLayout {
             }
             let column = addColumn(keys, .json) { $0.elementPlan = plan }
             if node.isProbed { presence = addColumn(keys, .json, suffix: " (present)") }
-            reading = .array(column: column, element: plan == nil ? nil : element)
+            return DecodingNode(kind: .array, column: column, element: plan == nil ? nil : element, presence: presence, path: path, codingPath: codingKeys, context: context)
         case .scalar(let scalar):
             let column = addColumn(keys, scalar.columnType)
             if node.isProbed { presence = addColumn(keys, .json, suffix: " (present)") }
-            reading = .scalar(column: column, scalar)
+            return DecodingNode(kind: .scalar(scalar), column: column, presence: presence, path: path, codingPath: codingKeys, context: context)
         case .text:
-            reading = .text(column: addColumn(keys, .json))
+            return DecodingNode(kind: .text, column: addColumn(keys, .json), presence: nil, path: path, codingPath: codingKeys, context: context)
         case .unknown:
-            presence = addColumn(keys, .json, suffix: " (present)")
-            reading = .presence
+            return DecodingNode(kind: .presence, presence: addColumn(keys, .json, suffix: " (present)"), path: path, codingPath: codingKeys, context: context)
         }
-        return DecodingNode(reading: reading, presence: presence, path: path, codingPath: codingKeys, context: context)
     }
 
     /// A column reading the value at `keys`: optional, since the model's `init(from:)` decides what is required.

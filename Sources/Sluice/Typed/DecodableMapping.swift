@@ -85,7 +85,7 @@ extension Mapping where Model: Decodable & SendableMetatype {
         let field = Field<Model>(describing: \Model.self, columns: columns) { _ in Array(repeating: nil, count: columns.count) }
         let construct: @Sendable (ArgumentSource<Model>) -> Result<Model, RefusedValues> = { source in
             do {
-                return .success(try ColumnsDecoder(node: root, columns: source.columns, row: source.row).decode(Model.self))
+                return .success(try ColumnsDecoder(node: Unmanaged.passUnretained(root), columns: source.columns, row: source.row).decode(Model.self))
             } catch {
                 return .failure(RefusedValues([DecodedValueFailure(error, under: "$").failure]))
             }
