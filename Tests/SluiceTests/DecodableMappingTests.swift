@@ -112,7 +112,7 @@ import Testing
     /// What Sluice makes of each line: a model, or nil with the rejection's text.
     static func decoded<Model: Decodable & SendableMetatype>(
         _ lines: [String], _ type: Model.Type, decoder: JSONDecoder = JSONDecoder(), tokenizer: TokenizerChoice, workers: Int
-    ) throws -> (models: [Model?], rejections: [Int: String]) {
+    ) throws -> (models: [Model?], rejections: [Int: String], order: [Int]) {
         let mapping = try Mapping(decoding: Model.self, using: decoder)
         var options = ReaderOptions(shape: .ndjson, batchCapacity: 7, rejectionPolicy: .collect)
         options.tokenizer = tokenizer
@@ -121,11 +121,13 @@ import Testing
         let reader = try TypedReader(input: .bytes(Array((lines.joined(separator: "\n") + "\n").utf8)), mapping: mapping, options: options)
         var models = [Model?](repeating: nil, count: lines.count)
         var rejections: [Int: String] = [:]
+        var order: [Int] = []
         while let batch = try reader.next() {
+            order += batch.locations.map(\.ordinal)
             for (model, location) in zip(batch.models, batch.locations) { models[location.ordinal - 1] = model }
             for rejection in batch.rejections { rejections[rejection.location.ordinal - 1] = rejection.description }
         }
-        return (models, rejections)
+        return (models, rejections, order)
     }
 
     @Test(arguments: [TokenizerChoice.simdjson, .yajl], [1, 2])
@@ -133,12 +135,29 @@ import Testing
         var random = SplitMix(seed: 0x5EED_C0DE)
         let lines = (1...600).map { Self.record(&random, id: $0) }
         let expected = Self.expected(lines, Record.self)
-        let (models, rejections) = try Self.decoded(lines, Record.self, tokenizer: tokenizer, workers: workers)
+        let (models, rejections, order) = try Self.decoded(lines, Record.self, tokenizer: tokenizer, workers: workers)
         #expect(expected.contains { $0 == nil } && expected.contains { $0 != nil })
+        // With workers too, the models arrive in input order.
+        #expect(order == order.sorted() && order.count == expected.count { $0 != nil })
         for index in lines.indices {
             #expect(models[index] == expected[index], "line \(index + 1): \(lines[index])\nrejected: \(rejections[index] ?? "no")")
             #expect((rejections[index] != nil) == (expected[index] == nil), "line \(index + 1): \(lines[index])")
         }
+    }
+
+    @Test func encodableModelsAreWrittenBackThroughTheirEncoding() throws {
+        var random = SplitMix(seed: 7)
+        let lines = (1...200).map { Self.record(&random, id: $0) }
+        let mapping = try Mapping(decoding: Record.self)
+        let models = try Self.decoded(lines, Record.self, tokenizer: .simdjson, workers: 1).models.compactMap { $0 }
+        #expect(models.count > 100)
+        for model in models {
+            let text = mapping.jsonText(of: model)
+            #expect(try JSONDecoder().decode(Record.self, from: Data(text.utf8)) == model, "\(text)")
+            #expect(try TypedReader(input: .bytes(Array(text.utf8)), mapping: mapping).nextModel() == model)
+        }
+        struct OnlyDecodable: Decodable { let id: Int }
+        #expect(try Mapping(decoding: OnlyDecodable.self).jsonText(of: OnlyDecodable(id: 1)) == "null")
     }
 }
 
@@ -160,7 +179,7 @@ import Testing
     ) throws {
         let expected = DecodableMappingTests.expected(lines, Model.self, decoder: decoder)
         for tokenizer in [TokenizerChoice.simdjson, .yajl] {
-            let (models, rejections) = try DecodableMappingTests.decoded(lines, Model.self, decoder: decoder, tokenizer: tokenizer, workers: 1)
+            let (models, rejections, _) = try DecodableMappingTests.decoded(lines, Model.self, decoder: decoder, tokenizer: tokenizer, workers: 1)
             for index in lines.indices {
                 #expect(models[index] == expected[index], "\(tokenizer) line \(index + 1): \(lines[index]); rejected: \(rejections[index] ?? "no")", sourceLocation: sourceLocation)
                 #expect((rejections[index] != nil) == (expected[index] == nil), "\(tokenizer) line \(index + 1): \(lines[index])", sourceLocation: sourceLocation)
@@ -186,7 +205,7 @@ import Testing
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let camel = [#"{"userName":"c","createdAt":0}"#]
         #expect(DecodableMappingTests.expected(camel, Stamped.self, decoder: decoder)[0] != nil)
-        let (models, rejections) = try DecodableMappingTests.decoded(camel, Stamped.self, decoder: decoder, tokenizer: .simdjson, workers: 1)
+        let (models, rejections, _) = try DecodableMappingTests.decoded(camel, Stamped.self, decoder: decoder, tokenizer: .simdjson, workers: 1)
         #expect(models[0] == nil && rejections[0]?.contains("$.user_name") == true)
         #expect(SnakeCaseKeys.jsonKey(for: "userID") == "user_i_d" && SnakeCaseKeys.jsonKey(for: "URLString") == "URLString")
         // A coding key with an inner underscore, which no converted key matches, is read as it is written.
@@ -274,7 +293,7 @@ import Testing
 
     @Test func subclassesDecodeTheirSuperclassesKeys() throws {
         let lines = [#"{"name":"rex","barks":3}"#, #"{"name":"rex"}"#]
-        let (models, rejections) = try DecodableMappingTests.decoded(lines, Dog.self, tokenizer: .simdjson, workers: 1)
+        let (models, rejections, _) = try DecodableMappingTests.decoded(lines, Dog.self, tokenizer: .simdjson, workers: 1)
         #expect(models[0]?.name == "rex" && models[0]?.barks == 3)
         #expect(rejections[1]?.contains("$.barks") == true)
     }

@@ -91,5 +91,33 @@ extension Mapping where Model: Decodable & SendableMetatype {
             }
         }
         try self.init(assembly: .initializer(construct, differs: [{ _, _ in true }]), options: options, fields: [field], finish: nil)
+        encodesModel = Self.encoder(undoing: decoder)
     }
+
+    /// Writes a model through its `Encodable` conformance, if it has one, with the strategies that undo `decoder`'s;
+    /// nothing (`null`) for a model that has none.
+    private static func encoder(undoing decoder: JSONDecoder) -> @Sendable (Model) -> String? {
+        guard Model.self is any Encodable.Type else { return { _ in nil } }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        if case .convertFromSnakeCase = decoder.keyDecodingStrategy { encoder.keyEncodingStrategy = .convertToSnakeCase }
+        switch decoder.dateDecodingStrategy {
+        case .secondsSince1970: encoder.dateEncodingStrategy = .secondsSince1970
+        case .millisecondsSince1970: encoder.dateEncodingStrategy = .millisecondsSince1970
+        case .iso8601: encoder.dateEncodingStrategy = .iso8601
+        default: break
+        }
+        if case .deferredToData = decoder.dataDecodingStrategy { encoder.dataEncodingStrategy = .deferredToData }
+        let box = EncoderBox(encoder)
+        return { model in
+            guard let encodable = model as? any Encodable, let data = try? box.encoder.encode(encodable) else { return nil }
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+}
+
+/// A `JSONEncoder` configured once and only used to encode, which it does from any thread at once.
+private final class EncoderBox: @unchecked Sendable {
+    let encoder: JSONEncoder
+    init(_ encoder: JSONEncoder) { self.encoder = encoder }
 }

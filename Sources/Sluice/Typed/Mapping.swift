@@ -25,6 +25,9 @@ public struct Mapping<Model>: Sendable {
     let encoder: LazyRecordEncoder
     /// Per field, its first column (a nested model's field reads several).
     let columnStart: [Int]
+    /// For a mapping of a `Decodable` model: the model written back as JSON through its `Encodable` conformance (nil
+    /// for a model that has none), in place of the fields.
+    var encodesModel: (@Sendable (Model) -> String?)?
 
     /// Compiles a mapping.
     /// - Parameters:
@@ -163,7 +166,11 @@ public struct Mapping<Model>: Sendable {
     /// field's first format, enums as their JSON values, arrays element by element (nested models through their
     /// own mapping). Mapping the result gives the same model again, except for what is not written: fields with a
     /// transform (a transform has no way back).
+    ///
+    /// A mapping of a `Decodable` model writes it through its `Encodable` conformance with `JSONEncoder`, keys and
+    /// dates by the strategies that undo the decoder's; a model that is not `Encodable` is written as `null`.
     public func jsonText(of model: Model) -> String {
+        if let encodesModel { return encodesModel(model) ?? "null" }
         let batch = ColumnarBatch(fields: plan.fields, capacity: 1, holdsElementRows: false)
         for (index, field) in fields.enumerated() {
             for (offset, value) in field.encodedValues(model).enumerated() {
