@@ -341,6 +341,27 @@ import Testing
         try expectSameAsJSONDecoder(OptionalOpaque.self, [#"{"value":"one","values":["two",null]}"#, #"{"value":"three"}"#, #"{"values":["two","x"]}"#, "{}"])
     }
 
+    /// A tree of replies: below the first level, the replies are decoded from their text.
+    struct Reply: Decodable, Equatable {
+        let id: Int
+        let replies: [Reply]
+        let parent: Box?
+        final class Box: Decodable, Equatable, @unchecked Sendable {
+            let reply: Reply
+            static func == (left: Box, right: Box) -> Bool { left.reply == right.reply }
+        }
+    }
+    final class Endless: Decodable, @unchecked Sendable { let again: Endless }
+
+    @Test func recursiveModelsAreReadAndNeverDiscoveredForever() throws {
+        try expectSameAsJSONDecoder(Reply.self, [
+            #"{"id":1,"replies":[{"id":2,"replies":[{"id":3,"replies":[]}]},{"id":4,"replies":[],"parent":{"reply":{"id":1,"replies":[]}}}]}"#,
+            #"{"id":1,"replies":[{"id":2,"replies":[{"id":"x","replies":[]}]}]}"#,
+            #"{"id":1,"replies":[null]}"#,
+        ])
+        #expect(throws: SluiceError.self) { try Mapping(decoding: Endless.self) }
+    }
+
     @Test func lenientConversionsTakeNumbersFromText() throws {
         struct Counts: Decodable, Equatable, Sendable { let count: Int; let ratio: Double; let on: Bool; let name: String }
         let mapping = try Mapping(decoding: Counts.self, conversions: .lenient)

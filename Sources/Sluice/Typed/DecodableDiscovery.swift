@@ -33,6 +33,15 @@ final class DiscoveredNode {
     /// Why the node cannot be read, if it cannot: the mapping is refused with this.
     var problem: String?
 
+    /// Whether what was discovered is enough to read the value though no sample of it could be made: a single value
+    /// (an enum that is not `CaseIterable`), or a value whose text goes to the JSONDecoder (a recursive model).
+    var isReadWithoutSample: Bool {
+        switch kind {
+        case .scalar, .text: true
+        case .unknown, .object, .array: false
+        }
+    }
+
     func child(_ key: String) -> DiscoveredNode {
         if let node = children[key] { return node }
         let node = DiscoveredNode()

@@ -3,6 +3,9 @@ import Foundation
 /// Why a `Decodable` type cannot be mapped: the mapping is refused with this, naming the type and key path.
 struct DiscoveryRefusal: Error {
     let message: String
+    /// Whether a model was met inside itself where a value is required: the nearest optional value or array
+    /// around it is then read from its text instead.
+    var isRecursion = false
 }
 
 /// Decodes a type from sample values, recording what it asks for into ``DiscoveredNode``s.
@@ -12,6 +15,8 @@ final class ShapeRecorder {
     let userInfo: [CodingUserInfoKey: Any]
     /// The most cases of any enum met: that many passes after the first see each case once.
     private(set) var mostCases = 1
+    /// The types being decoded, outermost first: a type met again inside itself is a recursive model.
+    private var decoding: [ObjectIdentifier] = []
 
     init(pass: DiscoveryPass, strategies: DecodingStrategies, userInfo: [CodingUserInfoKey: Any]) {
         self.pass = pass
@@ -31,6 +36,14 @@ final class ShapeRecorder {
             if let sample = optional.discoverySample as? T { return sample }
         }
         let decoder = RecordingDecoder(recorder: self, node: node, path: path)
+        if decoding.contains(ObjectIdentifier(T.self)) {
+            // A model inside itself (a tree of replies) would be discovered forever: below the first level its
+            // values go to the JSONDecoder as text. Where it is optional or an element, no sample is needed.
+            node.kind = .text
+            throw DiscoveryRefusal(message: "\(Self.display(path)): \(T.self) holds itself where a value is required, which no finite record can", isRecursion: true)
+        }
+        decoding.append(ObjectIdentifier(T.self))
+        defer { decoding.removeLast() }
         if let cases = T.self as? any CaseIterable.Type {
             // The cases are the samples: one made from a sample string might not exist.
             _ = try? T(from: decoder)
@@ -54,7 +67,8 @@ final class ShapeRecorder {
         do {
             _ = try discover(type, at: node, path: path)
         } catch let refusal as DiscoveryRefusal {
-            if case .scalar = node.kind { return }
+            if refusal.isRecursion { node.kind = .text }
+            if node.isReadWithoutSample { return }
             throw refusal
         }
     }
@@ -234,8 +248,10 @@ struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
         do {
             return try child.discover(type)
         } catch let refusal as DiscoveryRefusal {
-            // A single value no sample can be made of (an enum that is not CaseIterable) is read all the same.
-            if case .scalar = child.node.kind { return nil }
+            // A single value no sample can be made of (an enum that is not CaseIterable), or a recursive model's
+            // text, is read all the same.
+            if refusal.isRecursion { child.node.kind = .text }
+            if child.node.isReadWithoutSample { return nil }
             throw refusal
         }
     }
