@@ -105,6 +105,12 @@ public struct FieldSpec: Sendable, Hashable {
         get { settings.takesOnlyItsKind }
         set { updateSettings { $0.takesOnlyItsKind = newValue } }
     }
+    /// For a json column of a model decoded as `JSONDecoder` decodes it: `null` is kept as its text, so that a null
+    /// value is told apart from a missing key.
+    var keepsNullText: Bool {
+        get { settings.keepsNullText }
+        set { updateSettings { $0.keepsNullText = newValue } }
+    }
     /// For a typed property whose type is not its column's (an `Int32` read through an int64 column): how
     /// rejections name the property's type, so that they say what the model declared.
     var shownType: ShownType? {
@@ -146,6 +152,7 @@ public struct FieldSpec: Sendable, Hashable {
         var fallbackPaths: [String] = []
         var requiresFoundationURL = false
         var takesOnlyItsKind = false
+        var keepsNullText = false
         var shownType: ShownType?
         var propertyPath: [String]?
         var elementPlan: ElementPlan?

@@ -228,9 +228,13 @@ extension RecordStateMachine {
     }
 
     /// JSON null: null for an optional field; otherwise the default, or a rejection. An enum's default also
-    /// covers null, optional or not.
+    /// covers null, optional or not. A json column that keeps null's text holds `null`.
     private mutating func writeNull(column: Int, node nodeID: Int32) {
         let storage = columns + column
+        if columnTypes[column].keepsJSONText && plan.conversion(column).pointee.keepsNullText {
+            _ = JSONScalarDecoder.decode(ScalarValue(.null, nil, 0, false), into: ColumnSlot(storage: storage, row: row))
+            return
+        }
         let isOptional = columnIsOptional[column]
         if columnHasDefault[column] && (!isOptional || columnTypes[column].holdsListedValues),
            let defaultValue = plan.conversion(column).pointee.defaultValue {

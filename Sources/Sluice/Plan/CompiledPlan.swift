@@ -232,6 +232,8 @@ struct ColumnConversion: Sendable {
     var requiresFoundationURL = false
     /// Values only from their type's own JSON kind (``FieldSpec/takesOnlyItsKind``).
     var takesOnlyItsKind = false
+    /// `null` kept as its text in a json column (``FieldSpec/keepsNullText``).
+    var keepsNullText = false
     var dateParser: DateParser?
     var enumTable: EnumTable?
     var decimalFormat: DecimalFormat?
@@ -242,7 +244,7 @@ struct ColumnConversion: Sendable {
 
     /// Whether values convert by their type alone.
     var isPlain: Bool {
-        !truncatesFractions && !requiresFoundationURL && !takesOnlyItsKind && dateParser == nil && enumTable == nil && decimalFormat == nil && defaultValue == nil && transform == nil && cleaning == nil
+        !truncatesFractions && !requiresFoundationURL && !takesOnlyItsKind && !keepsNullText && dateParser == nil && enumTable == nil && decimalFormat == nil && defaultValue == nil && transform == nil && cleaning == nil
     }
 }
 

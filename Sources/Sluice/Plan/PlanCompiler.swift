@@ -181,7 +181,7 @@ enum PlanCompiler {
 
     /// Checks a field's conversion options against its type and compiles its date formats and value map.
     private static func compileConversion(_ field: FieldSpec, options: MappingOptions, problems: inout [MappingProblem]) -> ColumnConversion {
-        var conversion = ColumnConversion(truncatesFractions: field.truncatesFractions, requiresFoundationURL: field.requiresFoundationURL, takesOnlyItsKind: field.takesOnlyItsKind, transform: field.transform)
+        var conversion = ColumnConversion(truncatesFractions: field.truncatesFractions, requiresFoundationURL: field.requiresFoundationURL, takesOnlyItsKind: field.takesOnlyItsKind, keepsNullText: field.keepsNullText, transform: field.transform)
         func problem(_ message: String) { problems.append(MappingProblem(field: field.name, message: message)) }
         if field.isCleaned(options: options) {
             var messages: [String] = []

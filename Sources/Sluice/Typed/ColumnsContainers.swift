@@ -21,21 +21,29 @@ struct ColumnsObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return child.isNil
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.child(key.stringValue).decode(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.child(key.stringValue).decode(type) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.child(key.stringValue).decode(type) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try required(key).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try required(key).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try required(key).decode(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try required(key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try required(key).decode(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try required(key).decode(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try required(key).decode(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try required(key).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try required(key).decode(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try required(key).decode(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try required(key).decode(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try required(key).decode(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try required(key).decode(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try required(key).decode(type) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try required(key).decode(type) }
+
+    /// The decoder of a key asked for with `decode`: it must be there (`null` included) where that can be told.
+    @inline(__always)
+    private func required(_ key: Key) throws -> ColumnsDecoder {
+        let child = try decoder.child(key.stringValue)
+        try child.requireKey()
+        return child
+    }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeIfPresent(type, key) }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decodeIfPresent(type, key) }
@@ -119,40 +127,53 @@ struct ColumnsArray: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next(type) }
 
-    /// The next element, decoded; its failure named from the array (`$.tags[2].text`).
+    /// The next element, decoded, then passed; its failure named from the array (`$.tags[2].text`), and the
+    /// element not passed, as `JSONDecoder` leaves it.
     @inline(__always)
     private mutating func next<T: Decodable>(_ type: T.Type) throws -> T {
         guard !isAtEnd else { throw pastEnd() }
         let index = currentIndex
-        func place() -> String { decoder.node.path + "[\(index)]" }
-        if let failed = elements.failure, failed < elements.batch.rejections.count,
-           let rejection = Optional(elements.batch.rejections[failed]), rejection.location.ordinal - 1 == index {
-            // The element did not map in the engine: its own failure, named from the array.
-            throw DecodedValueFailure(rejection.failures.first ?? Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "\(T.self)", found: "another value")).placed(under: place())
-        }
         guard !isNullHere else {
             if let none = (T.self as? any DiscoverableOptional.Type)?.discoverySample as? T {
                 currentIndex += 1
                 return none
             }
-            throw DecodedValueFailure(Rejection.Failure(keyPath: place(), kind: .null, expected: "\(T.self)", found: ValueDescription.null))
+            throw DecodedValueFailure(Rejection.Failure(keyPath: decoder.node.path + "[\(index)]", kind: .null, expected: "\(T.self)", found: ValueDescription.null))
         }
-        let row = nextRow
+        let value: T
+        do {
+            value = try elementDecoder.decode(type)
+        } catch {
+            throw DecodedValueFailure(error, under: "$").placed(under: decoder.node.path + "[\(index)]")
+        }
         currentIndex += 1
         nextRow += 1
-        do {
-            return try ColumnsDecoder(node: Unmanaged.passUnretained(element), columns: elements.batch.columns, row: row).decode(type)
-        } catch {
-            throw DecodedValueFailure(error, under: "$").placed(under: place())
+        return value
+    }
+
+    /// The decoder of the element at ``currentIndex``, which is not null.
+    private var elementDecoder: ColumnsDecoder {
+        ColumnsDecoder(node: Unmanaged.passUnretained(element), columns: elements.batch.columns, row: nextRow)
+    }
+
+    /// A container of the element at ``currentIndex``, which is then passed.
+    private mutating func nested<Container>(_ make: (ColumnsDecoder) throws -> Container) throws -> Container {
+        guard !isAtEnd else { throw pastEnd() }
+        guard !isNullHere else {
+            throw DecodedValueFailure(Rejection.Failure(keyPath: decoder.node.path + "[\(currentIndex)]", kind: .null, expected: "a container", found: ValueDescription.null))
         }
+        let container = try make(elementDecoder)
+        currentIndex += 1
+        nextRow += 1
+        return container
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        throw decoder.undiscovered("a nested container of an array element")
+        try nested { try $0.container(keyedBy: type) }
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw decoder.undiscovered("a nested container of an array element")
+        try nested { try $0.unkeyedContainer() }
     }
 
     mutating func superDecoder() throws -> any Decoder { throw decoder.undiscovered("a super decoder") }

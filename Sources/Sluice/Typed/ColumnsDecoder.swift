@@ -22,7 +22,7 @@ struct ColumnsDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object = node.kind else { throw undiscovered("an object") }
-        try requirePresence()
+        try requireObject()
         return KeyedDecodingContainer(ColumnsObject<Key>(decoder: self))
     }
 
@@ -32,7 +32,16 @@ struct ColumnsDecoder: Decoder {
         guard columns[column].isValid(row) else { throw failure(.missing, expected: "an array", found: "no value") }
         guard let elements = ElementRows(columns[column], row: row) else {
             if isNull(column) { throw failure(.null, expected: "an array", found: ValueDescription.null) }
-            throw failure(.typeMismatch, expected: "an array read element by element", found: "an array another key also reads")
+            throw failure(.typeMismatch, expected: "an array", found: ValueDescription.jsonText(columns[column].textBytes(row)))
+        }
+        if let failed = elements.failure, failed < elements.batch.rejections.count {
+            // An element the engine refused: the elements after it were not read, so the array stands or falls whole,
+            // whatever the model does with the error.
+            let rejection = elements.batch.rejections[failed]
+            let element = Rejection.Failure(keyPath: "$", kind: .typeMismatch, expected: "an element", found: "another value")
+            let refused = DecodedValueFailure(rejection.failures.first ?? element).placed(under: node.path + "[\(rejection.location.ordinal - 1)]")
+            DecodingStrikes.current.strike(refused.failure)
+            throw refused
         }
         return ColumnsArray(decoder: self, elements: elements, element: element)
     }
@@ -41,12 +50,21 @@ struct ColumnsDecoder: Decoder {
 
     // MARK: Values
 
-    /// Whether the record holds the value (`null` included).
+    /// Whether the record holds the value (`null` included), where that can be told (``canTellPresence``).
     var isPresent: Bool {
         if let presence = node.presence { return columns[presence].isValid(row) }
         switch node.kind {
         case .scalar, .text, .array: return columns[node.column].isValid(row)
         case .object, .presence: return true
+        }
+    }
+
+    /// Whether a missing key is told apart from `null` here: by a column that keeps `null` as its text.
+    var canTellPresence: Bool {
+        if node.presence != nil { return true }
+        switch node.kind {
+        case .text, .array: return true
+        case .scalar, .object, .presence: return false
         }
     }
 
@@ -64,11 +82,26 @@ struct ColumnsDecoder: Decoder {
         ElementRows(columns[column], row: row) == nil && columns[column].textBytes(row).elementsEqual("null".utf8)
     }
 
-    /// An object asked for must be there and not `null`.
-    private func requirePresence() throws {
+    /// A key asked for with `decode` must be there, as `JSONDecoder` requires it (`null` included), where that can
+    /// be told.
+    func requireKey() throws {
+        if canTellPresence && !isPresent { throw failure(.missing, expected: "a value", found: "no value") }
+    }
+
+    /// An object asked for must be there, not `null`, and an object.
+    private func requireObject() throws {
         guard let presence = node.presence else { return }
         guard columns[presence].isValid(row) else { throw failure(.missing, expected: "an object", found: "no value") }
-        if isNull(presence) { throw failure(.null, expected: "an object", found: ValueDescription.null) }
+        let text = columns[presence].textBytes(row)
+        if text.first != UInt8(ascii: "{") {
+            if isNull(presence) { throw failure(.null, expected: "an object", found: ValueDescription.null) }
+            throw failure(.typeMismatch, expected: "an object", found: ValueDescription.jsonText(text))
+        }
+    }
+
+    /// Whether `T` is a type Sluice reads itself, whose own `init(from:)` would only ask for itself again.
+    private static func isPlainValue<T>(_ type: T.Type) -> Bool {
+        T.self == String.self || T.self == Bool.self || T.self == Double.self || T.self == Float.self || T.self is any FixedWidthInteger.Type
     }
 
     /// A value of type `T`: one Sluice read itself, one the JSONDecoder reads from its text, or one made by its
@@ -80,6 +113,7 @@ struct ColumnsDecoder: Decoder {
         case .scalar(let scalar):
             if columns[column].isValid(row) {
                 if let value = try read(T.self, column, scalar) { return value }
+                if Self.isPlainValue(T.self) { throw failure(.typeMismatch, expected: "\(T.self)", found: columns[column].describedValue(row)) }
             } else if !(T.self is any DiscoverableOptional.Type) {
                 throw failure(.missing, expected: "\(T.self)", found: "no value")
             }
@@ -90,8 +124,10 @@ struct ColumnsDecoder: Decoder {
             return try decodeText(T.self, column)
         case .array:
             if columns[column].isValid(row) && ElementRows(columns[column], row: row) == nil && !isNull(column) { return try decodeText(T.self, column) }
+            if Self.isPlainValue(T.self) { throw failure(.typeMismatch, expected: "\(T.self)", found: ValueDescription.array) }
             return try T(from: self)
         case .object, .presence:
+            if Self.isPlainValue(T.self) { throw failure(.typeMismatch, expected: "\(T.self)", found: "another value") }
             return try T(from: self)
         }
     }
@@ -110,7 +146,7 @@ struct ColumnsDecoder: Decoder {
         case .integer(let signed, _):
             // The usual widths without an existential's generic call.
             if signed, T.self == Int64.self { return storage.int64(row) as? T }
-            if signed, T.self == Int.self { return storage.int64(row).map { Int(truncatingIfNeeded: $0) } as? T }
+            if signed, T.self == Int.self { return storage.int64(row).flatMap { Int(exactly: $0) } as? T }
             if !signed, T.self == UInt64.self { return storage.uint64(row) as? T }
             guard let integer = T.self as? any FixedWidthInteger.Type else { return nil }
             return try exactly(integer, signed ? storage.int64(row).map(IntegerValue.signed) : storage.uint64(row).map(IntegerValue.unsigned)) as? T
@@ -172,8 +208,11 @@ struct ColumnsDecoder: Decoder {
     }
 
     /// The model asked for something discovery did not see it ask for: its reading depends on the values.
+    /// It rejects the record whatever the model does with the error: `JSONDecoder` would have read something here.
     func undiscovered(_ what: String) -> DecodedValueFailure {
-        failure(.custom, expected: "a value read as discovered", found: "the model read \(what) here, which it did not read when its keys were discovered")
+        let refused = failure(.custom, expected: "a value read as discovered", found: "the model read \(what) here, which it did not read when its keys were discovered")
+        DecodingStrikes.current.strike(refused.failure)
+        return refused
     }
 
     /// The decoder of a key of this object.

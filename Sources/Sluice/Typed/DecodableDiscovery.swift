@@ -2,8 +2,8 @@ import Foundation
 
 /// What a `Decodable` type reads from a record, found before any record is read by decoding the type from sample
 /// values with a recording decoder: every key its `init(from:)` asks for, in the container it asks through, and the
-/// type it asks for there. The type is decoded twice, with two sets of samples (optional keys absent, then present
-/// and empty arrays, then one element), and what both decodings read is what the mapping reads.
+/// type it asks for there. The type is decoded several times (``DiscoveryPass``), and what any decoding read is what
+/// the mapping reads.
 final class DiscoveredNode {
     enum Kind: Equatable {
         /// Nothing asked yet (or only whether the value is null).
@@ -32,6 +32,19 @@ final class DiscoveredNode {
     var isProbed = false
     /// Why the node cannot be read, if it cannot: the mapping is refused with this.
     var problem: String?
+    /// For an object: the passes that read it, and the keys each asked for with `decode` (a value it requires).
+    private var passesRead: Set<Int> = []
+    private var requiredByPass: [Int: Set<String>] = [:]
+
+    func noteRead(in pass: DiscoveryPass) { passesRead.insert(pass.index) }
+    func noteRequired(_ key: String, in pass: DiscoveryPass) { requiredByPass[pass.index, default: []].insert(key) }
+
+    /// The keys every pass that read the object required: a record without the object fails on one of them. A
+    /// key required only on some paths through `init(from:)` proves nothing.
+    var keysRequiredOnEveryPath: Set<String> {
+        guard let first = passesRead.first else { return [] }
+        return passesRead.reduce(requiredByPass[first] ?? []) { $0.intersection(requiredByPass[$1] ?? []) }
+    }
 
     /// Whether what was discovered is enough to read the value though no sample of it could be made: a single value
     /// (an enum that is not `CaseIterable`), or a value whose text goes to the JSONDecoder (a recursive model).

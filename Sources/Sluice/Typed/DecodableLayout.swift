@@ -125,9 +125,11 @@ struct DecodableLayout {
                 let jsonKey = keyName(key)
                 children.append(build(child, keys: keys + [jsonKey], codingKeys: codingKeys + [RecordKey(stringValue: jsonKey)]))
             }
-            // Without a key it must hold, an absent object would read as one of absent keys.
+            // Without a key it must hold on every path through `init(from:)`, an absent or null object would read
+            // as one of absent keys.
+            let required = node.keysRequiredOnEveryPath
             let holdsRequiredKey = node.keys.contains { key in
-                guard let child = node.child(ifKnown: key), !child.isOptional else { return false }
+                guard required.contains(key), let child = node.child(ifKnown: key), !child.isOptional else { return false }
                 switch child.kind {
                 case .scalar, .array, .text: return true
                 case .object, .unknown: return false
@@ -147,8 +149,8 @@ struct DecodableLayout {
                     problems.append("\(path): \(error)")
                 }
             }
+            // Its column keeps `null` as text: it tells a missing key from null itself.
             let column = addColumn(keys, .json) { $0.elementPlan = plan }
-            if node.isProbed { presence = addColumn(keys, .json, suffix: " (present)") }
             return DecodingNode(kind: .array, column: column, element: plan == nil ? nil : element, presence: presence, path: path, codingPath: codingKeys, context: context)
         case .scalar(let scalar):
             let column = addColumn(keys, scalar.columnType)
@@ -166,6 +168,7 @@ struct DecodableLayout {
         let path = keys.isEmpty ? "$" : keys.map(FieldPath.escaped(key:)).joined(separator: ".")
         var spec = FieldSpec(name: Self.display(keys) + suffix, path: path, type: type, isOptional: true)
         spec.takesOnlyItsKind = isStrict
+        spec.keepsNullText = type.keepsJSONText
         configure(&spec)
         columns.append(spec)
         return columns.count - 1

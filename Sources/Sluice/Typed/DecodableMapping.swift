@@ -19,11 +19,11 @@ extension Mapping where Model: Decodable & SendableMetatype {
     /// let decoder = JSONDecoder()
     /// decoder.keyDecodingStrategy = .convertFromSnakeCase
     /// let mapping = try Mapping(decoding: Tweet.self, using: decoder)
-    /// for try await tweet in TypedReader(input: .file(path: "tweets.ndjson"), mapping: mapping).models { … }
+    /// for try await tweet in try TypedReader(input: .file("tweets.ndjson"), mapping: mapping).models { … }
     /// ```
     ///
-    /// What the model reads is discovered once, here, by decoding it from sample values (twice: optional keys
-    /// absent, then present): its coding keys, nested objects and arrays of nested models, optionals, enums,
+    /// What the model reads is discovered once, here, by decoding it from sample values (optional keys absent,
+    /// then present, and once more for each case of its enums): its coding keys, nested objects and arrays of nested models, optionals, enums,
     /// dates, data and URLs, under the decoder's key, date and data strategies.
     ///
     /// - Values convert as `JSONDecoder` converts them (unless `conversions` is ``DecodingConversions/lenient``),
@@ -44,8 +44,8 @@ extension Mapping where Model: Decodable & SendableMetatype {
     ///   - decoder: The key, date, data and float strategies, and the user info `init(from:)` sees; it decodes the
     ///     values Sluice does not read itself.
     ///   - conversions: How values convert: ``DecodingConversions/strict`` as `JSONDecoder`, or as Sluice's fields.
-    ///   - options: Options of the mapping as a whole (unmapped keys, ignored paths); its naming convention does
-    ///     not apply, the decoder's key strategy does.
+    ///   - options: Options of the mapping as a whole (unmapped keys, ignored paths, records path); its naming
+    ///     convention and null spellings do not apply: the decoder's key strategy does, and `null` is `null`.
     /// - Throws: ``SluiceError/invalidMapping(_:)`` naming the type and key path of what cannot be read this way:
     ///   a custom key strategy, a super decoder, an enum that is not `CaseIterable` where a sample of it is
     ///   needed, an `init(from:)` that throws on the samples, or a key asked for as two different things.
@@ -60,6 +60,11 @@ extension Mapping where Model: Decodable & SendableMetatype {
         default:
             throw .invalidMapping([MappingProblem(field: "\(Model.self)", message: "a custom key decoding strategy maps the record's keys to coding keys, and Sluice needs the way back; use .useDefaultKeys or .convertFromSnakeCase")])
         }
+        // The decoder's settings as they are now: the mapping is compiled from them, and changing them later must not
+        // make its values disagree with its keys.
+        let decoder = Self.snapshot(of: decoder)
+        var options = options
+        options.nullSpellings = []
         let discovered = DiscoveredNode()
         let strategies = DecodingStrategies(decoder)
         var passes = 2
@@ -84,14 +89,31 @@ extension Mapping where Model: Decodable & SendableMetatype {
         let columns = layout.columns
         let field = Field<Model>(describing: \Model.self, columns: columns) { _ in Array(repeating: nil, count: columns.count) }
         let construct: @Sendable (ArgumentSource<Model>) -> Result<Model, RefusedValues> = { source in
+            let strikes = DecodingStrikes.current
+            strikes.reset()
             do {
-                return .success(try ColumnsDecoder(node: Unmanaged.passUnretained(root), columns: source.columns, row: source.row).decode(Model.self))
+                let model = try withExtendedLifetime(root) {
+                    try ColumnsDecoder(node: Unmanaged.passUnretained(root), columns: source.columns, row: source.row).decode(Model.self)
+                }
+                // The model caught an error that rejects the record all the same.
+                if let struck = strikes.first { return .failure(RefusedValues([struck])) }
+                return .success(model)
             } catch {
-                return .failure(RefusedValues([DecodedValueFailure(error, under: "$").failure]))
+                return .failure(RefusedValues([strikes.first ?? DecodedValueFailure(error, under: "$").failure]))
             }
         }
         try self.init(assembly: .initializer(construct, differs: [{ _, _ in true }]), options: options, fields: [field], finish: nil)
         encodesModel = Self.encoder(undoing: decoder)
+    }
+
+    private static func snapshot(of decoder: JSONDecoder) -> JSONDecoder {
+        let copy = JSONDecoder()
+        copy.keyDecodingStrategy = decoder.keyDecodingStrategy
+        copy.dateDecodingStrategy = decoder.dateDecodingStrategy
+        copy.dataDecodingStrategy = decoder.dataDecodingStrategy
+        copy.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
+        copy.userInfo = decoder.userInfo
+        return copy
     }
 
     /// Writes a model through its `Encodable` conformance, if it has one, with the strategies that undo `decoder`'s;

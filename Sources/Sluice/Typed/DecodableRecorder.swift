@@ -152,6 +152,7 @@ struct RecordingDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         node.settle(.object, type: Key.self)
+        node.noteRead(in: recorder.pass)
         return KeyedDecodingContainer(RecordingObject<Key>(decoder: self))
     }
 
@@ -234,7 +235,8 @@ struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try decodeIfPresent(type, key) }
 
     private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
-        try decoder.child(key.stringValue).discover(type)
+        decoder.node.noteRequired(key.stringValue, in: pass)
+        return try decoder.child(key.stringValue).discover(type)
     }
 
     /// An optional value: discovered in both passes, given only in the second.
@@ -285,9 +287,13 @@ struct RecordingArray: UnkeyedDecodingContainer {
         RecordingDecoder(recorder: decoder.recorder, node: decoder.node.element ?? DiscoveredNode(), path: decoder.path + ["*"])
     }
 
-    /// The next element: past the end, the array is read by position.
-    private mutating func next() -> RecordingDecoder {
+    /// The next element: past the end, the array is read by position, and a few elements past that, it ends as
+    /// `JSONDecoder`'s arrays end, with an error (a model reading until one throws would go on for ever).
+    private mutating func next() throws -> RecordingDecoder {
         if isAtEnd { decoder.node.kind = .text }
+        if currentIndex >= (count ?? 0) + 16 {
+            throw DecodingError.valueNotFound(Any.self, DecodingError.Context(codingPath: codingPath, debugDescription: "Unkeyed container is at end."))
+        }
         currentIndex += 1
         return element
     }
