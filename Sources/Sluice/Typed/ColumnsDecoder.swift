@@ -100,8 +100,12 @@ struct ColumnsDecoder: Decoder {
     }
 
     /// Whether `T` is a type Sluice reads itself, whose own `init(from:)` would only ask for itself again.
+    /// Compared type by type: a conformance check (`is any FixedWidthInteger.Type`) would cost a lookup per value.
     private static func isPlainValue<T>(_ type: T.Type) -> Bool {
-        T.self == String.self || T.self == Bool.self || T.self == Double.self || T.self == Float.self || T.self is any FixedWidthInteger.Type
+        let type: Any.Type = T.self
+        return type == String.self || type == Bool.self || type == Double.self || type == Float.self || type == Int.self || type == Int64.self
+            || type == Int32.self || type == Int16.self || type == Int8.self || type == UInt.self || type == UInt64.self || type == UInt32.self
+            || type == UInt16.self || type == UInt8.self
     }
 
     /// A value of type `T`: one Sluice read itself, one the JSONDecoder reads from its text, or one made by its
