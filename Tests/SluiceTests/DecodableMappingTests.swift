@@ -581,3 +581,22 @@ import Testing
         #expect(versioned.models[1] == nil && versioned.rejections[1]?.contains("did not read when its keys were discovered") == true)
     }
 }
+
+extension DecodableHandWrittenTests {
+    /// A wrapper that reads `null` itself, at a key and as an element.
+    struct Flag: Decodable, Equatable {
+        let on: Bool
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            on = container.decodeNil() ? false : try container.decode(Bool.self)
+        }
+    }
+    struct Flags: Decodable, Equatable { let main: Flag; let all: [Flag]; let name: String? }
+
+    @Test func wrappersThatReadNullThemselves() throws {
+        try same.expectSameAsJSONDecoder(Flags.self, [
+            #"{"main":true,"all":[true,null,false]}"#, #"{"main":null,"all":[]}"#, #"{"all":[]}"#, #"{"main":"x","all":[]}"#,
+            #"{"main":false,"all":[],"name":null}"#,
+        ])
+    }
+}

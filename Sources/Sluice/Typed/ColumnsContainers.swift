@@ -138,7 +138,18 @@ struct ColumnsArray: UnkeyedDecodingContainer {
                 currentIndex += 1
                 return none
             }
-            throw DecodedValueFailure(Rejection.Failure(keyPath: decoder.node.path + "[\(index)]", kind: .null, expected: "\(T.self)", found: ValueDescription.null))
+            guard element.presence != nil else {
+                throw DecodedValueFailure(Rejection.Failure(keyPath: decoder.node.path + "[\(index)]", kind: .null, expected: "\(T.self)", found: ValueDescription.null))
+            }
+            // A type seen reading `null` itself: null elements have no rows, so the JSONDecoder hands it one.
+            let value: T
+            do {
+                value = try element.context.decoder.decode(T.self, from: Data("null".utf8))
+            } catch {
+                throw DecodedValueFailure(error, under: decoder.node.path + "[\(index)]")
+            }
+            currentIndex += 1
+            return value
         }
         let value: T
         do {

@@ -118,8 +118,9 @@ struct ColumnsDecoder: Decoder {
             if columns[column].isValid(row) {
                 if let value = try read(T.self, column, scalar) { return value }
                 if Self.isPlainValue(T.self) { throw failure(.typeMismatch, expected: "\(T.self)", found: columns[column].describedValue(row)) }
-            } else if !(T.self is any DiscoverableOptional.Type) {
-                throw failure(.missing, expected: "\(T.self)", found: "no value")
+            } else if Self.isPlainValue(T.self) || (node.presence == nil && !(T.self is any DiscoverableOptional.Type)) {
+                // No type here reads `null` itself (one that does was seen asking, and has its presence column).
+                throw failure(node.presence == nil ? .missing : .null, expected: "\(T.self)", found: node.presence == nil ? "no value" : ValueDescription.null)
             }
             // A type that reads itself through a single value: an enum, a wrapper, an optional.
             return try T(from: self)

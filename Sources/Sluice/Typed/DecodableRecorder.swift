@@ -333,8 +333,11 @@ struct RecordingValue: SingleValueDecodingContainer {
     let decoder: RecordingDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
 
+    /// A value that reads `null` itself (a wrapper of an optional): whether the key is there is asked too, so that
+    /// a missing key is still refused as `JSONDecoder` refuses it.
     func decodeNil() -> Bool {
         decoder.node.isOptional = true
+        decoder.node.isProbed = true
         return decoder.recorder.pass.isAbsent
     }
 
