@@ -200,13 +200,21 @@ import Testing
             decoder.dateDecodingStrategy = strategy
             try expectSameAsJSONDecoder(Stamped.self, lines, decoder: decoder)
         }
-        // The documented difference: a key spelled as its coding key, which JSONDecoder also matches, is not read.
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let camel = [#"{"userName":"c","createdAt":0}"#]
-        #expect(DecodableMappingTests.expected(camel, Stamped.self, decoder: decoder)[0] != nil)
-        let (models, rejections, _) = try DecodableMappingTests.decoded(camel, Stamped.self, decoder: decoder, tokenizer: .simdjson, workers: 1)
-        #expect(models[0] == nil && rejections[0]?.contains("$.user_name") == true)
+        // Values are also read from the other spellings JSONDecoder matches: digits apart, and as written.
+        struct Address: Decodable, Equatable { let addressLine1: String?; let zipCode: Int?; let nested: Inner?; struct Inner: Decodable, Equatable { let cityName: String? } }
+        try expectSameAsJSONDecoder(Address.self, [
+            #"{"address_line_1":"a","zip_code":1}"#, #"{"address_line1":"b","zipCode":2}"#, #"{"addressLine1":"c","nested":{"cityName":"x"}}"#,
+            #"{"nested":{"city_name":"y"}}"#, "{}",
+        ], decoder: decoder)
+        // The documented difference: an object or array is read under its first spelling only.
+        struct Holder: Decodable, Equatable { let innerValue: Address.Inner? }
+        let camel = [#"{"innerValue":{"city_name":"z"}}"#]
+        #expect(DecodableMappingTests.expected(camel, Holder.self, decoder: decoder)[0]?.innerValue != nil)
+        let (models, _, _) = try DecodableMappingTests.decoded(camel, Holder.self, decoder: decoder, tokenizer: .simdjson, workers: 1)
+        #expect(models[0] == Holder(innerValue: nil))
+        #expect(SnakeCaseKeys.spellings(of: "addressLine1") == ["address_line1", "address_line_1", "addressLine1"])
         #expect(SnakeCaseKeys.jsonKey(for: "userID") == "user_i_d" && SnakeCaseKeys.jsonKey(for: "URLString") == "URLString")
         // A coding key with an inner underscore, which no converted key matches, is read as it is written.
         #expect(SnakeCaseKeys.jsonKey(for: "already_snake") == "already_snake")

@@ -94,15 +94,17 @@ final class DecodingContext: @unchecked Sendable {
 /// Compiles discovered nodes into the columns of a plan and the ``DecodingNode``s that read them.
 struct DecodableLayout {
     let context: DecodingContext
-    let keyName: @Sendable (String) -> String
+    /// The spellings a coding key is read from in the record, the first the one read everywhere, the others for
+    /// values of their own (scalars), tried in turn when the first gives none.
+    let keySpellings: @Sendable (String) -> [String]
     /// Whether values come only from their type's JSON kind, as `JSONDecoder` takes them.
     let isStrict: Bool
     private(set) var columns: [FieldSpec] = []
     private(set) var problems: [String] = []
 
-    init(context: DecodingContext, keyName: @escaping @Sendable (String) -> String, isStrict: Bool) {
+    init(context: DecodingContext, keySpellings: @escaping @Sendable (String) -> [String], isStrict: Bool) {
         self.context = context
-        self.keyName = keyName
+        self.keySpellings = keySpellings
         self.isStrict = isStrict
     }
 
@@ -111,7 +113,7 @@ struct DecodableLayout {
         build(node, keys: [], codingKeys: [])
     }
 
-    private mutating func build(_ node: DiscoveredNode, keys: [String], codingKeys: [any CodingKey]) -> DecodingNode {
+    private mutating func build(_ node: DiscoveredNode, keys: [String], codingKeys: [any CodingKey], otherSpellings: [String] = []) -> DecodingNode {
         let path = Self.display(keys)
         if let problem = node.problem { problems.append("\(path): \(problem)") }
         var presence: Int?
@@ -122,8 +124,9 @@ struct DecodableLayout {
             for key in node.keys {
                 guard let child = node.child(ifKnown: key) else { continue }
                 names.append(key)
-                let jsonKey = keyName(key)
-                children.append(build(child, keys: keys + [jsonKey], codingKeys: codingKeys + [RecordKey(stringValue: jsonKey)]))
+                let spellings = keySpellings(key)
+                let jsonKey = spellings.first ?? key
+                children.append(build(child, keys: keys + [jsonKey], codingKeys: codingKeys + [RecordKey(stringValue: jsonKey)], otherSpellings: Array(spellings.dropFirst())))
             }
             // Without a key it must hold on every path through `init(from:)`, an absent or null object would read
             // as one of absent keys.
@@ -138,7 +141,7 @@ struct DecodableLayout {
             if !keys.isEmpty && (node.isOptional || node.isProbed || !holdsRequiredKey) { presence = addColumn(keys, .json, suffix: " (present)") }
             return DecodingNode(kind: .object, keyNames: names, children: children, presence: presence, path: path, codingPath: codingKeys, context: context)
         case .array:
-            var elementLayout = DecodableLayout(context: context, keyName: keyName, isStrict: isStrict)
+            var elementLayout = DecodableLayout(context: context, keySpellings: keySpellings, isStrict: isStrict)
             let element = node.element.map { elementLayout.root($0) }
             problems += elementLayout.problems.map { "\(path)[*]\($0.dropFirst())" }
             var plan: CompiledPlan?
@@ -153,7 +156,9 @@ struct DecodableLayout {
             let column = addColumn(keys, .json) { $0.elementPlan = plan }
             return DecodingNode(kind: .array, column: column, element: plan == nil ? nil : element, presence: presence, path: path, codingPath: codingKeys, context: context)
         case .scalar(let scalar):
-            let column = addColumn(keys, scalar.columnType)
+            let column = addColumn(keys, scalar.columnType) { spec in
+                spec.fallbackPaths = otherSpellings.map { Self.path(keys.dropLast() + [$0]) }
+            }
             if node.isProbed { presence = addColumn(keys, .json, suffix: " (present)") }
             return DecodingNode(kind: .scalar(scalar), column: column, presence: presence, path: path, codingPath: codingKeys, context: context)
         case .text:
@@ -165,13 +170,16 @@ struct DecodableLayout {
 
     /// A column reading the value at `keys`: optional, since the model's `init(from:)` decides what is required.
     private mutating func addColumn(_ keys: [String], _ type: FieldType, suffix: String = "", configure: (inout FieldSpec) -> Void = { _ in }) -> Int {
-        let path = keys.isEmpty ? "$" : keys.map(FieldPath.escaped(key:)).joined(separator: ".")
-        var spec = FieldSpec(name: Self.display(keys) + suffix, path: path, type: type, isOptional: true)
+        var spec = FieldSpec(name: Self.display(keys) + suffix, path: Self.path(keys), type: type, isOptional: true)
         spec.takesOnlyItsKind = isStrict
         spec.keepsNullText = type.keepsJSONText
         configure(&spec)
         columns.append(spec)
         return columns.count - 1
+    }
+
+    static func path(_ keys: [String]) -> String {
+        keys.isEmpty ? "$" : keys.map(FieldPath.escaped(key:)).joined(separator: ".")
     }
 
     static func display(_ keys: [String]) -> String {
@@ -206,6 +214,23 @@ enum SnakeCaseKeys {
             snake += character.lowercased()
         }
         return convertFromSnakeCase(snake) == codingKey ? snake : codingKey
+    }
+
+    /// The spellings of a coding key's JSON key that `convertFromSnakeCase` turns back into it, the one
+    /// ``jsonKey(for:)`` gives first: then digits apart from the word before (`address_line_1`), and the key as
+    /// written, which a key without an inner underscore is left as (`userName`).
+    static func spellings(of codingKey: String) -> [String] {
+        let first = jsonKey(for: codingKey)
+        var spellings = [first]
+        var digitsApart = ""
+        for character in first {
+            if character.isNumber, let last = digitsApart.last, !last.isNumber, last != "_" { digitsApart.append("_") }
+            digitsApart.append(character)
+        }
+        for spelling in [digitsApart, codingKey] where !spellings.contains(spelling) && convertFromSnakeCase(spelling) == codingKey {
+            spellings.append(spelling)
+        }
+        return spellings
     }
 
     /// What `JSONDecoder` makes of a JSON key under `.convertFromSnakeCase`: underscores at either end kept, the

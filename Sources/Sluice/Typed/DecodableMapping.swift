@@ -53,10 +53,10 @@ extension Mapping where Model: Decodable & SendableMetatype {
         decoding type: Model.Type, using decoder: JSONDecoder = JSONDecoder(), conversions: DecodingConversions = .strict,
         options: MappingOptions = MappingOptions()
     ) throws(SluiceError) {
-        let keyName: @Sendable (String) -> String
+        let keySpellings: @Sendable (String) -> [String]
         switch decoder.keyDecodingStrategy {
-        case .useDefaultKeys: keyName = { $0 }
-        case .convertFromSnakeCase: keyName = SnakeCaseKeys.jsonKey(for:)
+        case .useDefaultKeys: keySpellings = { [$0] }
+        case .convertFromSnakeCase: keySpellings = SnakeCaseKeys.spellings(of:)
         default:
             throw .invalidMapping([MappingProblem(field: "\(Model.self)", message: "a custom key decoding strategy maps the record's keys to coding keys, and Sluice needs the way back; use .useDefaultKeys or .convertFromSnakeCase")])
         }
@@ -81,7 +81,7 @@ extension Mapping where Model: Decodable & SendableMetatype {
                 throw .invalidMapping([MappingProblem(field: "\(Model.self)", message: "\(error)")])
             }
         }
-        var layout = DecodableLayout(context: DecodingContext(decoder: decoder), keyName: keyName, isStrict: conversions == .strict)
+        var layout = DecodableLayout(context: DecodingContext(decoder: decoder), keySpellings: keySpellings, isStrict: conversions == .strict)
         let root = layout.root(discovered)
         if !layout.problems.isEmpty {
             throw .invalidMapping(layout.problems.map { MappingProblem(field: "\(Model.self)", message: $0) })
