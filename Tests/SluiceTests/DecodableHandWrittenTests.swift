@@ -167,3 +167,100 @@ extension DecodableHandWrittenTests {
         ])
     }
 }
+
+/// Cases from a second reading: null elements of lossy arrays and wrappers, positions read through nested
+/// containers, keys caught with `try?` standing in for their object, types asked for where discovery saw another,
+/// and snake-case spellings of values asked about.
+@Suite struct DecodableSecondReadingTests {
+    let same = DecodableStrategyTests()
+
+    struct Maybe<Wrapped: Decodable & Equatable>: Decodable, Equatable {
+        let value: Wrapped?
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            value = container.decodeNil() ? nil : try container.decode(Wrapped.self)
+        }
+    }
+    struct Named: Decodable, Equatable { let name: String }
+    struct Users: Decodable, Equatable { let users: [Maybe<Named>] }
+
+    @Test func nullElementsGoToTheTypesThatReadThem() throws {
+        try same.expectSameAsJSONDecoder(DecodableHandWrittenTests.Lossy.self, [#"{"numbers":[1,null,2]}"#, #"{"numbers":[null]}"#])
+        try same.expectSameAsJSONDecoder(Users.self, [#"{"users":[null,{"name":"a"}]}"#, #"{"users":[{"name":1}]}"#, #"{"users":[null]}"#])
+    }
+
+    struct Point: Decodable {
+        let longitude: Double
+        private enum CodingKeys: CodingKey { case coordinates }
+        init(from decoder: any Decoder) throws {
+            var position = try decoder.container(keyedBy: CodingKeys.self).nestedUnkeyedContainer(forKey: .coordinates)
+            longitude = try position.decode(Double.self)
+            _ = try position.decode(Double.self)
+        }
+    }
+
+    @Test func positionsReadThroughANestedContainerAreRefused() {
+        #expect(throws: SluiceError.self) { try Mapping(decoding: Point.self) }
+    }
+
+    struct Inner: Decodable, Equatable {
+        let value: Int
+        private enum CodingKeys: CodingKey { case value }
+        init(from decoder: any Decoder) throws { value = (try? decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .value)) ?? 0 }
+    }
+    struct Outer: Decodable, Equatable { let inner: Inner }
+
+    struct Timed: Decodable, Equatable {
+        let at: Date?
+        let duration: Double?
+        private enum CodingKeys: CodingKey { case kind, t }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if try container.decode(String.self, forKey: .kind) == "point" {
+                (at, duration) = (try container.decode(Date.self, forKey: .t), nil)
+            } else {
+                (at, duration) = (nil, try container.decode(Double.self, forKey: .t))
+            }
+        }
+    }
+
+    /// Where Sluice cannot know what JSONDecoder would give, the record is rejected; never another model.
+    @Test func neverAnotherModel() throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        for (type, lines) in [(0, [#"{"inner":null}"#, "{}", #"{"inner":{"value":2}}"#, #"{"inner":{}}"#]), (1, [#"{"kind":"span","t":5}"#, #"{"kind":"point","t":1700000000}"#])] {
+            let expectedAndDecoded: [(Bool, Bool, Bool)] = try {
+                if type == 0 {
+                    let expected = DecodableMappingTests.expected(lines, Outer.self)
+                    let decoded = try DecodableMappingTests.decoded(lines, Outer.self, tokenizer: .simdjson, workers: 1).models
+                    return zip(expected, decoded).map { ($0 == nil, $1 == nil, $1 == nil || $0 == $1) }
+                }
+                let expected = DecodableMappingTests.expected(lines, Timed.self, decoder: decoder)
+                let decoded = try DecodableMappingTests.decoded(lines, Timed.self, decoder: decoder, tokenizer: .yajl, workers: 1).models
+                return zip(expected, decoded).map { ($0 == nil, $1 == nil, $1 == nil || $0 == $1) }
+            }()
+            for (index, (expectedNil, decodedNil, sameOrRejected)) in expectedAndDecoded.enumerated() {
+                #expect(sameOrRejected, "\(lines[index])")
+                if expectedNil { #expect(decodedNil, "\(lines[index])") }
+            }
+        }
+    }
+
+    struct Nick: Decodable, Equatable {
+        let nickName: String
+        let imageUrl2x: String?
+        private enum CodingKeys: String, CodingKey { case nickName, imageUrl2x = "image2X" }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            nickName = container.contains(.nickName) ? try container.decode(String.self, forKey: .nickName) : "anon"
+            imageUrl2x = try container.decodeIfPresent(String.self, forKey: .imageUrl2x)
+        }
+    }
+
+    @Test func spellingsOfValuesAskedAbout() throws {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        try same.expectSameAsJSONDecoder(Nick.self, [#"{"nickName":"x"}"#, #"{"nick_name":"y","image_2x":"i"}"#, "{}", #"{"image2x":"j"}"#], decoder: decoder)
+        #expect(SnakeCaseKeys.convertFromSnakeCase("is_3d") == "is3D")
+    }
+}

@@ -138,10 +138,8 @@ struct ColumnsArray: UnkeyedDecodingContainer {
                 currentIndex += 1
                 return none
             }
-            guard element.presence != nil else {
-                throw DecodedValueFailure(Rejection.Failure(keyPath: decoder.node.path + "[\(index)]", kind: .null, expected: "\(T.self)", found: ValueDescription.null))
-            }
-            // A type seen reading `null` itself: null elements have no rows, so the JSONDecoder hands it one.
+            // Null elements have no rows: the JSONDecoder hands the type its null, as it would (a type that reads `null`
+            // itself takes it; the others throw, and the element is not passed).
             let value: T
             do {
                 value = try element.context.decoder.decode(T.self, from: Data("null".utf8))

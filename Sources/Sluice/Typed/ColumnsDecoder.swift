@@ -23,6 +23,13 @@ struct ColumnsDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object = node.kind else { throw undiscovered("an object") }
         try requireObject()
+        if node.presence == nil, !node.presenceStandIns.isEmpty, !node.presenceStandIns.contains(where: { columns[$0].isValid(row) }) {
+            // The keys that stand in for the object's presence are all missing: the object may be missing or null,
+            // which `JSONDecoder` refuses whatever the model catches.
+            let refused = failure(.missing, expected: "an object holding the keys it requires", found: "none of them")
+            DecodingStrikes.current.strike(refused.failure)
+            throw refused
+        }
         return KeyedDecodingContainer(ColumnsObject<Key>(decoder: self))
     }
 
@@ -52,7 +59,7 @@ struct ColumnsDecoder: Decoder {
 
     /// Whether the record holds the value (`null` included), where that can be told (``canTellPresence``).
     var isPresent: Bool {
-        if let presence = node.presence { return columns[presence].isValid(row) }
+        if node.presence != nil { return givenPresence != nil }
         switch node.kind {
         case .scalar, .text, .array: return columns[node.column].isValid(row)
         case .object, .presence: return true
@@ -70,12 +77,18 @@ struct ColumnsDecoder: Decoder {
 
     /// Whether the value is missing or `null`.
     var isNil: Bool {
-        if let presence = node.presence { return !columns[presence].isValid(row) || isNull(presence) }
+        if node.presence != nil { return givenPresence.map(isNull) ?? true }
         switch node.kind {
         case .scalar: return !columns[node.column].isValid(row)
         case .text, .array: return !columns[node.column].isValid(row) || isNull(node.column)
         case .object, .presence: return false
         }
+    }
+
+    /// The first presence column that holds the value: the key's own, then its other spellings'.
+    private var givenPresence: Int? {
+        if let presence = node.presence, columns[presence].isValid(row) { return presence }
+        return node.otherSpellingsPresence.first { columns[$0].isValid(row) }
     }
 
     private func isNull(_ column: Int) -> Bool {
@@ -108,6 +121,13 @@ struct ColumnsDecoder: Decoder {
             || type == UInt16.self || type == UInt8.self
     }
 
+    /// The plain values, and the types `JSONDecoder` reads by its strategies rather than by their own `init(from:)`
+    /// (which would read a date since 2001, or data as an array of bytes, whatever the strategy).
+    private static func isReadBySluice<T>(_ type: T.Type) -> Bool {
+        let type: Any.Type = T.self
+        return isPlainValue(T.self) || type == Date.self || type == Data.self || type == URL.self || type == Decimal.self
+    }
+
     /// A value of type `T`: one Sluice read itself, one the JSONDecoder reads from its text, or one made by its
     /// own `init(from:)` from this decoder.
     @inline(__always)
@@ -117,8 +137,9 @@ struct ColumnsDecoder: Decoder {
         case .scalar(let scalar):
             if columns[column].isValid(row) {
                 if let value = try read(T.self, column, scalar) { return value }
-                if Self.isPlainValue(T.self) { throw failure(.typeMismatch, expected: "\(T.self)", found: columns[column].describedValue(row)) }
-            } else if Self.isPlainValue(T.self) || (node.presence == nil && !(T.self is any DiscoverableOptional.Type)) {
+                // A type Sluice reads itself, asked for where discovery saw another: its reading here is not known.
+                if Self.isReadBySluice(T.self) { throw undiscovered("\(T.self)") }
+            } else if Self.isReadBySluice(T.self) || (node.presence == nil && !(T.self is any DiscoverableOptional.Type)) {
                 // No type here reads `null` itself (one that does was seen asking, and has its presence column).
                 throw failure(node.presence == nil ? .missing : .null, expected: "\(T.self)", found: node.presence == nil ? "no value" : ValueDescription.null)
             }
@@ -132,7 +153,7 @@ struct ColumnsDecoder: Decoder {
             if Self.isPlainValue(T.self) { throw failure(.typeMismatch, expected: "\(T.self)", found: ValueDescription.array) }
             return try T(from: self)
         case .object, .presence:
-            if Self.isPlainValue(T.self) { throw failure(.typeMismatch, expected: "\(T.self)", found: "another value") }
+            if Self.isReadBySluice(T.self) { throw undiscovered("\(T.self)") }
             return try T(from: self)
         }
     }

@@ -32,6 +32,9 @@ final class DiscoveredNode {
     var isProbed = false
     /// Why the node cannot be read, if it cannot: the mapping is refused with this.
     var problem: String?
+    /// Whether the model reads the value through a nested container rather than a type's `init(from:)`: then it
+    /// cannot be handed to the JSONDecoder as text, since no type of it is asked for.
+    var isReadThroughNestedContainer = false
     /// For an object: the passes that read it, and the keys each asked for with `decode` (a value it requires).
     private var passesRead: Set<Int> = []
     private var requiredByPass: [Int: Set<String>] = [:]

@@ -27,6 +27,11 @@ final class DecodingNode: @unchecked Sendable {
     private let lookupLengths: UnsafeMutableBufferPointer<Int>
     private let lookupChildren: UnsafeMutableBufferPointer<Unmanaged<DecodingNode>>
     let element: DecodingNode?
+    /// For an object without a presence column: the columns of the keys it requires on every path, which stand in
+    /// for it (all missing, the object may be missing or null).
+    let presenceStandIns: [Int]
+    /// The presence columns of a value's other spellings (``SnakeCaseKeys/spellings(of:)``), in their order.
+    let otherSpellingsPresence: [Int]
     /// A json column holding the value's text where the model asks whether it is there or null: an optional
     /// object (an object of absent keys is still an object), or a key asked about with `contains`.
     let presence: Int?
@@ -38,9 +43,11 @@ final class DecodingNode: @unchecked Sendable {
 
     init(
         kind: Kind, column: Int = -1, keyNames: [String] = [], children: [DecodingNode] = [], element: DecodingNode? = nil, presence: Int?,
-        path: String, codingPath: [any CodingKey], context: DecodingContext
+        presenceStandIns: [Int] = [], otherSpellingsPresence: [Int] = [], path: String, codingPath: [any CodingKey], context: DecodingContext
     ) {
         self.kind = kind
+        self.otherSpellingsPresence = otherSpellingsPresence
+        self.presenceStandIns = presenceStandIns
         self.column = column
         self.keyNames = keyNames
         self.children = children
@@ -139,7 +146,9 @@ struct DecodableLayout {
                 }
             }
             if !keys.isEmpty && (node.isOptional || node.isProbed || !holdsRequiredKey) { presence = addColumn(keys, .json, suffix: " (present)") }
-            return DecodingNode(kind: .object, keyNames: names, children: children, presence: presence, path: path, codingPath: codingKeys, context: context)
+            let standIns = zip(names, children).compactMap { name, child in required.contains(name) && child.column >= 0 ? child.column : nil }
+            return DecodingNode(kind: .object, keyNames: names, children: children, presence: presence, presenceStandIns: presence == nil && !keys.isEmpty ? standIns : [],
+                                path: path, codingPath: codingKeys, context: context)
         case .array:
             var elementLayout = DecodableLayout(context: context, keySpellings: keySpellings, isStrict: isStrict)
             let element = node.element.map { elementLayout.root($0) }
@@ -159,9 +168,18 @@ struct DecodableLayout {
             let column = addColumn(keys, scalar.columnType) { spec in
                 spec.fallbackPaths = otherSpellings.map { Self.path(keys.dropLast() + [$0]) }
             }
-            if node.isProbed { presence = addColumn(keys, .json, suffix: " (present)") }
-            return DecodingNode(kind: .scalar(scalar), column: column, presence: presence, path: path, codingPath: codingKeys, context: context)
+            var spellingsPresence: [Int] = []
+            if node.isProbed {
+                // Whether the value is there is asked of each spelling it is read from.
+                presence = addColumn(keys, .json, suffix: " (present)")
+                spellingsPresence = otherSpellings.map { addColumn(Array(keys.dropLast()) + [$0], .json, suffix: " (present)") }
+            }
+            return DecodingNode(kind: .scalar(scalar), column: column, presence: presence, otherSpellingsPresence: spellingsPresence, path: path,
+                                codingPath: codingKeys, context: context)
         case .text:
+            if node.isReadThroughNestedContainer {
+                problems.append("\(path): read by position or by its keys through a nested container, which Sluice cannot hand to the JSONDecoder; decode a type of its own there")
+            }
             return DecodingNode(kind: .text, column: addColumn(keys, .json), presence: nil, path: path, codingPath: codingKeys, context: context)
         case .unknown:
             return DecodingNode(kind: .presence, presence: addColumn(keys, .json, suffix: " (present)"), path: path, codingPath: codingKeys, context: context)
@@ -217,29 +235,38 @@ enum SnakeCaseKeys {
     }
 
     /// The spellings of a coding key's JSON key that `convertFromSnakeCase` turns back into it, the one
-    /// ``jsonKey(for:)`` gives first: then digits apart from the word before (`address_line_1`), and the key as
-    /// written, which a key without an inner underscore is left as (`userName`).
+    /// ``jsonKey(for:)`` gives first: then the others with digits apart from the words around them or not
+    /// (`address_line_1`, `image_2x`), and the key as written, which a key without an inner underscore is left as.
     static func spellings(of codingKey: String) -> [String] {
-        let first = jsonKey(for: codingKey)
-        var spellings = [first]
-        var digitsApart = ""
-        for character in first {
-            if character.isNumber, let last = digitsApart.last, !last.isNumber, last != "_" { digitsApart.append("_") }
-            digitsApart.append(character)
+        var spellings = [jsonKey(for: codingKey)]
+        let characters = Array(codingKey)
+        // Where an underscore may go: before a digit that follows a letter, and before a capital that follows a digit.
+        let optional = characters.indices.filter { index in
+            guard index > 0 else { return false }
+            let previous = characters[index - 1], character = characters[index]
+            return (character.isNumber && previous.isLetter) || (character.isUppercase && previous.isNumber)
+        }.prefix(4)
+        for choice in 0..<(1 << optional.count) {
+            var spelling = ""
+            for (index, character) in characters.enumerated() {
+                let mandatory = index > 0 && character.isUppercase && !characters[index - 1].isNumber && spelling.last != "_"
+                if let bit = optional.firstIndex(of: index), choice & (1 << (bit - optional.startIndex)) != 0 { spelling.append("_") } else if mandatory { spelling.append("_") }
+                spelling += character.lowercased()
+            }
+            if !spellings.contains(spelling) && convertFromSnakeCase(spelling) == codingKey { spellings.append(spelling) }
         }
-        for spelling in [digitsApart, codingKey] where !spellings.contains(spelling) && convertFromSnakeCase(spelling) == codingKey {
-            spellings.append(spelling)
-        }
+        if !spellings.contains(codingKey) && convertFromSnakeCase(codingKey) == codingKey { spellings.append(codingKey) }
         return spellings
     }
 
     /// What `JSONDecoder` makes of a JSON key under `.convertFromSnakeCase`: underscores at either end kept, the
-    /// words between lower-cased, then capitalised after the first; a key without an inner underscore unchanged.
+    /// words between lower-cased, then capitalised after the first (Foundation's `capitalized`, which also capitalises
+    /// a letter after a digit); a key without an inner underscore unchanged.
     static func convertFromSnakeCase(_ key: String) -> String {
         guard let first = key.firstIndex(where: { $0 != "_" }), let last = key.lastIndex(where: { $0 != "_" }) else { return key }
         let words = key[first...last].split(separator: "_")
         guard words.count > 1 else { return key }
-        let joined = words[0].lowercased() + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
+        let joined = words[0].lowercased() + words.dropFirst().map(\.capitalized).joined()
         return String(key[..<first]) + joined + String(key[key.index(after: last)...])
     }
 }

@@ -32,11 +32,12 @@ extension Mapping where Model: Decodable & SendableMetatype {
     ///   A value of the wrong kind is refused while the record is read, before `init(from:)` runs, so that a model
     ///   catching a decoding error (`try?`) does not see that value.
     /// - Dictionaries, arrays read by position, `Float`, `Decimal`, and dates and data under `.iso8601`,
-    ///   `.formatted` or `.custom` strategies are handed to `decoder` as their value's JSON text: exactly its
-    ///   results, at its speed for those values.
-    /// - `.convertFromSnakeCase` reads the key `user_name` for the coding key `userName` (a key without an
-    ///   underscore, which `JSONDecoder` would also match, is not read), and where two keys of a record convert
-    ///   to one coding key, Sluice takes the last, `JSONDecoder` the first.
+    ///   `.formatted` or `.custom` strategies are handed to `decoder` as their value's JSON text, and decoded by it
+    ///   at its speed.
+    /// - `.convertFromSnakeCase` reads a value from the spellings of its key Sluice can name (`user_name`,
+    ///   `address_line_1`, `userName`), the first that holds a value winning; objects and arrays under the first
+    ///   spelling only.
+    /// - The differences from `JSONDecoder` are listed in the article "Codable models".
     /// - ``update(_:from:)`` decodes the record whole, as `init(from:)` does.
     ///
     /// - Parameters:

@@ -259,11 +259,15 @@ struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try decoder.child(key.stringValue).container(keyedBy: type)
+        let child = decoder.child(key.stringValue)
+        child.node.isReadThroughNestedContainer = true
+        return try child.container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try decoder.child(key.stringValue).unkeyedContainer()
+        let child = decoder.child(key.stringValue)
+        child.node.isReadThroughNestedContainer = true
+        return try child.unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder { throw ShapeRecorder.superDecoderRefusal(decoder.path) }
@@ -320,10 +324,16 @@ struct RecordingArray: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().discover(type) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        try next().container(keyedBy: type)
+        let element = try next()
+        element.node.isReadThroughNestedContainer = true
+        return try element.container(keyedBy: type)
     }
 
-    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let element = try next()
+        element.node.isReadThroughNestedContainer = true
+        return try element.unkeyedContainer()
+    }
 
     mutating func superDecoder() throws -> any Decoder { throw ShapeRecorder.superDecoderRefusal(decoder.path) }
 }
