@@ -35,6 +35,15 @@ struct DecodableTweet: Decodable {
     var entities: Entities
 }
 
+extension Checksum {
+    /// A decoded tweet's fields, with its `created_at` in seconds as the contender read it.
+    mutating func add(_ tweet: DecodableTweet, createdSeconds: Int64) {
+        add(id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count, createdSeconds: createdSeconds,
+            userCreatedMilliseconds: tweet.user.created_ms, textBytes: tweet.text.utf8.count, verified: tweet.user.verified,
+            firstHashtagBytes: tweet.entities.hashtags.first?.text.utf8.count)
+    }
+}
+
 /// ``DecodableTweet`` with `created_at` also decoded as a `Date`, by the decoder's date strategy (a `DateFormatter`).
 struct DatedDecodableTweet: Decodable {
     var tweet: DecodableTweet

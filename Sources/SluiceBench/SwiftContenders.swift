@@ -110,10 +110,7 @@ public enum SwiftContenders {
             while let batch = try reader.next() {
                 for tweet in batch.models {
                     guard let created = TwitterDate.seconds(tweet.created_at) else { throw BenchError("Codable: bad date \(tweet.created_at)") }
-                    checksum.add(
-                        id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count, createdSeconds: created,
-                        userCreatedMilliseconds: tweet.user.created_ms, textBytes: tweet.text.utf8.count, verified: tweet.user.verified,
-                        firstHashtagBytes: tweet.entities.hashtags.first?.text.utf8.count)
+                    checksum.add(tweet, createdSeconds: created)
                 }
             }
             return RunOutcome(checksum: checksum)
@@ -127,10 +124,7 @@ public enum SwiftContenders {
         try LineReader.forEachLine(of: input.path) { line in
             let tweet = try decoder.decode(DecodableTweet.self, from: line)
             guard let created = TwitterDate.seconds(tweet.created_at) else { throw BenchError("JSONDecoder: bad date \(tweet.created_at)") }
-            checksum.add(
-                id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count, createdSeconds: created,
-                userCreatedMilliseconds: tweet.user.created_ms, textBytes: tweet.text.utf8.count, verified: tweet.user.verified,
-                firstHashtagBytes: tweet.entities.hashtags.first?.text.utf8.count)
+            checksum.add(tweet, createdSeconds: created)
         }
         return RunOutcome(checksum: checksum)
     }
@@ -146,12 +140,7 @@ public enum SwiftContenders {
         var checksum = Checksum()
         try LineReader.forEachLine(of: input.path) { line in
             let dated = try decoder.decode(DatedDecodableTweet.self, from: line)
-            let tweet = dated.tweet
-            checksum.add(
-                id: tweet.id, followers: tweet.user.followers_count, retweets: tweet.retweet_count,
-                createdSeconds: Int64(dated.created_at.timeIntervalSince1970.rounded(.down)),
-                userCreatedMilliseconds: tweet.user.created_ms, textBytes: tweet.text.utf8.count, verified: tweet.user.verified,
-                firstHashtagBytes: tweet.entities.hashtags.first?.text.utf8.count)
+            checksum.add(dated.tweet, createdSeconds: Int64(dated.created_at.timeIntervalSince1970.rounded(.down)))
         }
         return RunOutcome(checksum: checksum)
     }
