@@ -264,3 +264,12 @@ extension DecodableHandWrittenTests {
         #expect(SnakeCaseKeys.convertFromSnakeCase("is_3d") == "is3D")
     }
 }
+
+extension DecodableSecondReadingTests {
+    /// `decodeIfPresent` reads the value's own column; only asking whether a key is there (`contains`) adds one.
+    @Test func optionalValuesTakeOneColumnAndQuestionsOneMore() throws {
+        struct Plain: Decodable { let a: String?; let b: Int? }
+        #expect(try Mapping(decoding: Plain.self).plan.fields.map(\.name) == ["$.a", "$.b"])
+        #expect(try Mapping(decoding: DecodableHandWrittenTests.Patch.self).plan.fields.map(\.name) == ["$.name", "$.name (present)", "$.flag (present)"])
+    }
+}

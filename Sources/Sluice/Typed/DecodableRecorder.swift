@@ -182,7 +182,7 @@ struct RecordKey: CodingKey {
 }
 
 /// An object's keys as discovery sees them: each asked-for key becomes a child node.
-struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
+struct RecordingObject<Key: CodingKey>: GenericKeyedDecodingContainer {
     let decoder: RecordingDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
     private var pass: DiscoveryPass { decoder.recorder.pass }
@@ -202,45 +202,15 @@ struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool { !contains(key) }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(type, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decode(type, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decode(type, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decode(type, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decode(type, key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decode(type, key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decode(type, key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decode(type, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decode(type, key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decode(type, key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decode(type, key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decode(type, key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decode(type, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(type, key) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decode(type, key) }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decodeIfPresent(type, key) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decodeIfPresent(type, key) }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try decodeIfPresent(type, key) }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+    func decodeValue<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         decoder.node.noteRequired(key.stringValue, in: pass)
         return try decoder.child(key.stringValue).discover(type)
     }
 
     /// An optional value: discovered in both passes, given only in the second.
-    private func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+    func decodeValueIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         let child = decoder.child(key.stringValue)
         child.node.isOptional = true
         if pass.isAbsent {
@@ -276,7 +246,7 @@ struct RecordingObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
 /// An array as discovery sees it: one element, decoded as every element will be (the first pass sees none). An
 /// array read by position (a tuple-like `[latitude, longitude]`) goes to the JSONDecoder whole.
-struct RecordingArray: UnkeyedDecodingContainer {
+struct RecordingArray: GenericUnkeyedDecodingContainer {
     let decoder: RecordingDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
     var currentIndex = 0
@@ -307,21 +277,8 @@ struct RecordingArray: UnkeyedDecodingContainer {
         return false
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try next().discover(type) }
-    mutating func decode(_ type: String.Type) throws -> String { try next().discover(type) }
-    mutating func decode(_ type: Double.Type) throws -> Double { try next().discover(type) }
-    mutating func decode(_ type: Float.Type) throws -> Float { try next().discover(type) }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next().discover(type) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next().discover(type) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next().discover(type) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next().discover(type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next().discover(type) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next().discover(type) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next().discover(type) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next().discover(type) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next().discover(type) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next().discover(type) }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().discover(type) }
+
+    mutating func decodeValue<T: Decodable>(_ type: T.Type) throws -> T { try next().discover(type) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let element = try next()
@@ -339,7 +296,7 @@ struct RecordingArray: UnkeyedDecodingContainer {
 }
 
 /// A single value as discovery sees it.
-struct RecordingValue: SingleValueDecodingContainer {
+struct RecordingValue: GenericSingleValueDecodingContainer {
     let decoder: RecordingDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
 
@@ -351,19 +308,5 @@ struct RecordingValue: SingleValueDecodingContainer {
         return decoder.recorder.pass.isAbsent
     }
 
-    func decode(_ type: Bool.Type) throws -> Bool { try decoder.discover(type) }
-    func decode(_ type: String.Type) throws -> String { try decoder.discover(type) }
-    func decode(_ type: Double.Type) throws -> Double { try decoder.discover(type) }
-    func decode(_ type: Float.Type) throws -> Float { try decoder.discover(type) }
-    func decode(_ type: Int.Type) throws -> Int { try decoder.discover(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.discover(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.discover(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.discover(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.discover(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decoder.discover(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.discover(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.discover(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.discover(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.discover(type) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.discover(type) }
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T { try decoder.discover(type) }
 }
